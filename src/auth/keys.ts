@@ -1,0 +1,58 @@
+import { createPublicKey, generateKeyPair, randomUUID, type JsonWebKey } from 'node:crypto';
+import { mkdir, open, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+/** The RS256 key pair that signs every token; made once per data directory. */
+export interface SigningKey {
+  kid: string;
+  privateKeyPem: string;
+  publicKeyPem: string;
+}
+
+const KEY_FILE = 'signing-key.json';
+const generate = promisify(generateKeyPair);
+
+async function newKey(): Promise<SigningKey> {
+  const { privateKey, publicKey } = await generate('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  return { kid: randomUUID(), privateKeyPem: privateKey, publicKeyPem: publicKey };
+}
+
+let processKey: Promise<SigningKey> | undefined;
+
+/** In-memory emulators of one process share a key: tests start many, and each would pay for an RSA key. */
+export function inMemoryKey(): Promise<SigningKey> {
+  return (processKey ??= newKey());
+}
+
+export async function readKey(dir: string): Promise<SigningKey | undefined> {
+  try {
+    return JSON.parse(await readFile(join(dir, KEY_FILE), 'utf8')) as SigningKey;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new Error(`${join(dir, KEY_FILE)} is unreadable: ${(err as Error).message}`);
+  }
+}
+
+export async function loadOrCreateKey(dir: string): Promise<SigningKey> {
+  const existing = await readKey(dir);
+  if (existing) return existing;
+  const key = await newKey();
+  await mkdir(dir, { recursive: true });
+  const handle = await open(join(dir, KEY_FILE), 'wx', 0o600);
+  try {
+    await handle.writeFile(JSON.stringify(key, null, 2));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return key;
+}
+
+export function publicJwk(key: SigningKey): JsonWebKey {
+  return { ...createPublicKey(key.publicKeyPem).export({ format: 'jwk' }), kid: key.kid, alg: 'RS256', use: 'sig' };
+}

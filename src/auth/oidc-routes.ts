@@ -1,0 +1,122 @@
+import express, { type Request, type Response, type Router } from 'express';
+import type { EmuContext } from '../context.js';
+import {
+  realmClient,
+  realmUser,
+  tenantByRealm,
+  type Tenant,
+} from '../services/tenant-manager/tenants.js';
+import { publicJwk } from './keys.js';
+import { expandScopes } from './scopes.js';
+import { DEFAULT_TOKEN_TTL, realmPath, signAccessToken } from './tokens.js';
+
+export const issuerUrl = (req: Request, realm: string) => `${req.protocol}://${req.get('host')}${realmPath(realm)}`;
+
+class OAuthError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    description: string,
+  ) {
+    super(description);
+  }
+}
+
+function realmOf(req: Request): Tenant {
+  const tenant = tenantByRealm(req.ctx, String(req.params.realm));
+  if (!tenant) throw new OAuthError(404, 'realm_not_found', `There is no realm ${req.params.realm}; the fixture tenants' realm_name values are the realms.`);
+  return tenant;
+}
+
+function clientCredentials(req: Request): { id?: string; secret?: string } {
+  const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+  if (basic) {
+    const [id, ...rest] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
+    return { id: decodeURIComponent(id), secret: decodeURIComponent(rest.join(':')) };
+  }
+  return { id: req.body?.client_id, secret: req.body?.client_secret };
+}
+
+/** Narrows granted scopes to the requested ones (`scope` parameter); asking for more is an error. */
+function narrow(granted: string[], requested: unknown): string[] {
+  if (typeof requested !== 'string' || requested.trim() === '') return granted;
+  const wanted = requested.split(' ').filter((s) => s && s !== 'openid');
+  const missing = wanted.filter((s) => !granted.includes(s));
+  if (missing.length > 0) throw new OAuthError(400, 'invalid_scope', `Not granted to this client or user: ${missing.join(' ')}.`);
+  return wanted;
+}
+
+function token(req: Request, res: Response): void {
+  const ctx = req.ctx;
+  const tenant = realmOf(req);
+  const grant = req.body?.grant_type;
+  const { id: clientId, secret } = clientCredentials(req);
+  const client = clientId ? realmClient(ctx, tenant.id, clientId) : undefined;
+  let scopes: string[];
+  let subject: string;
+  let username: string | undefined;
+  if (grant === 'client_credentials') {
+    if (!client || client.secret !== secret) throw new OAuthError(401, 'invalid_client', 'Unknown client_id or wrong client_secret for this realm.');
+    scopes = expandScopes(client.scopes, ctx.services);
+    subject = `service-account-${client.clientId}`;
+  } else if (grant === 'password') {
+    if (clientId && !client) throw new OAuthError(401, 'invalid_client', `Unknown client_id ${clientId} for this realm.`);
+    const user = realmUser(ctx, tenant.id, String(req.body?.username ?? ''));
+    if (!user || user.password !== req.body?.password) throw new OAuthError(401, 'invalid_grant', 'Invalid user credentials.');
+    scopes = expandScopes(user.scopes, ctx.services);
+    subject = user.username;
+    username = user.username;
+  } else {
+    throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials or password.');
+  }
+  scopes = narrow(scopes, req.body?.scope);
+  const accessToken = signAccessToken(ctx.keys, {
+    issuer: issuerUrl(req, tenant.realm_name),
+    tenantId: tenant.id,
+    subject,
+    scopes,
+    ttlSeconds: DEFAULT_TOKEN_TTL,
+    clientId: client?.clientId,
+    username,
+  });
+  res.set('Cache-Control', 'no-store').json({
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: DEFAULT_TOKEN_TTL,
+    scope: scopes.join(' '),
+  });
+}
+
+/** The OpenID Connect issuer of every tenant's realm, at the paths OIDC client libraries expect. */
+export function oidcRouter(ctx: EmuContext): Router {
+  const router = express.Router();
+  router.get('/realms/:realm/.well-known/openid-configuration', (req, res) => {
+    const issuer = issuerUrl(req, realmOf(req).realm_name);
+    res.json({
+      issuer,
+      token_endpoint: `${issuer}/protocol/openid-connect/token`,
+      jwks_uri: `${issuer}/protocol/openid-connect/certs`,
+      grant_types_supported: ['client_credentials', 'password'],
+      response_types_supported: ['token'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['RS256'],
+      token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+    });
+  });
+  router.get('/realms/:realm/protocol/openid-connect/certs', (req, res) => {
+    realmOf(req);
+    res.json({ keys: [publicJwk(ctx.keys)] });
+  });
+  router.post(
+    '/realms/:realm/protocol/openid-connect/token',
+    express.urlencoded({ extended: false, limit: '64kb' }),
+    express.json({ limit: '64kb' }),
+    token,
+  );
+  router.use((err: unknown, _req: Request, res: Response, next: express.NextFunction) => {
+    if (!(err instanceof OAuthError)) return next(err);
+    res.status(err.status).json({ error: err.error, error_description: err.message, message: err.message });
+  });
+  return router;
+}
+

@@ -1,0 +1,24 @@
+import type { ServiceDescriptor } from '../server/service.js';
+
+/** The spec writes the platform's own scope family as `<platform>:`; the emulator names it `platform:`. */
+export const PLATFORM_SCOPE = 'platform';
+
+/** The scopes a route accepts: one, or either of two (`a | b`). */
+export function acceptedScopes(scope: string): string[] {
+  return scope.split('|').map((s) => s.trim().replace('<platform>', PLATFORM_SCOPE));
+}
+
+/** Every scope some operation of the emulator requires: what `"scopes": "all"` in the fixtures means. */
+export function allScopes(services: readonly ServiceDescriptor[]): string[] {
+  const scopes = new Set<string>();
+  for (const service of services) {
+    for (const route of service.routes) {
+      if (route.scope && !route.customAuth) for (const s of acceptedScopes(route.scope)) scopes.add(s);
+    }
+  }
+  return [...scopes].sort();
+}
+
+export function expandScopes(granted: string[] | 'all', services: readonly ServiceDescriptor[]): string[] {
+  return granted === 'all' ? allScopes(services) : granted;
+}

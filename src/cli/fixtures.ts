@@ -1,0 +1,74 @@
+import { Command } from 'commander';
+import { readFile, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { resolveConfig } from '../config.js';
+import { documentFromImport, openContext } from '../emulator.js';
+import { CliError, dataOption, fetchJson, runningUrl, urlOption } from './shared.js';
+
+interface Target {
+  data: string;
+  url?: string;
+}
+
+const warn = (m: string) => process.stderr.write(`warning: ${m}\n`);
+
+async function exportState(file: string | undefined, options: Target): Promise<void> {
+  const url = runningUrl(options);
+  let document: unknown;
+  if (url) {
+    document = await fetchJson(`${url}/_emu/state`);
+  } else {
+    const ctx = await openContext(resolveConfig({ dataDir: resolve(options.data) }), warn, true);
+    document = ctx.store.exportDocument();
+    await ctx.store.close();
+  }
+  const text = `${JSON.stringify(document, null, 2)}\n`;
+  if (file) {
+    await writeFile(file, text);
+    process.stderr.write(`Exported the state to ${file}.\n`);
+  } else {
+    process.stdout.write(text);
+  }
+}
+
+async function importState(file: string, options: Target): Promise<void> {
+  let input: unknown;
+  try {
+    input = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new CliError(`Cannot read ${file}: ${(err as Error).message}`);
+  }
+  const url = runningUrl(options);
+  if (url) {
+    await fetchJson(`${url}/_emu/state`, { method: 'PUT', body: input });
+  } else {
+    const ctx = await openContext(resolveConfig({ dataDir: resolve(options.data) }), warn);
+    try {
+      await ctx.store.replace(await documentFromImport(ctx, input, file));
+    } catch (err) {
+      throw new CliError((err as Error).message);
+    } finally {
+      await ctx.store.close();
+    }
+  }
+  process.stderr.write(`Imported ${file}; the previous state was replaced.\n`);
+}
+
+export function fixturesCommand(): Command {
+  const command = new Command('fixtures').description('Export or import the whole state as one readable JSON document.');
+  command
+    .command('export [file]')
+    .description('write the whole state as JSON (to stdout when no file is given)')
+    .addOption(dataOption())
+    .addOption(urlOption())
+    .addHelpText('after', '\nExamples:\n  $ platform-emu fixtures export > state.json\n  $ platform-emu fixtures export snapshot.json --data /tmp/emu')
+    .action(exportState);
+  command
+    .command('import <file>')
+    .description('replace the whole state with a file from `fixtures export`, or with a fixture file; a file that does not validate changes nothing')
+    .addOption(dataOption())
+    .addOption(urlOption())
+    .addHelpText('after', '\nExamples:\n  $ platform-emu fixtures import state.json\n  $ platform-emu fixtures import fixtures/default.json --url http://127.0.0.1:8080')
+    .action(importState);
+  return command;
+}

@@ -1,0 +1,45 @@
+import { Command, CommanderError } from 'commander';
+import { VERSION } from '../version.js';
+import { fixturesCommand } from './fixtures.js';
+import { CliError } from './shared.js';
+import { startCommand } from './start.js';
+import { tokenCommand } from './token.js';
+
+/** Usage errors (unknown flags, bad values) exit 2; failures of the work itself exit 1. */
+const USAGE_EXIT = 2;
+
+export function buildProgram(): Command {
+  const program = new Command('platform-emu')
+    .description('A local, stateful emulator of the device platform: REST services, KP1 devices, fixtures and test tokens.')
+    .version(VERSION, '-v, --version')
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ platform-emu start                   # every service on http://127.0.0.1:8080
+  $ platform-emu token                   # a bearer token for the default tenant
+  $ platform-emu fixtures export > state.json`,
+    );
+  for (const command of [startCommand(), tokenCommand(), fixturesCommand()]) program.addCommand(command);
+  const exitOverride = (err: CommanderError) => {
+    if (err.exitCode === 0) process.exit(0);
+    process.exit(USAGE_EXIT);
+  };
+  const apply = (command: Command) => {
+    command.exitOverride(exitOverride);
+    command.commands.forEach(apply);
+  };
+  apply(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`platform-emu: ${message}\n`);
+    process.exit(err instanceof CliError ? err.exitCode : 1);
+  }
+}

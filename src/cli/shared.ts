@@ -1,0 +1,62 @@
+import { InvalidArgumentError, Option } from 'commander';
+import chalk from 'chalk';
+import { resolve } from 'node:path';
+import { readLock } from '../store/index.js';
+
+if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') chalk.level = 0;
+
+/** A CLI failure the user can fix: printed as one line on stderr, with this exit code. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+export function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('a port is a whole number from 0 to 65535.');
+  return port;
+}
+
+export function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
+  return n;
+}
+
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, ...value.split(/[\s,]+/).filter(Boolean)];
+}
+
+export const dataOption = () =>
+  new Option('--data <dir>', 'data directory of the emulator').env('PLATFORM_EMU_DATA').default('./.platform-emu');
+
+export const urlOption = () =>
+  new Option('--url <url>', 'URL of a running emulator (default: the one that holds --data, if any)').env('PLATFORM_EMU_URL');
+
+/** The running emulator to talk to: `--url`, or the one whose lock holds the data directory. */
+export function runningUrl(options: { url?: string; data?: string }): string | undefined {
+  if (options.url) return options.url.replace(/\/$/, '');
+  return options.data ? readLock(resolve(options.data))?.url : undefined;
+}
+
+export async function fetchJson(url: string, init: { method?: string; body?: unknown } = {}): Promise<unknown> {
+  const { request } = await import('undici');
+  let response;
+  try {
+    response = await request(url, {
+      method: (init.method ?? 'GET') as 'GET',
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      headers: { 'content-type': 'application/json' },
+    });
+  } catch (err) {
+    throw new CliError(`Cannot reach the emulator at ${url}: ${(err as Error).message}. Is it running?`);
+  }
+  const text = await response.body.text();
+  const body = text ? JSON.parse(text) : undefined;
+  if (response.statusCode >= 400) throw new CliError(`${url} answered ${response.statusCode}: ${body?.message ?? text}`);
+  return body;
+}

@@ -1,0 +1,121 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import chalk from 'chalk';
+import ora from 'ora';
+import { startEmulator, type RunningEmulator } from '../emulator.js';
+import { DEFAULT_FIXTURES, type AuthMode } from '../config.js';
+import { listTenants } from '../services/tenant-manager/tenants.js';
+import { dataOption, parsePort, parsePositiveInt } from './shared.js';
+
+interface StartOptions {
+  port: number;
+  host: string;
+  data: string;
+  inMemory?: boolean;
+  fixtures: string;
+  auth: AuthMode;
+  compat: Record<string, string>;
+  quiet?: boolean;
+  bodyLimit: number;
+  asyncTimeout: number;
+  mqttPort: number;
+}
+
+function parseCompat(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const match = /^([a-z-]+)=(\d+)$/.exec(value);
+  if (!match) throw new InvalidArgumentError('expected <service>=<revision>, for example ecr=1.');
+  return { ...previous, [match[1]]: match[2] };
+}
+
+function banner(emulator: RunningEmulator, options: StartOptions): string {
+  const { ctx, url } = emulator;
+  const width = Math.max(...ctx.services.map((s) => s.title.length));
+  const lines = [
+    `${chalk.bold.green('platform-emu')} ready at ${chalk.bold(url)}  ${chalk.dim(`(auth ${options.auth})`)}`,
+    '',
+    chalk.bold('Services'),
+    ...ctx.services.map((s) => `  ${s.title.padEnd(width)}  ${chalk.cyan(`${url}/${s.prefix}/api/v1`)}`),
+    '',
+    `${chalk.bold('State')}     ${emulator.dataDir ?? 'in memory (nothing is written)'}`,
+    `${chalk.bold('Tenants')}   ${listTenants(ctx).map((t) => (t.id === ctx.defaultTenantId() ? `${t.id} (default)` : t.id)).join(', ') || 'none'}`,
+    `${chalk.bold('Token')}     platform-emu token${emulator.dataDir ? '' : ` --url ${url}`}   ${chalk.dim('(or the OIDC token endpoint of each realm)')}`,
+    `${chalk.bold('Health')}    ${url}/_emu/health`,
+    '',
+    chalk.dim(`Try: curl ${url}/epr/api/v1/endpoints`),
+  ];
+  return lines.join('\n');
+}
+
+async function run(options: StartOptions): Promise<void> {
+  const spinner = ora({ text: 'Loading state', stream: process.stderr, isSilent: options.quiet || !process.stderr.isTTY }).start();
+  let emulator: RunningEmulator;
+  try {
+    emulator = await startEmulator({
+      port: options.port,
+      host: options.host,
+      dataDir: options.data,
+      inMemory: options.inMemory,
+      fixtures: options.fixtures,
+      auth: options.auth,
+      compat: options.compat,
+      bodyLimit: options.bodyLimit,
+      asyncRequestTimeout: options.asyncTimeout,
+      mqttPort: options.mqttPort,
+      log: (m) => process.stderr.write(`${chalk.yellow('warning')} ${m}\n`),
+    });
+  } finally {
+    spinner.stop();
+  }
+  if (!options.quiet) process.stdout.write(`${banner(emulator, options)}\n`);
+  else process.stdout.write(`${emulator.url}\n`);
+
+  let signals = 0;
+  const shutdown = (signal: string) => {
+    if (++signals > 1) process.exit(1);
+    if (!options.quiet) process.stderr.write(`\n${signal}: finishing requests and saving state...\n`);
+    emulator.stop().then(
+      () => process.exit(0),
+      (err: Error) => {
+        process.stderr.write(`Could not stop cleanly: ${err.message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+export function startCommand(): Command {
+  return new Command('start')
+    .description('Run the emulator: every service over REST, state kept in a data directory, fixtures seeded.')
+    .addOption(new Option('-p, --port <port>', 'REST port (0 picks a free one)').env('PLATFORM_EMU_PORT').default(8080).argParser(parsePort))
+    .addOption(new Option('--host <host>', 'address to listen on').env('PLATFORM_EMU_HOST').default('127.0.0.1'))
+    .addOption(dataOption())
+    .addOption(new Option('--in-memory', 'keep all state in memory and write nothing').env('PLATFORM_EMU_IN_MEMORY'))
+    .addOption(
+      new Option('--fixtures <file>', 'fixture file that seeds a new, empty state; "none" for an empty platform')
+        .env('PLATFORM_EMU_FIXTURES')
+        .default(DEFAULT_FIXTURES, 'the bundled fixtures/default.json'),
+    )
+    .addOption(new Option('--auth <mode>', 'require bearer tokens').choices(['off', 'on']).env('PLATFORM_EMU_AUTH').default('off'))
+    .addOption(
+      new Option('--compat <service=revision>', 'answer like an earlier revision of a service (repeatable)').env('PLATFORM_EMU_COMPAT').argParser(parseCompat).default({}),
+    )
+    .addOption(new Option('--body-limit <bytes>', 'largest request body accepted (413 beyond)').env('PLATFORM_EMU_BODY_LIMIT').default(1048576).argParser(parsePositiveInt))
+    .addOption(
+      new Option('--async-timeout <seconds>', "the services' asynchronous request timeout: the longest wait a command may ask for")
+        .env('PLATFORM_EMU_ASYNC_TIMEOUT')
+        .default(60)
+        .argParser(parsePositiveInt),
+    )
+    .addOption(new Option('--mqtt-port <port>', 'MQTT port of the device gateway (0 picks a free one)').env('PLATFORM_EMU_MQTT_PORT').default(1883).argParser(parsePort))
+    .addOption(new Option('-q, --quiet', 'print only the URL').env('PLATFORM_EMU_QUIET'))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ platform-emu start                          # port 8080, state in ./.platform-emu, default fixtures
+  $ platform-emu start --port 0 --in-memory     # a throwaway emulator on a free port (CI)
+  $ platform-emu start --auth on --data /tmp/emu --fixtures my-fixtures.json`,
+    )
+    .action(run);
+}

@@ -1,0 +1,47 @@
+import { fileURLToPath } from 'node:url';
+
+export type AuthMode = 'off' | 'on';
+
+export interface EmulatorOptions {
+  /** REST port; 0 picks a free one. Default 8080. */
+  port?: number;
+  host?: string;
+  /** Data directory (default `./.platform-emu`); ignored with `inMemory`. */
+  dataDir?: string;
+  inMemory?: boolean;
+  /** Fixture file that seeds a new, empty state; `none` for an empty platform. */
+  fixtures?: string;
+  auth?: AuthMode;
+  /** Per service, the revision whose answers to give where two revisions differ: `{ ecr: '1' }`. */
+  compat?: Record<string, string>;
+  /** Largest accepted request body in bytes. Default 1 MiB. */
+  bodyLimit?: number;
+  /** The services' asynchronous request timeout in seconds: the longest wait a command may ask for. Default 60. */
+  asyncRequestTimeout?: number;
+  /** MQTT port of the device gateway; 0 picks a free one. Default 1883. */
+  mqttPort?: number;
+  /** Log size in bytes after which the snapshot is rewritten. */
+  compactBytes?: number;
+  /** Where warnings and errors go (default stderr). */
+  log?: (message: string) => void;
+}
+
+export type EmulatorConfig = Required<Omit<EmulatorOptions, 'dataDir' | 'log'>> & { dataDir: string | undefined };
+
+export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.json', import.meta.url));
+
+export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
+  return {
+    port: options.port ?? 8080,
+    host: options.host ?? '127.0.0.1',
+    inMemory: options.inMemory ?? false,
+    dataDir: options.inMemory ? undefined : (options.dataDir ?? '.platform-emu'),
+    fixtures: options.fixtures ?? DEFAULT_FIXTURES,
+    auth: options.auth ?? 'off',
+    compat: options.compat ?? {},
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    asyncRequestTimeout: options.asyncRequestTimeout ?? 60,
+    mqttPort: options.mqttPort ?? 1883,
+    compactBytes: options.compactBytes ?? 16 * 1024 * 1024,
+  };
+}

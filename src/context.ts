@@ -1,0 +1,41 @@
+import { EventEmitter } from 'node:events';
+import type { SigningKey } from './auth/keys.js';
+import type { EmulatorConfig } from './config.js';
+import type { ServiceDescriptor } from './server/service.js';
+import type { Store } from './store/index.js';
+
+/** What the gateway offers the services: pushing a message to a connected device. */
+export interface DevicePush {
+  push(endpointToken: string, appVersionName: string, extension: string, resource: string, payload: unknown): void;
+}
+
+/**
+ * Everything a domain function may use, one per running emulator. Services pass it along;
+ * nothing lives in module globals, so several emulators can run in one process (tests do).
+ */
+export interface EmuContext {
+  store: Store;
+  config: EmulatorConfig;
+  services: readonly ServiceDescriptor[];
+  keys: SigningKey;
+  /** In-process notifications between services and the gateway (a command result wakes its REST wait). */
+  events: EventEmitter;
+  devices: DevicePush;
+  /** Runtime state of a service that is not part of the stored state (waiters, timers). */
+  runtime: Map<string, unknown>;
+  log: (message: string) => void;
+  /** The tenant requests act in when auth is off. */
+  defaultTenantId(): string;
+}
+
+export function runtimeOf<T>(ctx: EmuContext, key: string, create: () => T): T {
+  let value = ctx.runtime.get(key) as T | undefined;
+  if (value === undefined) ctx.runtime.set(key, (value = create()));
+  return value;
+}
+
+export function createEventBus(): EventEmitter {
+  const events = new EventEmitter();
+  events.setMaxListeners(0);
+  return events;
+}

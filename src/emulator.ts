@@ -1,0 +1,159 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { inMemoryKey, loadOrCreateKey, readKey, type SigningKey } from './auth/keys.js';
+import { resolveConfig, type EmulatorConfig, type EmulatorOptions } from './config.js';
+import { createEventBus, type EmuContext } from './context.js';
+import { FixtureError } from './fixtures/errors.js';
+import { readJsonFile, seedFixture } from './fixtures/load.js';
+import { validateStateDocument } from './fixtures/validate.js';
+import { createApp } from './server/app.js';
+import { controlRouter } from './server/control.js';
+import { services } from './services/index.js';
+import { defaultTenantId } from './services/tenant-manager/tenants.js';
+import { Store, type StateDocument } from './store/index.js';
+import { VERSION } from './version.js';
+
+export interface RunningEmulator {
+  /** `http://host:port` of the REST port. */
+  url: string;
+  port: number;
+  host: string;
+  dataDir: string | undefined;
+  ctx: EmuContext;
+  /** Stops accepting, lets in-flight requests finish, makes the state durable and releases the data directory. */
+  stop(): Promise<void>;
+}
+
+const noDevices = { push: () => undefined };
+
+/** The context of an opened store, with or without a server (the CLI uses it on a stopped data directory). */
+export function createContext(config: EmulatorConfig, store: Store, keys: SigningKey, log: (m: string) => void): EmuContext {
+  const ctx: EmuContext = {
+    store,
+    config,
+    services,
+    keys,
+    events: createEventBus(),
+    devices: noDevices,
+    runtime: new Map(),
+    log,
+    defaultTenantId: () => defaultTenantId(ctx),
+  };
+  return ctx;
+}
+
+/** Builds the state a fixture describes in a scratch store, so that a bad record changes nothing. */
+async function stateFromFixture(ctx: EmuContext, fixture: unknown, source: string): Promise<StateDocument> {
+  const scratch = createContext(ctx.config, await Store.open({ inMemory: true }), ctx.keys, ctx.log);
+  for (const service of services) await service.setup?.(scratch);
+  await seedFixture(scratch, fixture, source);
+  return scratch.store.exportDocument();
+}
+
+/** A state document (`fixtures export`) or a fixture file, checked before anything is replaced. */
+export async function documentFromImport(ctx: EmuContext, input: unknown, source: string): Promise<StateDocument> {
+  const looksLikeState = typeof input === 'object' && input !== null && 'collections' in input;
+  return looksLikeState ? validateStateDocument(input, services, source) : stateFromFixture(ctx, input, source);
+}
+
+async function fixtureState(ctx: EmuContext): Promise<StateDocument | undefined> {
+  if (ctx.config.fixtures === 'none') return undefined;
+  const path = resolve(ctx.config.fixtures);
+  return stateFromFixture(ctx, await readJsonFile(path, 'fixture file'), path);
+}
+
+export async function openContext(config: EmulatorConfig, log: (m: string) => void, readOnly = false): Promise<EmuContext> {
+  const store = await Store.open({ dir: config.dataDir, inMemory: config.inMemory, compactBytes: config.compactBytes, warn: log, readOnly });
+  try {
+    let keys: SigningKey | undefined;
+    if (config.inMemory) keys = await inMemoryKey();
+    else if (readOnly) keys = await readKey(config.dataDir!);
+    else keys = await loadOrCreateKey(config.dataDir!);
+    if (!keys) throw new FixtureError(`${config.dataDir} has no signing key yet: start the emulator on it once.`);
+    const ctx = createContext(config, store, keys, log);
+    for (const service of services) await service.setup?.(ctx);
+    return ctx;
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolveListen(server.address() as AddressInfo);
+    });
+  });
+}
+
+/** Starts an emulator: opens (or seeds) the state, mounts every service, listens. The library's entry point. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const config = resolveConfig(options);
+  const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  const ctx = await openContext(config, log);
+  const { store } = ctx;
+  let ready = false;
+  let url = '';
+  try {
+    if (store.isEmpty()) {
+      const seed = await fixtureState(ctx);
+      if (seed) await store.replace(seed);
+    }
+    const app = createApp(ctx, {
+      mounts: [
+        {
+          path: '/_emu',
+          router: controlRouter(ctx, {
+            health: () => ({
+              ready,
+              version: VERSION,
+              url,
+              dataDir: config.dataDir ? resolve(config.dataDir) : null,
+              inMemory: config.inMemory,
+              auth: config.auth,
+              defaultTenant: ctx.defaultTenantId(),
+              services: services.map((s) => ({ name: s.prefix, title: s.title, url: `${url}/${s.prefix}/api/v1` })),
+            }),
+            exportState: () => store.exportDocument(),
+            importState: async (input) => store.replace(await documentFromImport(ctx, input, 'the imported document')),
+            reset: async () => store.replace((await fixtureState(ctx)) ?? { schemaVersion: 1, seq: 0, counters: {}, collections: {} }),
+            baseUrl: () => url,
+          }),
+        },
+      ],
+    });
+    const server = createServer({ keepAliveTimeout: 5000 }, app);
+    const address = await listen(server, config.port, config.host);
+    const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+    url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${address.port}`;
+    store.directoryLock?.update({ url });
+    ready = true;
+
+    let stopping: Promise<void> | undefined;
+    return {
+      url,
+      port: address.port,
+      host: config.host,
+      dataDir: config.dataDir ? resolve(config.dataDir) : undefined,
+      ctx,
+      stop: () =>
+        (stopping ??= (async () => {
+          ready = false;
+          const closed = new Promise<void>((done) => server.close(() => done()));
+          server.closeIdleConnections();
+          for (const service of services) await service.teardown?.(ctx);
+          const force = setTimeout(() => server.closeAllConnections(), 5000);
+          await closed;
+          clearTimeout(force);
+          await store.close();
+        })()),
+    };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}

@@ -1,0 +1,61 @@
+import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
+import type { EmuContext } from '../context.js';
+import { oidcRouter } from '../auth/oidc-routes.js';
+import { tokenVerifier } from './authenticate.js';
+import { errorHandler, HttpError } from './errors.js';
+import { methodNotAllowed, serviceRouter } from './router.js';
+
+export interface AppExtras {
+  /** Routers mounted ahead of the services: the control plane, the KP1 HTTP binding. */
+  mounts: Array<{ path: string; router: Router }>;
+}
+
+/** The platform's ingress merges repeated slashes (`/bcx/api/v1//applications`), and so do we. */
+function mergeSlashes(req: Request, _res: Response, next: NextFunction): void {
+  const query = req.url.indexOf('?');
+  const path = query === -1 ? req.url : req.url.slice(0, query);
+  if (path.includes('//')) req.url = path.replace(/\/{2,}/g, '/') + (query === -1 ? '' : req.url.slice(query));
+  next();
+}
+
+/** Every service under its own prefix (one map lookup), and all of them at the bare `/api/v1`. */
+export function createApp(ctx: EmuContext, extras: AppExtras): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(mergeSlashes);
+  app.use((req, _res, next) => {
+    req.ctx = ctx;
+    next();
+  });
+  for (const { path, router } of extras.mounts) app.use(path, router);
+  app.use('/auth', oidcRouter(ctx));
+
+  const verify = tokenVerifier(ctx);
+  const byPrefix = new Map<string, Router>();
+  for (const service of ctx.services) {
+    const mount = express.Router();
+    mount.use(`/${service.prefix}/api/v1`, serviceRouter(ctx, service.routes, verify), methodNotAllowed(service.routes));
+    byPrefix.set(service.prefix, mount);
+  }
+  app.use((req, res, next) => {
+    const end = req.path.indexOf('/', 1);
+    const mount = byPrefix.get(req.path.slice(1, end === -1 ? undefined : end));
+    if (mount) mount(req, res, next);
+    else next();
+  });
+
+  // Spec 1 `{base_url}`: the same operations without a prefix. Where two services share a path
+  // (`GET /endpoints/{endpointId}`), the service listed first (the endpoint register) answers.
+  const allRoutes = ctx.services.flatMap((s) => s.routes);
+  app.use('/api/v1', serviceRouter(ctx, allRoutes, verify), methodNotAllowed(allRoutes));
+
+  app.use((req) => {
+    throw new HttpError(
+      404,
+      `No operation at ${req.method} ${req.originalUrl.split('?')[0]}. Services are under /<prefix>/api/v1 (see GET /app-manager/api/v1/service-instances, or \`platform-emu call --list\`).`,
+    );
+  });
+  app.use(errorHandler(ctx.log));
+  return app;
+}

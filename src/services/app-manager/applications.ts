@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import type { EmuContext } from '../../context.js';
+import { badRequest, conflict, notFound } from '../../server/errors.js';
+import type { StoredRecord } from '../../store/index.js';
+
+export const APPLICATIONS = 'applications';
+export const APP_VERSIONS = 'app-versions';
+
+export const APP_NAME_PATTERN = /^[a-z0-9_-]+$/;
+export const VERSION_NAME_PATTERN = /^[a-zA-Z0-9._~-]+$/;
+
+export interface Application extends StoredRecord {
+  tenantId: string;
+  name: string;
+  displayName?: string;
+  description?: string;
+  createdDate: string;
+  updatedDate: string;
+}
+
+export interface AppVersion extends StoredRecord {
+  tenantId: string;
+  appName: string;
+  name: string;
+  displayName?: string;
+  description?: string;
+  createdDate: string;
+  updatedDate: string;
+}
+
+export function setupApplicationIndexes(ctx: EmuContext): void {
+  ctx.store.defineIndex(APP_VERSIONS, 'app', (v) => v.appName as string);
+  ctx.store.defineIndex(APPLICATIONS, 'tenant', (a) => a.tenantId as string);
+}
+
+/** An application of the tenant; another tenant's is as absent as one that does not exist. */
+export function findApplication(ctx: EmuContext, tenantId: string, name: string): Application | undefined {
+  const app = ctx.store.get<Application>(APPLICATIONS, name);
+  return app?.tenantId === tenantId ? app : undefined;
+}
+
+/** Application version names are global: KP1 topics name them without a tenant. */
+export function findVersion(ctx: EmuContext, name: string): AppVersion | undefined {
+  return ctx.store.get<AppVersion>(APP_VERSIONS, name);
+}
+
+export function findTenantVersion(ctx: EmuContext, tenantId: string, name: string): AppVersion | undefined {
+  const version = findVersion(ctx, name);
+  return version?.tenantId === tenantId ? version : undefined;
+}
+
+export function versionsOf(ctx: EmuContext, appName: string): AppVersion[] {
+  return ctx.store.lookup<AppVersion>(APP_VERSIONS, 'app', appName).sort((a, b) => a.createdDate.localeCompare(b.createdDate) || a.name.localeCompare(b.name));
+}
+
+export function listApplications(ctx: EmuContext, tenantId: string): Application[] {
+  return ctx.store.lookup<Application>(APPLICATIONS, 'tenant', tenantId).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function optionalText(body: Record<string, unknown>, field: string): string | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw badRequest(`${field} must be a string.`);
+  return value;
+}
+
+function generatedName(ctx: EmuContext): string {
+  for (;;) {
+    const name = `app-${randomBytes(4).toString('hex')}`;
+    if (!ctx.store.has(APPLICATIONS, name)) return name;
+  }
+}
+
+export interface ApplicationInput {
+  name?: unknown;
+  displayName?: unknown;
+  description?: unknown;
+}
+
+/** Creates an application; `nameRequired` is the first revision's rule, the later one generates a missing name. */
+export async function createApplication(ctx: EmuContext, tenantId: string, body: ApplicationInput, nameRequired: boolean): Promise<Application> {
+  const fields = body as Record<string, unknown>;
+  let name = fields.name;
+  if (name === undefined || name === null || name === '') {
+    if (nameRequired) throw badRequest('name is required (first revision of application creation; see --compat app-manager=2).');
+    name = generatedName(ctx);
+  }
+  if (typeof name !== 'string' || !APP_NAME_PATTERN.test(name)) {
+    throw badRequest(`name must be a non-empty string of a-z, 0-9, "-" and "_"; got ${JSON.stringify(name)}.`);
+  }
+  if (ctx.store.has(APPLICATIONS, name)) throw conflict(`An application named ${name} exists already.`);
+  const now = new Date().toISOString();
+  const app: Application = {
+    tenantId,
+    name,
+    displayName: optionalText(fields, 'displayName'),
+    description: optionalText(fields, 'description'),
+    createdDate: now,
+    updatedDate: now,
+  };
+  await ctx.store.put(APPLICATIONS, name, app);
+  return app;
+}
+
+export async function createVersion(ctx: EmuContext, tenantId: string, appName: string, body: Record<string, unknown>): Promise<AppVersion> {
+  const app = findApplication(ctx, tenantId, appName);
+  if (!app) throw notFound(`There is no application ${appName}.`);
+  let name = body.name;
+  if (name === undefined || name === null || name === '') {
+    let n = versionsOf(ctx, appName).length + 1;
+    while (ctx.store.has(APP_VERSIONS, `${appName}-v${n}`)) n++;
+    name = `${appName}-v${n}`;
+  }
+  if (typeof name !== 'string' || !VERSION_NAME_PATTERN.test(name)) {
+    throw badRequest(`name must be a non-empty string of letters, digits, ".", "_", "~" and "-"; got ${JSON.stringify(name)}.`);
+  }
+  if (ctx.store.has(APP_VERSIONS, name)) throw conflict(`An application version named ${name} exists already.`);
+  const now = new Date().toISOString();
+  const version: AppVersion = {
+    tenantId,
+    appName,
+    name,
+    displayName: optionalText(body, 'displayName'),
+    description: optionalText(body, 'description'),
+    createdDate: now,
+    updatedDate: now,
+  };
+  await ctx.store.commit([
+    { op: 'put', c: APP_VERSIONS, id: name, v: version },
+    { op: 'put', c: APPLICATIONS, id: appName, v: { ...app, updatedDate: now } },
+  ]);
+  return version;
+}

@@ -1,0 +1,62 @@
+import type { Mutation } from '../../store/index.js';
+import type { FixtureSection } from '../../server/service.js';
+import { APP_NAME_PATTERN, APP_VERSIONS, APPLICATIONS, VERSION_NAME_PATTERN } from './applications.js';
+import { SERVICE_INSTANCES } from './service-instances.js';
+
+const text = { type: 'string' };
+
+export const applicationFixtures: FixtureSection = {
+  key: 'applications',
+  label: (a) => a.name as string,
+  item: {
+    type: 'object',
+    required: ['tenantId', 'name', 'versions'],
+    properties: {
+      tenantId: text,
+      name: { type: 'string', pattern: APP_NAME_PATTERN.source },
+      displayName: text,
+      description: text,
+      versions: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name'],
+          properties: { name: { type: 'string', pattern: VERSION_NAME_PATTERN.source }, displayName: text, description: text },
+          additionalProperties: false,
+        },
+      },
+    },
+    additionalProperties: false,
+  },
+  async seed(ctx, items) {
+    const now = new Date().toISOString();
+    const mutations: Mutation[] = [];
+    for (const item of items) {
+      const { versions, ...app } = item as { versions: Record<string, unknown>[]; name: string; tenantId: string };
+      mutations.push({ op: 'put', c: APPLICATIONS, id: app.name, v: { ...app, createdDate: now, updatedDate: now } });
+      for (const version of versions) {
+        mutations.push({
+          op: 'put',
+          c: APP_VERSIONS,
+          id: version.name as string,
+          v: { tenantId: app.tenantId, appName: app.name, ...version, createdDate: now, updatedDate: now },
+        });
+      }
+    }
+    await ctx.store.commit(mutations);
+  },
+};
+
+export const serviceInstanceFixtures: FixtureSection = {
+  key: 'serviceInstances',
+  label: (s) => s.name as string,
+  item: {
+    type: 'object',
+    required: ['name'],
+    properties: { name: text, description: text, appConfigurationSchema: { type: 'object' }, appVersionConfigurationSchema: { type: 'object' } },
+    additionalProperties: false,
+  },
+  async seed(ctx, items) {
+    await ctx.store.commit(items.map((s) => ({ op: 'put', c: SERVICE_INSTANCES, id: s.name as string, v: s })));
+  },
+};

@@ -1,0 +1,18 @@
+import { tenantRecord, type ServiceDescriptor } from '../../server/service.js';
+import { setupApplicationIndexes } from './applications.js';
+import { applicationFixtures, serviceInstanceFixtures } from './fixtures.js';
+import { routes } from './routes.js';
+
+export const appManager: ServiceDescriptor = {
+  prefix: 'app-manager',
+  title: 'Application manager',
+  serviceGroup: 'admin',
+  routes,
+  collections: {
+    applications: tenantRecord('name', 'createdDate', 'updatedDate'),
+    'app-versions': tenantRecord('appName', 'name', 'createdDate', 'updatedDate'),
+    'service-instances': { type: 'object', required: ['name'] },
+  },
+  fixtures: [serviceInstanceFixtures, applicationFixtures],
+  setup: setupApplicationIndexes,
+};

@@ -1,0 +1,46 @@
+import type { EmuContext } from '../../context.js';
+import type { StoredRecord } from '../../store/index.js';
+
+export const SERVICE_INSTANCES = 'service-instances';
+
+export interface ServiceInstance {
+  name: string;
+  serviceName: string;
+  serviceGroup: string;
+  description?: string;
+  urlPrefix?: string;
+  appConfigurationSchemaPresent: boolean;
+  appConfigurationSchema?: unknown;
+  appVersionConfigurationSchemaPresent: boolean;
+  appVersionConfigurationSchema?: unknown;
+}
+
+export type SchemaInclude = 'appConfigurationSchema' | 'appVersionConfigurationSchema';
+
+/**
+ * One instance per service the emulator serves (so the list cannot drift from what is mounted),
+ * with descriptions and configuration schemas from the fixtures' `serviceInstances` section.
+ */
+export function serviceInstances(ctx: EmuContext, include: readonly SchemaInclude[] = []): ServiceInstance[] {
+  return ctx.services.map((service) => {
+    const configured = ctx.store.get<StoredRecord>(SERVICE_INSTANCES, service.prefix) ?? {};
+    const appSchema = configured.appConfigurationSchema;
+    const versionSchema = configured.appVersionConfigurationSchema;
+    return {
+      name: service.prefix,
+      serviceName: service.prefix,
+      serviceGroup: service.serviceGroup,
+      description: (configured.description as string | undefined) ?? service.title,
+      urlPrefix: `/${service.prefix}`,
+      appConfigurationSchemaPresent: appSchema !== undefined,
+      ...(include.includes('appConfigurationSchema') && appSchema !== undefined ? { appConfigurationSchema: appSchema } : {}),
+      appVersionConfigurationSchemaPresent: versionSchema !== undefined,
+      ...(include.includes('appVersionConfigurationSchema') && versionSchema !== undefined ? { appVersionConfigurationSchema: versionSchema } : {}),
+    };
+  });
+}
+
+/** The configuration schema a service instance declares for application versions, if any. */
+export function versionConfigurationSchema(ctx: EmuContext, serviceName: string): unknown {
+  return ctx.store.get<StoredRecord>(SERVICE_INSTANCES, serviceName)?.appVersionConfigurationSchema;
+}

@@ -1,0 +1,135 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { EmuContext } from '../../context.js';
+import { badRequest, conflict } from '../../server/errors.js';
+import type { StoredRecord } from '../../store/index.js';
+import { findTenantVersion, findVersion } from '../app-manager/applications.js';
+
+export const ENDPOINTS = 'endpoints';
+
+export const ENDPOINT_ID_PATTERN = /^[a-zA-Z0-9._~-]+$/;
+export const TOKEN_PATTERN = /^[^+#/.]+$/;
+
+export type TokenStatus = 'Inactive' | 'Active';
+
+export interface Endpoint extends StoredRecord {
+  tenantId: string;
+  endpointId: string;
+  appName: string;
+  appVersion: { name: string; registeredDate: string };
+  createdDate: string;
+  updatedDate: string;
+  token: string;
+  tokenStatus: TokenStatus;
+  metadata: Record<string, unknown>;
+  metadataUpdatedDate?: string;
+}
+
+const tokenKey = (appName: string, token: string) => `${appName}\u0000${token}`;
+
+export function setupEndpointIndexes(ctx: EmuContext): void {
+  ctx.store.defineIndex(ENDPOINTS, 'token', (e) => tokenKey(e.appName as string, e.token as string));
+  ctx.store.defineIndex(ENDPOINTS, 'app', (e) => e.appName as string);
+}
+
+/** The tenant's endpoint; another tenant's is as absent as one that does not exist. */
+export function findEndpoint(ctx: EmuContext, tenantId: string, endpointId: string): Endpoint | undefined {
+  const endpoint = ctx.store.get<Endpoint>(ENDPOINTS, endpointId);
+  return endpoint?.tenantId === tenantId ? endpoint : undefined;
+}
+
+/** What the device gateway resolves a KP1 topic's `<appVersionName>/<token>` to. */
+export function endpointByToken(ctx: EmuContext, appVersionName: string, token: string): Endpoint | undefined {
+  const version = findVersion(ctx, appVersionName);
+  if (!version) return undefined;
+  return ctx.store.lookup<Endpoint>(ENDPOINTS, 'token', tokenKey(version.appName, token))[0];
+}
+
+export function endpointsOfApplication(ctx: EmuContext, appName: string): Endpoint[] {
+  return ctx.store.lookup<Endpoint>(ENDPOINTS, 'app', appName);
+}
+
+export function isMetadataObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export interface Registration {
+  appVersion?: { name?: unknown };
+  metadata?: unknown;
+  endpointToken?: unknown;
+  endpointId?: unknown;
+}
+
+function generatedToken(): string {
+  return randomBytes(12).toString('base64url').replace(/[-_]/g, 'x');
+}
+
+/** Builds a new endpoint record after every rule of `POST /endpoints`; throws 400/409 with the rule broken. */
+export function newEndpoint(ctx: EmuContext, tenantId: string, input: Registration, now: string): Endpoint {
+  if (!isMetadataObject(input)) throw badRequest('The body must be a JSON object with appVersion.name.');
+  const versionName = (input.appVersion as { name?: unknown } | undefined)?.name;
+  if (typeof versionName !== 'string' || versionName === '') throw badRequest('appVersion.name is required.');
+  const version = findTenantVersion(ctx, tenantId, versionName);
+  if (!version) throw badRequest(`Invalid application version name: there is no application version ${versionName}.`);
+  if (input.metadata !== undefined && !isMetadataObject(input.metadata)) throw badRequest('metadata must be a JSON object.');
+
+  const endpointId = input.endpointId ?? randomUUID();
+  if (typeof endpointId !== 'string' || !ENDPOINT_ID_PATTERN.test(endpointId)) {
+    throw badRequest(`endpointId must match ${ENDPOINT_ID_PATTERN.source} (URL-unreserved characters only); got ${JSON.stringify(endpointId)}.`);
+  }
+  if (ctx.store.has(ENDPOINTS, endpointId)) throw conflict(`An endpoint with endpointId ${endpointId} exists already.`);
+
+  let token = input.endpointToken;
+  if (token === undefined) {
+    do token = generatedToken();
+    while (ctx.store.lookup(ENDPOINTS, 'token', tokenKey(version.appName, token as string)).length > 0);
+  }
+  if (typeof token !== 'string' || !TOKEN_PATTERN.test(token)) {
+    throw badRequest(`endpointToken must be a non-empty string without "+", "#", "/" or "."; got ${JSON.stringify(token)}.`);
+  }
+  if (ctx.store.lookup(ENDPOINTS, 'token', tokenKey(version.appName, token)).length > 0) {
+    throw conflict(`The endpointToken is already used by another endpoint of application ${version.appName}.`);
+  }
+  return {
+    tenantId,
+    endpointId,
+    appName: version.appName,
+    appVersion: { name: version.name, registeredDate: now },
+    createdDate: now,
+    updatedDate: now,
+    token,
+    tokenStatus: 'Inactive',
+    metadata: (input.metadata as Record<string, unknown> | undefined) ?? {},
+    ...(input.metadata !== undefined ? { metadataUpdatedDate: now } : {}),
+  };
+}
+
+export async function registerEndpoint(ctx: EmuContext, tenantId: string, input: Registration): Promise<Endpoint> {
+  const endpoint = newEndpoint(ctx, tenantId, input, new Date().toISOString());
+  await ctx.store.put(ENDPOINTS, endpoint.endpointId, endpoint);
+  return endpoint;
+}
+
+/** The first successful use of a token moves it from Inactive to Active (spec 2); a no-op afterwards. */
+export async function activateToken(ctx: EmuContext, endpoint: Endpoint): Promise<void> {
+  if (endpoint.tokenStatus === 'Active') return;
+  await ctx.store.put(ENDPOINTS, endpoint.endpointId, { ...endpoint, tokenStatus: 'Active', updatedDate: new Date().toISOString() });
+}
+
+/** Replaces (`merge: false`) or merges into an endpoint's metadata; `null` values are kept as JSON null. */
+export async function writeMetadata(ctx: EmuContext, endpoint: Endpoint, metadata: Record<string, unknown>, merge: boolean): Promise<Endpoint> {
+  const now = new Date().toISOString();
+  const next: Endpoint = {
+    ...endpoint,
+    metadata: merge ? { ...endpoint.metadata, ...metadata } : { ...metadata },
+    metadataUpdatedDate: now,
+    updatedDate: now,
+  };
+  await ctx.store.put(ENDPOINTS, endpoint.endpointId, next);
+  return next;
+}
+
+export async function deleteMetadataKeys(ctx: EmuContext, endpoint: Endpoint, keys: string[]): Promise<Endpoint> {
+  const metadata = { ...endpoint.metadata };
+  for (const key of keys) delete metadata[key];
+  return writeMetadata(ctx, endpoint, metadata, false);
+}

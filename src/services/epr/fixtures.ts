@@ -1,0 +1,68 @@
+import type { FixtureSection } from '../../server/service.js';
+import type { Mutation } from '../../store/index.js';
+import { findVersion } from '../app-manager/applications.js';
+import { ENDPOINT_ID_PATTERN, ENDPOINTS, newEndpoint, TOKEN_PATTERN } from './endpoints.js';
+import { ENDPOINT_FILTERS } from './filters.js';
+import { FixtureError } from '../../fixtures/errors.js';
+
+export const endpointFixtures: FixtureSection = {
+  key: 'endpoints',
+  label: (e) => e.endpointId as string,
+  item: {
+    type: 'object',
+    required: ['endpointId', 'appVersion', 'token'],
+    properties: {
+      endpointId: { type: 'string', pattern: ENDPOINT_ID_PATTERN.source },
+      appVersion: { type: 'string', minLength: 1 },
+      token: { type: 'string', pattern: TOKEN_PATTERN.source },
+      tokenStatus: { enum: ['Inactive', 'Active'] },
+      metadata: { type: 'object' },
+    },
+    additionalProperties: false,
+  },
+  async seed(ctx, items) {
+    const now = new Date().toISOString();
+    const mutations: Mutation[] = [];
+    items.forEach((item, i) => {
+      const version = findVersion(ctx, item.appVersion as string);
+      if (!version) throw new FixtureError(`endpoints[${i}] (${item.endpointId}): appVersion ${item.appVersion} is not a version of any application in the fixtures.`);
+      try {
+        const endpoint = newEndpoint(ctx, version.tenantId, { appVersion: { name: version.name }, endpointId: item.endpointId, endpointToken: item.token, metadata: item.metadata }, now);
+        mutations.push({ op: 'put', c: ENDPOINTS, id: endpoint.endpointId, v: { ...endpoint, tokenStatus: item.tokenStatus ?? 'Inactive' } });
+      } catch (err) {
+        throw new FixtureError(`endpoints[${i}] (${item.endpointId}): ${(err as Error).message}`);
+      }
+    });
+    await ctx.store.commit(mutations);
+  },
+};
+
+export const filterFixtures: FixtureSection = {
+  key: 'endpointFilters',
+  label: (f) => f.filterId as string,
+  item: {
+    type: 'object',
+    required: ['applicationName', 'filterId', 'match'],
+    properties: {
+      applicationName: { type: 'string' },
+      filterId: { type: 'string', pattern: '^[a-zA-Z0-9._~-]+$' },
+      status: { enum: ['ACTIVE', 'INACTIVE'] },
+      description: { type: 'string' },
+      match: { type: 'object' },
+    },
+    additionalProperties: false,
+  },
+  async seed(ctx, items) {
+    const mutations: Mutation[] = items.map((item, i) => {
+      const app = ctx.store.get<{ tenantId: string }>('applications', item.applicationName as string);
+      if (!app) throw new FixtureError(`endpointFilters[${i}] (${item.filterId}): applicationName ${item.applicationName} is not an application in the fixtures.`);
+      return {
+        op: 'put',
+        c: ENDPOINT_FILTERS,
+        id: `${item.applicationName}/${item.filterId}`,
+        v: { tenantId: app.tenantId, status: 'ACTIVE', ...item },
+      };
+    });
+    await ctx.store.commit(mutations);
+  },
+};

@@ -1,0 +1,19 @@
+import { tenantRecord, type ServiceDescriptor } from '../../server/service.js';
+import { tenantFixtures } from './fixtures.js';
+import { routes } from './routes.js';
+import { setupTenantIndexes } from './tenants.js';
+
+export const tenantManager: ServiceDescriptor = {
+  prefix: 'tenant-manager',
+  title: 'Tenant manager',
+  serviceGroup: 'admin',
+  routes,
+  collections: {
+    tenants: tenantRecord('id', 'realm_name'),
+    'realm-clients': tenantRecord('clientId', 'secret'),
+    'realm-users': tenantRecord('username', 'password'),
+    settings: { type: 'object', required: ['value'] },
+  },
+  fixtures: [tenantFixtures],
+  setup: setupTenantIndexes,
+};

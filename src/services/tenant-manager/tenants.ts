@@ -1,0 +1,110 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { EmuContext } from '../../context.js';
+import type { StoredRecord } from '../../store/index.js';
+import { expandScopes } from '../../auth/scopes.js';
+
+export const TENANTS = 'tenants';
+export const REALM_CLIENTS = 'realm-clients';
+export const REALM_USERS = 'realm-users';
+export const SETTINGS = 'settings';
+
+/** Used when no fixture names a default tenant (`--fixtures none`). */
+export const FALLBACK_TENANT = 'default';
+
+export interface Tenant extends StoredRecord {
+  id: string;
+  tenantId: string;
+  realm_name: string;
+  client_frontend_id: string;
+  client_backend_id: string;
+  client_backend_secret: string;
+  issuer: string;
+  status: string;
+  created: string;
+}
+
+/** An OAuth client of a tenant's realm (`client_credentials` grant). */
+export interface RealmClient extends StoredRecord {
+  tenantId: string;
+  clientId: string;
+  secret: string;
+  scopes: string[] | 'all';
+}
+
+/** A user of a tenant's realm (`password` grant). */
+export interface RealmUser extends StoredRecord {
+  tenantId: string;
+  username: string;
+  password: string;
+  scopes: string[] | 'all';
+}
+
+export function setupTenantIndexes(ctx: EmuContext): void {
+  ctx.store.defineIndex(TENANTS, 'realm', (t) => t.realm_name as string);
+}
+
+export function getTenant(ctx: EmuContext, id: string): Tenant | undefined {
+  return ctx.store.get<Tenant>(TENANTS, id);
+}
+
+export function tenantByRealm(ctx: EmuContext, realm: string): Tenant | undefined {
+  return ctx.store.lookup<Tenant>(TENANTS, 'realm', realm)[0];
+}
+
+export function listTenants(ctx: EmuContext): Tenant[] {
+  return [...ctx.store.values<Tenant>(TENANTS)];
+}
+
+export function defaultTenantId(ctx: EmuContext): string {
+  return ctx.store.get<{ value: string }>(SETTINGS, 'defaultTenant')?.value ?? FALLBACK_TENANT;
+}
+
+export function realmClient(ctx: EmuContext, tenantId: string, clientId: string): RealmClient | undefined {
+  return ctx.store.get<RealmClient>(REALM_CLIENTS, `${tenantId}/${clientId}`);
+}
+
+export function realmUser(ctx: EmuContext, tenantId: string, username: string): RealmUser | undefined {
+  return ctx.store.get<RealmUser>(REALM_USERS, `${tenantId}/${username}`);
+}
+
+/** The scopes a token of this tenant gets by default: those of its first user, else every scope. */
+export function defaultScopes(ctx: EmuContext, tenantId: string): string[] {
+  for (const user of ctx.store.values<RealmUser>(REALM_USERS)) {
+    if (user.tenantId === tenantId) return expandScopes(user.scopes, ctx.services);
+  }
+  return expandScopes('all', ctx.services);
+}
+
+export interface TenantInput {
+  id?: string;
+  realm_name: string;
+  [field: string]: unknown;
+}
+
+export function newTenantRecord(input: TenantInput, now: string): Tenant {
+  const id = input.id ?? randomUUID();
+  return {
+    realm_template_version: 1,
+    realm_scopes_version: 1,
+    client_backend_version: 1,
+    client_frontend_version: 1,
+    roles_version: 1,
+    resources_version: 1,
+    idp_version: 1,
+    user_roles: 1,
+    idp_server: 1,
+    package_type: 1,
+    analytics_enabled: false,
+    js_policies: [],
+    subscription_type: 'PERMANENT',
+    client_frontend_id: `${input.realm_name}-frontend`,
+    client_backend_id: `${input.realm_name}-backend`,
+    client_backend_secret: randomBytes(16).toString('hex'),
+    status: 'AVAILABLE',
+    created: now,
+    ...input,
+    issuer: `http://localhost:8080/auth/realms/${input.realm_name}`,
+    id,
+    tenantId: id,
+  } as Tenant;
+}

@@ -1,0 +1,27 @@
+/** The version of the state document's layout; a data directory written by a newer one is refused. */
+export const SCHEMA_VERSION = 1;
+
+export type StoredRecord = Record<string, unknown>;
+
+/** The snapshot `state.json` and the shape of `fixtures export`. */
+export interface StateDocument {
+  schemaVersion: number;
+  /** The sequence number of the last mutation the snapshot contains; log lines up to it are skipped on replay. */
+  seq: number;
+  counters: Record<string, number>;
+  collections: Record<string, Record<string, StoredRecord>>;
+}
+
+export type Mutation =
+  | { op: 'put'; c: string; id: string; v: StoredRecord }
+  | { op: 'del'; c: string; id: string };
+
+/** One line of the mutation log: the mutations of one commit, applied all or none. */
+export interface LogLine {
+  s: number;
+  m: Mutation[];
+}
+
+export function emptyDocument(): StateDocument {
+  return { schemaVersion: SCHEMA_VERSION, seq: 0, counters: {}, collections: {} };
+}

@@ -1,0 +1,75 @@
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { StoreError } from './errors.js';
+
+export interface LockInfo {
+  pid: number;
+  startedAt: string;
+  url?: string;
+  mqttUrl?: string;
+}
+
+const LOCK_FILE = 'emulator.lock';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Who holds the data directory now, if anybody alive does. */
+export function readLock(dir: string): LockInfo | undefined {
+  try {
+    const info = JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as LockInfo;
+    return typeof info.pid === 'number' && isAlive(info.pid) ? info : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One emulator per data directory: the lock file holds the owner's pid (and, once it listens, its URLs).
+ * A lock left by a dead process is taken over with a warning.
+ */
+export class DirectoryLock {
+  private constructor(private readonly path: string, private info: LockInfo) {}
+
+  static acquire(dir: string, warn: (message: string) => void): DirectoryLock {
+    const path = join(dir, LOCK_FILE);
+    const info: LockInfo = { pid: process.pid, startedAt: new Date().toISOString() };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const fd = openSync(path, 'wx');
+        writeSync(fd, JSON.stringify(info));
+        closeSync(fd);
+        return new DirectoryLock(path, info);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const owner = readLock(dir);
+      if (owner && owner.pid !== process.pid) {
+        const where = owner.url ? ` at ${owner.url}` : '';
+        throw new StoreError(
+          `The data directory ${dir} is in use by another platform-emu (pid ${owner.pid}${where}). ` +
+            'Stop that emulator, or start this one with another --data directory or --in-memory.',
+        );
+      }
+      warn(`Taking over the stale lock ${path} left by a process that is no longer running.`);
+      rmSync(path, { force: true });
+    }
+    throw new StoreError(`Could not lock the data directory ${dir}: ${path} keeps reappearing.`);
+  }
+
+  /** Adds the URLs once the emulator listens, so that the CLI can find a running emulator. */
+  update(extra: Partial<LockInfo>): void {
+    this.info = { ...this.info, ...extra };
+    writeFileSync(this.path, JSON.stringify(this.info));
+  }
+
+  release(): void {
+    rmSync(this.path, { force: true });
+  }
+}

@@ -1,0 +1,52 @@
+import { open, readFile, rename } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Adapter } from 'lowdb';
+import { StoreError } from './errors.js';
+
+async function fsyncPath(path: string, flags = 'r'): Promise<void> {
+  const handle = await open(path, flags);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * lowdb adapter for the snapshot `state.json`: readable JSON, replaced atomically and durably
+ * (temp file, fsync, rename, fsync of the directory), so a crash leaves the old or the new file, never half of one.
+ */
+export class DurableJSONFile<T> implements Adapter<T> {
+  constructor(private readonly path: string) {}
+
+  async read(): Promise<T | null> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (err) {
+      throw new StoreError(
+        `${this.path} is not valid JSON (${(err as Error).message}). ` +
+          'The emulator did not touch it; repair or move it away, then start again.',
+      );
+    }
+  }
+
+  async write(data: T): Promise<void> {
+    const temp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.tmp`);
+    const handle = await open(temp, 'w');
+    try {
+      await handle.writeFile(JSON.stringify(data, null, 1) + '\n');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, this.path);
+    await fsyncPath(dirname(this.path));
+  }
+}

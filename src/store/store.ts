@@ -1,0 +1,297 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Low, Memory } from 'lowdb';
+import { emptyDocument, SCHEMA_VERSION, type LogLine, type Mutation, type StateDocument, type StoredRecord } from './document.js';
+import { StoreError } from './errors.js';
+import { DirectoryLock } from './lock.js';
+import { MutationLog } from './mutation-log.js';
+import { readLog } from './replay.js';
+import { DurableJSONFile } from './snapshot-file.js';
+
+export interface StoreOptions {
+  /** Data directory; ignored with `inMemory`. */
+  dir?: string;
+  inMemory?: boolean;
+  /** Log size in bytes past which the snapshot is rewritten and the log emptied. */
+  compactBytes?: number;
+  warn?: (message: string) => void;
+  /** Open without taking the lock and without writing (for `token` and `fixtures export` on a stopped directory). */
+  readOnly?: boolean;
+}
+
+interface Entry {
+  value: StoredRecord;
+  rev: number;
+}
+
+type IndexKey = (value: StoredRecord) => string | undefined;
+
+interface Index {
+  key: IndexKey;
+  ids: Map<string, Set<string>>;
+}
+
+const SNAPSHOT = 'state.json';
+const LOG = 'mutations.jsonl';
+
+/**
+ * The emulator's state: named collections of records. All changes go through `commit` (or `put`/`delete`),
+ * which applies them in memory at once and resolves when they are durable. Reads are plain map lookups.
+ */
+export class Store {
+  private collections = new Map<string, Map<string, Entry>>();
+  private collectionRevs = new Map<string, number>();
+  private counters = new Map<string, number>();
+  private indexes = new Map<string, Map<string, Index>>();
+  private seq = 0;
+  private log: MutationLog | undefined;
+  private lock: DirectoryLock | undefined;
+  private compacting = false;
+
+  private constructor(
+    private readonly db: Low<StateDocument>,
+    private readonly options: StoreOptions,
+  ) {}
+
+  static async open(options: StoreOptions): Promise<Store> {
+    const warn = options.warn ?? ((m: string) => process.emitWarning(m));
+    if (options.inMemory || !options.dir) {
+      return new Store(new Low(new Memory<StateDocument>(), emptyDocument()), { ...options, inMemory: true });
+    }
+    const dir = options.dir;
+    if (!options.readOnly) mkdirSync(dir, { recursive: true });
+    const lock = options.readOnly ? undefined : DirectoryLock.acquire(dir, warn);
+    try {
+      const db = new Low(new DurableJSONFile<StateDocument>(join(dir, SNAPSHOT)), emptyDocument());
+      await db.read();
+      const store = new Store(db, options);
+      store.lock = lock;
+      store.load(db.data, join(dir, SNAPSHOT));
+      const { lines, size } = await readLog(join(dir, LOG), warn);
+      for (const line of lines) if (line.s > store.seq) store.apply(line);
+      if (!options.readOnly) {
+        store.log = await MutationLog.open(join(dir, LOG), size, (bytes) => store.maybeCompact(bytes));
+      }
+      return store;
+    } catch (err) {
+      lock?.release();
+      throw err;
+    }
+  }
+
+  get dataDir(): string | undefined {
+    return this.options.inMemory ? undefined : this.options.dir;
+  }
+
+  get directoryLock(): DirectoryLock | undefined {
+    return this.lock;
+  }
+
+  get revision(): number {
+    return this.seq;
+  }
+
+  isEmpty(): boolean {
+    for (const records of this.collections.values()) if (records.size > 0) return false;
+    return true;
+  }
+
+  get<T = StoredRecord>(collection: string, id: string): T | undefined {
+    return this.collections.get(collection)?.get(id)?.value as T | undefined;
+  }
+
+  has(collection: string, id: string): boolean {
+    return this.collections.get(collection)?.has(id) ?? false;
+  }
+
+  /** The revision of one record (for its ETag), or of the whole collection when `id` is absent. */
+  rev(collection: string, id?: string): number {
+    if (id === undefined) return this.collectionRevs.get(collection) ?? 0;
+    return this.collections.get(collection)?.get(id)?.rev ?? 0;
+  }
+
+  *values<T = StoredRecord>(collection: string): IterableIterator<T> {
+    const records = this.collections.get(collection);
+    if (!records) return;
+    for (const entry of records.values()) yield entry.value as T;
+  }
+
+  count(collection: string): number {
+    return this.collections.get(collection)?.size ?? 0;
+  }
+
+  /** The next integer id of a counter (never reused, also across restarts). */
+  nextId(counter: string): number {
+    const next = (this.counters.get(counter) ?? 0) + 1;
+    this.counters.set(counter, next);
+    return next;
+  }
+
+  /** A secondary index kept up to date on every commit; `lookup` answers it without a scan. */
+  defineIndex(collection: string, name: string, key: IndexKey): void {
+    const index: Index = { key, ids: new Map() };
+    let byName = this.indexes.get(collection);
+    if (!byName) this.indexes.set(collection, (byName = new Map()));
+    byName.set(name, index);
+    for (const [id, entry] of this.collections.get(collection) ?? []) this.indexAdd(index, id, entry.value);
+  }
+
+  lookup<T = StoredRecord>(collection: string, indexName: string, key: string): T[] {
+    const index = this.indexes.get(collection)?.get(indexName);
+    if (!index) throw new Error(`No index ${indexName} on ${collection}`);
+    const ids = index.ids.get(key);
+    if (!ids) return [];
+    const records = this.collections.get(collection)!;
+    return [...ids].map((id) => records.get(id)!.value as T);
+  }
+
+  put(collection: string, id: string, value: StoredRecord): Promise<void> {
+    return this.commit([{ op: 'put', c: collection, id, v: value }]);
+  }
+
+  delete(collection: string, id: string): Promise<void> {
+    return this.commit([{ op: 'del', c: collection, id }]);
+  }
+
+  /** Applies the mutations now (all of them, in order) and resolves once they are on disk. */
+  commit(mutations: Mutation[]): Promise<void> {
+    if (this.options.readOnly) return Promise.reject(new Error('This store was opened read-only.'));
+    const line: LogLine = { s: this.seq + 1, m: mutations };
+    this.apply(line);
+    if (!this.log) return Promise.resolve();
+    return this.log.append(JSON.stringify(line) + '\n');
+  }
+
+  /** The whole state as one document (a copy a caller may keep). */
+  exportDocument(): StateDocument {
+    const collections: StateDocument['collections'] = {};
+    for (const [name, records] of this.collections) {
+      if (records.size === 0) continue;
+      const out: Record<string, StoredRecord> = {};
+      for (const [id, entry] of records) out[id] = entry.value;
+      collections[name] = out;
+    }
+    return { schemaVersion: SCHEMA_VERSION, seq: this.seq, counters: Object.fromEntries(this.counters), collections };
+  }
+
+  /** Replaces the whole state (import, reset) and makes it durable as a new snapshot. */
+  async replace(document: StateDocument): Promise<void> {
+    const apply = async () => {
+      const seq = this.seq + 1;
+      this.collections = new Map();
+      this.collectionRevs = new Map();
+      this.counters = new Map();
+      for (const index of this.allIndexes()) index.ids.clear();
+      this.load({ ...document, seq }, 'the imported document');
+      await this.writeSnapshot();
+    };
+    if (this.log) await this.log.exclusive(apply);
+    else await apply();
+  }
+
+  /** Writes the snapshot, empties the log and releases the lock. */
+  async close(): Promise<void> {
+    if (this.log) {
+      await this.log.exclusive(() => this.writeSnapshot());
+      await this.log.close();
+      this.log = undefined;
+    }
+    this.lock?.release();
+    this.lock = undefined;
+  }
+
+  private load(document: StateDocument, source: string): void {
+    if (typeof document.schemaVersion !== 'number' || typeof document.collections !== 'object' || !document.collections) {
+      throw new StoreError(`${source} is not a platform-emu state document (no schemaVersion or collections).`);
+    }
+    if (document.schemaVersion > SCHEMA_VERSION) {
+      throw new StoreError(
+        `${source} was written by a newer platform-emu (state schema ${document.schemaVersion}; this one reads up to ${SCHEMA_VERSION}). ` +
+          'Upgrade platform-emu or use another --data directory.',
+      );
+    }
+    this.seq = document.seq ?? 0;
+    for (const [name, value] of Object.entries(document.counters ?? {})) this.counters.set(name, value);
+    for (const [name, records] of Object.entries(document.collections)) {
+      const map = this.collection(name);
+      for (const [id, value] of Object.entries(records)) {
+        map.set(id, { value: Object.freeze(value), rev: this.seq });
+        this.bumpCounter(name, id);
+        for (const index of this.indexesOf(name)) this.indexAdd(index, id, value);
+      }
+      this.collectionRevs.set(name, this.seq);
+    }
+  }
+
+  private apply(line: LogLine): void {
+    this.seq = line.s;
+    for (const m of line.m) {
+      const records = this.collection(m.c);
+      const previous = records.get(m.id);
+      if (previous) for (const index of this.indexesOf(m.c)) this.indexRemove(index, m.id, previous.value);
+      if (m.op === 'put') {
+        const value = Object.freeze(m.v);
+        records.set(m.id, { value, rev: line.s });
+        this.bumpCounter(m.c, m.id);
+        for (const index of this.indexesOf(m.c)) this.indexAdd(index, m.id, value);
+      } else {
+        records.delete(m.id);
+      }
+      this.collectionRevs.set(m.c, line.s);
+    }
+  }
+
+  private bumpCounter(collection: string, id: string): void {
+    const n = Number(id);
+    if (Number.isSafeInteger(n) && n > (this.counters.get(collection) ?? 0)) this.counters.set(collection, n);
+  }
+
+  private collection(name: string): Map<string, Entry> {
+    let records = this.collections.get(name);
+    if (!records) this.collections.set(name, (records = new Map()));
+    return records;
+  }
+
+  private indexesOf(collection: string): Iterable<Index> {
+    return this.indexes.get(collection)?.values() ?? [];
+  }
+
+  private *allIndexes(): Iterable<Index> {
+    for (const byName of this.indexes.values()) yield* byName.values();
+  }
+
+  private indexAdd(index: Index, id: string, value: StoredRecord): void {
+    const key = index.key(value);
+    if (key === undefined) return;
+    let ids = index.ids.get(key);
+    if (!ids) index.ids.set(key, (ids = new Set()));
+    ids.add(id);
+  }
+
+  private indexRemove(index: Index, id: string, value: StoredRecord): void {
+    const key = index.key(value);
+    if (key === undefined) return;
+    const ids = index.ids.get(key);
+    ids?.delete(id);
+    if (ids?.size === 0) index.ids.delete(key);
+  }
+
+  /** Runs inside the log's flush loop, so no append interleaves with the snapshot. */
+  private async maybeCompact(logBytes: number): Promise<void> {
+    if (this.compacting || logBytes < (this.options.compactBytes ?? 16 * 1024 * 1024)) return;
+    this.compacting = true;
+    try {
+      await this.writeSnapshot();
+    } finally {
+      this.compacting = false;
+    }
+  }
+
+  private async writeSnapshot(): Promise<void> {
+    if (this.options.inMemory || this.options.readOnly) return;
+    this.db.data = this.exportDocument();
+    await this.db.write();
+    this.db.data = emptyDocument();
+    await this.log?.truncate();
+  }
+}
