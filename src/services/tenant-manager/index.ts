@@ -1,6 +1,7 @@
 import { tenantRecord, type ServiceDescriptor } from '../../server/service.js';
 import { tenantFixtures } from './fixtures.js';
 import { routes } from './routes.js';
+import { TEMPLATE_KINDS } from './templates.js';
 import { setupTenantIndexes } from './tenants.js';
 
 export const tenantManager: ServiceDescriptor = {
@@ -13,6 +14,7 @@ export const tenantManager: ServiceDescriptor = {
     'realm-clients': tenantRecord('clientId', 'secret'),
     'realm-users': tenantRecord('username', 'password'),
     settings: { type: 'object', required: ['value'] },
+    ...Object.fromEntries(TEMPLATE_KINDS.map((k) => [k.collection, { type: 'object', required: ['id', 'template', 'description'] }])),
   },
   fixtures: [tenantFixtures],
   setup: setupTenantIndexes,

@@ -4,6 +4,7 @@ import { badRequest, conflict, notFound } from '../../server/errors.js';
 import { paginate } from '../../server/pagination.js';
 import { pathParam, queryString } from '../../server/params.js';
 import type { Route } from '../../server/service.js';
+import { TEMPLATE_KINDS, templateRoutes } from './templates.js';
 import { getTenant, listTenants, newTenantRecord, tenantByRealm, TENANTS, type Tenant } from './tenants.js';
 
 const REQUIRED_CREATE = [
@@ -55,4 +56,5 @@ export const routes: Route[] = [
   { method: 'GET', path: '/tenants', scope: '<platform>:tenant:read', summary: 'List tenants', handler: list },
   { method: 'POST', path: '/tenants', scope: '<platform>:tenant:create', summary: 'Register a tenant', handler: create },
   { method: 'GET', path: '/tenants/{tenantId}', scope: '<platform>:tenant:read', summary: 'Get a tenant', handler: getOne },
+  ...TEMPLATE_KINDS.flatMap(templateRoutes),
 ];
