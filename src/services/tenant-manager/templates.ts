@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { checkPreconditions, notModified } from '../../server/conditional.js';
 import { badRequest, notFound } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
 import { paginate } from '../../server/pagination.js';
@@ -61,14 +62,25 @@ export function templateRoutes(kind: Kind): Route[] {
         res.status(201).location(locationOf(req, 'templates', kind.path, record.id)).json(record);
       },
     },
-    { method: 'GET', path: `${base}/{id}`, scope: `${kind.scope}:read`, summary: `Get a ${kind.path} template`, handler: (req, res) => res.json(existing(req, kind)) },
+    {
+      method: 'GET',
+      path: `${base}/{id}`,
+      scope: `${kind.scope}:read`,
+      summary: `Get a ${kind.path} template`,
+      handler: (req, res) => {
+        const record = existing(req, kind);
+        if (!notModified(req, res, { revision: req.ctx.store.rev(kind.collection, String(record.id)) })) res.json(record);
+      },
+    },
     {
       method: 'PUT',
       path: `${base}/{id}`,
       scope: `${kind.scope}:update`,
       summary: `Replace a ${kind.path} template`,
       handler: async (req, res) => {
-        const record: Template = { id: existing(req, kind).id, ...input(req) };
+        const current = existing(req, kind);
+        checkPreconditions(req, { revision: req.ctx.store.rev(kind.collection, String(current.id)) });
+        const record: Template = { id: current.id, ...input(req) };
         await req.ctx.store.put(kind.collection, String(record.id), record as never);
         res.json(record);
       },
@@ -79,7 +91,9 @@ export function templateRoutes(kind: Kind): Route[] {
       scope: `${kind.scope}:delete`,
       summary: `Delete a ${kind.path} template`,
       handler: async (req, res) => {
-        await req.ctx.store.delete(kind.collection, String(existing(req, kind).id));
+        const current = existing(req, kind);
+        checkPreconditions(req, { revision: req.ctx.store.rev(kind.collection, String(current.id)) });
+        await req.ctx.store.delete(kind.collection, String(current.id));
         res.status(204).end();
       },
     },
