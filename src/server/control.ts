@@ -1,6 +1,7 @@
 import express, { type Router } from 'express';
 import type { EmuContext } from '../context.js';
 import { issueTestToken } from '../auth/test-tokens.js';
+import { FixtureError } from '../fixtures/errors.js';
 import { HttpError } from './errors.js';
 
 /** The emulator's own control plane under `/_emu/`: never mixed into the service routes. */
@@ -23,7 +24,12 @@ export function controlRouter(ctx: EmuContext, hooks: ControlHooks): Router {
     res.json(hooks.exportState());
   });
   router.put('/state', bigJson, async (req, res) => {
-    await hooks.importState(req.body);
+    try {
+      await hooks.importState(req.body);
+    } catch (err) {
+      if (err instanceof FixtureError) throw new HttpError(400, err.message);
+      throw err;
+    }
     res.status(204).end();
   });
   router.post('/reset', async (_req, res) => {

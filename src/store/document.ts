@@ -20,6 +20,8 @@ export type Mutation =
 export interface LogLine {
   s: number;
   m: Mutation[];
+  /** Counters advanced by `nextId` since the previous line, so that an id is never handed out twice after a crash. */
+  c?: Record<string, number>;
 }
 
 export function emptyDocument(): StateDocument {

@@ -1,5 +1,5 @@
-import { closeSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { StoreError } from './errors.js';
 
 export interface LockInfo {
@@ -10,6 +10,12 @@ export interface LockInfo {
 }
 
 const LOCK_FILE = 'emulator.lock';
+
+/**
+ * Lock files this process holds. A lock naming our own pid is ours only if it is in here: otherwise it was
+ * left by an earlier process that had the same pid (pids are reused, in containers right after a restart).
+ */
+const heldByThisProcess = new Set<string>();
 
 function isAlive(pid: number): boolean {
   try {
@@ -38,22 +44,23 @@ export class DirectoryLock {
   private constructor(private readonly path: string, private info: LockInfo) {}
 
   static acquire(dir: string, warn: (message: string) => void): DirectoryLock {
-    const path = join(dir, LOCK_FILE);
+    const path = resolve(dir, LOCK_FILE);
     const info: LockInfo = { pid: process.pid, startedAt: new Date().toISOString() };
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = openSync(path, 'wx');
         writeSync(fd, JSON.stringify(info));
         closeSync(fd);
+        heldByThisProcess.add(path);
         return new DirectoryLock(path, info);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
       const owner = readLock(dir);
-      if (owner && owner.pid !== process.pid) {
-        const where = owner.url ? ` at ${owner.url}` : '';
+      if (owner && (owner.pid !== process.pid || heldByThisProcess.has(path))) {
+        const who = owner.pid === process.pid ? 'another emulator in this process' : `another platform-emu (pid ${owner.pid}${owner.url ? ` at ${owner.url}` : ''})`;
         throw new StoreError(
-          `The data directory ${dir} is in use by another platform-emu (pid ${owner.pid}${where}). ` +
+          `The data directory ${dir} is in use by ${who}. ` +
             'Stop that emulator, or start this one with another --data directory or --in-memory.',
         );
       }
@@ -66,10 +73,14 @@ export class DirectoryLock {
   /** Adds the URLs once the emulator listens, so that the CLI can find a running emulator. */
   update(extra: Partial<LockInfo>): void {
     this.info = { ...this.info, ...extra };
-    writeFileSync(this.path, JSON.stringify(this.info));
+    // Replaced by a rename, so that a CLI reading the lock never sees half of it.
+    const temp = `${this.path}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify(this.info));
+    renameSync(temp, this.path);
   }
 
   release(): void {
+    if (!heldByThisProcess.delete(this.path)) return;
     rmSync(this.path, { force: true });
   }
 }

@@ -14,6 +14,8 @@ interface Waiting {
 export class MutationLog {
   private queue: Waiting[] = [];
   private flushing: Promise<void> | undefined;
+  /** Set once a write failed: the memory then holds changes the disk does not, so no later change is accepted. */
+  private failure: Error | undefined;
 
   private constructor(
     private readonly handle: FileHandle,
@@ -31,6 +33,7 @@ export class MutationLog {
   }
 
   append(text: string): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.queue.push({ text, resolve, reject });
       this.flushing ??= this.flushAll();
@@ -75,8 +78,11 @@ export class MutationLog {
         this.size += buffer.length;
         for (const w of batch) w.resolve();
       } catch (err) {
-        const failure = new Error(`The state could not be written to disk: ${(err as Error).message}`);
-        for (const w of batch) w.reject(failure);
+        this.failure = new Error(
+          `The state could not be written to disk (${(err as Error).message}); this emulator accepts no more changes: restart it.`,
+        );
+        for (const w of [...batch, ...this.queue.splice(0)]) w.reject(this.failure);
+        break;
       }
       await this.afterFlush(this.size).catch(() => undefined);
     }

@@ -27,14 +27,23 @@ export class DurableJSONFile<T> implements Adapter<T> {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
     }
+    let parsed: unknown;
     try {
-      return JSON.parse(text) as T;
+      parsed = JSON.parse(text);
     } catch (err) {
       throw new StoreError(
         `${this.path} is not valid JSON (${(err as Error).message}). ` +
           'The emulator did not touch it; repair or move it away, then start again.',
       );
     }
+    // lowdb would take a `null` (or any falsy value) as "no file yet" and seed over it.
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new StoreError(
+        `${this.path} is not a platform-emu state document (a JSON object with schemaVersion and collections). ` +
+          'The emulator did not touch it; repair or move it away, then start again.',
+      );
+    }
+    return parsed as T;
   }
 
   async write(data: T): Promise<void> {

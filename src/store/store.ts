@@ -44,9 +44,12 @@ export class Store {
   private counters = new Map<string, number>();
   private indexes = new Map<string, Map<string, Index>>();
   private seq = 0;
+  /** Counters `nextId` advanced since the last commit; the next log line carries them. */
+  private advancedCounters = new Map<string, number>();
   private log: MutationLog | undefined;
   private lock: DirectoryLock | undefined;
   private compacting = false;
+  private closed = false;
 
   private constructor(
     private readonly db: Low<StateDocument>,
@@ -64,11 +67,10 @@ export class Store {
     try {
       const db = new Low(new DurableJSONFile<StateDocument>(join(dir, SNAPSHOT)), emptyDocument());
       await db.read();
-      const store = new Store(db, options);
+      const store = new Store(db, { ...options, warn });
       store.lock = lock;
       store.load(db.data, join(dir, SNAPSHOT));
-      const { lines, size } = await readLog(join(dir, LOG), warn);
-      for (const line of lines) if (line.s > store.seq) store.apply(line);
+      const size = await store.replay(join(dir, LOG), warn);
       if (!options.readOnly) {
         store.log = await MutationLog.open(join(dir, LOG), size, (bytes) => store.maybeCompact(bytes));
       }
@@ -124,6 +126,7 @@ export class Store {
   nextId(counter: string): number {
     const next = (this.counters.get(counter) ?? 0) + 1;
     this.counters.set(counter, next);
+    this.advancedCounters.set(counter, next);
     return next;
   }
 
@@ -156,7 +159,12 @@ export class Store {
   /** Applies the mutations now (all of them, in order) and resolves once they are on disk. */
   commit(mutations: Mutation[]): Promise<void> {
     if (this.options.readOnly) return Promise.reject(new Error('This store was opened read-only.'));
+    if (this.closed) return Promise.reject(new Error('The store is closed: the emulator is stopping.'));
     const line: LogLine = { s: this.seq + 1, m: mutations };
+    if (this.advancedCounters.size > 0) {
+      line.c = Object.fromEntries(this.advancedCounters);
+      this.advancedCounters.clear();
+    }
     this.apply(line);
     if (!this.log) return Promise.resolve();
     return this.log.append(JSON.stringify(line) + '\n');
@@ -181,6 +189,7 @@ export class Store {
       this.collections = new Map();
       this.collectionRevs = new Map();
       this.counters = new Map();
+      this.advancedCounters.clear();
       for (const index of this.allIndexes()) index.ids.clear();
       this.load({ ...document, seq }, 'the imported document');
       await this.writeSnapshot();
@@ -191,13 +200,42 @@ export class Store {
 
   /** Writes the snapshot, empties the log and releases the lock. */
   async close(): Promise<void> {
-    if (this.log) {
-      await this.log.exclusive(() => this.writeSnapshot());
-      await this.log.close();
-      this.log = undefined;
+    this.closed = true;
+    try {
+      if (this.log) {
+        const log = this.log;
+        try {
+          await log.exclusive(() => this.writeSnapshot());
+        } finally {
+          await log.close();
+          this.log = undefined;
+        }
+      }
+    } finally {
+      this.lock?.release();
+      this.lock = undefined;
     }
-    this.lock?.release();
-    this.lock = undefined;
+  }
+
+  /**
+   * Applies the log lines the snapshot does not hold yet. They must follow it without a gap: a missing
+   * mutation means a lost or foreign file, and starting anyway would silently drop state.
+   */
+  private async replay(path: string, warn: (message: string) => void): Promise<number> {
+    const { lines, lineNumbers, size } = await readLog(path, warn, !this.options.readOnly);
+    const snapshotSeq = this.seq;
+    lines.forEach((line, i) => {
+      if (line.s <= snapshotSeq && this.seq === snapshotSeq) return;
+      if (line.s !== this.seq + 1) {
+        throw new StoreError(
+          `${path} line ${lineNumbers[i]} holds mutation ${line.s} where mutation ${this.seq + 1} was expected ` +
+            `(${SNAPSHOT} ends at mutation ${snapshotSeq}): the log does not belong to this snapshot or lost lines. ` +
+            'The emulator did not touch either file; restore them, or move them away to start empty.',
+        );
+      }
+      this.apply(line);
+    });
+    return size;
   }
 
   private load(document: StateDocument, source: string): void {
@@ -225,6 +263,9 @@ export class Store {
 
   private apply(line: LogLine): void {
     this.seq = line.s;
+    for (const [name, value] of Object.entries(line.c ?? {})) {
+      if (value > (this.counters.get(name) ?? 0)) this.counters.set(name, value);
+    }
     for (const m of line.m) {
       const records = this.collection(m.c);
       const previous = records.get(m.id);
@@ -282,6 +323,9 @@ export class Store {
     this.compacting = true;
     try {
       await this.writeSnapshot();
+    } catch (err) {
+      // The log still holds everything; the next flush tries again.
+      this.options.warn?.(`Could not rewrite ${SNAPSHOT} (${(err as Error).message}); the mutation log keeps growing until it can.`);
     } finally {
       this.compacting = false;
     }
