@@ -22,18 +22,18 @@ export const endpointFixtures: FixtureSection = {
   },
   async seed(ctx, items) {
     const now = new Date().toISOString();
-    const mutations: Mutation[] = [];
-    items.forEach((item, i) => {
+    // One by one, so that each endpoint's uniqueness checks see the ones before it (seeding runs in a scratch store).
+    for (const [i, item] of items.entries()) {
       const version = findVersion(ctx, item.appVersion as string);
       if (!version) throw new FixtureError(`endpoints[${i}] (${item.endpointId}): appVersion ${item.appVersion} is not a version of any application in the fixtures.`);
+      let endpoint;
       try {
-        const endpoint = newEndpoint(ctx, version.tenantId, { appVersion: { name: version.name }, endpointId: item.endpointId, endpointToken: item.token, metadata: item.metadata }, now);
-        mutations.push({ op: 'put', c: ENDPOINTS, id: endpoint.endpointId, v: { ...endpoint, tokenStatus: item.tokenStatus ?? 'Inactive' } });
+        endpoint = newEndpoint(ctx, version.tenantId, { appVersion: { name: version.name }, endpointId: item.endpointId, endpointToken: item.token, metadata: item.metadata }, now);
       } catch (err) {
         throw new FixtureError(`endpoints[${i}] (${item.endpointId}): ${(err as Error).message}`);
       }
-    });
-    await ctx.store.commit(mutations);
+      await ctx.store.put(ENDPOINTS, endpoint.endpointId, { ...endpoint, tokenStatus: item.tokenStatus ?? 'Inactive' });
+    }
   },
 };
 
