@@ -1,0 +1,9 @@
+// The one list of figures, in the order they run and print. A figure is a module with a `name` and
+// `run(bench)` returning rows made by `measure()` (bench/lib/report.js). Memory comes after reads and
+// writes: it compares the shared emulator's memory before and after their runs.
+import coldStart from './cold-start.js';
+import memory from './memory.js';
+import reads from './reads.js';
+import writes from './writes.js';
+
+export const figures = [coldStart, reads, writes, memory];

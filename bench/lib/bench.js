@@ -1,0 +1,112 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { load } from './load.js';
+import { rssOf, startServer, stopAll, stopProcess } from './processes.js';
+import { copyState, fixtureDocument, writeLargeState } from './state.js';
+
+const repo = (path) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
+const BIN = repo('bin/platform-emu.js');
+const REFERENCES = repo('bench/references');
+
+/**
+ * What every figure gets: the profile, temporary directories, the large state (built once), emulators
+ * and reference servers as child processes, and the load generator. Everything it starts is stopped,
+ * and its temporary root removed, by `close()` (run.js calls it on every way out, Ctrl-C included).
+ */
+export class Bench {
+  constructor(profile, log) {
+    this.profile = profile;
+    this.log = log;
+    this.root = mkdtempSync(join(tmpdir(), 'platform-emu-bench-'));
+    this.cache = new Map();
+  }
+
+  dir(name) {
+    const path = join(this.root, `${name}-${this.cache.size}-${Math.random().toString(36).slice(2, 8)}`);
+    mkdirSync(path, { recursive: true });
+    return path;
+  }
+
+  /** Writes a JSON file under the temporary root (reference configurations, json-server data). */
+  file(name, value) {
+    const path = join(this.dir('files'), name);
+    writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
+    return path;
+  }
+
+  once(key, create) {
+    if (!this.cache.has(key)) this.cache.set(key, create());
+    return this.cache.get(key);
+  }
+
+  /** The large state of figure 1 (endpoints with metadata, stored commands), written once; copy it before writing to it. */
+  largeState() {
+    return this.once('large-state', async () => {
+      const dir = join(this.root, 'large-state');
+      const started = performance.now();
+      const document = await writeLargeState(dir, this.profile);
+      this.log(`built the large state (${this.profile.endpoints} endpoints, ${this.profile.commands} commands) in ${Math.round(performance.now() - started)} ms`);
+      return { dir, document };
+    });
+  }
+
+  /** The state the default fixtures seed (what an empty data directory starts with). */
+  fixtureState() {
+    return this.once('fixture-state', () => fixtureDocument());
+  }
+
+  async largeStateCopy(name) {
+    return copyState((await this.largeState()).dir, this.dir(name));
+  }
+
+  /** `platform-emu start` as a user runs it, on free ports; resolves once it printed its URL (it is ready then). */
+  async startEmulator({ dataDir, auth = 'off', args = [] } = {}) {
+    const server = await startServer(
+      process.execPath,
+      [BIN, 'start', '--port', '0', '--mqtt-port', '0', '--quiet', '--auth', auth, ...(dataDir ? ['--data', dataDir] : ['--in-memory']), ...args],
+      { label: 'platform-emu start' },
+    );
+    return { ...server, rss: () => rssOf(server.child.pid), stop: () => stopProcess(server.child) };
+  }
+
+  /**
+   * The emulator of figures 2, 3 and 5: a copy of the large state, auth off, one process for the
+   * whole run, so that memory after the read and write runs can be compared with memory at start.
+   */
+  sharedEmulator() {
+    return this.once('shared-emulator', async () => {
+      const emulator = await this.startEmulator({ dataDir: await this.largeStateCopy('shared') });
+      return { ...emulator, rssAtStart: emulator.rss(), served: 0 };
+    });
+  }
+
+  /** A reference server from bench/references (`bare-http`, `express-one-route`, `json-server`), given its file argument. */
+  async startReference(name, fileArgument) {
+    const server = await startServer(process.execPath, [join(REFERENCES, `${name}.js`), fileArgument], { label: name });
+    return { ...server, rss: () => rssOf(server.child.pid), stop: () => stopProcess(server.child) };
+  }
+
+  /** Starts a server, hands it to `use`, stops it whatever happens. */
+  async using(start, use) {
+    const server = await start();
+    try {
+      return await use(server);
+    } finally {
+      await server.stop();
+    }
+  }
+
+  async load(job) {
+    const result = await load(this, job);
+    const shared = this.cache.get('shared-emulator');
+    if (shared && job.url === (await shared).url) (await shared).served += result.requests;
+    return result;
+  }
+
+  async close() {
+    await stopAll();
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}

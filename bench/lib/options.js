@@ -1,0 +1,64 @@
+/**
+ * The command line of `npm run bench` and the three sizes it runs at.
+ * full: the issue's sizes and durations (at most ten minutes on two cores); quick: same state, short runs;
+ * smoke: tiny state and a few requests per run, for the test that checks the harness completes.
+ */
+const PROFILES = {
+  full: {
+    endpoints: 10_000,
+    commands: 100_000,
+    coldStarts: 10,
+    readSeconds: 10,
+    warmupSeconds: 2,
+    singleWrites: 3_000,
+    concurrentWrites: 20_000,
+    jsonServerWrites: 300,
+    roundTrips: 2_000,
+    loadTimeoutSeconds: 60,
+  },
+  quick: {
+    endpoints: 10_000,
+    commands: 100_000,
+    coldStarts: 3,
+    readSeconds: 2,
+    warmupSeconds: 0.5,
+    singleWrites: 1_000,
+    concurrentWrites: 5_000,
+    jsonServerWrites: 100,
+    roundTrips: 400,
+    loadTimeoutSeconds: 20,
+  },
+  smoke: {
+    endpoints: 100,
+    commands: 1_000,
+    coldStarts: 1,
+    readAmount: 200,
+    warmupSeconds: 0,
+    singleWrites: 50,
+    concurrentWrites: 200,
+    jsonServerWrites: 20,
+    roundTrips: 20,
+    loadTimeoutSeconds: 20,
+  },
+};
+
+const USAGE = `Usage: npm run bench -- [--quick | --smoke] [--only <figure,...>] [--results <file>]
+
+  --quick           short runs at the full state sizes (about a minute)
+  --smoke           tiny state, a few requests per run (checks the harness; figures mean nothing)
+  --only <names>    run only these figures (comma-separated names, see the table)
+  --results <file>  where to write the JSON results (default bench/results/latest.json)`;
+
+export function parseOptions(argv) {
+  const options = { profileName: 'full', only: undefined, results: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--quick') options.profileName = 'quick';
+    else if (arg === '--smoke') options.profileName = 'smoke';
+    else if (arg === '--only') options.only = (argv[++i] ?? '').split(',').filter(Boolean);
+    else if (arg === '--results') options.results = argv[++i];
+    else if (arg === '--help' || arg === '-h') return { help: USAGE };
+    else return { error: `Unknown option ${arg}.\n\n${USAGE}` };
+  }
+  return { ...options, profile: PROFILES[options.profileName] };
+}

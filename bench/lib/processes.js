@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+
+/** Every child the bench starts, so that all of them are stopped at the end, also on Ctrl-C. */
+const children = new Set();
+
+/**
+ * Starts a process that prints its URL on stdout when it is ready (the emulator with `--quiet`, the
+ * references). Resolves with the URL, the process and the time from spawn to that line.
+ */
+export function startServer(command, args, { cwd, env, readyTimeoutMs = 60_000, label = args[0] } = {}) {
+  const started = performance.now();
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    const timer = setTimeout(() => fail(`did not print its URL within ${readyTimeoutMs} ms`), readyTimeoutMs);
+    const fail = (why) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${label} ${why}.${stderr ? `\n${stderr}` : ''}`));
+    };
+    const onExit = (code, signal) => fail(`exited (${signal ?? code}) before it was ready`);
+    child.once('exit', onExit);
+    child.once('error', (err) => fail(`could not start: ${err.message}`));
+    child.stdout.on('data', function onData(chunk) {
+      stdout += chunk;
+      const url = /https?:\/\/[^\s]+/.exec(stdout)?.[0];
+      if (!url) return;
+      clearTimeout(timer);
+      child.stdout.off('data', onData);
+      child.off('exit', onExit);
+      child.stdout.resume();
+      resolve({ url: url.replace(/\/$/, ''), child, startedAt: started, readyMs: performance.now() - started, stderr: () => stderr });
+    });
+  });
+}
+
+/** SIGTERM (the emulator saves its state and exits), SIGKILL if it is still there after `graceMs`. */
+export function stopProcess(child, graceMs = 30_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export async function stopAll(graceMs) {
+  await Promise.all([...children].map((child) => stopProcess(child, graceMs)));
+}
+
+/** Resident set size of a process in bytes (Linux /proc; `ps` elsewhere). */
+export function rssOf(pid) {
+  try {
+    const kb = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    if (kb) return Number(kb) * 1024;
+  } catch {
+    // not Linux: ask ps
+  }
+  return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) * 1024;
+}
+
+/** Runs a process to its end (tracked like the servers) and resolves with its stdout. */
+export function runToEnd(command, args, { label = args[0] } = {}) {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      if (code === 0) resolve(stdout);
+      else reject(new Error(`${label} failed (${signal ?? code}).${stderr ? `\n${stderr}` : ''}`));
+    });
+  });
+}

@@ -1,0 +1,104 @@
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadOrCreateKey } from '../../dist/auth/keys.js';
+import { DEFAULT_FIXTURES, resolveConfig } from '../../dist/config.js';
+import { documentFromImport, openContext } from '../../dist/emulator.js';
+import { newEndpoint } from '../../dist/services/epr/endpoints.js';
+
+const VERSIONS = ['smart-meter-v1', 'smart-meter-v2', 'tracker-v1'];
+const TENANT = 'acme';
+const EPOCH = Date.parse('2024-01-01T00:00:00.000Z');
+
+export const benchEndpointId = (i) => `bench-${String(i).padStart(6, '0')}`;
+
+function metadata(i) {
+  return {
+    serial: `SN-${100000 + i}`,
+    model: i % 2 ? 'm1' : 'm2',
+    firmware: `1.${i % 7}.${i % 13}`,
+    location: { lat: 48 + (i % 100) / 100, lon: 11 + (i % 50) / 50, site: `site-${i % 40}` },
+    tags: ['bench', `batch-${i % 10}`],
+    installedAt: new Date(EPOCH - i * 60_000).toISOString(),
+  };
+}
+
+/** A stored command as spec 2 shows it (executed, with both payloads). */
+function commandRecord(id, endpointId, at) {
+  return {
+    tenantId: TENANT,
+    commandId: id,
+    commandType: id % 2 ? 'reboot' : 'setInterval',
+    endpointId,
+    status: 'executed',
+    statusCode: 200,
+    reasonPhrase: 'OK',
+    requestPayload: { interval: id % 60, reason: 'bench' },
+    responsePayload: { ok: true, applied: id % 60 },
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/** The state the default fixtures seed, built by the emulator's own code in a scratch in-memory store. */
+export async function fixtureDocument() {
+  const ctx = await openContext(resolveConfig({ inMemory: true }), () => undefined);
+  try {
+    return await documentFromImport(ctx, JSON.parse(readFileSync(DEFAULT_FIXTURES, 'utf8')), DEFAULT_FIXTURES);
+  } finally {
+    await ctx.store.close();
+  }
+}
+
+/**
+ * Writes a data directory in the store's own format (`state.json` snapshot, no log, a signing key):
+ * the default fixtures plus `endpoints` endpoints with metadata and `commands` executed commands.
+ * Records come from the emulator's own `newEndpoint`, so they are exactly what `POST /endpoints` stores.
+ */
+export async function writeLargeState(dir, { endpoints, commands }) {
+  const document = await fixtureDocument();
+  const ctx = await openContext(resolveConfig({ inMemory: true }), () => undefined);
+  await ctx.store.replace(document);
+  const records = (document.collections.endpoints ??= {});
+  for (let i = 1; i <= endpoints; i++) {
+    const endpointId = benchEndpointId(i);
+    const input = { appVersion: { name: VERSIONS[i % VERSIONS.length] }, endpointId, endpointToken: `${endpointId}-token`, metadata: metadata(i) };
+    records[endpointId] = newEndpoint(ctx, TENANT, input, new Date(EPOCH + i * 1000).toISOString());
+  }
+  await ctx.store.close();
+  const stored = (document.collections.commands ??= {});
+  for (let id = 1; id <= commands; id++) {
+    stored[id] = commandRecord(id, benchEndpointId(1 + (id % endpoints)), new Date(EPOCH + id * 100).toISOString());
+  }
+  mkdirSync(dir, { recursive: true });
+  // The layout Store writes: indented by one space, a trailing newline.
+  writeFileSync(join(dir, 'state.json'), `${JSON.stringify(document, null, 1)}\n`);
+  await loadOrCreateKey(dir);
+  return document;
+}
+
+export function copyState(from, to) {
+  cpSync(from, to, { recursive: true });
+  return to;
+}
+
+/**
+ * json-server's equivalent of the same state: the endpoints as the emulator presents them with
+ * `include=metadata` (plus the `id` json-server routes by) and, for the start figure, the commands.
+ */
+export function writeJsonServerData(file, document, { withCommands }) {
+  const endpoints = Object.values(document.collections.endpoints ?? {})
+    .filter((e) => e.tenantId === TENANT)
+    .map((e) => ({
+      id: e.endpointId,
+      endpointId: e.endpointId,
+      createdDate: e.createdDate,
+      appVersion: e.appVersion,
+      metadata: e.metadata,
+      metadataUpdatedDate: e.metadataUpdatedDate ?? e.createdDate,
+      filters: [],
+    }));
+  const data = { endpoints };
+  if (withCommands) data.commands = Object.values(document.collections.commands ?? {}).map((c) => ({ id: c.commandId, ...c }));
+  writeFileSync(file, JSON.stringify(data, null, 2));
+  return file;
+}
