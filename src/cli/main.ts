@@ -1,5 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
+import { callCommand } from './call.js';
+import { deviceCommand } from './device/index.js';
 import { fixturesCommand } from './fixtures.js';
 import { CliError } from './shared.js';
 import { startCommand } from './start.js';
@@ -21,7 +23,7 @@ Examples:
   $ platform-emu token                   # a bearer token for the default tenant
   $ platform-emu fixtures export > state.json`,
     );
-  for (const command of [startCommand(), tokenCommand(), fixturesCommand()]) program.addCommand(command);
+  for (const command of [startCommand(), tokenCommand(), fixturesCommand(), deviceCommand(), callCommand()]) program.addCommand(command);
   const exitOverride = (err: CommanderError) => {
     if (err.exitCode === 0) process.exit(0);
     process.exit(USAGE_EXIT);

@@ -1,0 +1,55 @@
+import { CliError } from '../shared.js';
+
+/** One device to simulate: its token, and its endpoint id when this run registered it. */
+export interface DeviceIdentity {
+  token?: string;
+  endpointId?: string;
+}
+
+const PLACEHOLDER = /\{(n+)\}/g;
+
+/** `meter-{nnn}` with index 7 is `meter-007`; `dev-{n}` is `dev-7`. */
+export function expandPattern(pattern: string, index: number): string {
+  return pattern.replace(PLACEHOLDER, (_m, ns: string) => String(index).padStart(ns.length, '0'));
+}
+
+const hasPlaceholder = (value: string) => new RegExp(PLACEHOLDER.source).test(value);
+
+/**
+ * Who to simulate. Tokens are listed (`--token a,b`) or one pattern with `{n}` for `--fleet n`;
+ * with `--register`, tokens and ids may be left out and the emulator generates them.
+ */
+export function planFleet(options: { token?: string[]; id?: string; fleet?: number; register?: boolean }): DeviceIdentity[] {
+  const tokens = options.token ?? [];
+  if (!options.register && tokens.length === 0) throw new CliError('Give the device token(s) with --token, or --register new endpoints.', 2);
+  const single = tokens.length <= 1;
+  const size = options.fleet ?? Math.max(tokens.length, 1);
+  if (!single && size !== tokens.length) throw new CliError(`--fleet ${size} does not match the ${tokens.length} tokens given.`, 2);
+  if (size > 1 && single && tokens.length === 1 && !hasPlaceholder(tokens[0])) {
+    throw new CliError(`--fleet ${size} needs distinct tokens: write the token as a pattern, like --token 'meter-{nnn}-token', or list ${size} tokens.`, 2);
+  }
+  if (size > 1 && options.id && !hasPlaceholder(options.id)) throw new CliError(`--fleet ${size} needs an --id pattern with {n}, like --id 'meter-{nnn}'.`, 2);
+  if (options.id && !options.register) throw new CliError('--id is only used with --register.', 2);
+  const identities: DeviceIdentity[] = [];
+  for (let i = 1; i <= size; i++) {
+    const token = single ? (tokens[0] !== undefined ? expandPattern(tokens[0], i) : undefined) : tokens[i - 1];
+    identities.push({ token, endpointId: options.id ? expandPattern(options.id, i) : undefined });
+  }
+  const distinct = new Set(identities.map((d) => d.token).filter(Boolean));
+  if (distinct.size !== identities.filter((d) => d.token).length) throw new CliError('The same token is given twice; each simulated device needs its own token.', 2);
+  return identities;
+}
+
+/** Runs `work` over `items`, at most `limit` at a time, keeping the order of the results. */
+export async function inBatches<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index], index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,70 @@
+import inquirer from 'inquirer';
+import type { Answer } from './rules.js';
+import type { ReceivedCommand } from './simulated-device.js';
+
+/** Prompts go to stderr, so that `--json` events on stdout stay machine-readable. */
+const prompt = inquirer.createPromptModule({ output: process.stderr });
+
+const show = (value: unknown) => (value === undefined ? '(none)' : JSON.stringify(value));
+
+function parsePayload(text: string): unknown {
+  return text.trim() === '' ? undefined : JSON.parse(text);
+}
+
+async function askOne(command: ReceivedCommand, suggested: Answer): Promise<Answer> {
+  const { choice } = await prompt<{ choice: 'suggested' | 'custom' | 'ignore' }>([
+    {
+      type: 'select',
+      name: 'choice',
+      message: `${command.token}: command ${command.commandType} #${command.commandId} with payload ${show(command.payload)}. Answer?`,
+      choices: [
+        { name: `${suggested.statusCode}${suggested.reasonPhrase ? ` ${suggested.reasonPhrase}` : ''} with ${show(suggested.payload)} (rule)`, value: 'suggested' },
+        { name: 'another status code and payload', value: 'custom' },
+        { name: 'do not answer (the caller gets 202, the command stays pending)', value: 'ignore' },
+      ],
+    },
+  ]);
+  if (choice === 'suggested') return suggested;
+  if (choice === 'ignore') return { ...suggested, ignore: true };
+  const custom = await prompt<{ statusCode: string; reasonPhrase: string; payload: string }>([
+    {
+      type: 'input',
+      name: 'statusCode',
+      message: 'Status code',
+      default: String(suggested.statusCode),
+      validate: (value: string) => (/^[1-5]\d\d$/.test(value.trim()) ? true : 'a status code from 100 to 599'),
+    },
+    { type: 'input', name: 'reasonPhrase', message: 'Reason phrase (empty for none)', default: suggested.reasonPhrase ?? '' },
+    {
+      type: 'input',
+      name: 'payload',
+      message: 'Response payload as JSON (empty for none)',
+      default: suggested.payload === undefined ? '' : JSON.stringify(suggested.payload),
+      validate: (value: string) => {
+        try {
+          parsePayload(value);
+          return true;
+        } catch (err) {
+          return `not JSON: ${(err as Error).message}`;
+        }
+      },
+    },
+  ]);
+  return {
+    statusCode: Number(custom.statusCode.trim()),
+    ...(custom.reasonPhrase.trim() ? { reasonPhrase: custom.reasonPhrase.trim() } : {}),
+    ...(parsePayload(custom.payload) !== undefined ? { payload: parsePayload(custom.payload) } : {}),
+    delayMs: 0,
+    ignore: false,
+  };
+}
+
+/** One question at a time, even when several devices receive commands at once. */
+export function interactiveDecider(): (command: ReceivedCommand, suggested: Answer) => Promise<Answer> {
+  let queue: Promise<unknown> = Promise.resolve();
+  return (command, suggested) => {
+    const asked = queue.then(() => askOne(command, suggested));
+    queue = asked.catch(() => undefined);
+    return asked;
+  };
+}

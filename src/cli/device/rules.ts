@@ -1,0 +1,105 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import { readFile } from 'node:fs/promises';
+import { CliError } from '../shared.js';
+import { renderTemplate, type TemplateContext } from './template.js';
+
+/** How the simulated device answers one command type. */
+export interface Rule {
+  /** KP1 status code of the result; default 200. */
+  statusCode?: number;
+  reasonPhrase?: string;
+  /** Response payload: fixed JSON, or a template (see template.ts). Absent = no payload. */
+  payload?: unknown;
+  /** Wait before answering, in milliseconds. */
+  delayMs?: number;
+  /** Receive the command but never answer it (the REST caller gets 202; the command expires). */
+  ignore?: boolean;
+}
+
+export interface Rules {
+  commands: Record<string, Rule>;
+  default?: Rule;
+}
+
+/** What the device sends back for one command; `undefined` payload means none. */
+export interface Answer {
+  statusCode: number;
+  reasonPhrase?: string;
+  payload?: unknown;
+  delayMs: number;
+  ignore: boolean;
+}
+
+/** Without rules (and for types no rule names, when the file has no `default`): 200 with the request payload. */
+export const ECHO_RULE: Rule = { statusCode: 200, payload: '{{payload}}' };
+
+const ruleSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    statusCode: { type: 'integer', minimum: 100, maximum: 599 },
+    reasonPhrase: { type: 'string' },
+    payload: {},
+    delayMs: { type: 'integer', minimum: 0, maximum: 3_600_000 },
+    ignore: { type: 'boolean' },
+  },
+};
+
+const rulesSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    $schema: { type: 'string' },
+    description: { type: 'string' },
+    commands: {
+      type: 'object',
+      propertyNames: { pattern: '^[a-zA-Z0-9]+$' },
+      additionalProperties: ruleSchema,
+    },
+    default: ruleSchema,
+  },
+};
+
+const validate = new Ajv({ allErrors: true, strict: false }).compile<Rules>(rulesSchema);
+
+function describe(error: ErrorObject): string {
+  const where = error.instancePath ? `at ${error.instancePath}` : 'at the top level';
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'additionalProperties') {
+    const allowed = error.instancePath === '' ? 'commands, default' : 'statusCode, reasonPhrase, payload, delayMs, ignore';
+    return `${where}: unknown field "${String(params.additionalProperty)}" (allowed: ${allowed})`;
+  }
+  if (error.keyword === 'propertyNames') return `${where}: command type "${String(params.propertyName)}" is not alphanumeric`;
+  if (error.keyword === 'pattern') return '';
+  return `${where}: ${error.message}`;
+}
+
+/** Reads and validates a rules file; every problem is named with its place in the file. Exit 2 when wrong. */
+export async function loadRules(file: string): Promise<Rules> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new CliError(`Cannot read the rules file ${file}: ${(err as Error).message}`, 2);
+  }
+  if (!validate(parsed)) {
+    const problems = [...new Set((validate.errors ?? []).map(describe).filter(Boolean))];
+    throw new CliError(`The rules file ${file} is not valid:\n  ${problems.join('\n  ')}`, 2);
+  }
+  return { commands: parsed.commands ?? {}, ...(parsed.default ? { default: parsed.default } : {}) };
+}
+
+export function ruleFor(rules: Rules | undefined, commandType: string): Rule {
+  return rules?.commands[commandType] ?? rules?.default ?? ECHO_RULE;
+}
+
+/** Applies a rule to one received command. */
+export function answerFrom(rule: Rule, context: TemplateContext): Answer {
+  return {
+    statusCode: rule.statusCode ?? 200,
+    ...(rule.reasonPhrase !== undefined ? { reasonPhrase: rule.reasonPhrase } : {}),
+    ...(rule.payload !== undefined ? { payload: renderTemplate(rule.payload, context) } : {}),
+    delayMs: rule.delayMs ?? 0,
+    ignore: rule.ignore ?? false,
+  };
+}

@@ -1,0 +1,122 @@
+import { request, type Dispatcher } from 'undici';
+
+export const DEFAULT_EMULATOR_URL = 'http://127.0.0.1:8080';
+
+/** The emulator could not be reached at all (nothing listens, DNS, refused). */
+export class EmulatorUnreachableError extends Error {
+  constructor(
+    readonly url: string,
+    cause: Error,
+  ) {
+    super(`Cannot reach the emulator at ${url}: ${cause.message || (cause as NodeJS.ErrnoException).code || cause.name}. Is it running (platform-emu start)?`);
+  }
+}
+
+/** The emulator answered 4xx or 5xx where the caller expected success. */
+export class EmulatorHttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly method: string,
+    readonly url: string,
+    readonly body: unknown,
+  ) {
+    const reason = (body as { message?: unknown } | undefined)?.message;
+    super(`${method} ${url} answered ${status}${typeof reason === 'string' ? `: ${reason}` : ''}`);
+  }
+}
+
+export interface RequestOptions {
+  /** Serialized as JSON, with `Content-Type: application/json` unless a header says otherwise. */
+  json?: unknown;
+  /** Sent as is. */
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface ClientResponse {
+  status: number;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** The body as received. */
+  raw: Buffer;
+  /** The body parsed as JSON; undefined when empty or not JSON. */
+  json: unknown;
+}
+
+function parseJson(raw: Buffer): unknown {
+  if (raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function flatHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+/** A small JSON client of a running emulator (or of the real platform: it only speaks HTTP). */
+export class EmulatorClient {
+  readonly baseUrl: string;
+
+  constructor(
+    baseUrl: string,
+    /** Bearer token sent with every request. */
+    public accessToken?: string,
+  ) {
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+  }
+
+  /** Any request; never throws for an HTTP status, only when the emulator cannot be reached. */
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<ClientResponse> {
+    const url = this.baseUrl + (path.startsWith('/') ? path : `/${path}`);
+    const headers: Record<string, string> = {};
+    if (this.accessToken) headers.authorization = `Bearer ${this.accessToken}`;
+    let body = options.body;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['content-type'] = 'application/json';
+    }
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, { method: method.toUpperCase() as Dispatcher.HttpMethod, headers, body });
+    } catch (err) {
+      throw new EmulatorUnreachableError(this.baseUrl, err as Error);
+    }
+    const raw = Buffer.from(await response.body.arrayBuffer());
+    return { status: response.statusCode, method: method.toUpperCase(), url, headers: flatHeaders(response.headers), raw, json: parseJson(raw) };
+  }
+
+  /** A request whose success is expected: the parsed body, or an EmulatorHttpError. */
+  async json<T = unknown>(method: string, path: string, body?: unknown): Promise<{ body: T; response: ClientResponse }> {
+    const response = await this.request(method, path, body === undefined ? {} : { json: body });
+    if (response.status >= 400) throw new EmulatorHttpError(response.status, response.method, response.url, response.json);
+    return { body: response.json as T, response };
+  }
+
+  /** `GET /_emu/health`: the emulator's URLs (REST, MQTT), auth mode and default tenant. */
+  async health(): Promise<EmulatorHealth> {
+    return (await this.json<EmulatorHealth>('GET', '/_emu/health')).body;
+  }
+
+  /** A test token from the emulator's control plane (`POST /_emu/token`), as `platform-emu token` gets it. */
+  async issueToken(request: { tenant?: string; scopes?: string[] } = {}): Promise<string> {
+    return (await this.json<{ token: string }>('POST', '/_emu/token', request)).body.token;
+  }
+}
+
+export interface EmulatorHealth {
+  status: string;
+  url?: string;
+  auth?: 'on' | 'off';
+  mqttUrl?: string;
+  defaultTenant?: string;
+  [field: string]: unknown;
+}

@@ -1,0 +1,171 @@
+import { EventEmitter } from 'node:events';
+import { connectAsync, type MqttClient } from 'mqtt';
+
+/** What a KP1 server answered to a request with a request id. */
+export interface Kp1Reply {
+  /** true for a `/status` reply, false for an `/error` reply. */
+  ok: boolean;
+  /** The error reply's `statusCode`; 200 for a `/status` reply. */
+  statusCode: number;
+  reasonPhrase?: string;
+  /** The `/status` reply's payload (undefined when empty). */
+  payload: unknown;
+}
+
+/** One outstanding command as the `cex` extension pushes it. */
+export interface Kp1Command {
+  id: number;
+  payload: unknown;
+}
+
+export interface Kp1ConnectOptions {
+  mqttUrl: string;
+  appVersion: string;
+  token: string;
+  clientId?: string;
+  connectTimeoutMs?: number;
+  /** How long a request waits for its `/status` or `/error` reply. */
+  replyTimeoutMs?: number;
+}
+
+interface Pending {
+  topic: string;
+  resolve: (reply: Kp1Reply) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+function parsePayload(message: Buffer): unknown {
+  if (message.length === 0) return undefined;
+  const text = message.toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * A device speaking KP1 over MQTT for one endpoint token: requests with request ids and their replies,
+ * and the `cex` command pushes. Emits `commands` (commandType, Kp1Command[]) and `close` (unexpected).
+ */
+export class Kp1Device extends EventEmitter {
+  private nextRequestId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly replyFilters = new Map<string, Promise<unknown>>();
+  private closing = false;
+
+  private constructor(
+    private readonly client: MqttClient,
+    readonly options: Required<Omit<Kp1ConnectOptions, 'clientId'>>,
+  ) {
+    super();
+    client.on('message', (topic, message) => this.receive(topic, message));
+    client.on('close', () => {
+      this.failPending(new Error('The MQTT connection closed.'));
+      if (!this.closing) this.emit('close');
+    });
+    client.on('error', (err) => this.emit('transportError', err));
+  }
+
+  /** Connects once (no automatic reconnect) and subscribes to the endpoint's command pushes. */
+  static async connect(options: Kp1ConnectOptions): Promise<Kp1Device> {
+    const resolved = { connectTimeoutMs: 5000, replyTimeoutMs: 10_000, ...options };
+    const client = await connectAsync(resolved.mqttUrl, {
+      clientId: options.clientId ?? `platform-emu-${process.pid}-${options.token}`.slice(0, 64),
+      reconnectPeriod: 0,
+      connectTimeout: resolved.connectTimeoutMs,
+      clean: true,
+    });
+    const { clientId: _ignored, ...rest } = resolved;
+    const device = new Kp1Device(client, rest);
+    await client.subscribeAsync(`${device.base('cex')}/command/+/status`, { qos: 1 });
+    return device;
+  }
+
+  get token(): string {
+    return this.options.token;
+  }
+
+  /** `kp1/<appVersionName>/<extension>/<token>` */
+  private base(extension: string): string {
+    return `kp1/${this.options.appVersion}/${extension}/${this.options.token}`;
+  }
+
+  private topic(extension: string, resource: string): string {
+    return resource ? `${this.base(extension)}/${resource}` : this.base(extension);
+  }
+
+  /** Publishes with a fresh request id and resolves with the `/status` or `/error` reply. */
+  async request(extension: string, resource: string, payload: unknown): Promise<Kp1Reply> {
+    const topic = this.topic(extension, resource);
+    // One subscription per resource covers every reply: `<topic>/<requestId>/status|error`.
+    let subscribed = this.replyFilters.get(topic);
+    if (!subscribed) this.replyFilters.set(topic, (subscribed = this.client.subscribeAsync(`${topic}/+/+`, { qos: 1 })));
+    await subscribed;
+    const requestId = this.nextRequestId++;
+    const reply = new Promise<Kp1Reply>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(requestId);
+        reject(new Error(`No reply to ${topic}/${requestId} within ${this.options.replyTimeoutMs} ms.`));
+      }, this.options.replyTimeoutMs);
+      this.pending.set(requestId, { topic, resolve, reject, timer });
+    });
+    await this.client.publishAsync(`${topic}/${requestId}`, payload === undefined ? '' : JSON.stringify(payload), { qos: 1 });
+    return reply;
+  }
+
+  /** Reports command results on `cex/<token>/result/<commandType>`. */
+  answer(commandType: string, results: Array<{ id: number; statusCode: number; reasonPhrase?: string; payload?: unknown }>): Promise<Kp1Reply> {
+    return this.request('cex', `result/${commandType}`, results);
+  }
+
+  /** Asks for the outstanding commands of a type (polling); the reply payload is the array. */
+  async poll(commandType: string): Promise<Kp1Command[]> {
+    const reply = await this.request('cex', `command/${commandType}`, {});
+    if (!reply.ok) throw new Error(`Polling ${commandType} commands failed: ${reply.statusCode} ${reply.reasonPhrase ?? ''}`.trim());
+    return Array.isArray(reply.payload) ? (reply.payload as Kp1Command[]) : [];
+  }
+
+  private receive(topic: string, message: Buffer): void {
+    const cexPush = new RegExp(`^${escape(this.base('cex'))}/command/([^/]+)/status$`).exec(topic);
+    if (cexPush) {
+      const commands = parsePayload(message);
+      this.emit('commands', cexPush[1], Array.isArray(commands) ? commands : []);
+      return;
+    }
+    const reply = /^(.*)\/(\d+)\/(status|error)$/.exec(topic);
+    const pending = reply ? this.pending.get(Number(reply[2])) : undefined;
+    if (!reply || !pending || pending.topic !== reply[1]) return;
+    this.pending.delete(Number(reply[2]));
+    clearTimeout(pending.timer);
+    const payload = parsePayload(message);
+    if (reply[3] === 'status') {
+      pending.resolve({ ok: true, statusCode: 200, payload });
+    } else {
+      const error = (payload ?? {}) as { statusCode?: unknown; reasonPhrase?: unknown };
+      pending.resolve({
+        ok: false,
+        statusCode: typeof error.statusCode === 'number' ? error.statusCode : 500,
+        reasonPhrase: typeof error.reasonPhrase === 'string' ? error.reasonPhrase : undefined,
+        payload,
+      });
+    }
+  }
+
+  private failPending(err: Error): void {
+    for (const [id, pending] of this.pending) {
+      clearTimeout(pending.timer);
+      pending.reject(err);
+      this.pending.delete(id);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    this.failPending(new Error('The device was stopped.'));
+    await this.client.endAsync();
+  }
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,0 +1,140 @@
+import { execa } from 'execa';
+import { existsSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { services } from '../../src/services/index.js';
+import { api, startTestEmulator } from '../helpers/emulator.js';
+
+const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
+if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) throw new Error('Run `npm run build` before the CLI tests.');
+
+/** The real CLI in a child process; no environment that could point it elsewhere. */
+function cli(...args: string[]) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PLATFORM_EMU_')));
+  return execa('node', [BIN, ...args], { reject: false, env: { ...env, NO_COLOR: '1' }, extendEnv: false });
+}
+
+describe('platform-emu call', async () => {
+  const emulator = await startTestEmulator();
+  const url = ['--url', emulator.url];
+
+  it('calls a bare path through its service prefix and prints pretty JSON, the status line on stderr', async () => {
+    const result = await cli('call', 'GET', '/endpoints/meter-001', ...url);
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ endpointId: 'meter-001', appVersion: { name: 'smart-meter-v1' } });
+    expect(result.stdout).toContain('\n  "endpointId"');
+    expect(result.stderr).toContain('200 OK');
+    expect(result.stderr).toContain(`GET ${emulator.url}/epr/api/v1/endpoints/meter-001`);
+  });
+
+  it('takes a full path with its prefix as is, and a path without a leading slash', async () => {
+    const full = await cli('call', 'get', '/epr/api/v1/endpoints?limit=2', ...url);
+    expect(full.exitCode).toBe(0);
+    expect(JSON.parse(full.stdout).content).toHaveLength(2);
+    const noSlash = await cli('call', 'GET', 'endpoints?applicationName=tracker', ...url);
+    expect(JSON.parse(noSlash.stdout).totalElements).toBe(4);
+  });
+
+  it('sends --data as the JSON body, also from @file, and --header', async () => {
+    const created = await cli('call', 'POST', '/endpoints', '--data', '{"appVersion":{"name":"tracker-v1"},"endpointId":"call-1"}', '-i', ...url);
+    expect(created.exitCode).toBe(0);
+    expect(created.stderr).toContain('201 Created');
+    expect(created.stderr).toMatch(/location: .*\/endpoints\/call-1/);
+    expect(JSON.parse(created.stdout)).toEqual({ token: expect.any(String), status: 'Inactive' });
+
+    const dir = await mkdtemp(join(tmpdir(), 'call-test-'));
+    await writeFile(join(dir, 'body.json'), JSON.stringify({ appVersion: { name: 'tracker-v1' }, endpointId: 'call-2', metadata: { m: 1 } }));
+    const fromFile = await cli('call', 'POST', '/endpoints', '-d', `@${join(dir, 'body.json')}`, ...url);
+    expect(fromFile.exitCode).toBe(0);
+    expect((await api(emulator)('GET', '/epr/api/v1/endpoints/call-2?include=metadata')).body.metadata).toEqual({ m: 1 });
+
+    const etag = (await api(emulator)('GET', '/epr/api/v1/endpoints/call-2')).headers.get('etag')!;
+    const conditional = await cli('call', 'GET', '/endpoints/call-2', '--header', `If-None-Match: ${etag}`, ...url);
+    expect(conditional.exitCode).toBe(0);
+    expect(conditional.stderr).toContain('304');
+    expect(conditional.stdout).toBe('');
+  });
+
+  it('prints the body as received with --raw', async () => {
+    const result = await cli('call', 'GET', '/endpoints/meter-002', '--raw', ...url);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).not.toContain('\n');
+    expect(JSON.parse(result.stdout).endpointId).toBe('meter-002');
+  });
+
+  it('exits 4 on a 4xx answer and prints its message body', async () => {
+    const result = await cli('call', 'GET', '/endpoints/no-such-endpoint', ...url);
+    expect(result.exitCode).toBe(4);
+    expect(result.stderr).toContain('404 Not Found');
+    expect(JSON.parse(result.stdout).message).toContain('no-such-endpoint');
+
+    const invalid = await cli('call', 'POST', '/endpoints', '-d', '{"appVersion":{"name":"nope"}}', ...url);
+    expect(invalid.exitCode).toBe(4);
+    expect(JSON.parse(invalid.stdout).message).toMatch(/application version/i);
+  });
+
+  it('refuses --data that is not JSON (exit 2) and sends nothing; a text content type sends it as is', async () => {
+    const before = (await api(emulator)('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements;
+    const bad = await cli('call', 'POST', '/endpoints', '-d', '{"appVersion":', ...url);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/not valid JSON/);
+    expect((await api(emulator)('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements).toBe(before);
+
+    const asText = await cli('call', 'POST', '/endpoints', '-d', '{"appVersion":', '-H', 'Content-Type: text/plain', ...url);
+    expect(asText.exitCode).toBe(4);
+    expect(asText.stderr).toContain('400');
+  });
+
+  it('usage errors exit 2: no method, an unknown method, a path no operation matches', async () => {
+    expect((await cli('call', ...url)).exitCode).toBe(2);
+    const method = await cli('call', 'FETCH', '/endpoints', ...url);
+    expect(method.exitCode).toBe(2);
+    expect(method.stderr).toContain('Unknown method FETCH');
+    const path = await cli('call', 'GET', '/no/such/thing', ...url);
+    expect(path.exitCode).toBe(2);
+    expect(path.stderr).toContain('call --list');
+  });
+
+  it('exits 1 with a clear message when nothing listens at the URL', async () => {
+    const result = await cli('call', 'GET', '/endpoints', '--url', 'http://127.0.0.1:9');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('Cannot reach the emulator at http://127.0.0.1:9');
+  });
+
+  it('--list prints every operation of the route table the server mounts, with its scope', async () => {
+    const result = await cli('call', '--list');
+    expect(result.exitCode).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    const routes = services.flatMap((s) => s.routes.map((r) => ({ operation: `${r.method} /${s.prefix}/api/v1${r.path}`, scope: r.scope ?? '(no scope)' })));
+    expect(lines).toHaveLength(routes.length);
+    for (const { operation, scope } of routes) {
+      const line = lines.find((l) => l.replace(/\s+/, ' ').startsWith(`${operation} `));
+      expect(line, operation).toBeDefined();
+      expect(line).toContain(scope);
+    }
+  });
+});
+
+describe('platform-emu call against an emulator with --auth on', async () => {
+  const emulator = await startTestEmulator({ auth: 'on' });
+  const url = ['--url', emulator.url];
+
+  it('gets 401 without a token, and 200 with --auth (a test token from the emulator) or --token', async () => {
+    const denied = await cli('call', 'GET', '/endpoints/meter-001', ...url);
+    expect(denied.exitCode).toBe(4);
+    expect(denied.stderr).toContain('401');
+
+    const authed = await cli('call', 'GET', '/endpoints/meter-001', '--auth', ...url);
+    expect(authed.exitCode).toBe(0);
+    expect(JSON.parse(authed.stdout).endpointId).toBe('meter-001');
+
+    const token = (await api(emulator)('POST', '/_emu/token', { body: { scopes: ['endpoint:read'] } })).body.token;
+    const explicit = await cli('call', 'GET', '/endpoints/meter-001', '--token', token, ...url);
+    expect(explicit.exitCode).toBe(0);
+    const otherTenant = await cli('call', 'GET', '/endpoints/meter-001', '--auth', '--tenant', 'globex', ...url);
+    expect(otherTenant.exitCode).toBe(4);
+  });
+});
