@@ -19,6 +19,7 @@ if (options.only && selected.length !== options.only.length) {
 
 const log = (message) => process.stderr.write(`bench: ${message}\n`);
 const bench = new Bench(options.profile, log);
+log(`${options.profileName} run; temporary files in ${bench.root}`);
 
 let closing;
 const close = () => (closing ??= bench.close());
@@ -36,10 +37,10 @@ try {
     const started = performance.now();
     log(`${figure.name}...`);
     try {
-      rows.push(...(await figure.run(bench)));
+      rows.push(...(await figure.run(bench)).map((row) => ({ figure: figure.name, ...row })));
     } catch (err) {
       log(`${figure.name} failed: ${err.stack ?? err}`);
-      rows.push({ id: figure.name, name: '', error: err.message, holds: false });
+      rows.push({ figure: figure.name, id: figure.name, name: '', error: err.message, holds: false });
     }
     log(`${figure.name} took ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }

@@ -4,12 +4,18 @@ import { execFileSync } from 'node:child_process';
 
 /** Every child the bench starts, so that all of them are stopped at the end, also on Ctrl-C. */
 const children = new Set();
+let closing = false;
+
+function refuseWhenClosing(label) {
+  if (closing) throw new Error(`${label} not started: the bench is stopping.`);
+}
 
 /**
  * Starts a process that prints its URL on stdout when it is ready (the emulator with `--quiet`, the
  * references). Resolves with the URL, the process and the time from spawn to that line.
  */
 export function startServer(command, args, { cwd, env, readyTimeoutMs = 60_000, label = args[0] } = {}) {
+  refuseWhenClosing(label);
   const started = performance.now();
   const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
@@ -54,6 +60,7 @@ export function stopProcess(child, graceMs = 30_000) {
 }
 
 export async function stopAll(graceMs) {
+  closing = true;
   await Promise.all([...children].map((child) => stopProcess(child, graceMs)));
 }
 
@@ -70,6 +77,7 @@ export function rssOf(pid) {
 
 /** Runs a process to its end (tracked like the servers) and resolves with its stdout. */
 export function runToEnd(command, args, { label = args[0] } = {}) {
+  refuseWhenClosing(label);
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let stdout = '';

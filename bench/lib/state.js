@@ -22,20 +22,28 @@ function metadata(i) {
   };
 }
 
-/** A stored command as spec 2 shows it (executed, with both payloads). */
-function commandRecord(id, endpointId, at) {
+const RETENTION_MS = 720 * 3_600_000;
+
+/**
+ * An executed command as the command invocation service stores it (src/services/cex/commands.ts
+ * CommandRecord): created in the last hours, so that its retention (720 h by default) is still running.
+ */
+function commandRecord(id, endpoint, createdMs) {
+  const at = new Date(createdMs).toISOString();
   return {
-    tenantId: TENANT,
+    tenantId: endpoint.tenantId,
+    appName: endpoint.appName,
     commandId: id,
     commandType: id % 2 ? 'reboot' : 'setInterval',
-    endpointId,
-    status: 'executed',
+    endpointId: endpoint.endpointId,
+    status: 'EXECUTED',
     statusCode: 200,
     reasonPhrase: 'OK',
     requestPayload: { interval: id % 60, reason: 'bench' },
     responsePayload: { ok: true, applied: id % 60 },
     createdAt: at,
     updatedAt: at,
+    retainUntil: new Date(createdMs + RETENTION_MS).toISOString(),
   };
 }
 
@@ -66,9 +74,11 @@ export async function writeLargeState(dir, { endpoints, commands }) {
   }
   await ctx.store.close();
   const stored = (document.collections.commands ??= {});
+  const firstCommandAt = Date.now() - commands * 100;
   for (let id = 1; id <= commands; id++) {
-    stored[id] = commandRecord(id, benchEndpointId(1 + (id % endpoints)), new Date(EPOCH + id * 100).toISOString());
+    stored[id] = commandRecord(id, records[benchEndpointId(1 + (id % endpoints))], firstCommandAt + id * 100);
   }
+  document.counters.commands = Math.max(document.counters.commands ?? 0, commands);
   mkdirSync(dir, { recursive: true });
   // The layout Store writes: indented by one space, a trailing newline.
   writeFileSync(join(dir, 'state.json'), `${JSON.stringify(document, null, 1)}\n`);
