@@ -116,7 +116,8 @@ export interface EmulatorHealth {
   status: string;
   url?: string;
   auth?: 'on' | 'off';
-  mqttUrl?: string;
+  /** The device gateway: `mqtt://host:port`. */
+  mqtt?: { url?: string; port?: number };
   defaultTenant?: string;
   [field: string]: unknown;
 }

@@ -54,12 +54,14 @@ export class Kp1Device extends EventEmitter {
   private readonly pending = new Map<number, Pending>();
   private readonly replyFilters = new Map<string, Promise<unknown>>();
   private closing = false;
+  private readonly commandPush: RegExp;
 
   private constructor(
     private readonly client: MqttClient,
     readonly options: Required<Omit<Kp1ConnectOptions, 'clientId'>>,
   ) {
     super();
+    this.commandPush = new RegExp(`^${escape(this.base('cex'))}/command/([^/]+)/status$`);
     client.on('message', (topic, message) => this.receive(topic, message));
     client.on('close', () => {
       this.failPending(new Error('The MQTT connection closed.'));
@@ -120,6 +122,11 @@ export class Kp1Device extends EventEmitter {
     return this.request('cex', `result/${commandType}`, results);
   }
 
+  /** The time extension (`tsx`): a harmless request that shows whether the server accepts this token. */
+  time(): Promise<Kp1Reply> {
+    return this.request('tsx', '', {});
+  }
+
   /** Asks for the outstanding commands of a type (polling); the reply payload is the array. */
   async poll(commandType: string): Promise<Kp1Command[]> {
     const reply = await this.request('cex', `command/${commandType}`, {});
@@ -128,7 +135,7 @@ export class Kp1Device extends EventEmitter {
   }
 
   private receive(topic: string, message: Buffer): void {
-    const cexPush = new RegExp(`^${escape(this.base('cex'))}/command/([^/]+)/status$`).exec(topic);
+    const cexPush = this.commandPush.exec(topic);
     if (cexPush) {
       const commands = parsePayload(message);
       this.emit('commands', cexPush[1], Array.isArray(commands) ? commands : []);

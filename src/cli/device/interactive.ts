@@ -18,7 +18,7 @@ async function askOne(command: ReceivedCommand, suggested: Answer): Promise<Answ
       name: 'choice',
       message: `${command.token}: command ${command.commandType} #${command.commandId} with payload ${show(command.payload)}. Answer?`,
       choices: [
-        { name: `${suggested.statusCode}${suggested.reasonPhrase ? ` ${suggested.reasonPhrase}` : ''} with ${show(suggested.payload)} (rule)`, value: 'suggested' },
+        { name: `${suggested.statusCode}${suggested.reasonPhrase ? ` ${suggested.reasonPhrase}` : ''} with ${show(suggested.payload)} (suggested)`, value: 'suggested' },
         { name: 'another status code and payload', value: 'custom' },
         { name: 'do not answer (the caller gets 202, the command stays pending)', value: 'ignore' },
       ],
@@ -59,11 +59,20 @@ async function askOne(command: ReceivedCommand, suggested: Answer): Promise<Answ
   };
 }
 
-/** One question at a time, even when several devices receive commands at once. */
-export function interactiveDecider(): (command: ReceivedCommand, suggested: Answer) => Promise<Answer> {
+/**
+ * One question at a time, even when several devices receive commands at once. A prompt closed with Ctrl-C
+ * calls `onExit` (the simulation stops) and leaves the command unanswered.
+ */
+export function interactiveDecider(onExit: () => void): (command: ReceivedCommand, suggested: Answer) => Promise<Answer> {
   let queue: Promise<unknown> = Promise.resolve();
   return (command, suggested) => {
-    const asked = queue.then(() => askOne(command, suggested));
+    const asked = queue.then(() =>
+      askOne(command, suggested).catch((err: Error) => {
+        if (err.name !== 'ExitPromptError') throw err;
+        onExit();
+        return { ...suggested, ignore: true };
+      }),
+    );
     queue = asked.catch(() => undefined);
     return asked;
   };

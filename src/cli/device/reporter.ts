@@ -29,11 +29,12 @@ function human(event: DeviceEvent): string {
     case 'metadata':
       return `${chalk.green('metadata')} published ${compact(event.metadata)}`;
     case 'command':
-      return `${chalk.cyan('command')} ${chalk.bold(event.commandType)} #${event.commandId} ${chalk.dim(compact(event.payload))}`;
-    case 'answered':
-      return `${statusColor(event.statusCode)('answered')} ${chalk.bold(event.commandType)} #${event.commandId} ${statusColor(event.statusCode)(
-        `${event.statusCode}${event.reasonPhrase ? ` ${event.reasonPhrase}` : ''}`,
-      )} ${chalk.dim(compact(event.payload))}`;
+      return [`${chalk.cyan('command')} ${chalk.bold(event.commandType)} #${event.commandId}`, chalk.dim(compact(event.payload))].filter(Boolean).join(' ');
+    case 'answered': {
+      const color = statusColor(event.statusCode);
+      const status = color(`${event.statusCode}${event.reasonPhrase ? ` ${event.reasonPhrase}` : ''}`);
+      return [`${color('answered')} ${chalk.bold(event.commandType)} #${event.commandId}`, status, chalk.dim(compact(event.payload))].filter(Boolean).join(' ');
+    }
     case 'ignored':
       return `${chalk.yellow('ignored')} ${chalk.bold(event.commandType)} #${event.commandId} (rule "ignore": never answered)`;
     case 'telemetry':

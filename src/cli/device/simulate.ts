@@ -44,12 +44,22 @@ interface ConnectFailure {
   message: string;
 }
 
-async function connectAll(mqttUrl: string, appVersion: string, plan: DeviceIdentity[]): Promise<Array<Kp1Device | ConnectFailure>> {
-  return inBatches(plan, CONNECT_CONCURRENCY, ({ token }) =>
-    Kp1Device.connect({ mqttUrl, appVersion, token: token! }).catch(
-      (err: Error): ConnectFailure => ({ token: token!, message: `Cannot connect to ${mqttUrl}: ${err.message || (err as NodeJS.ErrnoException).code}` }),
-    ),
-  );
+/**
+ * Connects, then asks the time: a wrong token or application version is refused at once rather than leaving a
+ * device that never hears of its commands, and the connection now speaks for the endpoint (spec 4, Pushes).
+ */
+async function connectOne(mqttUrl: string, appVersion: string, token: string): Promise<Kp1Device | ConnectFailure> {
+  let device: Kp1Device;
+  try {
+    device = await Kp1Device.connect({ mqttUrl, appVersion, token });
+  } catch (err) {
+    return { token, message: `Cannot connect to ${mqttUrl}: ${(err as Error).message || (err as NodeJS.ErrnoException).code}` };
+  }
+  const reply = await device.time().catch((err: Error) => ({ ok: false, statusCode: undefined, reasonPhrase: err.message }));
+  if (reply.ok) return device;
+  await device.close();
+  const status = reply.statusCode ? `${reply.statusCode} ` : '';
+  return { token, message: `The broker at ${mqttUrl} refused the token for ${appVersion}: ${status}${reply.reasonPhrase ?? ''}`.trim() };
 }
 
 /** Resolves with the exit code: 0 after SIGINT/SIGTERM, 1 when a connection fails or is lost. */
@@ -60,7 +70,7 @@ async function simulate(options: SimulateOptions, report: Report): Promise<numbe
   const mqttUrl = mqttUrlOf(target, options);
   const identities = options.register ? await registerAll(target!, options, plan, report) : plan;
 
-  const connections = await connectAll(mqttUrl, options.appVersion, identities);
+  const connections = await inBatches(identities, CONNECT_CONCURRENCY, ({ token }) => connectOne(mqttUrl, options.appVersion, token!));
   const connected = connections.filter((c): c is Kp1Device => c instanceof Kp1Device);
   const failures = connections.filter((c): c is ConnectFailure => !(c instanceof Kp1Device));
   if (failures.length > 0) {
@@ -69,30 +79,32 @@ async function simulate(options: SimulateOptions, report: Report): Promise<numbe
     return 1;
   }
 
+  let requestStop = (_code: number) => undefined as void;
   const behaviour: DeviceBehaviour = {
     rules,
-    decide: options.interactive ? interactiveDecider() : undefined,
+    // Ctrl-C inside a prompt reaches the prompt, not the process: it stops the simulation all the same.
+    decide: options.interactive ? interactiveDecider(() => requestStop(0)) : undefined,
     metadata: options.metadata,
     telemetry: options.telemetry ? { makeSample: options.telemetry, intervalMs: options.interval } : undefined,
   };
   const devices = connected.map((device, i) => new SimulatedDevice(device, behaviour, report, identities[i].endpointId));
   const finished = new Promise<number>((resolve) => {
     let stopping = false;
-    const stop = (code: number) => {
+    requestStop = (code: number) => {
       if (stopping) return;
       stopping = true;
-      process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
       void Promise.allSettled(devices.map((d) => d.stop())).then(() => {
         report({ event: 'stopped', devices: devices.length, answered: devices.reduce((n, d) => n + d.answered, 0) });
         resolve(code);
       });
     };
-    const onSignal = () => stop(0);
+    // The listeners stay: a second signal while stopping exits at once.
+    const onSignal = () => (stopping ? process.exit(1) : requestStop(0));
     process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
     connected.forEach((device) =>
       device.once('close', () => {
         report({ event: 'error', token: device.token, message: `The connection to ${mqttUrl} was lost (is the emulator still running?).` });
-        stop(1);
+        requestStop(1);
       }),
     );
   });
@@ -138,7 +150,7 @@ Examples:
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token --rules rules.json --json
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-002-token --interactive
-  $ platform-emu device simulate --app-version smart-meter-v1 --fleet 6 --token 'meter-{nnn}-token'
+  $ platform-emu device simulate --app-version smart-meter-v1 --fleet 3 --token 'meter-{nnn}-token'
   $ platform-emu device simulate --app-version tracker-v1 --register --fleet 50 --telemetry 'lat=52.0..52.6,lon=13.0..13.8' --interval 5000
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-003-token --metadata '{"firmware":"1.2.0"}'`,
     )

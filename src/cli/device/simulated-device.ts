@@ -111,7 +111,7 @@ export class SimulatedDevice {
       const suggested = answerFrom(ruleFor(this.behaviour.rules, commandType), { ...received, now: new Date().toISOString() });
       const answer = this.behaviour.decide ? await this.behaviour.decide(received, suggested) : suggested;
       if (answer.ignore) {
-        this.report({ event: 'ignored', token: this.token, commandType, commandId: command.id });
+        if (!this.stopped) this.report({ event: 'ignored', token: this.token, commandType, commandId: command.id });
         return;
       }
       if (answer.delayMs > 0) await this.sleep(answer.delayMs);

@@ -40,7 +40,7 @@ export async function connectTarget(options: TargetOptions): Promise<Target> {
 /** The MQTT URL: `--mqtt-url`, else what the emulator reports in `/_emu/health` or its lock. */
 export function mqttUrlOf(target: Target | undefined, options: TargetOptions & { mqttUrl?: string }): string {
   if (options.mqttUrl) return options.mqttUrl;
-  const reported = target?.health.mqttUrl ?? (options.data ? readLock(resolve(options.data))?.mqttUrl : undefined);
+  const reported = target?.health.mqtt?.url ?? (options.data ? readLock(resolve(options.data))?.mqttUrl : undefined);
   if (typeof reported === 'string' && reported) return reported;
   throw new CliError(`The emulator at ${target?.client.baseUrl ?? 'the given URL'} reports no MQTT URL; pass --mqtt-url mqtt://host:port.`);
 }
