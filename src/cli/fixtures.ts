@@ -2,8 +2,7 @@ import { Command } from 'commander';
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { resolveConfig } from '../config.js';
-import { documentFromImport, openContext } from '../emulator.js';
-import { CliError, dataOption, fetchJson, runningUrl, urlOption } from './shared.js';
+import { CliError, closeOffline, dataOption, fetchJson, runningUrl, urlOption } from './shared.js';
 
 interface Target {
   data: string;
@@ -18,9 +17,10 @@ async function exportState(file: string | undefined, options: Target): Promise<v
   if (url) {
     document = await fetchJson(`${url}/_emu/state`);
   } else {
+    const { openContext } = await import('../emulator.js');
     const ctx = await openContext(resolveConfig({ dataDir: resolve(options.data) }), warn, true);
     document = ctx.store.exportDocument();
-    await ctx.store.close();
+    await closeOffline(ctx);
   }
   const text = `${JSON.stringify(document, null, 2)}\n`;
   if (file) {
@@ -42,20 +42,23 @@ async function importState(file: string, options: Target): Promise<void> {
   if (url) {
     await fetchJson(`${url}/_emu/state`, { method: 'PUT', body: input });
   } else {
+    const { documentFromImport, openContext } = await import('../emulator.js');
     const ctx = await openContext(resolveConfig({ dataDir: resolve(options.data) }), warn);
     try {
       await ctx.store.replace(await documentFromImport(ctx, input, file));
     } catch (err) {
       throw new CliError((err as Error).message);
     } finally {
-      await ctx.store.close();
+      await closeOffline(ctx);
     }
   }
   process.stderr.write(`Imported ${file}; the previous state was replaced.\n`);
 }
 
 export function fixturesCommand(): Command {
-  const command = new Command('fixtures').description('Export or import the whole state as one readable JSON document.');
+  const command = new Command('fixtures')
+    .description('Export or import the whole state as one readable JSON document.')
+    .addHelpText('after', '\nExamples:\n  $ platform-emu fixtures export > state.json\n  $ platform-emu fixtures import state.json');
   command
     .command('export [file]')
     .description('write the whole state as JSON (to stdout when no file is given)')

@@ -14,7 +14,6 @@ export function buildProgram(): Command {
   const program = new Command('platform-emu')
     .description('A local, stateful emulator of the device platform: REST services, KP1 devices, fixtures and test tokens.')
     .version(VERSION, '-v, --version')
-    .showHelpAfterError('(add --help for usage)')
     .addHelpText(
       'after',
       `
@@ -28,8 +27,10 @@ Examples:
     if (err.exitCode === 0) process.exit(0);
     process.exit(USAGE_EXIT);
   };
+  // A usage error is one line on stderr, hint included.
+  const oneLine = { outputError: (text: string, write: (s: string) => void) => write(`${text.trimEnd()} (see --help)\n`) };
   const apply = (command: Command) => {
-    command.exitOverride(exitOverride);
+    command.exitOverride(exitOverride).configureOutput(oneLine);
     command.commands.forEach(apply);
   };
   apply(program);

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option } from 'commander';
 import chalk from 'chalk';
 import { resolve } from 'node:path';
+import type { EmuContext } from '../context.js';
 import { readLock } from '../store/index.js';
 
 if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') chalk.level = 0;
@@ -37,6 +38,15 @@ export const dataOption = () =>
 export const urlOption = () =>
   new Option('--url <url>', 'URL of a running emulator (default: the one that holds --data, if any)').env('PLATFORM_EMU_URL');
 
+/** Ends a context opened on a stopped data directory: the services' timers first, then the store (and its lock). */
+export async function closeOffline(ctx: EmuContext): Promise<void> {
+  try {
+    for (const service of ctx.services) await service.teardown?.(ctx);
+  } finally {
+    await ctx.store.close();
+  }
+}
+
 /** The running emulator to talk to: `--url`, or the one whose lock holds the data directory. */
 export function runningUrl(options: { url?: string; data?: string }): string | undefined {
   if (options.url) return options.url.replace(/\/$/, '');
@@ -56,7 +66,12 @@ export async function fetchJson(url: string, init: { method?: string; body?: unk
     throw new CliError(`Cannot reach the emulator at ${url}: ${(err as Error).message}. Is it running?`);
   }
   const text = await response.body.text();
-  const body = text ? JSON.parse(text) : undefined;
+  let body;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    throw new CliError(`${url} answered ${response.statusCode} with something that is not JSON: is it a platform-emu?`);
+  }
   if (response.statusCode >= 400) throw new CliError(`${url} answered ${response.statusCode}: ${body?.message ?? text}`);
   return body;
 }

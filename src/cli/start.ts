@@ -1,10 +1,9 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import chalk from 'chalk';
-import ora from 'ora';
-import { startEmulator, type RunningEmulator } from '../emulator.js';
+import { resolve } from 'node:path';
+import type { RunningEmulator } from '../emulator.js';
 import { DEFAULT_FIXTURES, type AuthMode } from '../config.js';
-import { listTenants } from '../services/tenant-manager/tenants.js';
-import { dataOption, parsePort, parsePositiveInt } from './shared.js';
+import { CliError, dataOption, parsePort, parsePositiveInt } from './shared.js';
 
 interface StartOptions {
   port: number;
@@ -18,6 +17,7 @@ interface StartOptions {
   bodyLimit: number;
   asyncTimeout: number;
   mqttPort: number;
+  compactBytes: number;
 }
 
 function parseCompat(value: string, previous: Record<string, string> = {}): Record<string, string> {
@@ -26,7 +26,21 @@ function parseCompat(value: string, previous: Record<string, string> = {}): Reco
   return { ...previous, [match[1]]: match[2] };
 }
 
-function banner(emulator: RunningEmulator, options: StartOptions): string {
+/** What `platform-emu token` needs to find this emulator: nothing for the default data directory. */
+function tokenTarget(emulator: RunningEmulator): string {
+  if (!emulator.dataDir) return ` --url ${emulator.url}`;
+  return emulator.dataDir === resolve('.platform-emu') ? '' : ` --data ${emulator.dataDir}`;
+}
+
+/** A busy port is the most common start failure: say which flag moves it. */
+function portInUse(err: unknown, options: StartOptions): CliError | undefined {
+  const error = err as NodeJS.ErrnoException & { port?: number; address?: string };
+  if (error?.code !== 'EADDRINUSE') return undefined;
+  const flag = error.port === options.mqttPort && error.port !== options.port ? '--mqtt-port' : '--port';
+  return new CliError(`Port ${error.port} on ${error.address} is already in use: choose another with ${flag} (0 picks a free one).`);
+}
+
+function banner(emulator: RunningEmulator, options: StartOptions, listTenants: typeof import('../services/tenant-manager/tenants.js').listTenants): string {
   const { ctx, url } = emulator;
   const width = Math.max(...ctx.services.map((s) => s.title.length));
   const lines = [
@@ -37,8 +51,9 @@ function banner(emulator: RunningEmulator, options: StartOptions): string {
     '',
     `${chalk.bold('State')}     ${emulator.dataDir ?? 'in memory (nothing is written)'}`,
     `${chalk.bold('Tenants')}   ${listTenants(ctx).map((t) => (t.id === ctx.defaultTenantId() ? `${t.id} (default)` : t.id)).join(', ') || 'none'}`,
-    `${chalk.bold('Token')}     platform-emu token${emulator.dataDir ? '' : ` --url ${url}`}   ${chalk.dim('(or the OIDC token endpoint of each realm)')}`,
+    `${chalk.bold('Token')}     platform-emu token${tokenTarget(emulator)}   ${chalk.dim('(or the OIDC token endpoint of each realm)')}`,
     `${chalk.bold('Health')}    ${url}/_emu/health`,
+    `${chalk.bold('MQTT')}      ${chalk.cyan(emulator.mqttUrl)}   ${chalk.dim('(KP1 devices; also POST /kp1/... on the REST port)')}`,
     '',
     chalk.dim(`Try: curl ${url}/epr/api/v1/endpoints`),
   ];
@@ -46,6 +61,12 @@ function banner(emulator: RunningEmulator, options: StartOptions): string {
 }
 
 async function run(options: StartOptions): Promise<void> {
+  // Loaded here, not at the top: `--help`, `--version` and the other commands do not pay for the whole emulator.
+  const [{ default: ora }, { startEmulator }, { listTenants }] = await Promise.all([
+    import('ora'),
+    import('../emulator.js'),
+    import('../services/tenant-manager/tenants.js'),
+  ]);
   const spinner = ora({ text: 'Loading state', stream: process.stderr, isSilent: options.quiet || !process.stderr.isTTY }).start();
   let emulator: RunningEmulator;
   try {
@@ -60,14 +81,14 @@ async function run(options: StartOptions): Promise<void> {
       bodyLimit: options.bodyLimit,
       asyncRequestTimeout: options.asyncTimeout,
       mqttPort: options.mqttPort,
+      compactBytes: options.compactBytes,
       log: (m) => process.stderr.write(`${chalk.yellow('warning')} ${m}\n`),
     });
+  } catch (err) {
+    throw portInUse(err, options) ?? err;
   } finally {
     spinner.stop();
   }
-  if (!options.quiet) process.stdout.write(`${banner(emulator, options)}\n`);
-  else process.stdout.write(`${emulator.url}\n`);
-
   let signals = 0;
   const shutdown = (signal: string) => {
     if (++signals > 1) process.exit(1);
@@ -80,8 +101,12 @@ async function run(options: StartOptions): Promise<void> {
       },
     );
   };
+  // Before the URL is printed: whoever reads it may signal at once.
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+
+  if (!options.quiet) process.stdout.write(`${banner(emulator, options, listTenants)}\n`);
+  else process.stdout.write(`${emulator.url}\n`);
 }
 
 export function startCommand(): Command {
@@ -108,6 +133,12 @@ export function startCommand(): Command {
         .argParser(parsePositiveInt),
     )
     .addOption(new Option('--mqtt-port <port>', 'MQTT port of the device gateway (0 picks a free one)').env('PLATFORM_EMU_MQTT_PORT').default(1883).argParser(parsePort))
+    .addOption(
+      new Option('--compact-bytes <bytes>', 'size of the mutation log past which state.json is rewritten and the log emptied')
+        .env('PLATFORM_EMU_COMPACT_BYTES')
+        .default(16 * 1024 * 1024)
+        .argParser(parsePositiveInt),
+    )
     .addOption(new Option('-q, --quiet', 'print only the URL').env('PLATFORM_EMU_QUIET'))
     .addHelpText(
       'after',

@@ -1,10 +1,7 @@
 import { Command, Option } from 'commander';
-import jwt from 'jsonwebtoken';
 import { resolve } from 'node:path';
-import { issueTestToken } from '../auth/test-tokens.js';
 import { resolveConfig } from '../config.js';
-import { openContext } from '../emulator.js';
-import { collect, CliError, dataOption, fetchJson, parsePositiveInt, runningUrl, urlOption } from './shared.js';
+import { collect, CliError, closeOffline, dataOption, fetchJson, parsePositiveInt, runningUrl, urlOption } from './shared.js';
 
 interface TokenOptions {
   tenant?: string;
@@ -21,15 +18,16 @@ interface Issued {
 
 async function issueOffline(options: TokenOptions): Promise<Issued> {
   const config = resolveConfig({ dataDir: resolve(options.data) });
+  const [{ openContext }, { issueTestToken }] = await Promise.all([import('../emulator.js'), import('../auth/test-tokens.js')]);
   const ctx = await openContext(config, (m) => process.stderr.write(`warning: ${m}\n`), true).catch((err: Error) => {
-    throw new CliError(`${err.message} (start the emulator once with --data ${options.data}, or pass --url of a running one)`);
+    throw new CliError(`${err.message} Or pass --url of a running emulator.`);
   });
   try {
     return issueTestToken(ctx, { tenant: options.tenant, scopes: options.scope, ttlSeconds: options.ttl, baseUrl: 'http://localhost:8080' });
   } catch (err) {
     throw new CliError((err as Error).message);
   } finally {
-    await ctx.store.close();
+    await closeOffline(ctx);
   }
 }
 
@@ -38,6 +36,7 @@ async function run(options: TokenOptions): Promise<void> {
   const issued = url
     ? ((await fetchJson(`${url}/_emu/token`, { method: 'POST', body: { tenant: options.tenant, scopes: options.scope, ttlSeconds: options.ttl } })) as Issued)
     : await issueOffline(options);
+  const { default: jwt } = await import('jsonwebtoken');
   if (options.json) process.stdout.write(`${JSON.stringify({ ...issued, claims: jwt.decode(issued.token) }, null, 2)}\n`);
   else process.stdout.write(`${issued.token}\n`);
 }
