@@ -11,7 +11,7 @@ export interface Page<T> {
 /**
  * The one offset/limit paginator. `limit=0` returns everything (spec 1, Limits); each service passes its own default.
  */
-export function paginate<T>(req: Request, items: T[], defaultLimit: number): Page<T> {
+export function paginate<T>(req: Request, items: readonly T[], defaultLimit: number): Page<T> {
   const offset = queryInt(req, 'offset') ?? 0;
   const limit = queryInt(req, 'limit') ?? defaultLimit;
   const end = limit === 0 ? items.length : offset + limit;

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { EmuContext } from '../../context.js';
+import { runtimeOf, type EmuContext } from '../../context.js';
 import { badRequest, conflict } from '../../server/errors.js';
 import type { StoredRecord } from '../../store/index.js';
 import { findTenantVersion, findVersion } from '../app-manager/applications.js';
@@ -46,6 +46,24 @@ export function endpointByToken(ctx: EmuContext, appVersionName: string, token: 
 
 export function endpointsOfApplication(ctx: EmuContext, appName: string): Endpoint[] {
   return ctx.store.lookup<Endpoint>(ENDPOINTS, 'app', appName);
+}
+
+/** The order of `GET /endpoints`: registration time, then endpointId. */
+export const listingOrder = (a: Endpoint, b: Endpoint) => a.createdDate.localeCompare(b.createdDate) || a.endpointId.localeCompare(b.endpointId);
+
+/**
+ * The tenant's endpoints in listing order, sorted once per change of the collection rather than on every
+ * list request (10,000 endpoints cost a sort of 10,000 per request otherwise). Callers must not modify it.
+ */
+export function endpointsInListingOrder(ctx: EmuContext, tenantId: string): readonly Endpoint[] {
+  const cache = runtimeOf(ctx, 'epr:listing-order', () => new Map<string, { version: string; endpoints: Endpoint[] }>());
+  // The count guards the one case where a revision repeats: a replaced state without endpoints (revision 0 again).
+  const version = `${ctx.store.rev(ENDPOINTS)}:${ctx.store.count(ENDPOINTS)}`;
+  const hit = cache.get(tenantId);
+  if (hit?.version === version) return hit.endpoints;
+  const endpoints = [...ctx.store.values<Endpoint>(ENDPOINTS)].filter((e) => e.tenantId === tenantId).sort(listingOrder);
+  cache.set(tenantId, { version, endpoints });
+  return endpoints;
 }
 
 export function isMetadataObject(value: unknown): value is Record<string, unknown> {

@@ -6,7 +6,7 @@ import { paginate } from '../../server/pagination.js';
 import { pathParam, queryList, queryString } from '../../server/params.js';
 import type { Route } from '../../server/service.js';
 import { isDeepStrictEqual } from 'node:util';
-import { endpointsOfApplication, ENDPOINTS, findEndpoint, isMetadataObject, registerEndpoint, type Endpoint } from './endpoints.js';
+import { endpointsInListingOrder, endpointsOfApplication, ENDPOINTS, findEndpoint, isMetadataObject, listingOrder, registerEndpoint, type Endpoint } from './endpoints.js';
 import { ENDPOINT_FILTERS, filterMatches, findFilter, matchingFilterIds } from './filters.js';
 
 type Include = 'metadata' | 'filters';
@@ -60,10 +60,15 @@ function list(req: Request, res: Response) {
   if (notModified(req, res, { revision: `${ctx.store.rev(ENDPOINTS)}.${ctx.store.rev(ENDPOINT_FILTERS)}` })) return;
 
   const filters = filterIds.map((id) => findFilter(ctx, tenantId, id).filter((f) => f.status === 'ACTIVE'));
+  if (!ids && !applicationName && !versionName && !pair && filters.length === 0) {
+    const page = paginate(req, endpointsInListingOrder(ctx, tenantId), 100);
+    res.json({ totalElements: page.total, content: page.items.map((e) => present(req, e, include)) });
+    return;
+  }
   let candidates: Iterable<Endpoint>;
   if (ids) candidates = ids.map((id) => findEndpoint(ctx, tenantId, id)).filter((e): e is Endpoint => e !== undefined);
   else if (applicationName) candidates = endpointsOfApplication(ctx, applicationName);
-  else candidates = ctx.store.values<Endpoint>(ENDPOINTS);
+  else candidates = endpointsInListingOrder(ctx, tenantId);
 
   const selected: Endpoint[] = [];
   for (const e of candidates) {
@@ -74,7 +79,7 @@ function list(req: Request, res: Response) {
     if (!filters.every((sameId) => sameId.some((f) => f.applicationName === e.appName && filterMatches(f, e.metadata)))) continue;
     selected.push(e);
   }
-  if (!ids) selected.sort((a, b) => a.createdDate.localeCompare(b.createdDate) || a.endpointId.localeCompare(b.endpointId));
+  if (!ids && applicationName) selected.sort(listingOrder);
   const page = paginate(req, selected, 100);
   res.json({ totalElements: page.total, content: page.items.map((e) => present(req, e, include)) });
 }
