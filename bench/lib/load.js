@@ -6,7 +6,7 @@ const WORKER = fileURLToPath(new URL('./load-worker.js', import.meta.url));
 /**
  * One bounded load run from autocannon in a child process: `amount` requests, or `duration` seconds
  * (the profile's read duration, or a fixed request count in the smoke profile), never past `timeoutSeconds`.
- * Every answer must be 2xx: a run with errors says so instead of producing a figure.
+ * Every answer must be 2xx (or exactly `expectStatus`): a run with errors says so instead of producing a figure.
  */
 export async function load(bench, job) {
   const { profile } = bench;
@@ -14,7 +14,8 @@ export async function load(bench, job) {
   const full = { warmupSeconds: profile.warmupSeconds, timeoutSeconds: profile.loadTimeoutSeconds, ...bounded, ...job };
   if (full.amount) full.connections = Math.min(full.connections, full.amount);
   const result = JSON.parse(await runToEnd(process.execPath, [WORKER, JSON.stringify(full)], { label: 'autocannon' }));
-  const bad = Object.entries(result.statuses).filter(([status]) => !status.startsWith('2'));
+  const expected = (status) => (job.expectStatus ? status === String(job.expectStatus) : status.startsWith('2'));
+  const bad = Object.entries(result.statuses).filter(([status]) => !expected(status));
   if (result.errors > 0 || bad.length > 0 || result.ok === 0) {
     const what = bad.map(([s, n]) => `${n} x ${s}`).join(', ');
     throw new Error(`${job.method ?? 'GET'} ${job.url}${job.path ?? job.paths?.[0]}: ${result.ok} ok, ${result.errors} connection errors${what ? `, ${what}` : ''}.`);

@@ -11,7 +11,7 @@ function refuseWhenClosing(label) {
 }
 
 /**
- * Starts a process that prints its URL on stdout when it is ready (the emulator with `--quiet`, the
+ * Starts a process that prints a URL on stdout when it is ready (the emulator with `--quiet`, the
  * references). Resolves with the URL, the process and the time from spawn to that line.
  */
 export function startServer(command, args, { cwd, env, readyTimeoutMs = 60_000, label = args[0] } = {}) {
@@ -35,7 +35,7 @@ export function startServer(command, args, { cwd, env, readyTimeoutMs = 60_000, 
     child.once('error', (err) => fail(`could not start: ${err.message}`));
     child.stdout.on('data', function onData(chunk) {
       stdout += chunk;
-      const url = /https?:\/\/[^\s]+/.exec(stdout)?.[0];
+      const url = /[a-z]+:\/\/[^\s]+/.exec(stdout)?.[0];
       if (!url) return;
       clearTimeout(timer);
       child.stdout.off('data', onData);
