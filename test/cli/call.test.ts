@@ -38,6 +38,16 @@ describe('platform-emu call', async () => {
     expect(JSON.parse(noSlash.stdout).totalElements).toBe(4);
   });
 
+  it('resolves a bare path to the most specific route of any service, as the bare /api/v1 of the server does', async () => {
+    const listed = await cli('call', 'GET', '/endpoints/commands?endpointId=meter-001&commandTypes=reboot', ...url);
+    expect(listed.stderr).toContain(`GET ${emulator.url}/cex/api/v1/endpoints/commands?endpointId=meter-001`);
+    expect(listed.exitCode).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([{ endpointId: 'meter-001', commands: [] }]);
+    const invoked = await cli('call', 'POST', '/endpoints/meter-001/commands/reboot?waitTimeout=0', '-d', '{}', ...url);
+    expect(invoked.stderr).toContain(`POST ${emulator.url}/cex/api/v1/endpoints/meter-001/commands/reboot`);
+    expect(invoked.stderr).toContain('202 Accepted');
+  });
+
   it('sends --data as the JSON body, also from @file, and --header', async () => {
     const created = await cli('call', 'POST', '/endpoints', '--data', '{"appVersion":{"name":"tracker-v1"},"endpointId":"call-1"}', '-i', ...url);
     expect(created.exitCode).toBe(0);

@@ -243,6 +243,19 @@ describe('platform-emu device', async () => {
   });
 });
 
+describe('platform-emu device against an emulator with --auth on', async () => {
+  const emulator = await startTestEmulator({ auth: 'on' });
+
+  it('fetches a test token for its REST calls unless --access-token is given', async () => {
+    const registered = await cli('device', 'register', '--app-version', 'tracker-v1', '--id', 'authed-1', '--json', '--url', emulator.url);
+    expect(registered.exitCode).toBe(0);
+    expect(JSON.parse(registered.stdout).endpointId).toBe('authed-1');
+    const badToken = await cli('device', 'register', '--app-version', 'tracker-v1', '--access-token', 'not-a-jwt', '--url', emulator.url);
+    expect(badToken.exitCode).toBe(1);
+    expect(badToken.stderr).toContain('401');
+  });
+});
+
 describe('platform-emu device simulate against `platform-emu start`', () => {
   it('finds the emulator and its MQTT port through the data directory, and exits 1 when the emulator goes away', async () => {
     const data = await mkdtemp(join(tmpdir(), 'device-start-'));
