@@ -62,7 +62,13 @@ export class Store {
       return new Store(new Low(new Memory<StateDocument>(), emptyDocument()), { ...options, inMemory: true });
     }
     const dir = options.dir;
-    if (!options.readOnly) mkdirSync(dir, { recursive: true });
+    if (!options.readOnly) {
+      try {
+        mkdirSync(dir, { recursive: true });
+      } catch (err) {
+        throw new StoreError(`Cannot use ${dir} as the data directory: ${(err as Error).message}.`);
+      }
+    }
     const lock = options.readOnly ? undefined : DirectoryLock.acquire(dir, warn);
     try {
       const db = new Low(new DurableJSONFile<StateDocument>(join(dir, SNAPSHOT)), emptyDocument());

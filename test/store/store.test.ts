@@ -268,6 +268,15 @@ describe('the lock on a data directory', () => {
   });
 });
 
+describe('a data directory that cannot be one', () => {
+  it('stops the start with a message naming it', async () => {
+    const file = join(root, 'a-file');
+    writeFileSync(file, 'not a directory');
+    expect(await failedStart(file)).toMatch(new RegExp(`Cannot use ${file} as the data directory: EEXIST`));
+    expect(readFileSync(file, 'utf8')).toBe('not a directory');
+  });
+});
+
 describe('an in-memory emulator', () => {
   it('writes nothing, not even to the data directory it was given', async () => {
     const dir = freshDir();
