@@ -2,7 +2,8 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import chalk from 'chalk';
 import { STATUS_CODES } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { DEFAULT_EMULATOR_URL, EmulatorClient, EmulatorHttpError, EmulatorUnreachableError, type ClientResponse } from '../client/index.js';
+import { DEFAULT_EMULATOR_URL } from '../client/defaults.js';
+import type { ClientResponse } from '../client/http-client.js';
 import { CliError, runningUrl, urlOption } from './shared.js';
 
 const USAGE = 2;
@@ -107,6 +108,7 @@ async function run(method: string | undefined, path: string | undefined, options
 
   const headers = { ...options.header };
   const body = await requestBody(options.data, headers);
+  const { EmulatorClient, EmulatorHttpError, EmulatorUnreachableError } = await import('../client/http-client.js');
   const client = new EmulatorClient(runningUrl({ url: options.url, data: options.dataDir }) ?? DEFAULT_EMULATOR_URL, options.token);
   try {
     if (options.auth) client.accessToken = await client.issueToken({ tenant: options.tenant });

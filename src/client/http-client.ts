@@ -1,6 +1,7 @@
 import { request, type Dispatcher } from 'undici';
+import { DEFAULT_EMULATOR_URL } from './defaults.js';
 
-export const DEFAULT_EMULATOR_URL = 'http://127.0.0.1:8080';
+export { DEFAULT_EMULATOR_URL };
 
 /** The emulator could not be reached at all (nothing listens, DNS, refused). */
 export class EmulatorUnreachableError extends Error {

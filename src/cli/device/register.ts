@@ -1,7 +1,6 @@
 import { Command, Option } from 'commander';
 import chalk from 'chalk';
-import { registerEndpoint } from '../../client/index.js';
-import { asCliError, connectTarget, parseJsonObject, targetOptions, type TargetOptions } from './target.js';
+import { parseJsonObject, targetOptions, type TargetOptions } from './options.js';
 
 interface RegisterOptions extends TargetOptions {
   appVersion: string;
@@ -12,6 +11,7 @@ interface RegisterOptions extends TargetOptions {
 }
 
 async function run(options: RegisterOptions): Promise<void> {
+  const [{ registerEndpoint }, { asCliError, connectTarget }] = await Promise.all([import('../../client/endpoints.js'), import('./target.js')]);
   const { client } = await connectTarget(options);
   const endpoint = await registerEndpoint(client, {
     appVersion: options.appVersion,

@@ -1,23 +1,8 @@
-import { InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
-import { DEFAULT_EMULATOR_URL, EmulatorClient, EmulatorHttpError, EmulatorUnreachableError, type EmulatorHealth } from '../../client/index.js';
+import { DEFAULT_EMULATOR_URL, EmulatorClient, EmulatorHttpError, EmulatorUnreachableError, type EmulatorHealth } from '../../client/http-client.js';
 import { readLock } from '../../store/index.js';
-import { CliError, dataOption, runningUrl, urlOption } from '../shared.js';
-
-/** How the device commands find the emulator and authenticate to its REST side. */
-export interface TargetOptions {
-  url?: string;
-  data?: string;
-  accessToken?: string;
-  tenant?: string;
-}
-
-export const targetOptions = (): Option[] => [
-  urlOption(),
-  dataOption(),
-  new Option('--access-token <jwt>', 'bearer token for REST calls (default: with --auth on, a test token fetched from the emulator)').env('PLATFORM_EMU_TOKEN'),
-  new Option('--tenant <id>', 'tenant of the fetched test token (default: the default tenant)'),
-];
+import { CliError, runningUrl } from '../shared.js';
+import type { TargetOptions } from './options.js';
 
 export interface Target {
   client: EmulatorClient;
@@ -49,16 +34,4 @@ export function asCliError(err: unknown): Error {
   if (err instanceof EmulatorHttpError && err.status === 401) return new CliError(`${err.message}. Pass --access-token <jwt> (platform-emu token).`);
   if (err instanceof EmulatorUnreachableError || err instanceof EmulatorHttpError) return new CliError(err.message);
   return err as Error;
-}
-
-/** `--metadata`: a JSON object (a usage error otherwise). */
-export function parseJsonObject(value: string): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch (err) {
-    throw new InvalidArgumentError(`not valid JSON: ${(err as Error).message}`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidArgumentError('expected a JSON object, like {"model":"m1"}.');
-  return parsed as Record<string, unknown>;
 }

@@ -1,0 +1,29 @@
+import { InvalidArgumentError, Option } from 'commander';
+import { dataOption, urlOption } from '../shared.js';
+
+/** How the device commands find the emulator and authenticate to its REST side. */
+export interface TargetOptions {
+  url?: string;
+  data?: string;
+  accessToken?: string;
+  tenant?: string;
+}
+
+export const targetOptions = (): Option[] => [
+  urlOption(),
+  dataOption(),
+  new Option('--access-token <jwt>', 'bearer token for REST calls (default: with --auth on, a test token fetched from the emulator)').env('PLATFORM_EMU_TOKEN'),
+  new Option('--tenant <id>', 'tenant of the fetched test token (default: the default tenant)'),
+];
+
+/** `--metadata`: a JSON object (a usage error otherwise). */
+export function parseJsonObject(value: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (err) {
+    throw new InvalidArgumentError(`not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidArgumentError('expected a JSON object, like {"model":"m1"}.');
+  return parsed as Record<string, unknown>;
+}
