@@ -78,8 +78,18 @@ export class Bench {
   sharedEmulator() {
     return this.once('shared-emulator', async () => {
       const emulator = await this.startEmulator({ dataDir: await this.largeStateCopy('shared') });
-      return { ...emulator, rssAtStart: emulator.rss(), served: 0 };
+      const rssAtReady = emulator.rss();
+      return { ...emulator, rssAtReady, rssAtStart: await this.settledRss(emulator), served: 0 };
     });
+  }
+
+  /**
+   * RSS once the process has been idle for the profile's settle time: right after a start, the heap still
+   * holds the garbage of parsing the snapshot, which V8 collects and hands back to the system moments later.
+   */
+  async settledRss(server) {
+    await new Promise((resolve) => setTimeout(resolve, this.profile.settleSeconds * 1000));
+    return server.rss();
   }
 
   /** A reference server from bench/references (`bare-http`, `express-one-route`, `json-server`), given its file argument. */
