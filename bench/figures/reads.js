@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { httpJson, httpRequest } from '../lib/http.js';
 import { measure } from '../lib/report.js';
 import { benchEndpointId, writeJsonServerData } from '../lib/state.js';
+import { medians } from '../lib/stats.js';
 
 const CONNECTIONS = 50;
 
@@ -29,14 +30,6 @@ async function exactAnswer(url, path) {
   return { status: 200, contentType: response.headers['content-type'], body: response.text };
 }
 
-/** Every read against one server, one after the other (nothing else is under load meanwhile); req/s per read. */
-async function throughputs(bench, url, pathOf, headers) {
-  const out = {};
-  for (const read of READS) out[read.key] = (await bench.load({ url, path: pathOf(read), connections: CONNECTIONS, headers })).rps;
-  return out;
-}
-
-
 export default {
   name: 'reads',
   async run(bench) {
@@ -44,39 +37,45 @@ export default {
     const emulator = await bench.sharedEmulator();
     const answers = {};
     for (const read of READS) answers[read.key] = await exactAnswer(emulator.url, read.path);
-
-    const off = await throughputs(bench, emulator.url, (r) => r.path);
-    const on = await bench.using(
-      async () => bench.startEmulator({ dataDir: await bench.largeStateCopy('auth-on'), auth: 'on' }),
-      async (server) => {
-        const { token } = await httpJson(`${server.url}/_emu/token`, { method: 'POST', body: { scopes: ['endpoint:read'] } });
-        return throughputs(bench, server.url, (r) => r.path, { authorization: `Bearer ${token}` });
-      },
-    );
     const bareRoutes = Object.fromEntries(READS.map((r) => [`GET ${r.path}`, answers[r.key]]));
-    const bare = await bench.using(
-      () => bench.startReference('bare-http', bench.file('bare-reads.json', { routes: bareRoutes })),
-      (server) => throughputs(bench, server.url, (r) => r.path),
-    );
     const expressRoutes = READS.map((r) => ({ method: 'GET', path: r.expressPath, status: 200, json: JSON.parse(answers[r.key].body) }));
-    const framework = await bench.using(
-      () => bench.startReference('express-one-route', bench.file('express-reads.json', { routes: expressRoutes })),
-      (server) => throughputs(bench, server.url, (r) => r.path),
-    );
-    const data = writeJsonServerData(join(bench.dir('json-server-reads'), 'db.json'), document, { withCommands: false });
-    const jsonServer = await bench.using(
-      () => bench.startReference('json-server', data),
-      (server) => throughputs(bench, server.url, (r) => r.jsonServerPath),
+    const jsonServerData = writeJsonServerData(join(bench.dir('json-server-reads'), 'db.json'), document, { withCommands: false });
+
+    const rps = await bench.usingAll(
+      {
+        authOn: async () => bench.startEmulator({ dataDir: await bench.largeStateCopy('auth-on'), auth: 'on' }),
+        bare: () => bench.startReference('bare-http', bench.file('bare-reads.json', { routes: bareRoutes })),
+        framework: () => bench.startReference('express-one-route', bench.file('express-reads.json', { routes: expressRoutes })),
+        jsonServer: () => bench.startReference('json-server', jsonServerData),
+      },
+      async (servers) => {
+        const { token } = await httpJson(`${servers.authOn.url}/_emu/token`, { method: 'POST', body: { scopes: ['endpoint:read'] } });
+        const targets = {
+          off: { url: emulator.url, path: (r) => r.path },
+          on: { url: servers.authOn.url, path: (r) => r.path, headers: { authorization: `Bearer ${token}` } },
+          bare: { url: servers.bare.url, path: (r) => r.path },
+          framework: { url: servers.framework.url, path: (r) => r.path },
+          jsonServer: { url: servers.jsonServer.url, path: (r) => r.jsonServerPath },
+        };
+        const tasks = {};
+        for (const read of READS) {
+          for (const [name, t] of Object.entries(targets)) {
+            tasks[`${read.key}.${name}`] = () => bench.load({ url: t.url, path: t.path(read), headers: t.headers, connections: CONNECTIONS });
+          }
+        }
+        return medians(await bench.interleave(tasks), 'rps');
+      },
     );
 
     return READS.flatMap((read, i) => {
       const id = (n) => `2${'abcdef'[i * 3 + n]}`;
-      const k = read.key;
-      const physical = { name: 'bare node:http, same bytes', value: bare[k] };
+      const of = (name) => rps[`${read.key}.${name}`];
+      const physical = { name: 'bare node:http, same bytes', value: of('bare') };
+      const framework = { reference: of('framework'), referenceName: 'express one route' };
       return [
-        measure({ id: id(0), name: `${read.label}, auth off`, unit: 'req/s', value: off[k], reference: framework[k], referenceName: 'express one route', target: { on: 'ratio', op: '>=', limit: 0.8 }, also: [physical] }),
-        measure({ id: id(1), name: `${read.label}, auth on`, unit: 'req/s', value: on[k], reference: framework[k], referenceName: 'express one route', target: { on: 'ratio', op: '>=', limit: 0.7 }, also: [physical] }),
-        measure({ id: id(2), name: `${read.label}, auth off, vs json-server`, unit: 'req/s', value: off[k], reference: jsonServer[k], referenceName: 'json-server', target: { on: 'ratio', op: '>=', limit: 5 } }),
+        measure({ id: id(0), name: `${read.label}, auth off`, unit: 'req/s', value: of('off'), ...framework, target: { on: 'ratio', op: '>=', limit: 0.8 }, also: [physical] }),
+        measure({ id: id(1), name: `${read.label}, auth on`, unit: 'req/s', value: of('on'), ...framework, target: { on: 'ratio', op: '>=', limit: 0.7 }, also: [physical] }),
+        measure({ id: id(2), name: `${read.label}, auth off, vs json-server`, unit: 'req/s', value: of('off'), reference: of('jsonServer'), referenceName: 'json-server', target: { on: 'ratio', op: '>=', limit: 5 } }),
       ];
     });
   },

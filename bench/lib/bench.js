@@ -108,6 +108,29 @@ export class Bench {
     }
   }
 
+  /** Starts several servers (`{ name: start }`), hands them to `use` by name, stops them all whatever happens. */
+  async usingAll(starts, use) {
+    const servers = {};
+    try {
+      for (const [name, start] of Object.entries(starts)) servers[name] = await start();
+      return await use(servers);
+    } finally {
+      await Promise.all(Object.values(servers).map((server) => server.stop()));
+    }
+  }
+
+  /**
+   * Runs every task once per round, in the same order each round, so that a slow moment of a shared
+   * machine touches every series alike. Resolves with each task's results (one per round).
+   */
+  async interleave(tasks) {
+    const results = Object.fromEntries(Object.keys(tasks).map((key) => [key, []]));
+    for (let round = 0; round < this.profile.rounds; round++) {
+      for (const [key, task] of Object.entries(tasks)) results[key].push(await task());
+    }
+    return results;
+  }
+
   async load(job) {
     const result = await load(this, job);
     const shared = this.cache.get('shared-emulator');

@@ -8,3 +8,8 @@ export function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
+
+/** The median of one field over the results of the rounds of each task: `{ key: [results] }` to `{ key: median }`. */
+export function medians(results, field) {
+  return Object.fromEntries(Object.entries(results).map(([key, runs]) => [key, median(runs.map((run) => run[field]))]));
+}
