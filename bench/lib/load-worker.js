@@ -27,10 +27,18 @@ function run({ record, duration, amount }) {
   if (job.paths) options.setupClient = (client) => client.setRequests([{ path: job.paths[connection++ % job.paths.length] }]);
   return new Promise((resolve, reject) => {
     const started = performance.now();
+    let lastAnswer;
+    let rampEnd;
+    let answers = 0;
     const instance = autocannon(options, (err, result) => {
       clearTimeout(timeout);
       if (err) return reject(err);
-      const seconds = (performance.now() - started) / 1000;
+      // Throughput over the steady part: from the answer by which every connection has had one (connecting
+      // and the first requests are a ramp) to the last answer (autocannon ends an `amount` run on its
+      // once-a-second tick, later than the last answer).
+      const steady = answers > job.connections * 2;
+      const seconds = steady ? (lastAnswer - rampEnd) / 1000 : ((lastAnswer ?? performance.now()) - started) / 1000;
+      const counted = steady ? answers - job.connections : answers;
       latencies.sort((a, b) => a - b);
       const ok = latencies.length;
       resolve({
@@ -39,7 +47,7 @@ function run({ record, duration, amount }) {
         errors: result.errors + result.timeouts,
         statuses,
         seconds,
-        rps: ok / seconds,
+        rps: counted / seconds,
         p50: percentile(latencies, 50),
         p99: percentile(latencies, 99),
         mean: ok ? latencies.reduce((a, b) => a + b, 0) / ok : null,
@@ -48,6 +56,8 @@ function run({ record, duration, amount }) {
     const timeout = setTimeout(() => instance.stop(), job.timeoutSeconds * 1000);
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+      lastAnswer = performance.now();
+      if (++answers === job.connections) rampEnd = lastAnswer;
       if (record && statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
     });
   });
