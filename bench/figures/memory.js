@@ -17,14 +17,35 @@ export default {
   async run(bench) {
     const emulator = await bench.sharedEmulator();
     if (emulator.served === 0) await someLoad(bench, emulator.url);
-    const after = await bench.settledRss(emulator);
+    const settledAfter = await bench.settledRss(emulator);
+    const liveAfter = await emulator.rssAfterGc();
     const floor = await bench.using(
       () => bench.startReference('bare-http', bench.file('bare-memory.json', { routes: {} })),
       async (server) => server.rss(),
     );
+    const mb = (bytes) => formatValue(bytes / MB, 'MB');
     return [
-      measure({ id: '5a', name: `RSS at ${bench.profile.endpoints} endpoints + ${bench.profile.commands} commands`, unit: 'MB', value: emulator.rssAtStart / MB, reference: floor / MB, referenceName: 'bare node:http', target: { on: 'value', op: '<', limit: 250 }, note: `idle ${bench.profile.settleSeconds} s after start; ${formatValue(emulator.rssAtReady / MB, 'MB')} at the moment it was ready` }),
-      measure({ id: '5b', name: 'RSS after the read and write runs', unit: 'MB', value: after / MB, reference: emulator.rssAtStart / MB, referenceName: 'RSS at start', target: { on: 'ratio', op: '<=', limit: 1.2 }, note: `idle ${bench.profile.settleSeconds} s after the runs; ${emulator.served} requests served in between` }),
+      measure({
+        id: '5a',
+        name: `RSS at ${bench.profile.endpoints} endpoints + ${bench.profile.commands} commands`,
+        unit: 'MB',
+        value: emulator.rssAtStart / MB,
+        reference: floor / MB,
+        referenceName: 'bare node:http',
+        target: { on: 'value', op: '<', limit: 250 },
+        note: `idle ${bench.profile.settleSeconds} s after start; ${mb(emulator.rssAtReady)} the moment it was ready, ${mb(emulator.liveAtStart)} after a full GC`,
+      }),
+      // Compared after a full collection each time: the question is what the process keeps, not when V8 last collected.
+      measure({
+        id: '5b',
+        name: 'RSS after the read and write runs (full GC)',
+        unit: 'MB',
+        value: liveAfter / MB,
+        reference: emulator.liveAtStart / MB,
+        referenceName: 'same, before them',
+        target: { on: 'ratio', op: '<=', limit: 1.2 },
+        note: `${emulator.served} requests served in between (the writes add endpoints); without a forced GC: ${mb(emulator.rssAtStart)} before, ${mb(settledAfter)} after`,
+      }),
     ];
   },
 };

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { collectGarbage } from './inspector.js';
 import { load } from './load.js';
 import { rssOf, startServer, stopAll, stopProcess } from './processes.js';
 import { copyState, fixtureDocument, writeLargeState } from './state.js';
@@ -62,24 +63,34 @@ export class Bench {
   }
 
   /** `platform-emu start` as a user runs it, on free ports; resolves once it printed its URL (it is ready then). */
-  async startEmulator({ dataDir, auth = 'off', args = [] } = {}) {
+  async startEmulator({ dataDir, auth = 'off', args = [], inspect = false } = {}) {
     const server = await startServer(
       process.execPath,
-      [BIN, 'start', '--port', '0', '--mqtt-port', '0', '--quiet', '--auth', auth, ...(dataDir ? ['--data', dataDir] : ['--in-memory']), ...args],
+      [...(inspect ? ['--inspect=127.0.0.1:0'] : []), BIN, 'start', '--port', '0', '--mqtt-port', '0', '--quiet', '--auth', auth, ...(dataDir ? ['--data', dataDir] : ['--in-memory']), ...args],
       { label: 'platform-emu start' },
     );
-    return { ...server, rss: () => rssOf(server.child.pid), stop: () => stopProcess(server.child) };
+    return {
+      ...server,
+      rss: () => rssOf(server.child.pid),
+      rssAfterGc: async () => {
+        await collectGarbage(server.inspectorUrl());
+        return rssOf(server.child.pid);
+      },
+      stop: () => stopProcess(server.child),
+    };
   }
 
   /**
    * The emulator of figures 2, 3 and 5: a copy of the large state, auth off, one process for the
    * whole run, so that memory after the read and write runs can be compared with memory at start.
+   * Started with `--inspect` (idle, nothing attached) so that figure 5 can ask for a full collection.
    */
   sharedEmulator() {
     return this.once('shared-emulator', async () => {
-      const emulator = await this.startEmulator({ dataDir: await this.largeStateCopy('shared') });
+      const emulator = await this.startEmulator({ dataDir: await this.largeStateCopy('shared'), inspect: true });
       const rssAtReady = emulator.rss();
-      return { ...emulator, rssAtReady, rssAtStart: await this.settledRss(emulator), served: 0 };
+      const rssAtStart = await this.settledRss(emulator);
+      return { ...emulator, rssAtReady, rssAtStart, liveAtStart: await emulator.rssAfterGc(), served: 0 };
     });
   }
 

@@ -21,7 +21,11 @@ export function startServer(command, args, { cwd, env, readyTimeoutMs = 60_000, 
   children.add(child);
   child.once('exit', () => children.delete(child));
   let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+  let inspectorUrl;
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+    inspectorUrl ??= /Debugger listening on (ws:\/\/\S+)/.exec(stderr)?.[1];
+  });
   return new Promise((resolve, reject) => {
     let stdout = '';
     const timer = setTimeout(() => fail(`did not print its URL within ${readyTimeoutMs} ms`), readyTimeoutMs);
@@ -41,7 +45,7 @@ export function startServer(command, args, { cwd, env, readyTimeoutMs = 60_000, 
       child.stdout.off('data', onData);
       child.off('exit', onExit);
       child.stdout.resume();
-      resolve({ url: url.replace(/\/$/, ''), child, startedAt: started, readyMs: performance.now() - started, stderr: () => stderr });
+      resolve({ url: url.replace(/\/$/, ''), child, startedAt: started, readyMs: performance.now() - started, stderr: () => stderr, inspectorUrl: () => inspectorUrl });
     });
   });
 }
