@@ -5,6 +5,7 @@ import { inMemoryKey, loadOrCreateKey, readKey, type SigningKey } from './auth/k
 import { resolveConfig, type EmulatorConfig, type EmulatorOptions } from './config.js';
 import { createEventBus, type EmuContext } from './context.js';
 import { FixtureError } from './fixtures/errors.js';
+import { kp1HttpRouter, onlineEndpointCount, startGateway, type Gateway } from './gateway/index.js';
 import { readJsonFile, seedFixture } from './fixtures/load.js';
 import { validateStateDocument } from './fixtures/validate.js';
 import { createApp } from './server/app.js';
@@ -20,6 +21,9 @@ export interface RunningEmulator {
   port: number;
   host: string;
   dataDir: string | undefined;
+  /** The device gateway's MQTT port and `mqtt://host:port`. */
+  mqttPort: number;
+  mqttUrl: string;
   ctx: EmuContext;
   /** Stops accepting, lets in-flight requests finish, makes the state durable and releases the data directory. */
   stop(): Promise<void>;
@@ -98,11 +102,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const { store } = ctx;
   let ready = false;
   let url = '';
+  let gateway: Gateway | undefined;
   try {
     if (store.isEmpty()) {
       const seed = await fixtureState(ctx);
       if (seed) await store.replace(seed);
     }
+    gateway = await startGateway(ctx);
+    const { mqttPort, mqttUrl } = gateway;
     const app = createApp(ctx, {
       mounts: [
         {
@@ -116,6 +123,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
               inMemory: config.inMemory,
               auth: config.auth,
               defaultTenant: ctx.defaultTenantId(),
+              mqtt: { url: mqttUrl, port: mqttPort, onlineEndpoints: onlineEndpointCount(ctx) },
               services: services.map((s) => ({ name: s.prefix, title: s.title, url: `${url}/${s.prefix}/api/v1` })),
             }),
             exportState: () => store.exportDocument(),
@@ -124,13 +132,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
             baseUrl: () => url,
           }),
         },
+        { path: '/kp1', router: kp1HttpRouter(ctx) },
       ],
     });
     const server = createServer({ keepAliveTimeout: 5000 }, app);
     const address = await listen(server, config.port, config.host);
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
     url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${address.port}`;
-    store.directoryLock?.update({ url });
+    store.directoryLock?.update({ url, mqttUrl });
     ready = true;
 
     let stopping: Promise<void> | undefined;
@@ -139,12 +148,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       port: address.port,
       host: config.host,
       dataDir: config.dataDir ? resolve(config.dataDir) : undefined,
+      mqttPort,
+      mqttUrl,
       ctx,
       stop: () =>
         (stopping ??= (async () => {
           ready = false;
           const closed = new Promise<void>((done) => server.close(() => done()));
           server.closeIdleConnections();
+          await gateway?.stop();
           for (const service of services) await service.teardown?.(ctx);
           const force = setTimeout(() => server.closeAllConnections(), 5000);
           await closed;
@@ -153,6 +165,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         })()),
     };
   } catch (err) {
+    await gateway?.stop();
     await store.close();
     throw err;
   }

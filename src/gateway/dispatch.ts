@@ -1,0 +1,126 @@
+import type { EmuContext } from '../context.js';
+import { HttpError } from '../server/errors.js';
+import { findVersion } from '../services/app-manager/applications.js';
+import { activateToken, endpointByToken, ENDPOINTS, type Endpoint } from '../services/epr/endpoints.js';
+import { kp1Error, matchResource, type Kp1Extension, type Kp1Resource } from './extension.js';
+import { extensions } from './extensions/index.js';
+import { asRequestId, Kp1PathError, parseKp1Path } from './topics.js';
+
+const byName = new Map<string, Kp1Extension>(extensions.map((e) => [e.name, e]));
+
+export const OK_STATUS = { statusCode: 200, reasonPhrase: 'OK' };
+
+/** The outcome of one KP1 request, whatever the transport. */
+export interface Kp1Reply {
+  ok: boolean;
+  statusCode: number;
+  /** Success: the extension's payload (or `OK_STATUS` when it has none). Error: `{ statusCode, reasonPhrase }`. */
+  payload: unknown;
+  requestId?: number;
+  /** The endpoint the token resolved to, also when the request failed afterwards: the token was used. */
+  endpoint?: Endpoint;
+  /** `<extension>/<resource>`: the key pushes for this resource are published under. */
+  resourceKey?: string;
+  observe?: boolean;
+}
+
+function failure(statusCode: number, reasonPhrase: string, extra: Partial<Kp1Reply> = {}): Kp1Reply {
+  return { ...extra, ok: false, statusCode, payload: { statusCode, reasonPhrase } };
+}
+
+function resolveResource(extension: Kp1Extension, levels: string[]): { resource: Kp1Resource; params: Record<string, string> } {
+  for (const resource of extension.resources) {
+    const params = matchResource(resource, levels);
+    if (params) return { resource, params };
+  }
+  const known = extension.resources.map((r) => (r.path === '' ? '(none)' : r.path)).join(', ');
+  throw kp1Error(404, `Extension ${extension.name} has no resource "${levels.join('/')}"; its resources: ${known}.`);
+}
+
+function resolveEndpoint(ctx: EmuContext, appVersionName: string, token: string): Endpoint {
+  if (!findVersion(ctx, appVersionName)) {
+    throw kp1Error(404, `There is no application version "${appVersionName}" (the second level of the topic).`);
+  }
+  const endpoint = endpointByToken(ctx, appVersionName, token);
+  if (!endpoint) {
+    throw kp1Error(401, `The endpoint token "${token}" is not registered in the application of version ${appVersionName}. Register the endpoint first (POST /epr/api/v1/endpoints).`);
+  }
+  if (endpoint.appVersion.name !== appVersionName) {
+    throw kp1Error(403, `The endpoint token "${token}" belongs to application version ${endpoint.appVersion.name}, not ${appVersionName}: use kp1/${endpoint.appVersion.name}/...`);
+  }
+  return endpoint;
+}
+
+function parseJson(raw: Buffer): unknown {
+  if (raw.length === 0) return undefined;
+  const text = raw.toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const shown = text.length > 80 ? `${text.slice(0, 80)}...` : text;
+    throw kp1Error(400, `The payload is not valid JSON (${(err as Error).message}): ${shown}`);
+  }
+}
+
+/** The first successful request with a token moves it from Inactive to Active (spec 2, States). */
+async function activate(ctx: EmuContext, endpointId: string): Promise<void> {
+  const current = ctx.store.get<Endpoint>(ENDPOINTS, endpointId);
+  if (current && current.tokenStatus !== 'Active') await activateToken(ctx, current);
+}
+
+/**
+ * Handles one KP1 request, from MQTT or HTTP: topic grammar, token lookup and activation, the extension's
+ * resource handler, and the reply. Never throws: every failure is an error reply a firmware developer can read.
+ */
+export async function handleKp1(ctx: EmuContext, path: string, raw: Buffer, transport: 'mqtt' | 'http'): Promise<Kp1Reply> {
+  let parsed;
+  try {
+    parsed = parseKp1Path(path);
+  } catch (err) {
+    if (err instanceof Kp1PathError) return failure(400, err.message, { requestId: err.requestId });
+    throw err;
+  }
+  const { appVersionName, token, resource: levels, requestId } = parsed;
+  let endpoint: Endpoint | undefined;
+  let resourceKey: string | undefined;
+  try {
+    const extension = byName.get(parsed.extension);
+    if (!extension) {
+      throw kp1Error(404, `Unknown extension "${parsed.extension}"; this emulator speaks ${[...byName.keys()].join(', ')}.`);
+    }
+    endpoint = resolveEndpoint(ctx, appVersionName, token);
+    const { resource, params } = resolveResource(extension, levels);
+    resourceKey = [extension.name, ...levels].join('/');
+    const payload = resource.payload === 'raw' ? undefined : parseJson(raw);
+    const result = await resource.handle({ ctx, endpoint, params, payload, raw, requestId, transport });
+    await activate(ctx, endpoint.endpointId);
+    return {
+      ok: true,
+      statusCode: 200,
+      payload: result.payload === undefined ? OK_STATUS : result.payload,
+      requestId,
+      endpoint,
+      resourceKey,
+      observe: result.observe,
+    };
+  } catch (err) {
+    if (err instanceof HttpError) return failure(err.status, err.message, { requestId, endpoint, resourceKey });
+    ctx.log(`KP1 ${path}: ${(err as Error)?.stack ?? String(err)}`);
+    return failure(500, `Internal error of the emulator while handling ${path}: ${(err as Error)?.message ?? String(err)}`, { requestId, endpoint });
+  }
+}
+
+/**
+ * Whether a topic is a reply or push the platform publishes (`.../<requestId>/status`, `.../<resource>/error`),
+ * rather than a request. `command/status` (a command type named "status") stays a request.
+ */
+export function isReplyTopic(topic: string): boolean {
+  const levels = topic.split('/');
+  const last = levels.pop();
+  if (last !== 'status' && last !== 'error') return false;
+  if (levels.length > 4 && asRequestId(levels[levels.length - 1]) !== undefined) return true;
+  const extension = byName.get(levels[2]);
+  const resource = levels.slice(4);
+  return extension !== undefined && levels.length >= 4 && extension.resources.some((r) => matchResource(r, resource) !== undefined);
+}

@@ -1,0 +1,78 @@
+import type { EmuContext } from '../context.js';
+import { HttpError } from '../server/errors.js';
+import { isMetadataObject, type Endpoint } from '../services/epr/endpoints.js';
+
+/** What a resource handler gets: the endpoint the token resolved to, the path parameters and the payload. */
+export interface Kp1Request {
+  ctx: EmuContext;
+  endpoint: Endpoint;
+  /** Values of the `{name}` levels of the resource path. */
+  params: Record<string, string>;
+  /** The payload parsed as JSON; `undefined` when it was empty. Resources with `payload: 'raw'` get `undefined`. */
+  payload: unknown;
+  raw: Buffer;
+  requestId?: number;
+  transport: 'mqtt' | 'http';
+}
+
+export interface Kp1Result {
+  /** The success payload; absent means "no payload" (the reply then carries `{ statusCode: 200, reasonPhrase: "OK" }`). */
+  payload?: unknown;
+  /** `true`/`false` when the request asked to start/stop receiving pushes for this resource (`cex` command, `cmx` config). */
+  observe?: boolean;
+}
+
+export interface Kp1Resource {
+  /** Levels after the token, `{name}` for a parameter: `command/{commandType}`, `get/keys`; `''` for none (`tsx`). */
+  path: string;
+  /** `json` (default): the payload must be empty or JSON. `raw`: the handler reads `raw` itself (`dcx` plain). */
+  payload?: 'json' | 'raw';
+  handle(request: Kp1Request): Kp1Result | Promise<Kp1Result>;
+}
+
+/**
+ * One KP1 extension: a folder under src/gateway/extensions, one line in its index. It parses its resources and
+ * payloads and calls the owning service's domain functions; topics, tokens and replies are the gateway core's.
+ */
+export interface Kp1Extension {
+  name: string;
+  resources: Kp1Resource[];
+}
+
+/** A KP1 error reply: `{ statusCode, reasonPhrase }`. The shared `HttpError` is the same thing, and either may be thrown. */
+export const kp1Error = (statusCode: number, reasonPhrase: string) => new HttpError(statusCode, reasonPhrase);
+export const invalidPayload = (reasonPhrase: string) => kp1Error(400, reasonPhrase);
+
+/** Matches resource levels against a resource path; the parameters on success. */
+export function matchResource(resource: Kp1Resource, levels: readonly string[]): Record<string, string> | undefined {
+  const pattern = resource.path === '' ? [] : resource.path.split('/');
+  if (pattern.length !== levels.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const name = /^\{(\w+)\}$/.exec(pattern[i])?.[1];
+    if (name) params[name] = levels[i];
+    else if (pattern[i] !== levels[i]) return undefined;
+  }
+  return params;
+}
+
+/** A JSON object (not an array, not null): the endpoint register's test, shared. */
+export const isPlainObject = isMetadataObject;
+
+/** An optional request object (`{}` or empty) with only the named fields; anything else is a 400 naming the problem. */
+export function optionalObject(payload: unknown, allowed: readonly string[], what: string): Record<string, unknown> {
+  if (payload === undefined) return {};
+  if (!isPlainObject(payload)) throw invalidPayload(`The ${what} payload must be a JSON object (or empty); got ${describeValue(payload)}.`);
+  const unknown = Object.keys(payload).filter((key) => !allowed.includes(key));
+  if (unknown.length > 0) {
+    throw invalidPayload(`The ${what} payload has unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; allowed: ${allowed.join(', ') || 'none'}.`);
+  }
+  return payload;
+}
+
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${JSON.stringify(value)}`;
+}

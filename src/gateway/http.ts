@@ -1,0 +1,32 @@
+import express, { type Router } from 'express';
+import type { EmuContext } from '../context.js';
+import { HttpError } from '../server/errors.js';
+import { handleKp1 } from './dispatch.js';
+import { sessionsOf } from './sessions.js';
+import { KP1_ROOT } from './topics.js';
+
+/**
+ * The KP1 HTTP binding, mounted at `/kp1`: `POST /kp1/<appVersionName>/<extension>/<token>/<resource...>`.
+ * The body is read as JSON whatever the Content-Type (the platform's request collection sends none, or
+ * text/plain); an empty body is an empty payload. The reply payload is the body, the KP1 status the HTTP status.
+ */
+export function kp1HttpRouter(ctx: EmuContext): Router {
+  const router = express.Router();
+  router.use(express.raw({ limit: ctx.config.bodyLimit, type: () => true }));
+  router.use(async (req, res) => {
+    if (req.method !== 'POST') {
+      throw new HttpError(405, `KP1 over HTTP takes POST only; got ${req.method} ${req.originalUrl.split('?')[0]}.`, { Allow: 'POST' });
+    }
+    let path: string;
+    try {
+      path = `${KP1_ROOT}/${decodeURIComponent(req.path.replace(/^\/+|\/+$/g, ''))}`;
+    } catch {
+      throw new HttpError(400, `The path ${req.originalUrl} is not correctly percent-encoded.`);
+    }
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const reply = await handleKp1(ctx, path, body, 'http');
+    if (reply.endpoint) sessionsOf(ctx).seen(reply.endpoint.endpointId, 'http');
+    res.status(reply.statusCode).json(reply.payload);
+  });
+  return router;
+}

@@ -1,0 +1,131 @@
+import { createServer, type AddressInfo } from 'node:net';
+import { Aedes, type Client, type PublishPacket } from 'aedes';
+import type { DevicePush, EmuContext } from '../context.js';
+import { endpointByToken } from '../services/epr/endpoints.js';
+import { handleKp1, isReplyTopic } from './dispatch.js';
+import { sessionsOf, type QoS, type Session } from './sessions.js';
+import { KP1_ROOT, topicMatches } from './topics.js';
+
+export interface MqttGateway {
+  port: number;
+  url: string;
+  devices: DevicePush;
+  close(): Promise<void>;
+}
+
+/** Pushes the platform publishes without a request go out at least once. */
+const PUSH_QOS: QoS = 1;
+const noop = () => undefined;
+
+/** aedes keeps a client's subscriptions by topic filter; the typings do not show it. */
+function isSubscribed(client: Client, topic: string): boolean {
+  const filters = Object.keys((client as Client & { subscriptions: Record<string, unknown> }).subscriptions ?? {});
+  return filters.some((filter) => topicMatches(filter, topic));
+}
+
+function observe(session: Session, resourceKey: string, on: boolean, requestId: number | undefined, qos: QoS): void {
+  if (!on) {
+    session.observers.delete(resourceKey);
+    session.muted.add(resourceKey);
+    return;
+  }
+  session.muted.delete(resourceKey);
+  if (requestId === undefined) return;
+  let ids = session.observers.get(resourceKey);
+  if (!ids) session.observers.set(resourceKey, (ids = new Map()));
+  ids.set(requestId, qos);
+}
+
+/**
+ * The embedded MQTT broker and the KP1 server on it. Any client may publish and subscribe as on a plain broker;
+ * publishes under `kp1/` are requests the gateway answers. Like the platform's KP1 server, replies and pushes reach
+ * the connection that speaks for the endpoint even when it never subscribed: they are published to subscribers
+ * as usual, and handed to that connection directly only when none of its subscriptions matches (never twice).
+ */
+export async function startMqtt(ctx: EmuContext, options: { host: string; port: number }): Promise<MqttGateway> {
+  const broker = await Aedes.createBroker();
+  const sessions = sessionsOf(ctx);
+  const queues = new Map<Client, Promise<void>>();
+
+  const deliver = (topic: string, payload: unknown, qos: QoS, client: Client | undefined) => {
+    const body = Buffer.from(JSON.stringify(payload));
+    const packet = (): PublishPacket => ({ cmd: 'publish', topic, payload: body, qos, retain: false, dup: false });
+    broker.publish(packet(), noop);
+    if (client && !client.closed && !isSubscribed(client, topic)) client.publish(packet(), noop);
+  };
+
+  const handle = async (client: Client, topic: string, payload: Buffer, qos: QoS) => {
+    const reply = await handleKp1(ctx, topic, payload, 'mqtt');
+    if (reply.endpoint) {
+      const session = sessions.seen(reply.endpoint.endpointId, 'mqtt', client);
+      if (reply.ok && reply.observe !== undefined && reply.resourceKey) observe(session, reply.resourceKey, reply.observe, reply.requestId, qos);
+    }
+    if (reply.requestId !== undefined) {
+      deliver(`${topic}/${reply.ok ? 'status' : 'error'}`, reply.payload, qos, client);
+    } else if (!reply.ok) {
+      const { statusCode, reasonPhrase } = reply.payload as { statusCode: number; reasonPhrase: string };
+      ctx.log(`KP1 ${topic} from MQTT client ${client.id} failed with ${statusCode}: ${reasonPhrase} (no request id in the topic, so no reply was published)`);
+    }
+  };
+
+  // Requests of one connection are handled in order, as the device sent them.
+  broker.on('publish', (packet, client) => {
+    if (!client || !packet.topic.startsWith(`${KP1_ROOT}/`) || isReplyTopic(packet.topic)) return;
+    const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
+    const previous = queues.get(client) ?? Promise.resolve();
+    const next = previous.then(() => handle(client, packet.topic, payload, packet.qos));
+    queues.set(client, next);
+    void next.finally(() => {
+      if (queues.get(client) === next) queues.delete(client);
+    });
+  });
+  broker.on('clientDisconnect', (client) => sessions.disconnected(client));
+
+  const server = createServer((socket) => {
+    socket.setNoDelay(true);
+    broker.handle(socket);
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    broker.close();
+    const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    throw new Error(
+      inUse
+        ? `The MQTT port ${options.port} is in use (another broker, or another emulator?). Pick another with --mqtt-port, or 0 for a free one.`
+        : `The MQTT port ${options.port} cannot be opened: ${(err as Error).message}`,
+    );
+  }
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
+
+  const devices: DevicePush = {
+    push(token, appVersionName, extension, resource, payload) {
+      const endpoint = endpointByToken(ctx, appVersionName, token);
+      const session = endpoint ? sessions.byEndpoint.get(endpoint.endpointId) : undefined;
+      const key = `${extension}/${resource}`;
+      const base = `${KP1_ROOT}/${appVersionName}/${extension}/${token}/${resource}`;
+      if (!session?.muted.has(key)) deliver(`${base}/status`, payload, PUSH_QOS, session?.client);
+      for (const [requestId, qos] of session?.observers.get(key) ?? []) deliver(`${base}/${requestId}/status`, payload, qos, session?.client);
+    },
+  };
+
+  return {
+    port,
+    url: `mqtt://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`,
+    devices,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Requests already received are answered before the connections close.
+      await Promise.allSettled(queues.values());
+      await new Promise<void>((resolve) => broker.close(() => resolve()));
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import type { Client } from 'aedes';
+import { runtimeOf, type EmuContext } from '../context.js';
+
+/** What the emulator knows about an endpoint's link to it (runtime only; not part of the stored state). */
+export interface DeviceConnection {
+  endpointId: string;
+  /** An MQTT connection that used the endpoint's token is connected now. */
+  online: boolean;
+  /** The transport of the endpoint's last request. */
+  transport: 'mqtt' | 'http';
+  /** The MQTT client id of the connection that speaks for the endpoint (the last one that used its token). */
+  clientId?: string;
+  /** The endpoint's last KP1 request, over either transport. */
+  lastSeen: string;
+  /** When the current MQTT connection started speaking for the endpoint. */
+  connectedSince?: string;
+}
+
+export type QoS = 0 | 1 | 2;
+
+/** One endpoint's session: its connection state, and the pushes its speaking connection asked for. */
+export interface Session {
+  state: DeviceConnection;
+  client?: Client;
+  /** Per `<extension>/<resource>`: the request ids that observe it, with the QoS of their request. */
+  observers: Map<string, Map<number, QoS>>;
+  /** Resources whose pushes the device stopped with `{ "observe": false }`. */
+  muted: Set<string>;
+}
+
+class Sessions {
+  readonly byEndpoint = new Map<string, Session>();
+  private readonly byClient = new Map<Client, Set<string>>();
+
+  /** A request with the endpoint's token arrived; over MQTT its connection now speaks for the endpoint. */
+  seen(endpointId: string, transport: 'mqtt' | 'http', client?: Client): Session {
+    const now = new Date().toISOString();
+    let session = this.byEndpoint.get(endpointId);
+    if (!session) {
+      session = { state: { endpointId, online: false, transport, lastSeen: now }, observers: new Map(), muted: new Set() };
+      this.byEndpoint.set(endpointId, session);
+    }
+    session.state.lastSeen = now;
+    session.state.transport = transport;
+    if (client && session.client !== client) {
+      if (session.client) this.byClient.get(session.client)?.delete(endpointId);
+      session.client = client;
+      session.observers.clear();
+      session.muted.clear();
+      session.state.online = true;
+      session.state.clientId = client.id;
+      session.state.connectedSince = now;
+      let endpoints = this.byClient.get(client);
+      if (!endpoints) this.byClient.set(client, (endpoints = new Set()));
+      endpoints.add(endpointId);
+    }
+    return session;
+  }
+
+  /** A connection closed: the endpoints it spoke for go offline, and its observations end with it. */
+  disconnected(client: Client): void {
+    for (const endpointId of this.byClient.get(client) ?? []) {
+      const session = this.byEndpoint.get(endpointId);
+      if (session?.client !== client) continue;
+      session.client = undefined;
+      session.observers.clear();
+      session.muted.clear();
+      session.state.online = false;
+      session.state.connectedSince = undefined;
+    }
+    this.byClient.delete(client);
+  }
+
+  onlineCount(): number {
+    let count = 0;
+    for (const session of this.byEndpoint.values()) if (session.state.online) count++;
+    return count;
+  }
+}
+
+export const sessionsOf = (ctx: EmuContext) => runtimeOf(ctx, 'gateway:sessions', () => new Sessions());
+
+/** Connection state of an endpoint (online/offline, last seen), or undefined when it has not spoken since the start. */
+export function deviceConnection(ctx: EmuContext, endpointId: string): DeviceConnection | undefined {
+  const state = sessionsOf(ctx).byEndpoint.get(endpointId)?.state;
+  return state && { ...state };
+}
+
+/** How many endpoints have an MQTT connection now. */
+export function onlineEndpointCount(ctx: EmuContext): number {
+  return sessionsOf(ctx).onlineCount();
+}

@@ -1,0 +1,239 @@
+import { runtimeOf, type EmuContext } from '../../context.js';
+import { badRequest, conflict, notFound } from '../../server/errors.js';
+import type { Mutation, StoredRecord } from '../../store/index.js';
+import type { Endpoint } from '../epr/endpoints.js';
+import { DeadlineQueue } from './deadlines.js';
+
+export const COMMANDS = 'commands';
+
+/** Spec 2: a non-empty alphanumeric type name. */
+export const COMMAND_TYPE_PATTERN = /^[a-zA-Z0-9]+$/;
+
+/** `PENDING` → `EXECUTED` (the device reported a result) or `EXPIRED` (its TTL ran out first); see docs/services/command-invocation.md. */
+export type CommandStatus = 'PENDING' | 'EXECUTED' | 'EXPIRED';
+
+export interface CommandRecord extends StoredRecord {
+  tenantId: string;
+  appName: string;
+  commandId: number;
+  commandType: string;
+  endpointId: string;
+  status: CommandStatus;
+  statusCode?: number;
+  reasonPhrase?: string;
+  requestPayload?: unknown;
+  responsePayload?: unknown;
+  createdAt: string;
+  updatedAt: string;
+  /** When a PENDING command becomes EXPIRED; absent: it stays pending until its retention ends. */
+  expiresAt?: string;
+  /** When the record is deleted, whatever its status. */
+  retainUntil: string;
+}
+
+/** How long a new command lives: both revisions' parameters, already validated and defaulted. */
+export interface CommandLifetime {
+  /** Milliseconds until a pending command expires (`commandTtl`); undefined: never before retention ends. */
+  ttlMs?: number;
+  /** Hours until the record is deleted (`commandRetentionTtl`). */
+  retentionHours: number;
+}
+
+/** What a device reports on `cex/.../result/<commandType>`, validated by the gateway. */
+export interface DeviceResult {
+  id: number;
+  statusCode: number;
+  reasonPhrase?: string;
+  payload?: unknown;
+}
+
+/** The event a command's REST wait listens for: emitted once the command leaves PENDING or is deleted. */
+export const settledEvent = (commandId: number) => `cex:settled:${commandId}`;
+
+const pendingKey = (endpointId: string, commandType: string) => `${endpointId}\u0000${commandType}`;
+
+export function setupCommandIndexes(ctx: EmuContext): void {
+  ctx.store.defineIndex(COMMANDS, 'endpoint', (c) => c.endpointId as string);
+  ctx.store.defineIndex(COMMANDS, 'app', (c) => c.appName as string);
+  ctx.store.defineIndex(COMMANDS, 'pending', (c) => (c.status === 'PENDING' ? pendingKey(c.endpointId as string, c.commandType as string) : undefined));
+}
+
+export function checkCommandType(commandType: string): void {
+  if (!COMMAND_TYPE_PATTERN.test(commandType)) {
+    throw badRequest(`The command type must be a non-empty alphanumeric string (letters and digits only); got "${commandType}".`);
+  }
+}
+
+/** The status a reader sees: a pending command past its expiry is EXPIRED even in the moment before its timer runs. */
+export function effectiveStatus(command: CommandRecord, now = Date.now()): CommandStatus {
+  if (command.status === 'PENDING' && command.expiresAt !== undefined && Date.parse(command.expiresAt) <= now) return 'EXPIRED';
+  return command.status;
+}
+
+/** The command fields of both revisions (the later one adds `createdAt` and `updatedAt`). */
+export function presentCommand(command: CommandRecord) {
+  return {
+    commandId: command.commandId,
+    commandType: command.commandType,
+    endpointId: command.endpointId,
+    status: effectiveStatus(command),
+    ...(command.statusCode !== undefined ? { statusCode: command.statusCode } : {}),
+    ...(command.reasonPhrase !== undefined ? { reasonPhrase: command.reasonPhrase } : {}),
+    ...(command.requestPayload !== undefined ? { requestPayload: command.requestPayload } : {}),
+    ...(command.responsePayload !== undefined ? { responsePayload: command.responsePayload } : {}),
+    createdAt: command.createdAt,
+    updatedAt: command.updatedAt,
+  };
+}
+
+/** A command of the endpoint with this type and id; anything else is as absent as a command that never existed. */
+export function findCommand(ctx: EmuContext, endpoint: Endpoint, commandType: string, commandId: number): CommandRecord | undefined {
+  const command = ctx.store.get<CommandRecord>(COMMANDS, String(commandId));
+  return command?.endpointId === endpoint.endpointId && command.commandType === commandType ? command : undefined;
+}
+
+const byId = (a: CommandRecord, b: CommandRecord) => a.commandId - b.commandId;
+
+export function commandsOfEndpoint(ctx: EmuContext, endpointId: string, types?: readonly string[]): CommandRecord[] {
+  const all = ctx.store.lookup<CommandRecord>(COMMANDS, 'endpoint', endpointId);
+  return (types ? all.filter((c) => types.includes(c.commandType)) : all).sort(byId);
+}
+
+export function commandsOfApplication(ctx: EmuContext, appName: string): CommandRecord[] {
+  return ctx.store.lookup<CommandRecord>(COMMANDS, 'app', appName);
+}
+
+/** The most recently executed command of that type, or undefined. */
+export function lastExecuted(ctx: EmuContext, endpoint: Endpoint, commandType: string): CommandRecord | undefined {
+  let last: CommandRecord | undefined;
+  for (const c of ctx.store.lookup<CommandRecord>(COMMANDS, 'endpoint', endpoint.endpointId)) {
+    if (c.commandType !== commandType || c.status !== 'EXECUTED') continue;
+    if (!last || c.updatedAt > last.updatedAt || (c.updatedAt === last.updatedAt && c.commandId > last.commandId)) last = c;
+  }
+  return last;
+}
+
+/** What the device is offered on `command/<type>` (poll reply and push): every outstanding command of that type. */
+export function outstandingCommands(ctx: EmuContext, endpoint: Endpoint, commandType: string): Array<{ id: number; payload?: unknown }> {
+  const now = Date.now();
+  return ctx.store
+    .lookup<CommandRecord>(COMMANDS, 'pending', pendingKey(endpoint.endpointId, commandType))
+    .filter((c) => effectiveStatus(c, now) === 'PENDING')
+    .sort(byId)
+    .map((c) => (c.requestPayload === undefined ? { id: c.commandId } : { id: c.commandId, payload: c.requestPayload }));
+}
+
+function pushOutstanding(ctx: EmuContext, endpoint: Endpoint, commandType: string): void {
+  ctx.devices.push(endpoint.token, endpoint.appVersion.name, 'cex', `command/${commandType}`, outstandingCommands(ctx, endpoint, commandType));
+}
+
+/** Creates a PENDING command (durably), schedules its expiry and retention, and pushes it to the device. */
+export async function invokeCommand(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  commandType: string,
+  requestPayload: unknown,
+  lifetime: CommandLifetime,
+): Promise<CommandRecord> {
+  checkCommandType(commandType);
+  const now = Date.now();
+  const createdAt = new Date(now).toISOString();
+  const commandId = ctx.store.nextId(COMMANDS);
+  const command: CommandRecord = {
+    tenantId: endpoint.tenantId,
+    appName: endpoint.appName,
+    commandId,
+    commandType,
+    endpointId: endpoint.endpointId,
+    status: 'PENDING',
+    ...(requestPayload !== undefined ? { requestPayload } : {}),
+    createdAt,
+    updatedAt: createdAt,
+    ...(lifetime.ttlMs !== undefined ? { expiresAt: new Date(now + lifetime.ttlMs).toISOString() } : {}),
+    retainUntil: new Date(now + lifetime.retentionHours * 3_600_000).toISOString(),
+  };
+  await ctx.store.put(COMMANDS, String(commandId), command);
+  scheduleDeadlines(ctx, command);
+  pushOutstanding(ctx, endpoint, commandType);
+  return command;
+}
+
+/**
+ * Records a device's results (all or none): each id must be a PENDING command of this endpoint and type.
+ * Wakes the REST requests waiting for them.
+ */
+export async function reportResults(ctx: EmuContext, endpoint: Endpoint, commandType: string, results: DeviceResult[]): Promise<CommandRecord[]> {
+  const now = Date.now();
+  const updatedAt = new Date(now).toISOString();
+  const executed: CommandRecord[] = [];
+  for (const result of results) {
+    const command = findCommand(ctx, endpoint, commandType, result.id);
+    if (!command) throw notFound(`There is no command ${result.id} of type ${commandType} for this endpoint; nothing was recorded.`);
+    const status = effectiveStatus(command, now);
+    if (status === 'EXPIRED') throw conflict(`Command ${result.id} expired at ${command.expiresAt} (its commandTtl) before this result arrived; nothing was recorded.`);
+    if (status === 'EXECUTED') throw conflict(`Command ${result.id} already has a result (status ${command.statusCode}); nothing was recorded.`);
+    executed.push({
+      ...command,
+      status: 'EXECUTED',
+      statusCode: result.statusCode,
+      ...(result.reasonPhrase !== undefined ? { reasonPhrase: result.reasonPhrase } : {}),
+      ...(result.payload !== undefined ? { responsePayload: result.payload } : {}),
+      updatedAt,
+    });
+  }
+  await ctx.store.commit(executed.map((c): Mutation => ({ op: 'put', c: COMMANDS, id: String(c.commandId), v: c })));
+  for (const command of executed) ctx.events.emit(settledEvent(command.commandId), command);
+  return executed;
+}
+
+export async function deleteCommand(ctx: EmuContext, command: CommandRecord): Promise<void> {
+  await ctx.store.delete(COMMANDS, String(command.commandId));
+  ctx.events.emit(settledEvent(command.commandId), undefined);
+}
+
+/** Runs when a deadline of a command passes: a pending command expires; a record past its retention is deleted. */
+export async function applyDeadlines(ctx: EmuContext, commandIds: Iterable<number>): Promise<void> {
+  const now = Date.now();
+  const updatedAt = new Date(now).toISOString();
+  const mutations: Mutation[] = [];
+  const settled: Array<[number, CommandRecord | undefined]> = [];
+  for (const commandId of new Set(commandIds)) {
+    const command = ctx.store.get<CommandRecord>(COMMANDS, String(commandId));
+    if (!command) continue;
+    if (Date.parse(command.retainUntil) <= now) {
+      mutations.push({ op: 'del', c: COMMANDS, id: String(commandId) });
+      if (command.status === 'PENDING') settled.push([commandId, undefined]);
+    } else if (command.status === 'PENDING' && effectiveStatus(command, now) === 'EXPIRED') {
+      const expired: CommandRecord = { ...command, status: 'EXPIRED', updatedAt };
+      mutations.push({ op: 'put', c: COMMANDS, id: String(commandId), v: expired });
+      settled.push([commandId, expired]);
+    }
+  }
+  if (mutations.length === 0) return;
+  await ctx.store.commit(mutations);
+  for (const [commandId, command] of settled) ctx.events.emit(settledEvent(commandId), command);
+}
+
+function deadlines(ctx: EmuContext): DeadlineQueue {
+  return runtimeOf(ctx, 'cex:deadlines', () => new DeadlineQueue((ids) => {
+    applyDeadlines(ctx, ids).catch((err: Error) => {
+      // The CLI opens stopped data directories read-only, with the same setup: there, deadlines wait for the emulator.
+      if (!/read-only/.test(err.message)) ctx.log(`Command expiry or retention failed: ${err.message}`);
+    });
+  }));
+}
+
+function scheduleDeadlines(ctx: EmuContext, command: CommandRecord): void {
+  const queue = deadlines(ctx);
+  if (command.status === 'PENDING' && command.expiresAt !== undefined) queue.add(Date.parse(command.expiresAt), command.commandId);
+  queue.add(Date.parse(command.retainUntil), command.commandId);
+}
+
+/** On start: one pass over the stored commands puts their deadlines on the timer (past ones run at once). */
+export function startDeadlines(ctx: EmuContext): void {
+  for (const command of ctx.store.values<CommandRecord>(COMMANDS)) scheduleDeadlines(ctx, command);
+}
+
+export function stopDeadlines(ctx: EmuContext): void {
+  deadlines(ctx).stop();
+}

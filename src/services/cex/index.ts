@@ -1,0 +1,22 @@
+import { tenantRecord, type ServiceDescriptor } from '../../server/service.js';
+import { setupCommandIndexes, startDeadlines, stopDeadlines } from './commands.js';
+import { routes } from './routes.js';
+import { releaseWaiters } from './wait.js';
+
+export const commandInvocation: ServiceDescriptor = {
+  prefix: 'cex',
+  title: 'Command invocation',
+  serviceGroup: 'device',
+  routes,
+  collections: {
+    commands: tenantRecord('appName', 'commandType', 'endpointId', 'status', 'createdAt', 'updatedAt', 'retainUntil'),
+  },
+  setup(ctx) {
+    setupCommandIndexes(ctx);
+    startDeadlines(ctx);
+  },
+  teardown(ctx) {
+    stopDeadlines(ctx);
+    releaseWaiters(ctx);
+  },
+};
