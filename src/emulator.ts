@@ -67,6 +67,13 @@ async function fixtureState(ctx: EmuContext): Promise<StateDocument | undefined>
   return stateFromFixture(ctx, await readJsonFile(path, 'fixture file'), path);
 }
 
+/** Replaces the whole state, then restarts every service's runtime (timers, waiters) on the new state. */
+async function replaceState(ctx: EmuContext, document: StateDocument): Promise<void> {
+  for (const service of services) await service.teardown?.(ctx);
+  await ctx.store.replace(document);
+  for (const service of services) await service.setup?.(ctx);
+}
+
 export async function openContext(config: EmulatorConfig, log: (m: string) => void, readOnly = false): Promise<EmuContext> {
   const store = await Store.open({ dir: config.dataDir, inMemory: config.inMemory, compactBytes: config.compactBytes, warn: log, readOnly });
   try {
@@ -127,8 +134,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
               services: services.map((s) => ({ name: s.prefix, title: s.title, url: `${url}/${s.prefix}/api/v1` })),
             }),
             exportState: () => store.exportDocument(),
-            importState: async (input) => store.replace(await documentFromImport(ctx, input, 'the imported document')),
-            reset: async () => store.replace((await fixtureState(ctx)) ?? { schemaVersion: 1, seq: 0, counters: {}, collections: {} }),
+            importState: async (input) => replaceState(ctx, await documentFromImport(ctx, input, 'the imported document')),
+            reset: async () => replaceState(ctx, (await fixtureState(ctx)) ?? { schemaVersion: 1, seq: 0, counters: {}, collections: {} }),
             baseUrl: () => url,
           }),
         },

@@ -87,6 +87,11 @@ export class Store {
     }
   }
 
+  /** Opened by the CLI on a stopped data directory: readable, never written. */
+  get isReadOnly(): boolean {
+    return this.options.readOnly === true;
+  }
+
   get dataDir(): string | undefined {
     return this.options.inMemory ? undefined : this.options.dir;
   }

@@ -216,10 +216,7 @@ export async function applyDeadlines(ctx: EmuContext, commandIds: Iterable<numbe
 
 function deadlines(ctx: EmuContext): DeadlineQueue {
   return runtimeOf(ctx, 'cex:deadlines', () => new DeadlineQueue((ids) => {
-    applyDeadlines(ctx, ids).catch((err: Error) => {
-      // The CLI opens stopped data directories read-only, with the same setup: there, deadlines wait for the emulator.
-      if (!/read-only/.test(err.message)) ctx.log(`Command expiry or retention failed: ${err.message}`);
-    });
+    applyDeadlines(ctx, ids).catch((err: Error) => ctx.log(`Command expiry or retention failed: ${err.message}`));
   }));
 }
 
@@ -231,6 +228,8 @@ function scheduleDeadlines(ctx: EmuContext, command: CommandRecord): void {
 
 /** On start: one pass over the stored commands puts their deadlines on the timer (past ones run at once). */
 export function startDeadlines(ctx: EmuContext): void {
+  // A stopped data directory opened by the CLI is never written: its deadlines wait for the emulator.
+  if (ctx.store.isReadOnly) return;
   for (const command of ctx.store.values<CommandRecord>(COMMANDS)) scheduleDeadlines(ctx, command);
 }
 
