@@ -1,5 +1,9 @@
 // One load run, in its own process so that the generator never shares a core's event loop with the server
 // it measures. Reads a JSON job from argv[2], prints one JSON result line on stdout.
+//
+// autocannon ends runs on a once-a-second tick, so the warm-up is the start of the same run rather than a
+// run of its own: answers in the first `warmupSeconds` (time-bound runs) or the first `warmupRequests`
+// (count-bound runs) are not counted, and throughput is timed from the first counted answer to the last.
 import autocannon from 'autocannon';
 
 const job = JSON.parse(process.argv[2]);
@@ -9,65 +13,62 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-/** autocannon's own histogram keeps whole milliseconds; sub-millisecond figures need every latency. */
-function run({ record, duration, amount }) {
-  const latencies = [];
-  const statuses = {};
-  let connection = 0;
-  const options = {
-    url: job.paths ? job.url : job.url + job.path,
-    method: job.method ?? 'GET',
-    connections: job.connections,
-    pipelining: 1,
-    ...(job.headers ? { headers: job.headers } : {}),
-    ...(job.body === undefined ? {} : { body: typeof job.body === 'string' ? job.body : JSON.stringify(job.body) }),
-    ...(amount ? { amount } : { duration }),
-  };
-  // Each connection keeps one path of `paths`: commands to one endpoint per invoker, for instance.
-  if (job.paths) options.setupClient = (client) => client.setRequests([{ path: job.paths[connection++ % job.paths.length] }]);
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    let lastAnswer;
-    let rampEnd;
-    let answers = 0;
-    const instance = autocannon(options, (err, result) => {
-      clearTimeout(timeout);
-      if (err) return reject(err);
-      // Throughput over the steady part: from the answer by which every connection has had one (connecting
-      // and the first requests are a ramp) to the last answer (autocannon ends an `amount` run on its
-      // once-a-second tick, later than the last answer).
-      const steady = answers > job.connections * 2;
-      const seconds = steady ? (lastAnswer - rampEnd) / 1000 : ((lastAnswer ?? performance.now()) - started) / 1000;
-      const counted = steady ? answers - job.connections : answers;
-      latencies.sort((a, b) => a - b);
-      const ok = latencies.length;
-      resolve({
-        requests: result.requests.total,
-        ok,
-        errors: result.errors + result.timeouts,
-        statuses,
-        seconds,
-        rps: counted / seconds,
-        p50: percentile(latencies, 50),
-        p99: percentile(latencies, 99),
-        mean: ok ? latencies.reduce((a, b) => a + b, 0) / ok : null,
-      });
-    });
-    const timeout = setTimeout(() => instance.stop(), job.timeoutSeconds * 1000);
-    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-      statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
-      lastAnswer = performance.now();
-      if (++answers === job.connections) rampEnd = lastAnswer;
-      if (record && statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
-    });
-  });
-}
+const warmupSeconds = job.amount ? 0 : Math.ceil(job.warmupSeconds ?? 0);
+const warmupRequests = job.amount ? (job.warmupRequests ?? 0) : 0;
+let connection = 0;
+const options = {
+  url: job.paths ? job.url : job.url + job.path,
+  method: job.method ?? 'GET',
+  connections: job.connections,
+  pipelining: 1,
+  ...(job.headers ? { headers: job.headers } : {}),
+  ...(job.body === undefined ? {} : { body: typeof job.body === 'string' ? job.body : JSON.stringify(job.body) }),
+  ...(job.amount ? { amount: job.amount + warmupRequests } : { duration: warmupSeconds + job.duration }),
+};
+// Each connection keeps one path of `paths`: commands to one endpoint per invoker, for instance.
+if (job.paths) options.setupClient = (client) => client.setRequests([{ path: job.paths[connection++ % job.paths.length] }]);
 
-try {
-  if (job.warmupSeconds > 0) await run({ record: false, duration: job.warmupSeconds });
-  const result = await run({ record: true, duration: job.duration, amount: job.amount });
-  process.stdout.write(`${JSON.stringify(result)}\n`);
-} catch (err) {
-  process.stderr.write(`${err.stack ?? err}\n`);
-  process.exit(1);
-}
+// autocannon's own histogram keeps whole milliseconds; sub-millisecond figures need every latency.
+const latencies = [];
+const statuses = {};
+let answers = 0;
+let counted = 0;
+let firstCounted;
+let lastCounted;
+
+const started = performance.now();
+// Also skip the answers by which every connection has had its first (connecting is a ramp, not a rate).
+const skip = Math.max(warmupRequests, job.connections);
+const instance = autocannon(options, (err, result) => {
+  clearTimeout(timeout);
+  if (err) {
+    process.stderr.write(`${err.stack ?? err}\n`);
+    process.exit(1);
+  }
+  latencies.sort((a, b) => a - b);
+  const seconds = counted > 1 ? (lastCounted - firstCounted) / 1000 : (performance.now() - started) / 1000;
+  const out = {
+    requests: result.requests.total,
+    ok: latencies.length,
+    counted,
+    errors: result.errors + result.timeouts,
+    statuses,
+    seconds,
+    rps: counted > 1 ? (counted - 1) / seconds : counted / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+});
+const timeout = setTimeout(() => instance.stop(), job.timeoutSeconds * 1000);
+instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+  statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+  const now = performance.now();
+  answers++;
+  const warm = job.amount ? answers > skip : now - started >= warmupSeconds * 1000 && answers > job.connections;
+  if (!warm) return;
+  counted++;
+  firstCounted ??= now;
+  lastCounted = now;
+  if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+});

@@ -11,7 +11,7 @@ const WORKER = fileURLToPath(new URL('./load-worker.js', import.meta.url));
 export async function load(bench, job) {
   const { profile } = bench;
   const bounded = job.amount ? { amount: job.amount } : profile.readAmount ? { amount: profile.readAmount } : { duration: profile.readSeconds };
-  const full = { warmupSeconds: profile.warmupSeconds, timeoutSeconds: profile.loadTimeoutSeconds, ...bounded, ...job };
+  const full = { warmupSeconds: profile.warmupSeconds, warmupRequests: profile.warmupRequests, timeoutSeconds: profile.loadTimeoutSeconds, ...bounded, ...job };
   if (full.amount) full.connections = Math.min(full.connections, full.amount);
   const result = JSON.parse(await runToEnd(process.execPath, [WORKER, JSON.stringify(full)], { label: 'autocannon' }));
   const expected = (status) => (job.expectStatus ? status === String(job.expectStatus) : status.startsWith('2'));

@@ -3,7 +3,8 @@
  * full: the issue's sizes and durations (at most ten minutes on two cores); quick: same state, short runs;
  * smoke: tiny state and a few requests per run, for the test that checks the harness completes.
  * Load runs repeat for `rounds` rounds, interleaved across the servers compared (figures take medians);
- * the write and round-trip counts are per run.
+ * the write and round-trip counts are per run, after a warm-up at the start of the same run
+ * (`warmupSeconds` of a time-bound run, `warmupRequests` of a count-bound one).
  */
 const PROFILES = {
   full: {
@@ -13,6 +14,7 @@ const PROFILES = {
     rounds: 3,
     readSeconds: 4,
     warmupSeconds: 1,
+    warmupRequests: 500,
     settleSeconds: 3,
     singleWrites: 1_000,
     concurrentWrites: 4_000,
@@ -24,9 +26,10 @@ const PROFILES = {
     endpoints: 10_000,
     commands: 100_000,
     coldStarts: 3,
-    rounds: 2,
+    rounds: 1,
     readSeconds: 1,
-    warmupSeconds: 0.3,
+    warmupSeconds: 1,
+    warmupRequests: 200,
     settleSeconds: 2,
     singleWrites: 400,
     concurrentWrites: 1_500,
@@ -41,6 +44,7 @@ const PROFILES = {
     rounds: 1,
     readAmount: 200,
     warmupSeconds: 0,
+    warmupRequests: 0,
     settleSeconds: 0.2,
     singleWrites: 50,
     concurrentWrites: 200,
