@@ -37,8 +37,9 @@ let firstCounted;
 let lastCounted;
 
 const started = performance.now();
-// Also skip the answers by which every connection has had its first (connecting is a ramp, not a rate).
-const skip = Math.max(warmupRequests, job.connections);
+// Also skip the answers by which every connection has had its first (connecting is a ramp, not a rate),
+// unless the run is too short to spare them.
+const skip = Math.max(warmupRequests, job.amount >= 3 * job.connections ? job.connections : 0);
 const instance = autocannon(options, (err, result) => {
   clearTimeout(timeout);
   if (err) {
