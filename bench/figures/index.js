@@ -2,8 +2,9 @@
 // `run(bench)` returning rows made by `measure()` (bench/lib/report.js). Memory comes after reads and
 // writes: it compares the shared emulator's memory before and after their runs.
 import coldStart from './cold-start.js';
+import commandRoundTrip from './command-round-trip.js';
 import memory from './memory.js';
 import reads from './reads.js';
 import writes from './writes.js';
 
-export const figures = [coldStart, reads, writes, memory];
+export const figures = [coldStart, reads, writes, commandRoundTrip, memory];
