@@ -32,6 +32,7 @@ export default {
           fsync: fsyncCeiling,
           empty1: single(empty.url),
           large1: single(shared.url),
+          framework1: single(framework.url),
           empty50: concurrent(empty.url),
           large50: concurrent(shared.url),
           framework50: concurrent(framework.url),
@@ -52,7 +53,17 @@ export default {
     const fsync = { reference: p50.fsync, referenceName: 'append + fdatasync' };
     const framework = { reference: rps.framework50, referenceName: 'express, no storing' };
     return [
-      measure({ id: '3a', name: '1 client p50, empty state', unit: 'ms', value: p50.empty1, ...fsync, target: { on: 'ratio', op: '<', limit: 3 }, note: tail('empty1') }),
+      measure({
+        id: '3a',
+        name: '1 client p50, empty state',
+        unit: 'ms',
+        value: p50.empty1,
+        ...fsync,
+        target: { on: 'ratio', op: '<', limit: 3 },
+        // What a durable POST cannot go below: the framework's own answer plus one fsync.
+        also: [{ name: 'express POST, no storing, + append + fdatasync', value: p50.framework1 + p50.fsync }],
+        note: tail('empty1'),
+      }),
       measure({
         id: '3b',
         name: `1 client p50, ${size}`,
