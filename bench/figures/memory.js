@@ -1,4 +1,5 @@
 // Figure 5: the emulator's resident memory at the large state, and after the read and write runs.
+import { endpointCount } from '../lib/bench.js';
 import { formatValue, measure } from '../lib/report.js';
 import { benchEndpointId } from '../lib/state.js';
 
@@ -19,6 +20,7 @@ export default {
     if (emulator.served === 0) await someLoad(bench, emulator.url);
     const settledAfter = await bench.settledRss(emulator);
     const liveAfter = await emulator.rssAfterGc();
+    const endpointsAfter = await endpointCount(emulator.url);
     const floor = await bench.using(
       () => bench.startReference('bare-http', bench.file('bare-memory.json', { routes: {} })),
       async (server) => server.rss(),
@@ -44,7 +46,9 @@ export default {
         reference: emulator.liveAtStart / MB,
         referenceName: 'same, before them',
         target: { on: 'ratio', op: '<=', limit: 1.2 },
-        note: `${emulator.served} requests served in between (the writes add endpoints); without a forced GC: ${mb(emulator.rssAtStart)} before, ${mb(settledAfter)} after`,
+        note:
+          `${emulator.served} requests served in between, whose writes took the endpoints from ${emulator.endpointsAtStart} to ${endpointsAfter}; ` +
+          `without a forced GC: ${mb(emulator.rssAtStart)} before, ${mb(settledAfter)} after`,
       }),
     ];
   },

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { httpJson } from './http.js';
 import { collectGarbage } from './inspector.js';
 import { load } from './load.js';
 import { rssOf, startServer, stopAll, stopProcess } from './processes.js';
@@ -10,6 +11,11 @@ import { copyState, fixtureDocument, writeLargeState } from './state.js';
 const repo = (path) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
 const BIN = repo('bin/platform-emu.js');
 const REFERENCES = repo('bench/references');
+
+/** The default tenant's endpoints, as the endpoint register counts them. */
+export async function endpointCount(url) {
+  return (await httpJson(`${url}/epr/api/v1/endpoints?limit=1`)).totalElements;
+}
 
 /**
  * What every figure gets: the profile, temporary directories, the large state (built once), emulators
@@ -90,7 +96,8 @@ export class Bench {
       const emulator = await this.startEmulator({ dataDir: await this.largeStateCopy('shared'), inspect: true });
       const rssAtReady = emulator.rss();
       const rssAtStart = await this.settledRss(emulator);
-      return { ...emulator, rssAtReady, rssAtStart, liveAtStart: await emulator.rssAfterGc(), served: 0 };
+      const endpointsAtStart = await endpointCount(emulator.url);
+      return { ...emulator, rssAtReady, rssAtStart, liveAtStart: await emulator.rssAfterGc(), endpointsAtStart, served: 0 };
     });
   }
 
