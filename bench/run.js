@@ -8,11 +8,11 @@ import { printTable, writeResults } from './lib/report.js';
 
 const options = parseOptions(process.argv.slice(2));
 if (options.help || options.error) {
-  process.stderr.write(`${options.help ?? options.error}\n`);
+  process.stderr.write(`${options.help ?? options.error}\n\nfigures: ${figures.map((f) => f.name).join(', ')}\n`);
   process.exit(options.error ? 2 : 0);
 }
 const selected = options.only ? figures.filter((f) => options.only.includes(f.name)) : figures;
-if (options.only && selected.length !== options.only.length) {
+if (options.only && (selected.length === 0 || selected.length !== options.only.length)) {
   process.stderr.write(`Unknown figure in --only; figures: ${figures.map((f) => f.name).join(', ')}.\n`);
   process.exit(2);
 }

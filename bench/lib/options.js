@@ -58,7 +58,7 @@ const USAGE = `Usage: npm run bench -- [--quick | --smoke] [--only <figure,...>]
 
   --quick           short runs at the full state sizes (about a minute)
   --smoke           tiny state, a few requests per run (checks the harness; figures mean nothing)
-  --only <names>    run only these figures (comma-separated names, see the table)
+  --only <names>    run only these figures (comma-separated; names below)
   --results <file>  where to write the JSON results (default bench/results/latest.json)`;
 
 export function parseOptions(argv) {
