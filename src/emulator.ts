@@ -75,12 +75,12 @@ async function replaceState(ctx: EmuContext, document: StateDocument): Promise<v
 }
 
 export async function openContext(config: EmulatorConfig, log: (m: string) => void, readOnly = false): Promise<EmuContext> {
+  // A new data directory's RSA key is made on the thread pool while the store loads.
+  const pendingKey = config.inMemory ? inMemoryKey() : readOnly ? readKey(config.dataDir!) : loadOrCreateKey(config.dataDir!);
+  pendingKey.catch(() => undefined);
   const store = await Store.open({ dir: config.dataDir, inMemory: config.inMemory, compactBytes: config.compactBytes, warn: log, readOnly });
   try {
-    let keys: SigningKey | undefined;
-    if (config.inMemory) keys = await inMemoryKey();
-    else if (readOnly) keys = await readKey(config.dataDir!);
-    else keys = await loadOrCreateKey(config.dataDir!);
+    const keys = await pendingKey;
     if (!keys) throw new FixtureError(`${config.dataDir} has no signing key yet: start the emulator on it once.`);
     const ctx = createContext(config, store, keys, log);
     for (const service of services) await service.setup?.(ctx);

@@ -1,4 +1,4 @@
-import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type Express, type Request, type Router } from 'express';
 import type { EmuContext } from '../context.js';
 import { oidcRouter } from '../auth/oidc-routes.js';
 import { tokenVerifier } from './authenticate.js';
@@ -6,16 +6,15 @@ import { errorHandler, HttpError } from './errors.js';
 import { methodNotAllowed, serviceRouter } from './router.js';
 
 export interface AppExtras {
-  /** Routers mounted ahead of the services: the control plane, the KP1 HTTP binding. */
+  /** Routers mounted beside the services: the control plane, the KP1 HTTP binding. */
   mounts: Array<{ path: string; router: Router }>;
 }
 
 /** The platform's ingress merges repeated slashes (`/bcx/api/v1//applications`), and so do we. */
-function mergeSlashes(req: Request, _res: Response, next: NextFunction): void {
+function mergeSlashes(req: Request): void {
   const query = req.url.indexOf('?');
   const path = query === -1 ? req.url : req.url.slice(0, query);
   if (path.includes('//')) req.url = path.replace(/\/{2,}/g, '/') + (query === -1 ? '' : req.url.slice(query));
-  next();
 }
 
 /** Every service under its own prefix (one map lookup), and all of them at the bare `/api/v1`. */
@@ -23,14 +22,7 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(mergeSlashes);
-  app.use((req, _res, next) => {
-    req.ctx = ctx;
-    next();
-  });
-  for (const { path, router } of extras.mounts) app.use(path, router);
-  app.use('/auth', oidcRouter(ctx));
-
+  // Hot path first: a service prefix is one map lookup, before the control plane, KP1 and OIDC mounts.
   const verify = tokenVerifier(ctx);
   const byPrefix = new Map<string, Router>();
   for (const service of ctx.services) {
@@ -39,11 +31,15 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
     byPrefix.set(service.prefix, mount);
   }
   app.use((req, res, next) => {
+    mergeSlashes(req);
+    req.ctx = ctx;
     const end = req.path.indexOf('/', 1);
     const mount = byPrefix.get(req.path.slice(1, end === -1 ? undefined : end));
     if (mount) mount(req, res, next);
     else next();
   });
+  for (const { path, router } of extras.mounts) app.use(path, router);
+  app.use('/auth', oidcRouter(ctx));
 
   // Spec 1 `{base_url}`: the same operations without a prefix. Where two services share a path
   // (`GET /endpoints/{endpointId}`), the service listed first (the endpoint register) answers.
