@@ -1,5 +1,5 @@
 import type { EmuContext } from '../context.js';
-import { defaultScopes, getTenant, tenantByRealm } from '../services/tenant-manager/tenants.js';
+import { defaultScopes, getTenant, listTenants, tenantByRealm } from '../services/tenant-manager/tenants.js';
 import { DEFAULT_TOKEN_TTL, realmPath, signAccessToken } from './tokens.js';
 
 export interface TestTokenRequest {
@@ -17,7 +17,7 @@ export function issueTestToken(ctx: EmuContext, request: TestTokenRequest) {
   const wanted = request.tenant ?? ctx.defaultTenantId();
   const tenant = getTenant(ctx, wanted) ?? tenantByRealm(ctx, wanted);
   if (!tenant) {
-    const known = [...ctx.store.values<{ id: string }>('tenants')].map((t) => t.id);
+    const known = listTenants(ctx).map((t) => t.id);
     throw new Error(`There is no tenant ${wanted}${known.length ? `; tenants: ${known.join(', ')}` : ' (the state has no tenants: were the fixtures loaded?)'}.`);
   }
   const scopes = request.scopes && request.scopes.length > 0 ? request.scopes : defaultScopes(ctx, tenant.id);

@@ -1,7 +1,7 @@
 import type { EmuContext } from '../context.js';
 import { HttpError } from '../server/errors.js';
 import { findVersion } from '../services/app-manager/applications.js';
-import { activateToken, endpointByToken, ENDPOINTS, type Endpoint } from '../services/epr/endpoints.js';
+import { activateToken, endpointByToken, findEndpoint, type Endpoint } from '../services/epr/endpoints.js';
 import { kp1Error, matchResource, type Kp1Extension, type Kp1Resource } from './extension.js';
 import { extensions } from './extensions/index.js';
 import { asRequestId, Kp1PathError, parseKp1Path } from './topics.js';
@@ -64,8 +64,9 @@ function parseJson(raw: Buffer): unknown {
 }
 
 /** The first successful request with a token moves it from Inactive to Active (spec 2, States). */
-async function activate(ctx: EmuContext, endpointId: string): Promise<void> {
-  const current = ctx.store.get<Endpoint>(ENDPOINTS, endpointId);
+async function activate(ctx: EmuContext, endpoint: Endpoint): Promise<void> {
+  // Re-read: the handler may have replaced the record (metadata) since the token was looked up.
+  const current = findEndpoint(ctx, endpoint.tenantId, endpoint.endpointId);
   if (current && current.tokenStatus !== 'Active') await activateToken(ctx, current);
 }
 
@@ -94,7 +95,7 @@ export async function handleKp1(ctx: EmuContext, path: string, raw: Buffer, tran
     resourceKey = [extension.name, ...levels].join('/');
     const payload = resource.payload === 'raw' ? undefined : parseJson(raw);
     const result = await resource.handle({ ctx, endpoint, params, payload, raw, requestId, transport });
-    await activate(ctx, endpoint.endpointId);
+    await activate(ctx, endpoint);
     return {
       ok: true,
       statusCode: 200,

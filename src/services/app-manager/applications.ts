@@ -39,6 +39,11 @@ export function findApplication(ctx: EmuContext, tenantId: string, name: string)
   return app?.tenantId === tenantId ? app : undefined;
 }
 
+/** Any tenant's application: for seeding and references between services, never for a caller's request. */
+export function getApplication(ctx: EmuContext, name: string): Application | undefined {
+  return ctx.store.get<Application>(APPLICATIONS, name);
+}
+
 /** Application version names are global: KP1 topics name them without a tenant. */
 export function findVersion(ctx: EmuContext, name: string): AppVersion | undefined {
   return ctx.store.get<AppVersion>(APP_VERSIONS, name);

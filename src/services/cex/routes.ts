@@ -8,7 +8,6 @@ import { findApplication } from '../app-manager/applications.js';
 import { findEndpoint, type Endpoint } from '../epr/endpoints.js';
 import {
   checkCommandType,
-  COMMANDS,
   commandsOfApplication,
   commandsOfEndpoint,
   deleteCommand,
@@ -66,7 +65,7 @@ async function invoke(req: Request, res: Response) {
   res
     .status(202)
     .location(locationOf(req, 'endpoints', endpoint.endpointId, 'commands', commandType, command.commandId))
-    .json(presentCommand(settled ?? req.ctx.store.get<CommandRecord>(COMMANDS, String(command.commandId)) ?? command));
+    .json(presentCommand(settled ?? findCommand(req.ctx, endpoint, commandType, command.commandId) ?? command));
 }
 
 function getOne(req: Request, res: Response) {

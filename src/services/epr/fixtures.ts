@@ -1,6 +1,6 @@
 import type { FixtureSection } from '../../server/service.js';
 import type { Mutation } from '../../store/index.js';
-import { findVersion } from '../app-manager/applications.js';
+import { findVersion, getApplication } from '../app-manager/applications.js';
 import { ENDPOINT_ID_PATTERN, ENDPOINTS, newEndpoint, TOKEN_PATTERN } from './endpoints.js';
 import { ENDPOINT_FILTERS } from './filters.js';
 import { FixtureError } from '../../fixtures/errors.js';
@@ -54,7 +54,7 @@ export const filterFixtures: FixtureSection = {
   },
   async seed(ctx, items) {
     const mutations: Mutation[] = items.map((item, i) => {
-      const app = ctx.store.get<{ tenantId: string }>('applications', item.applicationName as string);
+      const app = getApplication(ctx, item.applicationName as string);
       if (!app) throw new FixtureError(`endpointFilters[${i}] (${item.filterId}): applicationName ${item.applicationName} is not an application in the fixtures.`);
       return {
         op: 'put',
