@@ -4,6 +4,7 @@ import { STATUS_CODES } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_EMULATOR_URL } from '../client/defaults.js';
 import type { ClientResponse } from '../client/http-client.js';
+import { acceptedScopes } from '../auth/scopes.js';
 import { CliError, runningUrl, urlOption } from './shared.js';
 
 const USAGE = 2;
@@ -88,7 +89,8 @@ function printBody(response: ClientResponse, raw: boolean | undefined): void {
 async function printOperations(): Promise<void> {
   const { listOperations } = await import('../client/operations.js');
   const operations = listOperations();
-  const scopeOf = (scope: string | null) => scope ?? '(no scope)';
+  // The scope as a token must carry it (`platform:`, not the spec's `<platform>:`).
+  const scopeOf = (scope: string | null) => (scope ? acceptedScopes(scope).join(' | ') : '(no scope)');
   const pathWidth = Math.max(...operations.map((o) => o.fullPath.length));
   const scopeWidth = Math.max(...operations.map((o) => scopeOf(o.route.scope).length));
   const lines = operations.map(

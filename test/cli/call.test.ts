@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { acceptedScopes } from '../../src/auth/scopes.js';
 import { services } from '../../src/services/index.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 
@@ -118,7 +119,7 @@ describe('platform-emu call', async () => {
     const result = await cli('call', '--list');
     expect(result.exitCode).toBe(0);
     const lines = result.stdout.trim().split('\n');
-    const routes = services.flatMap((s) => s.routes.map((r) => ({ operation: `${r.method} /${s.prefix}/api/v1${r.path}`, scope: r.scope ?? '(no scope)' })));
+    const routes = services.flatMap((s) => s.routes.map((r) => ({ operation: `${r.method} /${s.prefix}/api/v1${r.path}`, scope: r.scope ? acceptedScopes(r.scope).join(' | ') : '(no scope)' })));
     expect(lines).toHaveLength(routes.length);
     for (const { operation, scope } of routes) {
       const line = lines.find((l) => l.replace(/\s+/, ' ').startsWith(`${operation} `));

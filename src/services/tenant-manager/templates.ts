@@ -8,9 +8,9 @@ import type { Route } from '../../server/service.js';
 
 /** Realm, frontend-client and backend-client templates: platform-wide `{ id, template, description }` records. */
 export const TEMPLATE_KINDS = [
-  { path: 'realms', collection: 'realm-templates', scope: '<platform>:tenant:realm-template' },
-  { path: 'realm-frontend-clients', collection: 'frontend-client-templates', scope: '<platform>:tenant:realm-frontend-client-template' },
-  { path: 'realm-backend-clients', collection: 'backend-client-templates', scope: '<platform>:tenant:realm-backend-client-template' },
+  { path: 'realms', label: 'realm', collection: 'realm-templates', scope: '<platform>:tenant:realm-template' },
+  { path: 'realm-frontend-clients', label: 'realm frontend client', collection: 'frontend-client-templates', scope: '<platform>:tenant:realm-frontend-client-template' },
+  { path: 'realm-backend-clients', label: 'realm backend client', collection: 'backend-client-templates', scope: '<platform>:tenant:realm-backend-client-template' },
 ] as const;
 
 type Kind = (typeof TEMPLATE_KINDS)[number];
@@ -32,7 +32,7 @@ function input(req: Request): Omit<Template, 'id'> {
 function existing(req: Request, kind: Kind): Template {
   const id = pathInt(req, 'id');
   const found = req.ctx.store.get<Template>(kind.collection, String(id));
-  if (!found) throw notFound(`There is no ${kind.path} template ${id}.`);
+  if (!found) throw notFound(`There is no ${kind.label} template ${id}.`);
   return found;
 }
 
@@ -44,7 +44,7 @@ export function templateRoutes(kind: Kind): Route[] {
       method: 'GET',
       path: base,
       scope: `${kind.scope}:read`,
-      summary: `List ${kind.path} templates`,
+      summary: `List ${kind.label} templates`,
       handler: (req, res: Response) => {
         const all = [...req.ctx.store.values<Template>(kind.collection)].sort((a, b) => a.id - b.id);
         const page = paginate(req, all, 50);
@@ -55,7 +55,7 @@ export function templateRoutes(kind: Kind): Route[] {
       method: 'POST',
       path: base,
       scope: `${kind.scope}:create`,
-      summary: `Create a ${kind.path} template`,
+      summary: `Create a ${kind.label} template`,
       handler: async (req, res) => {
         const record: Template = { id: req.ctx.store.nextId(kind.collection), ...input(req) };
         await req.ctx.store.put(kind.collection, String(record.id), record as never);
@@ -66,7 +66,7 @@ export function templateRoutes(kind: Kind): Route[] {
       method: 'GET',
       path: `${base}/{id}`,
       scope: `${kind.scope}:read`,
-      summary: `Get a ${kind.path} template`,
+      summary: `Get a ${kind.label} template`,
       handler: (req, res) => {
         const record = existing(req, kind);
         if (!notModified(req, res, { revision: req.ctx.store.rev(kind.collection, String(record.id)) })) res.json(record);
@@ -76,7 +76,7 @@ export function templateRoutes(kind: Kind): Route[] {
       method: 'PUT',
       path: `${base}/{id}`,
       scope: `${kind.scope}:update`,
-      summary: `Replace a ${kind.path} template`,
+      summary: `Replace a ${kind.label} template`,
       handler: async (req, res) => {
         const current = existing(req, kind);
         checkPreconditions(req, { revision: req.ctx.store.rev(kind.collection, String(current.id)) });
@@ -89,7 +89,7 @@ export function templateRoutes(kind: Kind): Route[] {
       method: 'DELETE',
       path: `${base}/{id}`,
       scope: `${kind.scope}:delete`,
-      summary: `Delete a ${kind.path} template`,
+      summary: `Delete a ${kind.label} template`,
       handler: async (req, res) => {
         const current = existing(req, kind);
         checkPreconditions(req, { revision: req.ctx.store.rev(kind.collection, String(current.id)) });
