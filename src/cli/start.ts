@@ -148,5 +148,11 @@ Examples:
   $ platform-emu start --port 0 --in-memory     # a throwaway emulator on a free port (CI)
   $ platform-emu start --auth on --data /tmp/emu --fixtures my-fixtures.json`,
     )
-    .action(run);
+    .action(function (this: Command, options: StartOptions) {
+      // commander turns a boolean flag on for any value of its variable; `PLATFORM_EMU_IN_MEMORY=0` means off.
+      if (this.getOptionValueSource('inMemory') === 'env' && /^(0|false|no|off)?$/i.test(process.env.PLATFORM_EMU_IN_MEMORY ?? '')) {
+        options.inMemory = false;
+      }
+      return run(options);
+    });
 }

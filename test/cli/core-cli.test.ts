@@ -129,6 +129,10 @@ describe('platform-emu start', () => {
     const inMemory = await start(['--auth', 'off'], { ...env, PLATFORM_EMU_IN_MEMORY: '1' });
     expect((await getJson(`${inMemory.url}/_emu/health`)).body).toMatchObject({ auth: 'off', inMemory: true, dataDir: null });
     await inMemory.stop('SIGTERM');
+
+    const switchedOff = await start([], { ...env, PLATFORM_EMU_IN_MEMORY: '0' });
+    expect((await getJson(`${switchedOff.url}/_emu/health`)).body).toMatchObject({ inMemory: false, dataDir: dir });
+    await switchedOff.stop('SIGTERM');
   });
 
   it('with --in-memory writes nothing, not even the default data directory', async () => {
