@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { resolveConfig } from '../config.js';
-import { CliError, closeOffline, dataOption, fetchJson, runningUrl, urlOption } from './shared.js';
+import { CliError, closeOffline, dataOption, emulatorJson, runningUrl, urlOption } from './shared.js';
 
 interface Target {
   data: string;
@@ -15,7 +15,7 @@ async function exportState(file: string | undefined, options: Target): Promise<v
   const url = runningUrl(options);
   let document: unknown;
   if (url) {
-    document = await fetchJson(`${url}/_emu/state`);
+    document = await emulatorJson(url, 'GET', '/_emu/state');
   } else {
     const { openContext } = await import('../emulator.js');
     const ctx = await openContext(resolveConfig({ dataDir: resolve(options.data) }), warn, true);
@@ -40,7 +40,7 @@ async function importState(file: string, options: Target): Promise<void> {
   }
   const url = runningUrl(options);
   if (url) {
-    await fetchJson(`${url}/_emu/state`, { method: 'PUT', body: input });
+    await emulatorJson(url, 'PUT', '/_emu/state', input);
   } else {
     const { documentFromImport, openContext } = await import('../emulator.js');
     const ctx = await openContext(resolveConfig({ dataDir: resolve(options.data) }), warn);

@@ -53,25 +53,8 @@ export function runningUrl(options: { url?: string; data?: string }): string | u
   return options.data ? readLock(resolve(options.data))?.url : undefined;
 }
 
-export async function fetchJson(url: string, init: { method?: string; body?: unknown } = {}): Promise<unknown> {
-  const { request } = await import('undici');
-  let response;
-  try {
-    response = await request(url, {
-      method: (init.method ?? 'GET') as 'GET',
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      headers: { 'content-type': 'application/json' },
-    });
-  } catch (err) {
-    throw new CliError(`Cannot reach the emulator at ${url}: ${(err as Error).message}. Is it running?`);
-  }
-  const text = await response.body.text();
-  let body;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    throw new CliError(`${url} answered ${response.statusCode} with something that is not JSON: is it a platform-emu?`);
-  }
-  if (response.statusCode >= 400) throw new CliError(`${url} answered ${response.statusCode}: ${body?.message ?? text}`);
-  return body;
+/** A JSON request to a running emulator through the one client (`src/client`), loaded only when needed. */
+export async function emulatorJson<T = unknown>(url: string, method: string, path: string, body?: unknown): Promise<T> {
+  const { EmulatorClient } = await import('../client/http-client.js');
+  return (await new EmulatorClient(url).json<T>(method, path, body)).body;
 }

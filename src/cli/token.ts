@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { resolve } from 'node:path';
 import { resolveConfig } from '../config.js';
-import { collect, CliError, closeOffline, dataOption, fetchJson, parsePositiveInt, runningUrl, urlOption } from './shared.js';
+import { collect, CliError, closeOffline, dataOption, emulatorJson, parsePositiveInt, runningUrl, urlOption } from './shared.js';
 
 interface TokenOptions {
   tenant?: string;
@@ -34,7 +34,7 @@ async function issueOffline(options: TokenOptions): Promise<Issued> {
 async function run(options: TokenOptions): Promise<void> {
   const url = runningUrl(options);
   const issued = url
-    ? ((await fetchJson(`${url}/_emu/token`, { method: 'POST', body: { tenant: options.tenant, scopes: options.scope, ttlSeconds: options.ttl } })) as Issued)
+    ? await emulatorJson<Issued>(url, 'POST', '/_emu/token', { tenant: options.tenant, scopes: options.scope, ttlSeconds: options.ttl })
     : await issueOffline(options);
   const { default: jwt } = await import('jsonwebtoken');
   if (options.json) process.stdout.write(`${JSON.stringify({ ...issued, claims: jwt.decode(issued.token) }, null, 2)}\n`);
