@@ -1,13 +1,28 @@
 import { EventEmitter } from 'node:events';
 import type { SigningKey } from './auth/keys.js';
 import type { EmulatorConfig } from './config.js';
-import type { ServiceDescriptor } from './server/service.js';
+import type { ServiceDescriptor } from './server/contract.js';
 import type { Store } from './store/index.js';
 
 /** What the gateway offers the services: pushing a message to a connected device. */
 export interface DevicePush {
   push(endpointToken: string, appVersionName: string, extension: string, resource: string, payload: unknown): void;
 }
+
+/** The realms of the tenants, as the server's token check needs them; the tenant manager provides it. */
+export interface RealmDirectory {
+  /** The tenant whose realm has this name. */
+  tenantIdOfRealm(realm: string): string | undefined;
+}
+
+/** The emulator's time: every date it writes and every deadline it keeps is read from here. */
+export interface Clock {
+  now(): Date;
+  /** `now()` as ISO 8601 UTC, the form every stored date takes. */
+  nowIso(): string;
+}
+
+export const realClock: Clock = { now: () => new Date(), nowIso: () => new Date().toISOString() };
 
 /**
  * Everything a domain function may use, one per running emulator. Services pass it along;
@@ -17,7 +32,10 @@ export interface EmuContext {
   store: Store;
   config: EmulatorConfig;
   services: readonly ServiceDescriptor[];
-  keys: SigningKey;
+  /** The signing key; an in-memory emulator makes it when first read. */
+  readonly keys: SigningKey;
+  realms: RealmDirectory;
+  clock: Clock;
   /** In-process notifications between services and the gateway (a command result wakes its REST wait). */
   events: EventEmitter;
   devices: DevicePush;

@@ -3,18 +3,24 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { inMemoryKey, loadOrCreateKey, readKey, type SigningKey } from './auth/keys.js';
 import { resolveConfig, type EmulatorConfig, type EmulatorOptions } from './config.js';
-import { createEventBus, type EmuContext } from './context.js';
-import { FixtureError } from './fixtures/errors.js';
+import { createEventBus, realClock, type EmuContext } from './context.js';
 import { kp1HttpRouter, onlineEndpointCount, startGateway, type Gateway } from './gateway/index.js';
-import { readJsonFile, seedFixture } from './fixtures/load.js';
-import { validateStateDocument } from './fixtures/validate.js';
+import { FixtureError } from './seed/errors.js';
+import { readJsonFile, seedFixture } from './seed/load.js';
+import { validateStateDocument } from './seed/validate.js';
 import { createApp } from './server/app.js';
 import { controlRouter } from './server/control.js';
+import { STATE_REPLACED } from './server/events.js';
 import { services } from './services/index.js';
-import { defaultTenantId } from './services/tenant-manager/tenants.js';
+import { oidcRouter } from './services/oidc/router.js';
+import { issueTestToken, type TestTokenRequest } from './services/oidc/test-tokens.js';
+import { defaultTenantId, tenantByRealm } from './services/tenant-manager/tenants.js';
 import { Store, type StateDocument } from './store/index.js';
 import { VERSION } from './version.js';
 
+export type TokenOptions = Omit<TestTokenRequest, 'baseUrl'>;
+
+/** What `startEmulator` hands a user: addresses, a token, reset and stop. Internals stay inside. */
 export interface RunningEmulator {
   /** `http://host:port` of the REST port. */
   url: string;
@@ -24,20 +30,36 @@ export interface RunningEmulator {
   /** The device gateway's MQTT port and `mqtt://host:port`. */
   mqttPort: number;
   mqttUrl: string;
-  ctx: EmuContext;
+  /** A signed access token of a fixture tenant (default: the default tenant, its first user's scopes). */
+  token(options?: TokenOptions): string;
+  /** Back to the fixtures the emulator started with (or empty with `--fixtures none`). */
+  reset(): Promise<void>;
   /** Stops accepting, lets in-flight requests finish, makes the state durable and releases the data directory. */
   stop(): Promise<void>;
+}
+
+const contexts = new WeakMap<RunningEmulator, EmuContext>();
+
+/** The context behind a handle: for the emulator's own tests and CLI, never exported by the package. */
+export function internalContext(emulator: RunningEmulator): EmuContext {
+  const ctx = contexts.get(emulator);
+  if (!ctx) throw new Error('Not an emulator started by startEmulator.');
+  return ctx;
 }
 
 const noDevices = { push: () => undefined };
 
 /** The context of an opened store, with or without a server (the CLI uses it on a stopped data directory). */
-export function createContext(config: EmulatorConfig, store: Store, keys: SigningKey, log: (m: string) => void): EmuContext {
+export function createContext(config: EmulatorConfig, store: Store, keys: SigningKey | undefined, log: (m: string) => void): EmuContext {
   const ctx: EmuContext = {
     store,
     config,
     services,
-    keys,
+    get keys() {
+      return keys ?? inMemoryKey();
+    },
+    realms: { tenantIdOfRealm: (realm) => tenantByRealm(ctx, realm)?.id },
+    clock: realClock,
     events: createEventBus(),
     devices: noDevices,
     runtime: new Map(),
@@ -49,7 +71,7 @@ export function createContext(config: EmulatorConfig, store: Store, keys: Signin
 
 /** Builds the state a fixture describes in a scratch store, so that a bad record changes nothing. */
 async function stateFromFixture(ctx: EmuContext, fixture: unknown, source: string): Promise<StateDocument> {
-  const scratch = createContext(ctx.config, await Store.open({ inMemory: true }), ctx.keys, ctx.log);
+  const scratch = createContext(ctx.config, await Store.open({ inMemory: true }), undefined, ctx.log);
   for (const service of services) await service.setup?.(scratch);
   await seedFixture(scratch, fixture, source);
   return scratch.store.exportDocument();
@@ -67,21 +89,26 @@ async function fixtureState(ctx: EmuContext): Promise<StateDocument | undefined>
   return stateFromFixture(ctx, await readJsonFile(path, 'fixture file'), path);
 }
 
+const EMPTY_STATE: StateDocument = { schemaVersion: 1, seq: 0, counters: {}, collections: {} };
+
 /** Replaces the whole state, then restarts every service's runtime (timers, waiters) on the new state. */
 async function replaceState(ctx: EmuContext, document: StateDocument): Promise<void> {
   for (const service of services) await service.teardown?.(ctx);
   await ctx.store.replace(document);
+  ctx.events.emit(STATE_REPLACED);
   for (const service of services) await service.setup?.(ctx);
 }
 
+const resetState = async (ctx: EmuContext) => replaceState(ctx, (await fixtureState(ctx)) ?? EMPTY_STATE);
+
 export async function openContext(config: EmulatorConfig, log: (m: string) => void, readOnly = false): Promise<EmuContext> {
-  // A new data directory's RSA key is made on the thread pool while the store loads.
-  const pendingKey = config.inMemory ? inMemoryKey() : readOnly ? readKey(config.dataDir!) : loadOrCreateKey(config.dataDir!);
+  // A new data directory's RSA key is made on the thread pool while the store loads; in memory, when first needed.
+  const pendingKey = config.inMemory ? Promise.resolve(undefined) : readOnly ? readKey(config.dataDir!) : loadOrCreateKey(config.dataDir!);
   pendingKey.catch(() => undefined);
   const store = await Store.open({ dir: config.dataDir, inMemory: config.inMemory, compactBytes: config.compactBytes, warn: log, readOnly });
   try {
     const keys = await pendingKey;
-    if (!keys) throw new FixtureError(`${config.dataDir} has no signing key yet: start the emulator on it once.`);
+    if (!keys && !config.inMemory) throw new FixtureError(`${config.dataDir} has no signing key yet: start the emulator on it once.`);
     const ctx = createContext(config, store, keys, log);
     for (const service of services) await service.setup?.(ctx);
     return ctx;
@@ -117,11 +144,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     }
     gateway = await startGateway(ctx);
     const { mqttPort, mqttUrl } = gateway;
+    const issueToken = (request: TokenOptions = {}) => issueTestToken(ctx, { ...request, baseUrl: url });
     const app = createApp(ctx, {
       mounts: [
         {
           path: '/_emu',
-          router: controlRouter(ctx, {
+          router: controlRouter({
             health: () => ({
               ready,
               version: VERSION,
@@ -135,11 +163,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
             }),
             exportState: () => store.exportDocument(),
             importState: async (input) => replaceState(ctx, await documentFromImport(ctx, input, 'the imported document')),
-            reset: async () => replaceState(ctx, (await fixtureState(ctx)) ?? { schemaVersion: 1, seq: 0, counters: {}, collections: {} }),
-            baseUrl: () => url,
+            reset: () => resetState(ctx),
+            issueToken,
           }),
         },
         { path: '/kp1', router: kp1HttpRouter(ctx) },
+        { path: '/auth', router: oidcRouter(ctx) },
       ],
     });
     const server = createServer({ keepAliveTimeout: 5000 }, app);
@@ -150,14 +179,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     ready = true;
 
     let stopping: Promise<void> | undefined;
-    return {
+    const handle: RunningEmulator = {
       url,
       port: address.port,
       host: config.host,
       dataDir: config.dataDir ? resolve(config.dataDir) : undefined,
       mqttPort,
       mqttUrl,
-      ctx,
+      token: (request) => issueToken(request).token,
+      reset: () => resetState(ctx),
       stop: () =>
         (stopping ??= (async () => {
           ready = false;
@@ -171,6 +201,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
           await store.close();
         })()),
     };
+    contexts.set(handle, ctx);
+    return handle;
   } catch (err) {
     await gateway?.stop();
     await store.close();

@@ -1,3 +1,4 @@
+import { internalContext } from '../src/emulator.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import jwt from 'jsonwebtoken';
@@ -105,8 +106,8 @@ describe('auth on: the emulator is the OpenID Connect issuer of every tenant rea
     });
 
     it('signed with the emulator’s key but naming an unknown realm, or a tenant that is not the realm’s', async () => {
-      const key = emulator.ctx.keys.privateKeyPem;
-      const options: jwt.SignOptions = { algorithm: 'RS256', keyid: emulator.ctx.keys.kid, expiresIn: 60 };
+      const key = internalContext(emulator).keys.privateKeyPem;
+      const options: jwt.SignOptions = { algorithm: 'RS256', keyid: internalContext(emulator).keys.kid, expiresIn: 60 };
       const unknownRealm = jwt.sign({ tenant_id: 'acme', scope: 'endpoint:read', sub: 'x' }, key, { ...options, issuer: `${emulator.url}/auth/realms/nope` });
       const noRealm = jwt.sign({ tenant_id: 'acme', scope: 'endpoint:read', sub: 'x' }, key, { ...options, issuer: 'https://elsewhere.example' });
       const wrongTenant = jwt.sign({ tenant_id: 'globex', scope: 'endpoint:read', sub: 'x' }, key, { ...options, issuer: realm });

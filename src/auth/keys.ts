@@ -1,4 +1,4 @@
-import { createPublicKey, generateKeyPair, randomUUID, type JsonWebKey } from 'node:crypto';
+import { createPublicKey, generateKeyPair, generateKeyPairSync, randomUUID, type JsonWebKey } from 'node:crypto';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,20 +13,29 @@ export interface SigningKey {
 const KEY_FILE = 'signing-key.json';
 const generate = promisify(generateKeyPair);
 
+const RSA_OPTIONS = {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+} as const;
+
 async function newKey(): Promise<SigningKey> {
-  const { privateKey, publicKey } = await generate('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
+  const { privateKey, publicKey } = await generate('rsa', RSA_OPTIONS);
   return { kid: randomUUID(), privateKeyPem: privateKey, publicKeyPem: publicKey };
 }
 
-let processKey: Promise<SigningKey> | undefined;
+let processKey: SigningKey | undefined;
 
-/** In-memory emulators of one process share a key: tests start many, and each would pay for an RSA key. */
-export function inMemoryKey(): Promise<SigningKey> {
-  return (processKey ??= newKey());
+/**
+ * The key of in-memory emulators, made when a token is first signed or verified (an in-memory start with auth off
+ * never pays for it) and shared by every in-memory emulator of the process: tests start many.
+ */
+export function inMemoryKey(): SigningKey {
+  if (!processKey) {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', RSA_OPTIONS);
+    processKey = { kid: randomUUID(), privateKeyPem: privateKey, publicKeyPem: publicKey };
+  }
+  return processKey;
 }
 
 export async function readKey(dir: string): Promise<SigningKey | undefined> {

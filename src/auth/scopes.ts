@@ -1,4 +1,4 @@
-import type { ServiceDescriptor } from '../server/service.js';
+import type { ServiceDescriptor } from '../server/contract.js';
 
 /** The spec writes the platform's own scope family as `<platform>:`; the emulator names it `platform:`. */
 export const PLATFORM_SCOPE = 'platform';

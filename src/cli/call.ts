@@ -62,7 +62,7 @@ async function requestBody(data: string | undefined, headers: Record<string, str
 /** A bare operation path (`/endpoints`) gets its service prefix from the route table the server mounts. */
 async function fullPath(method: string, path: string): Promise<string> {
   const withSlash = path.startsWith('/') ? path : `/${path}`;
-  const { isRoutablePath, resolveBarePath } = await import('../client/operations.js');
+  const { isRoutablePath, resolveBarePath } = await import('../services/operations.js');
   if (isRoutablePath(withSlash)) return withSlash;
   const operation = resolveBarePath(method, withSlash);
   if (!operation) {
@@ -87,7 +87,7 @@ function printBody(response: ClientResponse, raw: boolean | undefined): void {
 }
 
 async function printOperations(): Promise<void> {
-  const { listOperations } = await import('../client/operations.js');
+  const { listOperations } = await import('../services/operations.js');
   const operations = listOperations();
   // The scope as a token must carry it (`platform:`, not the spec's `<platform>:`).
   const scopeOf = (scope: string | null) => (scope ? acceptedScopes(scope).join(' | ') : '(no scope)');

@@ -40,8 +40,10 @@ function portInUse(err: unknown, options: StartOptions): CliError | undefined {
   return new CliError(`Port ${error.port} on ${error.address} is already in use: choose another with ${flag} (0 picks a free one).`);
 }
 
-function banner(emulator: RunningEmulator, options: StartOptions, listTenants: typeof import('../services/tenant-manager/tenants.js').listTenants): string {
-  const { ctx, url } = emulator;
+function banner(emulator: RunningEmulator, options: StartOptions, modules: BannerModules): string {
+  const { url } = emulator;
+  const ctx = modules.internalContext(emulator);
+  const { listTenants } = modules;
   const width = Math.max(...ctx.services.map((s) => s.title.length));
   const lines = [
     `${chalk.bold.green('platform-emu')} ready at ${chalk.bold(url)}  ${chalk.dim(`(auth ${options.auth})`)}`,
@@ -60,9 +62,14 @@ function banner(emulator: RunningEmulator, options: StartOptions, listTenants: t
   return lines.join('\n');
 }
 
+interface BannerModules {
+  internalContext: typeof import('../emulator.js').internalContext;
+  listTenants: typeof import('../services/tenant-manager/tenants.js').listTenants;
+}
+
 async function run(options: StartOptions): Promise<void> {
   // Loaded here, not at the top: `--help`, `--version` and the other commands do not pay for the whole emulator.
-  const [{ default: ora }, { startEmulator }, { listTenants }] = await Promise.all([
+  const [{ default: ora }, { startEmulator, internalContext }, { listTenants }] = await Promise.all([
     import('ora'),
     import('../emulator.js'),
     import('../services/tenant-manager/tenants.js'),
@@ -105,7 +112,7 @@ async function run(options: StartOptions): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 
-  if (!options.quiet) process.stdout.write(`${banner(emulator, options, listTenants)}\n`);
+  if (!options.quiet) process.stdout.write(`${banner(emulator, options, { internalContext, listTenants })}\n`);
   else process.stdout.write(`${emulator.url}\n`);
 }
 

@@ -18,7 +18,7 @@ interface Issued {
 
 async function issueOffline(options: TokenOptions): Promise<Issued> {
   const config = resolveConfig({ dataDir: resolve(options.data) });
-  const [{ openContext }, { issueTestToken }] = await Promise.all([import('../emulator.js'), import('../auth/test-tokens.js')]);
+  const [{ openContext }, { issueTestToken }] = await Promise.all([import('../emulator.js'), import('../services/oidc/test-tokens.js')]);
   const ctx = await openContext(config, (m) => process.stderr.write(`warning: ${m}\n`), true).catch((err: Error) => {
     throw new CliError(`${err.message} Or pass --url of a running emulator.`);
   });

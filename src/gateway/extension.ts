@@ -1,5 +1,6 @@
 import type { EmuContext } from '../context.js';
 import { HttpError } from '../server/errors.js';
+import { matchTemplate } from '../server/path-template.js';
 import { isMetadataObject, type Endpoint } from '../services/epr/endpoints.js';
 
 /** What a resource handler gets: the endpoint the token resolved to, the path parameters and the payload. */
@@ -44,17 +45,7 @@ export const kp1Error = (statusCode: number, reasonPhrase: string) => new HttpEr
 export const invalidPayload = (reasonPhrase: string) => kp1Error(400, reasonPhrase);
 
 /** Matches resource levels against a resource path; the parameters on success. */
-export function matchResource(resource: Kp1Resource, levels: readonly string[]): Record<string, string> | undefined {
-  const pattern = resource.path === '' ? [] : resource.path.split('/');
-  if (pattern.length !== levels.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < pattern.length; i++) {
-    const name = /^\{(\w+)\}$/.exec(pattern[i])?.[1];
-    if (name) params[name] = levels[i];
-    else if (pattern[i] !== levels[i]) return undefined;
-  }
-  return params;
-}
+export const matchResource = (resource: Kp1Resource, levels: readonly string[]) => matchTemplate(resource.path, levels);
 
 /** A JSON object (not an array, not null): the endpoint register's test, shared. */
 export const isPlainObject = isMetadataObject;

@@ -1,12 +1,12 @@
 import express, { type Express, type Request, type Router } from 'express';
 import type { EmuContext } from '../context.js';
-import { oidcRouter } from '../auth/oidc-routes.js';
 import { tokenVerifier } from './authenticate.js';
 import { errorHandler, HttpError } from './errors.js';
 import { methodNotAllowed, serviceRouter } from './router.js';
+import { bareOperations } from './service-list.js';
 
 export interface AppExtras {
-  /** Routers mounted beside the services: the control plane, the KP1 HTTP binding. */
+  /** Routers mounted beside the services: the control plane, the KP1 HTTP binding, the OIDC realms. */
   mounts: Array<{ path: string; router: Router }>;
 }
 
@@ -39,12 +39,10 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
     else next();
   });
   for (const { path, router } of extras.mounts) app.use(path, router);
-  app.use('/auth', oidcRouter(ctx));
 
-  // Spec 1 `{base_url}`: the same operations without a prefix. Where two services share a path
-  // (`GET /endpoints/{endpointId}`), the service listed first (the endpoint register) answers.
-  const allRoutes = ctx.services.flatMap((s) => s.routes);
-  app.use('/api/v1', serviceRouter(ctx, allRoutes, verify), methodNotAllowed(allRoutes));
+  // Spec 1 `{base_url}`: the same operations without a prefix; a path two services share goes to its owner.
+  const bareRoutes = bareOperations(ctx.services).map((o) => o.route);
+  app.use('/api/v1', serviceRouter(ctx, bareRoutes, verify), methodNotAllowed(bareRoutes));
 
   app.use((req) => {
     throw new HttpError(

@@ -2,9 +2,9 @@ import type { NextFunction, Request, Response } from 'express';
 import type { EmuContext } from '../context.js';
 import { acceptedScopes } from '../auth/scopes.js';
 import { verifyAccessToken } from '../auth/tokens.js';
-import { tenantByRealm } from '../services/tenant-manager/tenants.js';
 import { HttpError } from './errors.js';
-import type { Route } from './service.js';
+import { STATE_REPLACED } from './events.js';
+import type { Route } from './contract.js';
 
 /** Who is calling: the tenant the request acts in and what it may do. */
 export interface Principal {
@@ -35,9 +35,19 @@ const ISSUER_PATH = /\/auth\/realms\/([^/]+)$/;
 const unauthorized = (message: string) =>
   new HttpError(401, message, { 'WWW-Authenticate': 'Bearer realm="platform-emu"' });
 
+function safeDecode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Verifies a bearer token once; later requests with the same token are a map lookup until it expires. */
 export function tokenVerifier(ctx: EmuContext) {
   const cache = new Map<string, Verified>();
+  // A token of a tenant that a reset or an import removed must stop working at once.
+  ctx.events.on(STATE_REPLACED, () => cache.clear());
   return (token: string): Principal => {
     const hit = cache.get(token);
     if (hit && hit.expiresAt > Date.now()) return hit.principal;
@@ -48,11 +58,12 @@ export function tokenVerifier(ctx: EmuContext) {
       throw unauthorized(`The bearer token is not valid: ${(err as Error).message}. Get a new one with \`platform-emu token\`.`);
     }
     const realm = ISSUER_PATH.exec(claims.iss ?? '')?.[1];
-    const tenant = realm ? tenantByRealm(ctx, decodeURIComponent(realm)) : undefined;
-    if (!tenant) throw unauthorized(`The token's issuer ${claims.iss} is not a realm of this emulator.`);
-    if (claims.tenant_id !== tenant.id) throw unauthorized(`The token's tenant_id does not belong to realm ${tenant.realm_name}.`);
+    const realmName = realm ? safeDecode(realm) : undefined;
+    const tenantId = realmName === undefined ? undefined : ctx.realms.tenantIdOfRealm(realmName);
+    if (!tenantId) throw unauthorized(`The token's issuer ${claims.iss} is not a realm of this emulator.`);
+    if (claims.tenant_id !== tenantId) throw unauthorized(`The token's tenant_id does not belong to realm ${realmName}.`);
     const principal: Principal = {
-      tenantId: tenant.id,
+      tenantId,
       scopes: new Set(typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : []),
       subject: claims.sub,
     };

@@ -1,7 +1,5 @@
 import express, { type Router } from 'express';
-import type { EmuContext } from '../context.js';
-import { issueTestToken } from '../auth/test-tokens.js';
-import { FixtureError } from '../fixtures/errors.js';
+import { FixtureError } from '../seed/errors.js';
 import { HttpError } from './errors.js';
 
 /** The emulator's own control plane under `/_emu/`: never mixed into the service routes. */
@@ -10,10 +8,11 @@ export interface ControlHooks {
   exportState: () => unknown;
   importState: (document: unknown) => Promise<void>;
   reset: () => Promise<void>;
-  baseUrl: () => string;
+  /** `POST /_emu/token`: a signed test token; throws with a reason a person can act on. */
+  issueToken: (request: { tenant?: string; scopes?: string[]; ttlSeconds?: number }) => unknown;
 }
 
-export function controlRouter(ctx: EmuContext, hooks: ControlHooks): Router {
+export function controlRouter(hooks: ControlHooks): Router {
   const router = express.Router();
   const bigJson = express.json({ limit: '512mb', strict: true, type: () => true });
   router.get('/health', (_req, res) => {
@@ -39,7 +38,7 @@ export function controlRouter(ctx: EmuContext, hooks: ControlHooks): Router {
   router.post('/token', express.json({ type: () => true }), (req, res) => {
     const body = (req.body ?? {}) as { tenant?: string; scopes?: string[]; ttlSeconds?: number };
     try {
-      res.json(issueTestToken(ctx, { ...body, baseUrl: hooks.baseUrl() }));
+      res.json(hooks.issueToken(body));
     } catch (err) {
       throw new HttpError(400, (err as Error).message);
     }

@@ -1,11 +1,12 @@
-import type { ServiceDescriptor } from '../server/service.js';
+import type { ServiceDescriptor } from '../server/contract.js';
 import { appManager } from './app-manager/index.js';
 import { commandInvocation } from './cex/index.js';
 import { endpointRegister } from './epr/index.js';
 import { tenantManager } from './tenant-manager/index.js';
 
 /**
- * The one list of services. The server mounts these, `call --list` prints them, the operations test checks them.
- * Order matters twice: fixtures seed in this order, and on the bare `/api/v1` the first service wins a shared path.
+ * The one list of services. The server mounts these, `call --list` prints them, the OpenAPI document and the
+ * operations test read them. The order is only the order of listings: seeding follows each descriptor's
+ * `seedsAfter`, and a bare `/api/v1` path two services share goes to the one that `ownsBarePath`.
  */
 export const services: readonly ServiceDescriptor[] = [tenantManager, appManager, endpointRegister, commandInvocation];

@@ -1,3 +1,4 @@
+import { internalContext } from '../../src/emulator.js';
 import { describe, expect, it } from 'vitest';
 import { localTime } from '../../src/gateway/extensions/tsx/index.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
@@ -98,6 +99,6 @@ describe('the KP1 HTTP binding', async () => {
   it('activates the token', async () => {
     const endpoint = await registerEndpoint(emulator, 'tracker-v1');
     await call('POST', `/kp1/tracker-v1/tsx/${endpoint.token}`);
-    expect((emulator.ctx.store.get('endpoints', endpoint.endpointId) as { tokenStatus: string }).tokenStatus).toBe('Active');
+    expect((internalContext(emulator).store.get('endpoints', endpoint.endpointId) as { tokenStatus: string }).tokenStatus).toBe('Active');
   });
 });

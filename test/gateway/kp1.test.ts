@@ -1,3 +1,4 @@
+import { internalContext } from '../../src/emulator.js';
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/services/epr/endpoints.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
@@ -6,7 +7,7 @@ import { registerEndpoint, sleep, TestDevice } from './device.js';
 describe('the KP1 gateway over MQTT', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
-  const tokenStatus = (endpointId: string) => (emulator.ctx.store.get(ENDPOINTS, endpointId) as { tokenStatus: string }).tokenStatus;
+  const tokenStatus = (endpointId: string) => (internalContext(emulator).store.get(ENDPOINTS, endpointId) as { tokenStatus: string }).tokenStatus;
 
   it('answers on <request>/status with the request QoS', async () => {
     const device = await TestDevice.connect(emulator);
@@ -62,11 +63,11 @@ describe('the KP1 gateway over MQTT', async () => {
     for (const [what, path, payload, statusCode, reason] of cases) {
       it(what, async () => {
         const device = await TestDevice.connect(emulator);
-        const before = emulator.ctx.store.revision;
+        const before = internalContext(emulator).store.revision;
         const reply = await device.request(path, payload);
         expect(reply.topic).toBe(`${reply.requestTopic}/error`);
         expect(reply.payload).toEqual({ statusCode, reasonPhrase: expect.stringMatching(reason) });
-        expect(emulator.ctx.store.revision).toBe(before);
+        expect(internalContext(emulator).store.revision).toBe(before);
         expect((await device.request('kp1/smart-meter-v1/tsx/meter-001-token')).ok).toBe(true);
       });
     }

@@ -1,3 +1,4 @@
+import { internalContext } from '../../src/emulator.js';
 import { describe, expect, it } from 'vitest';
 import { deviceConnection } from '../../src/gateway/index.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
@@ -87,19 +88,19 @@ describe('connection state per endpoint', async () => {
 
   it('is online while an MQTT connection speaks for the endpoint, with the last time it was seen', async () => {
     const endpoint = await registerEndpoint(emulator);
-    expect(deviceConnection(emulator.ctx, endpoint.endpointId)).toBeUndefined();
+    expect(deviceConnection(internalContext(emulator), endpoint.endpointId)).toBeUndefined();
     const device = await TestDevice.connect(emulator, `client-${endpoint.endpointId}`);
     await device.request(`kp1/smart-meter-v1/tsx/${endpoint.token}`);
-    const online = deviceConnection(emulator.ctx, endpoint.endpointId)!;
+    const online = deviceConnection(internalContext(emulator), endpoint.endpointId)!;
     expect(online).toMatchObject({ online: true, transport: 'mqtt', clientId: `client-${endpoint.endpointId}` });
     expect((await call('GET', '/_emu/health')).body.mqtt.onlineEndpoints).toBeGreaterThanOrEqual(1);
 
     await device.close();
     await sleep(100);
-    const offline = deviceConnection(emulator.ctx, endpoint.endpointId)!;
+    const offline = deviceConnection(internalContext(emulator), endpoint.endpointId)!;
     expect(offline).toMatchObject({ online: false, lastSeen: online.lastSeen });
 
     await call('POST', `/kp1/smart-meter-v1/tsx/${endpoint.token}`);
-    expect(deviceConnection(emulator.ctx, endpoint.endpointId)).toMatchObject({ online: false, transport: 'http' });
+    expect(deviceConnection(internalContext(emulator), endpoint.endpointId)).toMatchObject({ online: false, transport: 'http' });
   });
 });

@@ -1,3 +1,4 @@
+import { internalContext } from '../../src/emulator.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,16 +32,16 @@ describe('retention', async () => {
   it('deletes a command once its commandRetentionTtl has passed, whatever its status', async () => {
     const response = await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0&commandRetentionTtl=1', { body: {} });
     const id = response.body.commandId;
-    await applyDeadlines(emulator.ctx, [id]);
-    expect(emulator.ctx.store.get(COMMANDS, String(id))).toBeDefined();
+    await applyDeadlines(internalContext(emulator), [id]);
+    expect(internalContext(emulator).store.get(COMMANDS, String(id))).toBeDefined();
     const later = Date.now() + 3_600_000 + 1000;
     vi.spyOn(Date, 'now').mockReturnValue(later);
     try {
-      await applyDeadlines(emulator.ctx, [id]);
+      await applyDeadlines(internalContext(emulator), [id]);
     } finally {
       vi.restoreAllMocks();
     }
-    expect(emulator.ctx.store.get(COMMANDS, String(id))).toBeUndefined();
+    expect(internalContext(emulator).store.get(COMMANDS, String(id))).toBeUndefined();
     expect((await call('GET', `/cex/api/v1/endpoints/meter-001/commands/reboot/${id}`)).status).toBe(404);
   });
 });
@@ -58,7 +59,7 @@ describe('deadlines across a restart', () => {
     emulator = await startEmulator(options);
     try {
       await sleep(50);
-      expect((emulator.ctx.store.get(COMMANDS, String(first.body.commandId)) as { status: string }).status).toBe('EXPIRED');
+      expect((internalContext(emulator).store.get(COMMANDS, String(first.body.commandId)) as { status: string }).status).toBe('EXPIRED');
       const second = await api(emulator)('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', { body: {} });
       expect(second.body.commandId).toBeGreaterThan(first.body.commandId);
     } finally {

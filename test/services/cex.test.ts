@@ -1,3 +1,4 @@
+import { internalContext } from '../../src/emulator.js';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, settledEvent } from '../../src/services/cex/commands.js';
 import { waiterCount } from '../../src/services/cex/wait.js';
@@ -9,7 +10,7 @@ const cex = '/cex/api/v1';
 describe('command invocation with a device on MQTT', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
-  const stored = (commandId: number) => emulator.ctx.store.get(COMMANDS, String(commandId)) as Record<string, any> | undefined;
+  const stored = (commandId: number) => internalContext(emulator).store.get(COMMANDS, String(commandId)) as Record<string, any> | undefined;
 
   it('register over REST, connect, observe, invoke over REST, answer: 200 with the device payload', async () => {
     const endpoint = await registerEndpoint(emulator);
@@ -119,21 +120,21 @@ describe('command invocation with a device on MQTT', async () => {
     let id: number | undefined;
     while (id === undefined) {
       await sleep(20);
-      id = [...emulator.ctx.store.values<{ endpointId: string; commandId: number }>(COMMANDS)].find((c) => c.endpointId === endpoint.endpointId)?.commandId;
+      id = [...internalContext(emulator).store.values<{ endpointId: string; commandId: number }>(COMMANDS)].find((c) => c.endpointId === endpoint.endpointId)?.commandId;
     }
-    expect(waiterCount(emulator.ctx)).toBeGreaterThan(0);
+    expect(waiterCount(internalContext(emulator))).toBeGreaterThan(0);
     abort.abort();
     expect(await request).toBe('aborted');
     await sleep(100);
-    expect(emulator.ctx.events.listenerCount(settledEvent(id))).toBe(0);
-    expect(waiterCount(emulator.ctx)).toBe(0);
+    expect(internalContext(emulator).events.listenerCount(settledEvent(id))).toBe(0);
+    expect(waiterCount(internalContext(emulator))).toBe(0);
   });
 });
 
 describe('command invocation over REST', async () => {
   const emulator = await startTestEmulator({ asyncRequestTimeout: 20 });
   const call = api(emulator);
-  const stored = (commandId: number) => emulator.ctx.store.get(COMMANDS, String(commandId)) as Record<string, any>;
+  const stored = (commandId: number) => internalContext(emulator).store.get(COMMANDS, String(commandId)) as Record<string, any>;
   const post = (query: string, options: Parameters<typeof call>[2] = { body: {} }, endpointId = 'meter-001', type = 'reboot') =>
     call('POST', `${cex}/endpoints/${endpointId}/commands/${type}${query}`, options);
 
@@ -253,7 +254,7 @@ describe('command invocation with --compat cex=1', async () => {
     let record: Record<string, string> | undefined;
     while (!record) {
       await sleep(20);
-      record = emulator.ctx.store.get(COMMANDS, '1');
+      record = internalContext(emulator).store.get(COMMANDS, '1');
     }
     abort.abort();
     await request;

@@ -34,7 +34,11 @@ describe('endpoint register', async () => {
     });
 
     it.each([
-      [{}, /appVersion.name is required/],
+      [{}, /appVersion is required/],
+      [{ appVersion: {} }, /appVersion.name is required/],
+      [{ appVersion: { name: 'tracker-v1' }, endpointId: '.' }, /endpointId must match/],
+      [{ appVersion: { name: 'tracker-v1' }, endpointId: '..' }, /endpointId must match/],
+      [{ appVersion: { name: 'tracker-v1' }, endpointId: 'x'.repeat(256) }, /endpointId must NOT have more than 255 characters/],
       [{ appVersion: { name: 'no-such-version' } }, /Invalid application version name/],
       [{ appVersion: { name: 'thermostat-v1' } }, /Invalid application version name/],
       [{ appVersion: { name: 'tracker-v1' }, endpointId: 'bad id' }, /endpointId must match/],
@@ -43,7 +47,7 @@ describe('endpoint register', async () => {
       [{ appVersion: { name: 'tracker-v1' }, endpointToken: 'a+b' }, /endpointToken/],
       [{ appVersion: { name: 'tracker-v1' }, endpointToken: 42 }, /endpointToken/],
       [{ appVersion: { name: 'tracker-v1' }, metadata: [1] }, /metadata must be a JSON object/],
-      [[1, 2], /appVersion.name is required|JSON object/],
+      [[1, 2], /the body must be a JSON object/],
     ])('400 for %j', async (body, message) => {
       const response = await call('POST', `${EPR}/endpoints`, { body });
       expect(response.status).toBe(400);

@@ -43,6 +43,16 @@ describe('tenant manager', async () => {
     expect((await call('GET', `${TM}/tenants/nope`)).status).toBe(404);
   });
 
+  it('an id must be a string of the tenant id pattern, and one that exists is 409, never overwritten', async () => {
+    const numeric = await call('POST', `${TM}/tenants`, { body: { ...createRequest, realm_name: 'x3', id: 42 } });
+    expect(numeric.status).toBe(400);
+    expect(numeric.body.message).toBe('Invalid request body: id must be a string.');
+    expect((await call('POST', `${TM}/tenants`, { body: { ...createRequest, realm_name: 'x4', id: '..' } })).status).toBe(400);
+    const taken = await call('POST', `${TM}/tenants`, { body: { ...createRequest, realm_name: 'x5', id: 'acme' } });
+    expect(taken.status).toBe(409);
+    expect((await call('GET', `${TM}/tenants/acme`)).body.realm_name).toBe('acme');
+  });
+
   it('manages templates of each kind: create, list, get, put, delete', async () => {
     for (const kind of ['realms', 'realm-frontend-clients', 'realm-backend-clients']) {
       const created = await call('POST', `${TM}/templates/${kind}`, { body: { template: { accessTokenLifespan: 300 }, description: kind } });

@@ -6,9 +6,6 @@ import type { StoredRecord } from '../../store/index.js';
 export const APPLICATIONS = 'applications';
 export const APP_VERSIONS = 'app-versions';
 
-export const APP_NAME_PATTERN = /^[a-z0-9_-]+$/;
-export const VERSION_NAME_PATTERN = /^[a-zA-Z0-9._~-]+$/;
-
 export interface Application extends StoredRecord {
   tenantId: string;
   name: string;
@@ -62,13 +59,6 @@ export function listApplications(ctx: EmuContext, tenantId: string): Application
   return ctx.store.lookup<Application>(APPLICATIONS, 'tenant', tenantId).sort((a, b) => a.name.localeCompare(b.name));
 }
 
-function optionalText(body: Record<string, unknown>, field: string): string | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw badRequest(`${field} must be a string.`);
-  return value;
-}
-
 function generatedName(ctx: EmuContext): string {
   for (;;) {
     const name = `app-${randomBytes(4).toString('hex')}`;
@@ -76,57 +66,46 @@ function generatedName(ctx: EmuContext): string {
   }
 }
 
-export interface ApplicationInput {
-  name?: unknown;
-  displayName?: unknown;
-  description?: unknown;
+/** The body of `POST /applications` or `.../versions`, after its schema. */
+export interface NamedInput {
+  name?: string | null;
+  displayName?: string | null;
+  description?: string | null;
 }
 
+const text = (value: string | null | undefined) => value ?? undefined;
+
 /** Creates an application; `nameRequired` is the first revision's rule, the later one generates a missing name. */
-export async function createApplication(ctx: EmuContext, tenantId: string, body: ApplicationInput, nameRequired: boolean): Promise<Application> {
-  const fields = body as Record<string, unknown>;
-  let name = fields.name;
-  if (name === undefined || name === null || name === '') {
+export async function createApplication(ctx: EmuContext, tenantId: string, input: NamedInput, nameRequired: boolean): Promise<Application> {
+  let name = input.name;
+  if (!name) {
     if (nameRequired) throw badRequest('name is required (first revision of application creation; see --compat app-manager=2).');
     name = generatedName(ctx);
   }
-  if (typeof name !== 'string' || !APP_NAME_PATTERN.test(name)) {
-    throw badRequest(`name must be a non-empty string of a-z, 0-9, "-" and "_"; got ${JSON.stringify(name)}.`);
-  }
   if (ctx.store.has(APPLICATIONS, name)) throw conflict(`An application named ${name} exists already.`);
-  const now = new Date().toISOString();
-  const app: Application = {
-    tenantId,
-    name,
-    displayName: optionalText(fields, 'displayName'),
-    description: optionalText(fields, 'description'),
-    createdDate: now,
-    updatedDate: now,
-  };
+  const now = ctx.clock.nowIso();
+  const app: Application = { tenantId, name, displayName: text(input.displayName), description: text(input.description), createdDate: now, updatedDate: now };
   await ctx.store.put(APPLICATIONS, name, app);
   return app;
 }
 
-export async function createVersion(ctx: EmuContext, tenantId: string, appName: string, body: Record<string, unknown>): Promise<AppVersion> {
+export async function createVersion(ctx: EmuContext, tenantId: string, appName: string, input: NamedInput): Promise<AppVersion> {
   const app = findApplication(ctx, tenantId, appName);
   if (!app) throw notFound(`There is no application ${appName}.`);
-  let name = body.name;
-  if (name === undefined || name === null || name === '') {
+  let name = input.name;
+  if (!name) {
     let n = versionsOf(ctx, appName).length + 1;
     while (ctx.store.has(APP_VERSIONS, `${appName}-v${n}`)) n++;
     name = `${appName}-v${n}`;
   }
-  if (typeof name !== 'string' || !VERSION_NAME_PATTERN.test(name)) {
-    throw badRequest(`name must be a non-empty string of letters, digits, ".", "_", "~" and "-"; got ${JSON.stringify(name)}.`);
-  }
   if (ctx.store.has(APP_VERSIONS, name)) throw conflict(`An application version named ${name} exists already.`);
-  const now = new Date().toISOString();
+  const now = ctx.clock.nowIso();
   const version: AppVersion = {
     tenantId,
     appName,
     name,
-    displayName: optionalText(body, 'displayName'),
-    description: optionalText(body, 'description'),
+    displayName: text(input.displayName),
+    description: text(input.description),
     createdDate: now,
     updatedDate: now,
   };

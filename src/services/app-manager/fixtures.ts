@@ -1,6 +1,7 @@
 import type { Mutation } from '../../store/index.js';
-import type { FixtureSection } from '../../server/service.js';
-import { APP_NAME_PATTERN, APP_VERSIONS, APPLICATIONS, VERSION_NAME_PATTERN } from './applications.js';
+import type { FixtureSection } from '../../server/contract.js';
+import { APP_VERSIONS, APPLICATIONS } from './applications.js';
+import { APP_NAME_PATTERN, VERSION_NAME_PATTERN } from './schemas.js';
 import { SERVICE_INSTANCES } from './service-instances.js';
 
 const text = { type: 'string' };
@@ -13,7 +14,7 @@ export const applicationFixtures: FixtureSection = {
     required: ['tenantId', 'name', 'versions'],
     properties: {
       tenantId: text,
-      name: { type: 'string', pattern: APP_NAME_PATTERN.source },
+      name: { type: 'string', pattern: APP_NAME_PATTERN },
       displayName: text,
       description: text,
       versions: {
@@ -21,7 +22,7 @@ export const applicationFixtures: FixtureSection = {
         items: {
           type: 'object',
           required: ['name'],
-          properties: { name: { type: 'string', pattern: VERSION_NAME_PATTERN.source }, displayName: text, description: text },
+          properties: { name: { type: 'string', pattern: VERSION_NAME_PATTERN }, displayName: text, description: text },
           additionalProperties: false,
         },
       },
@@ -29,7 +30,7 @@ export const applicationFixtures: FixtureSection = {
     additionalProperties: false,
   },
   async seed(ctx, items) {
-    const now = new Date().toISOString();
+    const now = ctx.clock.nowIso();
     const mutations: Mutation[] = [];
     for (const item of items) {
       const { versions, ...app } = item as { versions: Record<string, unknown>[]; name: string; tenantId: string };

@@ -1,4 +1,4 @@
-import { tenantRecord, type ServiceDescriptor } from '../../server/service.js';
+import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
 import { setupApplicationIndexes } from './applications.js';
 import { applicationFixtures, serviceInstanceFixtures } from './fixtures.js';
 import { routes } from './routes.js';
@@ -14,5 +14,6 @@ export const appManager: ServiceDescriptor = {
     'service-instances': { type: 'object', required: ['name'] },
   },
   fixtures: [serviceInstanceFixtures, applicationFixtures],
+  seedsAfter: ['tenant-manager'],
   setup: setupApplicationIndexes,
 };

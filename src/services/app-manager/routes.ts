@@ -3,7 +3,8 @@ import { PLATFORM_SCOPE } from '../../auth/scopes.js';
 import { badRequest, HttpError, notFound } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
 import { pathParam, queryList, queryString } from '../../server/params.js';
-import type { Route } from '../../server/service.js';
+import type { QueryParam, Route } from '../../server/contract.js';
+import { applicationCreateSchema, versionCreateSchema } from './schemas.js';
 import { getTenant } from '../tenant-manager/tenants.js';
 import {
   createApplication,
@@ -47,9 +48,7 @@ function targetTenant(req: Request): string {
 }
 
 async function create(req: Request, res: Response) {
-  const body = req.body ?? {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('The body must be a JSON object with name, displayName and description.');
-  const app = await createApplication(req.ctx, targetTenant(req), body, req.ctx.config.compat['app-manager'] === '1');
+  const app = await createApplication(req.ctx, targetTenant(req), req.body, req.ctx.config.compat['app-manager'] === '1');
   res.status(201).location(locationOf(req, 'applications', app.name)).json(presentApplication(req, app));
 }
 
@@ -67,9 +66,7 @@ function getOne(req: Request, res: Response) {
 }
 
 async function createVersionRoute(req: Request, res: Response) {
-  const body = req.body ?? {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('The body must be a JSON object with name, displayName and description.');
-  const version = await createVersion(req.ctx, req.principal.tenantId, pathParam(req, 'appName'), body);
+  const version = await createVersion(req.ctx, req.principal.tenantId, pathParam(req, 'appName'), req.body);
   res.status(201).location(locationOf(req, 'applications', version.appName, 'versions', version.name)).json(presentVersion(version));
 }
 
@@ -87,13 +84,40 @@ function instance(req: Request, res: Response) {
 
 export const CREATE_SCOPE = '<platform>:application:create | tenant:application:create';
 
+const includeParam: QueryParam = { name: 'include', description: INCLUDES.join(' and/or ') + ', comma-separated' };
+const tenantParam: QueryParam = { name: 'tenantId', description: "default: the caller's tenant" };
+
 export const routes: Route[] = [
-  { method: 'GET', path: '/service-instances', scope: null, summary: 'List service instances', handler: (req, res) => res.json(serviceInstances(req.ctx, includes(req))) },
-  { method: 'GET', path: '/service-instances/{serviceInstanceName}', scope: null, summary: 'Get a service instance', handler: instance },
-  { method: 'POST', path: '/applications', scope: CREATE_SCOPE, summary: 'Create an application', handler: create },
-  { method: 'GET', path: '/applications', scope: 'application:read', summary: 'List applications with their versions', handler: list },
+  {
+    method: 'GET',
+    path: '/service-instances',
+    scope: null,
+    summary: 'List service instances',
+    query: [includeParam],
+    handler: (req, res) => res.json(serviceInstances(req.ctx, includes(req))),
+  },
+  { method: 'GET', path: '/service-instances/{serviceInstanceName}', scope: null, summary: 'Get a service instance', query: [includeParam], handler: instance },
+  {
+    method: 'POST',
+    path: '/applications',
+    scope: CREATE_SCOPE,
+    summary: 'Create an application',
+    query: [tenantParam],
+    bodySchema: applicationCreateSchema,
+    successStatus: 201,
+    handler: create,
+  },
+  { method: 'GET', path: '/applications', scope: 'application:read', summary: 'List applications with their versions', query: [tenantParam], handler: list },
   { method: 'GET', path: '/applications/{appName}', scope: 'application:read', summary: 'Get an application with its versions', handler: getOne },
-  { method: 'POST', path: '/applications/{appName}/versions', scope: 'application:update', summary: 'Create an application version (emulator addition)', handler: createVersionRoute },
+  {
+    method: 'POST',
+    path: '/applications/{appName}/versions',
+    scope: 'application:update',
+    summary: 'Create an application version (emulator addition)',
+    bodySchema: versionCreateSchema,
+    successStatus: 201,
+    handler: createVersionRoute,
+  },
   { method: 'GET', path: '/applications/{appName}/versions/{versionName}', scope: 'application:read', summary: 'Get an application version (emulator addition)', handler: getVersion },
 ];
 

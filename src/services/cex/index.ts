@@ -1,4 +1,4 @@
-import { tenantRecord, type ServiceDescriptor } from '../../server/service.js';
+import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
 import { setupCommandIndexes, startDeadlines, stopDeadlines } from './commands.js';
 import { routes } from './routes.js';
 import { releaseWaiters } from './wait.js';

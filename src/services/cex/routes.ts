@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
 import { badRequest, notFound } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
-import { paginate } from '../../server/pagination.js';
+import { pageParams, paginate } from '../../server/pagination.js';
 import { pathInt, pathParam, queryList, queryString } from '../../server/params.js';
-import type { Route } from '../../server/service.js';
+import type { QueryParam, Route } from '../../server/contract.js';
 import { findApplication } from '../app-manager/applications.js';
 import { findEndpoint, type Endpoint } from '../epr/endpoints.js';
 import {
@@ -128,6 +128,14 @@ function listByApplication(req: Request, res: Response) {
   });
 }
 
+const invocationParams: QueryParam[] = [
+  { name: 'waitTimeout', description: 'seconds to wait for the result (second revision); default 5', schema: { type: 'integer', minimum: 0 } },
+  { name: 'commandRetentionTtl', description: 'hours the command is kept (second revision); default 720', schema: { type: 'integer', minimum: 1 } },
+  { name: 'awaitTimeout', description: 'seconds to wait for the result (first revision)', schema: { type: 'integer', minimum: 0 } },
+  { name: 'commandTtl', description: 'milliseconds the command stays pending (first revision); default 60000', schema: { type: 'integer', minimum: 1 } },
+];
+const commandTypes: QueryParam = { name: 'commandTypes', description: 'one or more, comma-separated' };
+
 export const routes: Route[] = [
   {
     method: 'POST',
@@ -135,18 +143,41 @@ export const routes: Route[] = [
     scope: 'endpoint:update',
     summary: 'Invoke a command and wait for its result',
     body: 'raw',
+    query: invocationParams,
     deniedStatus: 404,
     handler: invoke,
   },
   { method: 'GET', path: '/endpoints/{endpointId}/commands/{commandType}/{commandId}', scope: 'endpoint:read', summary: 'Get a command', handler: getOne },
-  { method: 'DELETE', path: '/endpoints/{endpointId}/commands/{commandType}/{commandId}', scope: 'endpoint:update', summary: 'Delete a command', handler: deleteOne },
-  { method: 'GET', path: '/endpoints/{endpointId}/commands/{commandType}/last', scope: 'endpoint:read', summary: 'Get the last executed command of a type', handler: last },
-  { method: 'GET', path: '/endpoints/commands', scope: 'endpoint:read', summary: 'List the commands of endpoints', handler: listByEndpoints },
+  {
+    method: 'DELETE',
+    path: '/endpoints/{endpointId}/commands/{commandType}/{commandId}',
+    scope: 'endpoint:update',
+    summary: 'Delete a command',
+    successStatus: 204,
+    handler: deleteOne,
+  },
+  {
+    method: 'GET',
+    path: '/endpoints/{endpointId}/commands/{commandType}/last',
+    scope: 'endpoint:read',
+    summary: 'Get the last executed command of a type',
+    query: [{ name: 'endpointId' }, { name: 'commandType' }],
+    handler: last,
+  },
+  {
+    method: 'GET',
+    path: '/endpoints/commands',
+    scope: 'endpoint:read',
+    summary: 'List the commands of endpoints',
+    query: [{ name: 'endpointId', required: true, description: 'one or more, comma-separated' }, commandTypes],
+    handler: listByEndpoints,
+  },
   {
     method: 'GET',
     path: '/endpoints/commands/{applicationName}',
     scope: 'application:endpoint-command:read',
     summary: "List the commands of an application's endpoints (paginated)",
+    query: [commandTypes, ...pageParams(100)],
     handler: listByApplication,
   },
 ];

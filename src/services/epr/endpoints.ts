@@ -6,9 +6,6 @@ import { findTenantVersion, findVersion } from '../app-manager/applications.js';
 
 export const ENDPOINTS = 'endpoints';
 
-export const ENDPOINT_ID_PATTERN = /^[a-zA-Z0-9._~-]+$/;
-export const TOKEN_PATTERN = /^[^+#/.]+$/;
-
 export type TokenStatus = 'Inactive' | 'Active';
 
 export interface Endpoint extends StoredRecord {
@@ -70,41 +67,29 @@ export function isMetadataObject(value: unknown): value is Record<string, unknow
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A registration that holds to `endpointRegistrationSchema` (the server checked it, or the fixture validator). */
 export interface Registration {
-  appVersion?: { name?: unknown };
-  metadata?: unknown;
-  endpointToken?: unknown;
-  endpointId?: unknown;
+  appVersion: { name: string };
+  metadata?: Record<string, unknown>;
+  endpointToken?: string;
+  endpointId?: string;
 }
 
 function generatedToken(): string {
   return randomBytes(12).toString('base64url').replace(/[-_]/g, 'x');
 }
 
-/** Builds a new endpoint record after every rule of `POST /endpoints`; throws 400/409 with the rule broken. */
+/** Builds a new endpoint record after the rules of `POST /endpoints` the schema cannot say; throws 400/409. */
 export function newEndpoint(ctx: EmuContext, tenantId: string, input: Registration, now: string): Endpoint {
-  if (!isMetadataObject(input)) throw badRequest('The body must be a JSON object with appVersion.name.');
-  const versionName = (input.appVersion as { name?: unknown } | undefined)?.name;
-  if (typeof versionName !== 'string' || versionName === '') throw badRequest('appVersion.name is required.');
-  const version = findTenantVersion(ctx, tenantId, versionName);
-  if (!version) throw badRequest(`Invalid application version name: there is no application version ${versionName}.`);
-  if (input.metadata !== undefined && !isMetadataObject(input.metadata)) throw badRequest('metadata must be a JSON object.');
-
+  const version = findTenantVersion(ctx, tenantId, input.appVersion.name);
+  if (!version) throw badRequest(`Invalid application version name: there is no application version ${input.appVersion.name}.`);
   const endpointId = input.endpointId ?? randomUUID();
-  if (typeof endpointId !== 'string' || !ENDPOINT_ID_PATTERN.test(endpointId)) {
-    throw badRequest(`endpointId must match ${ENDPOINT_ID_PATTERN.source} (URL-unreserved characters only); got ${JSON.stringify(endpointId)}.`);
-  }
   if (ctx.store.has(ENDPOINTS, endpointId)) throw conflict(`An endpoint with endpointId ${endpointId} exists already.`);
-
   let token = input.endpointToken;
   if (token === undefined) {
     do token = generatedToken();
-    while (ctx.store.lookup(ENDPOINTS, 'token', tokenKey(version.appName, token as string)).length > 0);
-  }
-  if (typeof token !== 'string' || !TOKEN_PATTERN.test(token)) {
-    throw badRequest(`endpointToken must be a non-empty string without "+", "#", "/" or "."; got ${JSON.stringify(token)}.`);
-  }
-  if (ctx.store.lookup(ENDPOINTS, 'token', tokenKey(version.appName, token)).length > 0) {
+    while (ctx.store.lookup(ENDPOINTS, 'token', tokenKey(version.appName, token)).length > 0);
+  } else if (ctx.store.lookup(ENDPOINTS, 'token', tokenKey(version.appName, token)).length > 0) {
     throw conflict(`The endpointToken is already used by another endpoint of application ${version.appName}.`);
   }
   return {
@@ -116,13 +101,13 @@ export function newEndpoint(ctx: EmuContext, tenantId: string, input: Registrati
     updatedDate: now,
     token,
     tokenStatus: 'Inactive',
-    metadata: (input.metadata as Record<string, unknown> | undefined) ?? {},
+    metadata: input.metadata ?? {},
     ...(input.metadata !== undefined ? { metadataUpdatedDate: now } : {}),
   };
 }
 
 export async function registerEndpoint(ctx: EmuContext, tenantId: string, input: Registration): Promise<Endpoint> {
-  const endpoint = newEndpoint(ctx, tenantId, input, new Date().toISOString());
+  const endpoint = newEndpoint(ctx, tenantId, input, ctx.clock.nowIso());
   await ctx.store.put(ENDPOINTS, endpoint.endpointId, endpoint);
   return endpoint;
 }
@@ -130,12 +115,12 @@ export async function registerEndpoint(ctx: EmuContext, tenantId: string, input:
 /** The first successful use of a token moves it from Inactive to Active (spec 2); a no-op afterwards. */
 export async function activateToken(ctx: EmuContext, endpoint: Endpoint): Promise<void> {
   if (endpoint.tokenStatus === 'Active') return;
-  await ctx.store.put(ENDPOINTS, endpoint.endpointId, { ...endpoint, tokenStatus: 'Active', updatedDate: new Date().toISOString() });
+  await ctx.store.put(ENDPOINTS, endpoint.endpointId, { ...endpoint, tokenStatus: 'Active', updatedDate: ctx.clock.nowIso() });
 }
 
 /** Replaces (`merge: false`) or merges into an endpoint's metadata; `null` values are kept as JSON null. */
 export async function writeMetadata(ctx: EmuContext, endpoint: Endpoint, metadata: Record<string, unknown>, merge: boolean): Promise<Endpoint> {
-  const now = new Date().toISOString();
+  const now = ctx.clock.nowIso();
   const next: Endpoint = {
     ...endpoint,
     metadata: merge ? { ...endpoint.metadata, ...metadata } : { ...metadata },

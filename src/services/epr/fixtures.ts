@@ -1,9 +1,10 @@
-import type { FixtureSection } from '../../server/service.js';
+import type { FixtureSection } from '../../server/contract.js';
 import type { Mutation } from '../../store/index.js';
 import { findVersion, getApplication } from '../app-manager/applications.js';
-import { ENDPOINT_ID_PATTERN, ENDPOINTS, newEndpoint, TOKEN_PATTERN } from './endpoints.js';
+import { ENDPOINTS, newEndpoint } from './endpoints.js';
+import { endpointIdSchema, endpointTokenSchema, metadataSchema } from './schemas.js';
 import { ENDPOINT_FILTERS } from './filters.js';
-import { FixtureError } from '../../fixtures/errors.js';
+import { FixtureError } from '../../seed/errors.js';
 
 export const endpointFixtures: FixtureSection = {
   key: 'endpoints',
@@ -12,23 +13,28 @@ export const endpointFixtures: FixtureSection = {
     type: 'object',
     required: ['endpointId', 'appVersion', 'token'],
     properties: {
-      endpointId: { type: 'string', pattern: ENDPOINT_ID_PATTERN.source },
+      endpointId: endpointIdSchema,
       appVersion: { type: 'string', minLength: 1 },
-      token: { type: 'string', pattern: TOKEN_PATTERN.source },
+      token: endpointTokenSchema,
       tokenStatus: { enum: ['Inactive', 'Active'] },
-      metadata: { type: 'object' },
+      metadata: metadataSchema,
     },
     additionalProperties: false,
   },
   async seed(ctx, items) {
-    const now = new Date().toISOString();
+    const now = ctx.clock.nowIso();
     // One by one, so that each endpoint's uniqueness checks see the ones before it (seeding runs in a scratch store).
     for (const [i, item] of items.entries()) {
       const version = findVersion(ctx, item.appVersion as string);
       if (!version) throw new FixtureError(`endpoints[${i}] (${item.endpointId}): appVersion ${item.appVersion} is not a version of any application in the fixtures.`);
       let endpoint;
       try {
-        endpoint = newEndpoint(ctx, version.tenantId, { appVersion: { name: version.name }, endpointId: item.endpointId, endpointToken: item.token, metadata: item.metadata }, now);
+        endpoint = newEndpoint(
+          ctx,
+          version.tenantId,
+          { appVersion: { name: version.name }, endpointId: item.endpointId as string, endpointToken: item.token as string, metadata: item.metadata as Record<string, unknown> | undefined },
+          now,
+        );
       } catch (err) {
         throw new FixtureError(`endpoints[${i}] (${item.endpointId}): ${(err as Error).message}`);
       }

@@ -1,4 +1,4 @@
-import { tenantRecord, type ServiceDescriptor } from '../../server/service.js';
+import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
 import { setupEndpointIndexes } from './endpoints.js';
 import { setupFilterIndexes } from './filters.js';
 import { endpointFixtures, filterFixtures } from './fixtures.js';
@@ -14,6 +14,8 @@ export const endpointRegister: ServiceDescriptor = {
     'endpoint-filters': tenantRecord('applicationName', 'filterId', 'status'),
   },
   fixtures: [endpointFixtures, filterFixtures],
+  seedsAfter: ['app-manager'],
+  ownsBarePath: ['GET /endpoints/{endpointId}'],
   setup(ctx) {
     setupEndpointIndexes(ctx);
     setupFilterIndexes(ctx);

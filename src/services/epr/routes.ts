@@ -2,12 +2,13 @@ import type { Request, Response } from 'express';
 import { notModified } from '../../server/conditional.js';
 import { badRequest, notFound } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
-import { paginate } from '../../server/pagination.js';
+import { pageParams, paginate } from '../../server/pagination.js';
 import { pathParam, queryList, queryString } from '../../server/params.js';
-import type { Route } from '../../server/service.js';
-import { isDeepStrictEqual } from 'node:util';
-import { endpointsInListingOrder, endpointsOfApplication, ENDPOINTS, findEndpoint, isMetadataObject, listingOrder, registerEndpoint, type Endpoint } from './endpoints.js';
-import { ENDPOINT_FILTERS, filterMatches, findFilter, matchingFilterIds } from './filters.js';
+import type { QueryParam, Route } from '../../server/contract.js';
+import { ENDPOINTS, findEndpoint, isMetadataObject, registerEndpoint, type Endpoint } from './endpoints.js';
+import { ENDPOINT_FILTERS, matchingFilterIds } from './filters.js';
+import { listEndpoints } from './listing.js';
+import { endpointRegistrationSchema } from './schemas.js';
 
 type Include = 'metadata' | 'filters';
 
@@ -51,36 +52,15 @@ function metadataFilter(req: Request): [string, unknown] | undefined {
 function list(req: Request, res: Response) {
   const ctx = req.ctx;
   const include = includes(req);
-  const ids = queryList(req, 'endpointId');
-  const applicationName = queryString(req, 'applicationName');
-  const versionName = queryString(req, 'applicationVersionName');
-  const pair = metadataFilter(req);
-  const filterIds = queryList(req, 'filterId') ?? [];
-  const tenantId = req.principal.tenantId;
+  const query = {
+    endpointIds: queryList(req, 'endpointId'),
+    applicationName: queryString(req, 'applicationName'),
+    applicationVersionName: queryString(req, 'applicationVersionName'),
+    metadata: metadataFilter(req),
+    filterIds: queryList(req, 'filterId'),
+  };
   if (notModified(req, res, { revision: `${ctx.store.rev(ENDPOINTS)}.${ctx.store.rev(ENDPOINT_FILTERS)}` })) return;
-
-  const filters = filterIds.map((id) => findFilter(ctx, tenantId, id).filter((f) => f.status === 'ACTIVE'));
-  if (!ids && !applicationName && !versionName && !pair && filters.length === 0) {
-    const page = paginate(req, endpointsInListingOrder(ctx, tenantId), 100);
-    res.json({ totalElements: page.total, content: page.items.map((e) => present(req, e, include)) });
-    return;
-  }
-  let candidates: Iterable<Endpoint>;
-  if (ids) candidates = ids.map((id) => findEndpoint(ctx, tenantId, id)).filter((e): e is Endpoint => e !== undefined);
-  else if (applicationName) candidates = endpointsOfApplication(ctx, applicationName);
-  else candidates = endpointsInListingOrder(ctx, tenantId);
-
-  const selected: Endpoint[] = [];
-  for (const e of candidates) {
-    if (e.tenantId !== tenantId) continue;
-    if (applicationName && e.appName !== applicationName) continue;
-    if (versionName && e.appVersion.name !== versionName) continue;
-    if (pair && !(Object.hasOwn(e.metadata, pair[0]) && isDeepStrictEqual(e.metadata[pair[0]], pair[1]))) continue;
-    if (!filters.every((sameId) => sameId.some((f) => f.applicationName === e.appName && filterMatches(f, e.metadata)))) continue;
-    selected.push(e);
-  }
-  if (!ids && applicationName) selected.sort(listingOrder);
-  const page = paginate(req, selected, 100);
+  const page = paginate(req, listEndpoints(ctx, req.principal.tenantId, query), 100);
   res.json({ totalElements: page.total, content: page.items.map((e) => present(req, e, include)) });
 }
 
@@ -93,9 +73,34 @@ function getOne(req: Request, res: Response) {
   res.json(present(req, endpoint, include));
 }
 
+const include: QueryParam = { name: 'include', description: 'metadata, filters or both, comma-separated' };
+
 export const routes: Route[] = [
-  { method: 'POST', path: '/endpoints', scope: 'application:endpoint:create', summary: 'Register an endpoint', handler: register },
-  { method: 'GET', path: '/endpoints', scope: 'endpoint:read', summary: 'List endpoints', handler: list },
-  { method: 'GET', path: '/endpoints/{endpointId}', scope: 'endpoint:read', summary: 'Get an endpoint', deniedStatus: 404, handler: getOne },
+  {
+    method: 'POST',
+    path: '/endpoints',
+    scope: 'application:endpoint:create',
+    summary: 'Register an endpoint',
+    bodySchema: endpointRegistrationSchema,
+    successStatus: 201,
+    handler: register,
+  },
+  {
+    method: 'GET',
+    path: '/endpoints',
+    scope: 'endpoint:read',
+    summary: 'List endpoints',
+    query: [
+      { name: 'endpointId', description: 'one or more, comma-separated' },
+      { name: 'applicationName' },
+      { name: 'applicationVersionName' },
+      { name: 'metadataFilter', description: 'a URL-encoded JSON object with one key' },
+      { name: 'filterId', description: 'one or more, comma-separated' },
+      include,
+      ...pageParams(100),
+    ],
+    handler: list,
+  },
+  { method: 'GET', path: '/endpoints/{endpointId}', scope: 'endpoint:read', summary: 'Get an endpoint', query: [include], deniedStatus: 404, handler: getOne },
 ];
 

@@ -1,6 +1,7 @@
+import { REALM_NAME_PATTERN, TENANT_ID_PATTERN } from './schemas.js';
 import type { EmuContext } from '../../context.js';
 import type { Mutation } from '../../store/index.js';
-import type { FixtureSection } from '../../server/service.js';
+import type { FixtureSection } from '../../server/contract.js';
 import { newTenantRecord, REALM_CLIENTS, REALM_USERS, SETTINGS, TENANTS } from './tenants.js';
 
 const scopes = { oneOf: [{ const: 'all' }, { type: 'array', items: { type: 'string' } }] };
@@ -12,8 +13,8 @@ export const tenantFixtures: FixtureSection = {
     type: 'object',
     required: ['id', 'realm_name'],
     properties: {
-      id: { type: 'string', pattern: '^[a-zA-Z0-9._~-]+$' },
-      realm_name: { type: 'string', pattern: '^[a-zA-Z0-9_-]+$' },
+      id: { type: 'string', pattern: TENANT_ID_PATTERN },
+      realm_name: { type: 'string', pattern: REALM_NAME_PATTERN },
       clients: {
         type: 'array',
         items: {
@@ -35,7 +36,7 @@ export const tenantFixtures: FixtureSection = {
     },
   },
   async seed(ctx: EmuContext, items, fixture) {
-    const now = new Date().toISOString();
+    const now = ctx.clock.nowIso();
     const mutations: Mutation[] = [];
     for (const item of items) {
       const { clients = [], users = [], ...fields } = item as { clients?: Record<string, unknown>[]; users?: Record<string, unknown>[]; id: string; realm_name: string };

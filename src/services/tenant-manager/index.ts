@@ -1,4 +1,4 @@
-import { tenantRecord, type ServiceDescriptor } from '../../server/service.js';
+import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
 import { tenantFixtures } from './fixtures.js';
 import { routes } from './routes.js';
 import { TEMPLATE_KINDS } from './templates.js';

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { conflict } from '../../server/errors.js';
 import type { EmuContext } from '../../context.js';
 import type { StoredRecord } from '../../store/index.js';
 import { expandScopes } from '../../auth/scopes.js';
@@ -107,4 +108,14 @@ export function newTenantRecord(input: TenantInput, now: string): Tenant {
     id,
     tenantId: id,
   } as Tenant;
+}
+
+/** `POST /tenants` after its schema: a new realm in status CREATING; 409 when the id or realm name is taken. */
+export async function createTenant(ctx: EmuContext, input: TenantInput & { idp_version?: boolean }): Promise<Tenant> {
+  if (tenantByRealm(ctx, input.realm_name)) throw conflict(`A tenant with realm_name ${input.realm_name} exists already.`);
+  if (input.id !== undefined && getTenant(ctx, input.id)) throw conflict(`A tenant with id ${input.id} exists already.`);
+  const { idp_version, ...fields } = input;
+  const tenant = newTenantRecord({ ...fields, idp_version: idp_version === true ? 1 : 0, status: 'CREATING' }, ctx.clock.nowIso());
+  await ctx.store.put(TENANTS, tenant.id, tenant);
+  return tenant;
 }

@@ -37,9 +37,9 @@ export const tsx: Kp1Extension = {
   resources: [
     {
       path: '',
-      handle({ payload }) {
+      handle({ ctx, payload }) {
         const { timezone } = optionalObject(payload, ['timezone'], 'tsx');
-        const now = new Date();
+        const now = ctx.clock.now();
         const answer = { timestamp: now.getTime(), time: now.toISOString() };
         if (timezone === undefined) return { payload: answer };
         if (typeof timezone !== 'string') throw invalidPayload(`timezone must be a string like "Europe/Berlin"; got ${describeValue(timezone)}.`);

@@ -1,12 +1,27 @@
 import type { Request, Response } from 'express';
 import type { EmuContext } from '../context.js';
 
+/**
+ * The contract between the server and the services: what a service declares, what the server mounts.
+ * The route table is the single source for what is mounted, validated, listed by `call --list`,
+ * described by `/_emu/openapi.json`, and checked by the operations test.
+ */
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/**
- * One operation of a service, exactly as the spec lists it: the route table is the single source for
- * what is mounted, what `call --list` prints, and what the operations test checks.
- */
+/** A JSON Schema (ajv, draft-07 keywords plus `format`) for a request body, a query parameter or a record. */
+export type JsonSchema = Record<string, unknown>;
+
+/** A query parameter, for the OpenAPI document and `call --list`; handlers read it with `src/server/params.ts`. */
+export interface QueryParam {
+  name: string;
+  required?: boolean;
+  description?: string;
+  /** Default `{ type: 'string' }`. */
+  schema?: JsonSchema;
+}
+
+/** One operation of a service, exactly as the spec lists it. */
 export interface Route {
   method: HttpMethod;
   /** Path under `/{prefix}/api/v1`, written as in the spec: `/endpoints/{endpointId}`. */
@@ -16,15 +31,19 @@ export interface Route {
   summary: string;
   /** How the request body is read; default `json` for POST/PUT/PATCH and `none` otherwise. */
   body?: 'json' | 'raw' | 'none';
+  /** JSON Schema of a `json` body: the server checks it before the handler runs. */
+  bodySchema?: JsonSchema;
+  /** The status for a body that fails `bodySchema`, where the spec says other than 400. */
+  invalidBodyStatus?: 400 | 422;
+  query?: QueryParam[];
+  /** The status of a successful answer (for the OpenAPI document); default 200. */
+  successStatus?: number;
   /** The answer to a missing scope: 403, or 404 where the spec says "not found or denied". */
   deniedStatus?: 403 | 404;
   /** Routes that authenticate differently (the binary-data upload token) handle it themselves. */
   customAuth?: boolean;
   handler: (req: Request, res: Response) => unknown;
 }
-
-/** A JSON Schema (ajv, draft 2020-12 subset) for records or fixture sections. */
-export type JsonSchema = Record<string, unknown>;
 
 export interface FixtureSection {
   /** The top-level key in the fixture file. */
@@ -33,7 +52,7 @@ export interface FixtureSection {
   item: JsonSchema;
   /** The item's name in validation errors (`endpoints[3] (meter-001)`). */
   label?: (item: Record<string, unknown>) => string | undefined;
-  /** Turns the validated items into store records; runs in the order of the service list. */
+  /** Turns the validated items into store records; runs after the sections of the services named in `seedsAfter`. */
   seed: (ctx: EmuContext, items: Record<string, unknown>[], fixture: Record<string, unknown>) => Promise<void>;
 }
 
@@ -45,9 +64,16 @@ export interface ServiceDescriptor {
   title: string;
   serviceGroup: 'device' | 'admin';
   routes: Route[];
-  /** Record schemas of the collections the service owns, checked on `fixtures import`. */
+  /** Record schemas of the collections the service owns, checked on import. */
   collections?: Record<string, JsonSchema>;
   fixtures?: FixtureSection[];
+  /** Prefixes of the services whose fixtures must be seeded first (their records are referenced). */
+  seedsAfter?: string[];
+  /**
+   * Routes (`GET /endpoints/{endpointId}`) that this service answers on the bare `/api/v1` where another service
+   * has the same method and path. Two services sharing a bare path without one owning it is an error at start.
+   */
+  ownsBarePath?: string[];
   /** Runs once the store is open: define indexes, start timers. */
   setup?: (ctx: EmuContext) => void | Promise<void>;
   /** Runs on stop: clear timers, release waiters. */
@@ -62,3 +88,5 @@ export function tenantRecord(...required: string[]): JsonSchema {
     properties: Object.fromEntries(['tenantId', ...required].map((f) => [f, { type: 'string' }])),
   };
 }
+
+export const routeKey = (route: Pick<Route, 'method' | 'path'>) => `${route.method} ${route.path}`;

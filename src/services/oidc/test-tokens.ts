@@ -1,6 +1,6 @@
-import type { EmuContext } from '../context.js';
-import { defaultScopes, getTenant, listTenants, tenantByRealm } from '../services/tenant-manager/tenants.js';
-import { DEFAULT_TOKEN_TTL, realmPath, signAccessToken } from './tokens.js';
+import type { EmuContext } from '../../context.js';
+import { DEFAULT_TOKEN_TTL, realmPath, signAccessToken } from '../../auth/tokens.js';
+import { defaultScopes, getTenant, listTenants, tenantByRealm } from '../tenant-manager/tenants.js';
 
 export interface TestTokenRequest {
   /** Tenant id or realm name; default: the fixtures' default tenant. */

@@ -1,16 +1,10 @@
 import express, { type Request, type Response, type Router } from 'express';
-import type { EmuContext } from '../context.js';
-import {
-  realmClient,
-  realmUser,
-  tenantByRealm,
-  type Tenant,
-} from '../services/tenant-manager/tenants.js';
-import { publicJwk } from './keys.js';
-import { expandScopes } from './scopes.js';
-import { DEFAULT_TOKEN_TTL, realmPath, signAccessToken } from './tokens.js';
-
-export const issuerUrl = (req: Request, realm: string) => `${req.protocol}://${req.get('host')}${realmPath(realm)}`;
+import type { EmuContext } from '../../context.js';
+import { publicJwk } from '../../auth/keys.js';
+import { expandScopes } from '../../auth/scopes.js';
+import { DEFAULT_TOKEN_TTL, signAccessToken } from '../../auth/tokens.js';
+import { issuerUrl } from '../../server/location.js';
+import { realmClient, realmUser, tenantByRealm, type Tenant } from '../tenant-manager/tenants.js';
 
 class OAuthError extends Error {
   constructor(
@@ -32,7 +26,11 @@ function clientCredentials(req: Request): { id?: string; secret?: string } {
   const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
   if (basic) {
     const [id, ...rest] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
-    return { id: decodeURIComponent(id), secret: decodeURIComponent(rest.join(':')) };
+    try {
+      return { id: decodeURIComponent(id), secret: decodeURIComponent(rest.join(':')) };
+    } catch {
+      throw new OAuthError(401, 'invalid_client', 'The Basic credentials are not valid percent-encoded client_id:client_secret.');
+    }
   }
   return { id: req.body?.client_id, secret: req.body?.client_secret };
 }

@@ -1,0 +1,27 @@
+import type { JsonSchema } from '../../server/contract.js';
+
+export const APP_NAME_PATTERN = '^[a-z0-9_-]+$';
+/** Version names stand in KP1 topics: URL-unreserved characters, not `.` or `..` alone. */
+export const VERSION_NAME_PATTERN = '^(?!\\.{1,2}$)[a-zA-Z0-9._~-]+$';
+
+const optionalText = { type: ['string', 'null'] };
+
+/** `POST /applications`: `name` may be absent or empty in the later revision (then generated). */
+export const applicationCreateSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    name: { anyOf: [{ type: 'string', pattern: APP_NAME_PATTERN, maxLength: 255 }, { const: '' }, { type: 'null' }] },
+    displayName: optionalText,
+    description: optionalText,
+  },
+};
+
+/** `POST /applications/{appName}/versions` (an emulator addition). */
+export const versionCreateSchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    name: { anyOf: [{ type: 'string', pattern: VERSION_NAME_PATTERN, maxLength: 255 }, { const: '' }, { type: 'null' }] },
+    displayName: optionalText,
+    description: optionalText,
+  },
+};

@@ -1,0 +1,40 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { EmuContext } from '../../context.js';
+import { endpointsInListingOrder, endpointsOfApplication, findEndpoint, listingOrder, type Endpoint } from './endpoints.js';
+import { filterMatches, findFilter } from './filters.js';
+
+/** What `GET /endpoints` may select by; every given criterion must hold. */
+export interface EndpointQuery {
+  endpointIds?: string[];
+  applicationName?: string;
+  applicationVersionName?: string;
+  /** One metadata key and the value it must equal. */
+  metadata?: [string, unknown];
+  /** Ids of endpoint filters; an endpoint must match an active filter of each id. */
+  filterIds?: string[];
+}
+
+/** The tenant's endpoints that hold to the query: in listing order, or in the order of `endpointIds` when given. */
+export function listEndpoints(ctx: EmuContext, tenantId: string, query: EndpointQuery): readonly Endpoint[] {
+  const { endpointIds, applicationName, applicationVersionName, metadata } = query;
+  const filters = (query.filterIds ?? []).map((id) => findFilter(ctx, tenantId, id).filter((f) => f.status === 'ACTIVE'));
+  if (!endpointIds && !applicationName && !applicationVersionName && !metadata && filters.length === 0) {
+    return endpointsInListingOrder(ctx, tenantId);
+  }
+  let candidates: Iterable<Endpoint>;
+  if (endpointIds) candidates = endpointIds.map((id) => findEndpoint(ctx, tenantId, id)).filter((e): e is Endpoint => e !== undefined);
+  else if (applicationName) candidates = endpointsOfApplication(ctx, applicationName);
+  else candidates = endpointsInListingOrder(ctx, tenantId);
+
+  const selected: Endpoint[] = [];
+  for (const e of candidates) {
+    if (e.tenantId !== tenantId) continue;
+    if (applicationName && e.appName !== applicationName) continue;
+    if (applicationVersionName && e.appVersion.name !== applicationVersionName) continue;
+    if (metadata && !(Object.hasOwn(e.metadata, metadata[0]) && isDeepStrictEqual(e.metadata[metadata[0]], metadata[1]))) continue;
+    if (!filters.every((sameId) => sameId.some((f) => f.applicationName === e.appName && filterMatches(f, e.metadata)))) continue;
+    selected.push(e);
+  }
+  if (!endpointIds && applicationName) selected.sort(listingOrder);
+  return selected;
+}

@@ -1,0 +1,29 @@
+import type { JsonSchema } from '../../server/contract.js';
+
+/** Longest endpointId the emulator takes (spec 1 names no limit; docs/services/endpoint-register.md). */
+export const MAX_ENDPOINT_ID_LENGTH = 255;
+
+/** URL-unreserved characters, not `.` or `..` alone (they would be path segments of their own). */
+export const endpointIdSchema: JsonSchema = {
+  type: 'string',
+  pattern: '^(?!\\.{1,2}$)[a-zA-Z0-9._~-]+$',
+  minLength: 1,
+  maxLength: MAX_ENDPOINT_ID_LENGTH,
+};
+
+/** KP1 topic levels hold the token: no `+`, `#`, `/` (MQTT) and no `.` (spec 2). */
+export const endpointTokenSchema: JsonSchema = { type: 'string', pattern: '^[^+#/.]+$', minLength: 1, maxLength: 255 };
+
+export const metadataSchema: JsonSchema = { type: 'object' };
+
+/** `POST /endpoints`. */
+export const endpointRegistrationSchema: JsonSchema = {
+  type: 'object',
+  required: ['appVersion'],
+  properties: {
+    appVersion: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 } } },
+    metadata: metadataSchema,
+    endpointToken: endpointTokenSchema,
+    endpointId: endpointIdSchema,
+  },
+};

@@ -1,0 +1,34 @@
+import { bareOperations, listOperations as operationsOf, type Operation } from '../server/service-list.js';
+import { bySpecificity, segmentsOf, matchTemplate } from '../server/path-template.js';
+import { services } from './index.js';
+
+export type { Operation };
+
+/** Every operation of the service list, as `call --list` prints it. */
+export const listOperations = () => operationsOf(services);
+
+/**
+ * The operation a bare path (`/endpoints/meter-001`, no service prefix) means, as the server's bare `/api/v1`
+ * answers it: the most specific route with that method. Falls back to a route of another method on the same path,
+ * so that the server can answer 405.
+ */
+export function resolveBarePath(method: string, path: string): Operation | undefined {
+  const segments = segmentsOf(path.split('?')[0]).map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  });
+  const matching = bareOperations(services)
+    .filter((o) => matchTemplate(o.route.path, segments) !== undefined)
+    .sort((a, b) => bySpecificity(a.route.path, b.route.path));
+  return matching.find((o) => o.route.method === method.toUpperCase()) ?? matching[0];
+}
+
+/** Paths that already name where they go: a service prefix, the bare base, the control plane, KP1, OIDC. */
+export function isRoutablePath(path: string): boolean {
+  const [first = '', second] = segmentsOf(path);
+  if (['api', '_emu', 'kp1', 'auth'].includes(first)) return true;
+  return services.some((s) => s.prefix === first && second === 'api');
+}

@@ -1,0 +1,77 @@
+import type { Request } from 'express';
+import { checkPreconditions, notModified } from '../../server/conditional.js';
+import type { Route } from '../../server/contract.js';
+import { locationOf } from '../../server/location.js';
+import { pageParams, paginate } from '../../server/pagination.js';
+import { pathInt } from '../../server/params.js';
+import { templateSchema } from './schemas.js';
+import { createTemplate, deleteTemplate, getTemplate, listTemplates, replaceTemplate, templateRevision, type TemplateKind } from './templates.js';
+
+/** `If-Match` / `If-Unmodified-Since` against the template the path names (404 first when it does not exist). */
+function checkedId(req: Request, kind: TemplateKind): number {
+  const id = pathInt(req, 'id');
+  getTemplate(req.ctx, kind, id);
+  checkPreconditions(req, { revision: templateRevision(req.ctx, kind, id) });
+  return id;
+}
+
+/** The five operations of one template kind; the spec lists some of them, the rest are documented additions. */
+export function templateRoutes(kind: TemplateKind): Route[] {
+  const base = `/templates/${kind.path}`;
+  return [
+    {
+      method: 'GET',
+      path: base,
+      scope: `${kind.scope}:read`,
+      summary: `List ${kind.label} templates`,
+      query: pageParams(50),
+      handler: (req, res) => {
+        const page = paginate(req, listTemplates(req.ctx, kind), 50);
+        res.json({ count: page.total, results: page.items });
+      },
+    },
+    {
+      method: 'POST',
+      path: base,
+      scope: `${kind.scope}:create`,
+      summary: `Create a ${kind.label} template`,
+      bodySchema: templateSchema,
+      successStatus: 201,
+      handler: async (req, res) => {
+        const record = await createTemplate(req.ctx, kind, req.body);
+        res.status(201).location(locationOf(req, 'templates', kind.path, record.id)).json(record);
+      },
+    },
+    {
+      method: 'GET',
+      path: `${base}/{id}`,
+      scope: `${kind.scope}:read`,
+      summary: `Get a ${kind.label} template`,
+      handler: (req, res) => {
+        const record = getTemplate(req.ctx, kind, pathInt(req, 'id'));
+        if (!notModified(req, res, { revision: templateRevision(req.ctx, kind, record.id) })) res.json(record);
+      },
+    },
+    {
+      method: 'PUT',
+      path: `${base}/{id}`,
+      scope: `${kind.scope}:update`,
+      summary: `Replace a ${kind.label} template`,
+      bodySchema: templateSchema,
+      handler: async (req, res) => {
+        res.json(await replaceTemplate(req.ctx, kind, checkedId(req, kind), req.body));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${base}/{id}`,
+      scope: `${kind.scope}:delete`,
+      summary: `Delete a ${kind.label} template`,
+      successStatus: 204,
+      handler: async (req, res) => {
+        await deleteTemplate(req.ctx, kind, checkedId(req, kind));
+        res.status(204).end();
+      },
+    },
+  ];
+}
