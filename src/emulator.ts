@@ -167,6 +167,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
             issueToken,
           }),
         },
+        ...services.flatMap((s) => (s.controlPlane ? [{ path: '/_emu', router: s.controlPlane(ctx) }] : [])),
         { path: '/kp1', router: kp1HttpRouter(ctx) },
         { path: '/auth', router: oidcRouter(ctx) },
       ],

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { EmuContext } from '../context.js';
 
 /**
@@ -74,6 +74,11 @@ export interface ServiceDescriptor {
    * has the same method and path. Two services sharing a bare path without one owning it is an error at start.
    */
   ownsBarePath?: string[];
+  /**
+   * The service's part of the emulator's control plane (captured e-mail, simulated network servers): a router
+   * mounted at `/_emu`, guarded like the rest of it. Never the platform's own operations.
+   */
+  controlPlane?: (ctx: EmuContext) => Router;
   /** Runs once the store is open: define indexes, start timers. */
   setup?: (ctx: EmuContext) => void | Promise<void>;
   /** Runs on stop: clear timers, release waiters. */
