@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Router } from 'express';
+import { realmPath } from './auth/tokens.js';
 import { resolve } from 'node:path';
 import { inMemoryKey, loadOrCreateKey, readKey, type SigningKey } from './auth/keys.js';
 import { resolveConfig, type EmulatorConfig, type EmulatorOptions } from './config.js';
@@ -10,11 +12,12 @@ import { readJsonFile, seedFixture } from './seed/load.js';
 import { validateStateDocument } from './seed/validate.js';
 import { createApp } from './server/app.js';
 import { controlRouter } from './server/control.js';
+import { openApiDocument } from './server/openapi.js';
 import { STATE_REPLACED } from './server/events.js';
 import { services } from './services/index.js';
 import { oidcRouter } from './services/oidc/router.js';
 import { issueTestToken, type TestTokenRequest } from './services/oidc/test-tokens.js';
-import { defaultTenantId, tenantByRealm } from './services/tenant-manager/tenants.js';
+import { defaultTenantId, getTenant, tenantByRealm } from './services/tenant-manager/tenants.js';
 import { Store, type StateDocument } from './store/index.js';
 import { VERSION } from './version.js';
 
@@ -48,6 +51,8 @@ export function internalContext(emulator: RunningEmulator): EmuContext {
 }
 
 const noDevices = { push: () => undefined };
+
+const tenantRealm = (ctx: EmuContext) => getTenant(ctx, ctx.defaultTenantId())?.realm_name ?? ctx.defaultTenantId();
 
 /** The context of an opened store, with or without a server (the CLI uses it on a stopped data directory). */
 export function createContext(config: EmulatorConfig, store: Store, keys: SigningKey | undefined, log: (m: string) => void): EmuContext {
@@ -97,6 +102,14 @@ async function replaceState(ctx: EmuContext, document: StateDocument): Promise<v
   await ctx.store.replace(document);
   ctx.events.emit(STATE_REPLACED);
   for (const service of services) await service.setup?.(ctx);
+}
+
+/** `GET /_emu/openapi.json`, addressed to the host the caller used. */
+function openApiRouter(ctx: EmuContext): Router {
+  return Router().get('/', (req, res) => {
+    const base = `${req.protocol}://${req.get('host')}`;
+    res.json(openApiDocument(services, { version: VERSION, serverUrl: base, tokenUrl: `${base}${realmPath(tenantRealm(ctx))}/protocol/openid-connect/token` }));
+  });
 }
 
 const resetState = async (ctx: EmuContext) => replaceState(ctx, (await fixtureState(ctx)) ?? EMPTY_STATE);
@@ -168,6 +181,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
           }),
         },
         ...services.flatMap((s) => (s.controlPlane ? [{ path: '/_emu', router: s.controlPlane(ctx) }] : [])),
+        { path: '/_emu/openapi.json', router: openApiRouter(ctx) },
         { path: '/kp1', router: kp1HttpRouter(ctx) },
         { path: '/auth', router: oidcRouter(ctx) },
       ],

@@ -19,6 +19,8 @@ interface CallOptions {
   raw?: boolean;
   include?: boolean;
   list?: boolean;
+  json?: boolean;
+  validate: boolean;
   url?: string;
   dataDir?: string;
 }
@@ -86,24 +88,46 @@ function printBody(response: ClientResponse, raw: boolean | undefined): void {
   process.stdout.write(`${JSON.stringify(response.json, null, 2)}\n`);
 }
 
-async function printOperations(): Promise<void> {
+/** Refuses a JSON body that does not fit the operation's schema, with the server's own wording, before sending it. */
+async function checkBody(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<void> {
+  if (body === undefined || !/json/i.test(headers['content-type'] ?? '')) return;
+  const [{ resolveOperation }, { schemaProblem }] = await Promise.all([import('../services/operations.js'), import('../server/json-schema.js')]);
+  const schema = resolveOperation(method, path)?.route.bodySchema;
+  const problem = schema ? schemaProblem(schema, JSON.parse(body)) : null;
+  if (problem) throw new CliError(`Invalid request body for ${method} ${path.split('?')[0]}: ${problem}. (--no-validate sends it anyway.)`, USAGE);
+}
+
+async function printOperations(json: boolean | undefined): Promise<void> {
   const { listOperations } = await import('../services/operations.js');
   const operations = listOperations();
   // The scope as a token must carry it (`platform:`, not the spec's `<platform>:`).
   const scopeOf = (scope: string | null) => (scope ? acceptedScopes(scope).join(' | ') : '(no scope)');
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => process.exit(err.code === 'EPIPE' ? 0 : 1));
+  if (json) {
+    const table = operations.map(({ service, route, fullPath: path }) => ({
+      service: service.prefix,
+      method: route.method,
+      path,
+      scopes: route.scope ? acceptedScopes(route.scope) : [],
+      summary: route.summary,
+      ...(route.query ? { query: route.query.map((q) => q.name) } : {}),
+      ...(route.bodySchema ? { bodySchema: route.bodySchema } : {}),
+    }));
+    process.stdout.write(`${JSON.stringify(table, null, 2)}\n`);
+    return;
+  }
   const pathWidth = Math.max(...operations.map((o) => o.fullPath.length));
   const scopeWidth = Math.max(...operations.map((o) => scopeOf(o.route.scope).length));
   const lines = operations.map(
     ({ route, fullPath: path }) => `${route.method.padEnd(7)}${path.padEnd(pathWidth + 2)}${scopeOf(route.scope).padEnd(scopeWidth + 2)}${chalk.dim(route.summary)}\n`,
   );
-  // `call --list | head` closes the pipe early: that is not an error.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => process.exit(err.code === 'EPIPE' ? 0 : 1));
+  // `call --list | head` closes the pipe early: that is not an error (handled above).
   process.stdout.write(lines.join(''));
   process.stderr.write(chalk.dim(`${operations.length} operations. Bare paths (without /<prefix>/api/v1) work too.\n`));
 }
 
 async function run(method: string | undefined, path: string | undefined, options: CallOptions): Promise<void> {
-  if (options.list) return printOperations();
+  if (options.list) return printOperations(options.json);
   if (!method || !path) throw new CliError('call needs a method and a path, for example: platform-emu call GET /endpoints (or --list).', USAGE);
   const verb = method.toUpperCase();
   if (!METHODS.includes(verb)) throw new CliError(`Unknown method ${method}; use one of ${METHODS.join(', ')}.`, USAGE);
@@ -114,7 +138,9 @@ async function run(method: string | undefined, path: string | undefined, options
   const client = new EmulatorClient(runningUrl({ url: options.url, data: options.dataDir }) ?? DEFAULT_EMULATOR_URL, options.token);
   try {
     if (options.auth) client.accessToken = await client.issueToken({ tenant: options.tenant });
-    const response = await client.request(verb, await fullPath(verb, path), { body, headers });
+    const target = await fullPath(verb, path);
+    if (options.validate) await checkBody(verb, target, body, headers);
+    const response = await client.request(verb, target, { body, headers });
     process.stderr.write(`${statusLine(response)}\n`);
     if (options.include) {
       for (const [name, value] of Object.entries(response.headers)) process.stderr.write(`${chalk.dim(`${name}:`)} ${value}\n`);
@@ -139,7 +165,9 @@ export function callCommand(): Command {
     .addOption(new Option('--tenant <id>', 'tenant of the token --auth fetches (default: the default tenant)'))
     .option('--raw', 'print the body exactly as received')
     .option('-i, --include', 'print the response headers on stderr')
+    .option('--no-validate', "send the body even when it does not fit the operation's schema")
     .option('--list', 'print every operation with its scope and summary, then exit')
+    .option('--json', 'with --list: the table as JSON (service, method, path, scopes, summary, query, bodySchema)')
     .addOption(urlOption())
     .addOption(new Option('--data-dir <dir>', 'data directory of the emulator to call, when --url is not given').env('PLATFORM_EMU_DATA').default('./.platform-emu'))
     .addHelpText(
@@ -153,8 +181,9 @@ Examples:
   $ platform-emu call POST /endpoints --data '{"appVersion":{"name":"smart-meter-v1"}}'
   $ platform-emu call POST '/endpoints/meter-001/commands/reboot?waitTimeout=10' -d '{"delay":1}'
   $ platform-emu call GET /endpoints/meter-001 -H 'If-None-Match: "3"' -i
-  $ platform-emu call PUT /app-configs/applications/smart-meter/app-versions/smart-meter-v1 -d @config.json --auth
-  $ platform-emu call --list`,
+  $ platform-emu call POST /applications -d '{"name":"my-app"}'
+  $ platform-emu call --list
+  $ platform-emu call --list --json`,
     )
     .action(run);
 }

@@ -4,6 +4,14 @@ import { services } from './index.js';
 
 export type { Operation };
 
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** Every operation of the service list, as `call --list` prints it. */
 export const listOperations = () => operationsOf(services);
 
@@ -13,13 +21,7 @@ export const listOperations = () => operationsOf(services);
  * so that the server can answer 405.
  */
 export function resolveBarePath(method: string, path: string): Operation | undefined {
-  const segments = segmentsOf(path.split('?')[0]).map((s) => {
-    try {
-      return decodeURIComponent(s);
-    } catch {
-      return s;
-    }
-  });
+  const segments = segmentsOf(path.split('?')[0]).map(safeDecode);
   const matching = bareOperations(services)
     .filter((o) => matchTemplate(o.route.path, segments) !== undefined)
     .sort((a, b) => bySpecificity(a.route.path, b.route.path));
@@ -31,4 +33,19 @@ export function isRoutablePath(path: string): boolean {
   const [first = '', second] = segmentsOf(path);
   if (['api', '_emu', 'kp1', 'auth'].includes(first)) return true;
   return services.some((s) => s.prefix === first && second === 'api');
+}
+
+/** The operation a full path (`/epr/api/v1/endpoints/x`) or bare path names, for checking a body before it is sent. */
+export function resolveOperation(method: string, path: string): Operation | undefined {
+  const [first, second, third, ...rest] = segmentsOf(path.split('?')[0]);
+  const service = services.find((s) => s.prefix === first && second === 'api' && third === 'v1');
+  if (service) {
+    const segments = rest.map(safeDecode);
+    const matching = listOperations()
+      .filter((o) => o.service === service && o.route.method === method.toUpperCase() && matchTemplate(o.route.path, segments) !== undefined)
+      .sort((a, b) => bySpecificity(a.route.path, b.route.path));
+    return matching[0];
+  }
+  if (first === 'api' && second === 'v1') return resolveBarePath(method, `/${[third, ...rest].join('/')}`);
+  return undefined;
 }

@@ -99,6 +99,18 @@ describe('platform-emu call', async () => {
     expect(asText.stderr).toContain('400');
   });
 
+  it("refuses a body that does not fit the operation's schema before sending it (exit 2); --no-validate sends it", async () => {
+    const before = (await api(emulator)('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements;
+    const refused = await cli('call', 'POST', '/endpoints', '-d', '{"appVersion":{}}', ...url);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('Invalid request body for POST /epr/api/v1/endpoints: appVersion.name is required. (--no-validate sends it anyway.)');
+    expect((await api(emulator)('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements).toBe(before);
+
+    const sent = await cli('call', 'POST', '/epr/api/v1/endpoints', '-d', '{"appVersion":{}}', '--no-validate', ...url);
+    expect(sent.exitCode).toBe(4);
+    expect(JSON.parse(sent.stdout).message).toBe('Invalid request body: appVersion.name is required.');
+  });
+
   it('usage errors exit 2: no method, an unknown method, a path no operation matches', async () => {
     expect((await cli('call', ...url)).exitCode).toBe(2);
     const method = await cli('call', 'FETCH', '/endpoints', ...url);
@@ -126,6 +138,18 @@ describe('platform-emu call', async () => {
       expect(line, operation).toBeDefined();
       expect(line).toContain(scope);
     }
+  });
+
+  it('--list --json prints the same table as JSON', async () => {
+    const result = await cli('call', '--list', '--json');
+    expect(result.exitCode).toBe(0);
+    const table = JSON.parse(result.stdout) as Array<{ method: string; path: string; scopes: string[]; bodySchema?: unknown }>;
+    expect(table).toHaveLength(services.flatMap((s) => s.routes).length);
+    expect(table.find((o) => o.method === 'POST' && o.path === '/epr/api/v1/endpoints')).toMatchObject({
+      service: 'epr',
+      scopes: ['application:endpoint:create'],
+      bodySchema: { required: ['appVersion'] },
+    });
   });
 });
 
