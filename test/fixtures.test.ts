@@ -40,6 +40,11 @@ describe('fixture files', () => {
     [{ ...base, defaultTenant: 'nobody' }, /defaultTenant nobody is not one of the tenants/],
     [{ ...base, tenants: [{ id: 't1' }] }, /tenants\[0\] \(t1\): .* must have required property 'realm_name'/],
     [[1, 2], /a fixture file is a JSON object/],
+    [{ ...base, endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $regex: '^(a+)+$' } } }] }, /endpointFilters\[0\] \(f\): match.serial.\$regex nests quantifiers/],
+    [{ ...base, endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $regex: '(' } } }] }, /match.serial.\$regex is not a valid regular expression/],
+    [{ ...base, endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $regex: 'a'.repeat(257) } } }] }, /is longer than 256 characters/],
+    [{ ...base, endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $like: 'x' } } }] }, /unknown operator \$like/],
+    [{ ...base, endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $in: 'x' } } }] }, /match.serial.\$in must be an array/],
   ])('that do not validate stop the start with the record named (%#)', async (content, message) => {
     const path = fixtureFile(content);
     await expect(start(path)).rejects.toThrow(message);

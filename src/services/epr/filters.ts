@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import isSafeRegex from 'safe-regex2';
 import type { EmuContext } from '../../context.js';
 import type { StoredRecord } from '../../store/index.js';
 
@@ -25,6 +26,62 @@ function isOperator(value: unknown): value is Partial<Record<Operator, unknown>>
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0 && Object.keys(value).every((k) => OPERATORS.includes(k as Operator));
 }
 
+/** Longest `$regex` pattern a filter may hold (docs/fixtures.md). */
+export const MAX_REGEX_LENGTH = 256;
+const compiledPatterns = new Map<string, RegExp>();
+
+/** A `$regex` is compiled once per pattern; patterns are checked (`matchProblem`) before a filter is stored. */
+function regexOf(pattern: string): RegExp {
+  let regex = compiledPatterns.get(pattern);
+  if (!regex) {
+    if (compiledPatterns.size >= 1_000) compiledPatterns.clear();
+    compiledPatterns.set(pattern, (regex = new RegExp(pattern)));
+  }
+  return regex;
+}
+
+function regexProblem(operand: unknown): string | null {
+  if (typeof operand !== 'string') return 'must be a string';
+  if (operand.length > MAX_REGEX_LENGTH) return `is longer than ${MAX_REGEX_LENGTH} characters`;
+  try {
+    new RegExp(operand);
+  } catch (err) {
+    return `is not a valid regular expression (${(err as Error).message})`;
+  }
+  // Nested quantifiers like `(a+)+` backtrack catastrophically and would block every request while they run.
+  if (!isSafeRegex(operand)) return 'nests quantifiers (like "(a+)+"), which can take exponential time; rewrite it without them';
+  return null;
+}
+
+const OPERAND_PROBLEMS: Record<Operator, (operand: unknown) => string | null> = {
+  $eq: () => null,
+  $ne: () => null,
+  $in: (o) => (Array.isArray(o) ? null : 'must be an array'),
+  $nin: (o) => (Array.isArray(o) ? null : 'must be an array'),
+  $exists: (o) => (typeof o === 'boolean' ? null : 'must be true or false'),
+  $gt: (o) => (typeof o === 'number' || typeof o === 'string' ? null : 'must be a number or a string'),
+  $gte: (o) => (typeof o === 'number' || typeof o === 'string' ? null : 'must be a number or a string'),
+  $lt: (o) => (typeof o === 'number' || typeof o === 'string' ? null : 'must be a number or a string'),
+  $lte: (o) => (typeof o === 'number' || typeof o === 'string' ? null : 'must be a number or a string'),
+  $regex: regexProblem,
+};
+
+/** Why a filter's `match` cannot be stored, or null: unknown operators and bad operands are refused up front. */
+export function matchProblem(match: unknown): string | null {
+  if (typeof match !== 'object' || match === null || Array.isArray(match)) return 'match must be a JSON object of metadata keys';
+  for (const [key, condition] of Object.entries(match)) {
+    const isObject = typeof condition === 'object' && condition !== null && !Array.isArray(condition);
+    const operators = isObject ? Object.keys(condition) : [];
+    if (!operators.some((k) => k.startsWith('$'))) continue;
+    for (const op of operators) {
+      if (!OPERATORS.includes(op as Operator)) return `match.${key} has an unknown operator ${op}; operators: ${OPERATORS.join(', ')}`;
+      const problem = OPERAND_PROBLEMS[op as Operator]((condition as Record<string, unknown>)[op]);
+      if (problem) return `match.${key}.${op} ${problem}`;
+    }
+  }
+  return null;
+}
+
 function test(condition: unknown, present: boolean, value: unknown): boolean {
   if (!isOperator(condition)) return present && isDeepStrictEqual(value, condition);
   return Object.entries(condition).every(([op, operand]) => {
@@ -38,7 +95,7 @@ function test(condition: unknown, present: boolean, value: unknown): boolean {
       case '$gte': return present && typeof value === typeof operand && (value as number) >= (operand as number);
       case '$lt': return present && typeof value === typeof operand && (value as number) < (operand as number);
       case '$lte': return present && typeof value === typeof operand && (value as number) <= (operand as number);
-      case '$regex': return present && typeof value === 'string' && new RegExp(String(operand)).test(value);
+      case '$regex': return present && typeof value === 'string' && regexOf(String(operand)).test(value);
     }
   });
 }
