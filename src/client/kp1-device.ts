@@ -48,7 +48,8 @@ function parsePayload(message: Buffer): unknown {
 
 /**
  * A device speaking KP1 over MQTT for one endpoint token: requests with request ids and their replies,
- * and the `cex` command pushes. Emits `commands` (commandType, Kp1Command[]) and `close` (unexpected).
+ * and the `cex` command pushes. Emits `commands` (commandType, Kp1Command[]), `close` when the connection
+ * ends without `close()`, and `transportError` (an MQTT client error). Exported by the package (docs/devices.md).
  */
 export class Kp1Device extends EventEmitter {
   private nextRequestId = 1;

@@ -1,7 +1,6 @@
 import type { EmulatorClient } from '../client/http-client.js';
 import { registerEndpoint } from '../client/endpoints.js';
 import { Kp1Device } from '../client/kp1-device.js';
-import { connectKp1 } from './connect.js';
 import { DeviceSimulation, type DeviceBehaviour } from './device.js';
 import { DeviceConnectError, type ConnectFailure } from './errors.js';
 import { DeviceEvents, type DeviceEvent } from './events.js';
@@ -56,6 +55,24 @@ export async function startFleet(options: FleetOptions): Promise<DeviceSimulatio
   const devices = (connections as Kp1Device[]).map((kp1, i) => new DeviceSimulation(kp1, options.behaviour, options.mqttUrl, identities[i].endpointId, logs[i]));
   await Promise.all(devices.map((device) => device.start()));
   return devices;
+}
+
+/**
+ * Connects, then asks the time: a wrong token or application version is refused at once rather than leaving a
+ * device that never hears of its commands, and the connection now speaks for the endpoint (spec 4, Pushes).
+ */
+async function connectKp1(mqttUrl: string, appVersion: string, token: string): Promise<Kp1Device | ConnectFailure> {
+  let device: Kp1Device;
+  try {
+    device = await Kp1Device.connect({ mqttUrl, appVersion, token });
+  } catch (err) {
+    return { token, message: `Cannot connect to ${mqttUrl}: ${(err as Error).message || (err as NodeJS.ErrnoException).code}` };
+  }
+  const reply = await device.time().catch((err: Error) => ({ ok: false, statusCode: undefined, reasonPhrase: err.message }));
+  if (reply.ok) return device;
+  await device.close();
+  const status = reply.statusCode ? `${reply.statusCode} ` : '';
+  return { token, message: `The broker at ${mqttUrl} refused the token for ${appVersion}: ${status}${reply.reasonPhrase ?? ''}`.trim() };
 }
 
 async function registerAll(client: EmulatorClient, options: FleetOptions, logs: DeviceEvents[]): Promise<DeviceIdentity[]> {

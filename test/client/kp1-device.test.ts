@@ -13,7 +13,7 @@ describe('Kp1Device', async () => {
     let device: Kp1Device | undefined;
     try {
       device = await connect('meter-004-token');
-      sockets = setNoDelay.mock.contexts.filter((_socket, i) => setNoDelay.mock.calls[i][0] !== false);
+      sockets = (setNoDelay.mock.contexts as Socket[]).filter((_socket, i) => setNoDelay.mock.calls[i][0] !== false);
     } finally {
       setNoDelay.mockRestore();
     }
