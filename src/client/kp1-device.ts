@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { connectAsync, type MqttClient } from 'mqtt';
+import type { Socket } from 'node:net';
+import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 
 /** What a KP1 server answered to a request with a request id. */
 export interface Kp1Reply {
@@ -47,13 +48,15 @@ function parsePayload(message: Buffer): unknown {
 
 /**
  * A device speaking KP1 over MQTT for one endpoint token: requests with request ids and their replies,
- * and the `cex` command pushes. Emits `commands` (commandType, Kp1Command[]) and `close` (unexpected).
+ * and the `cex` command pushes. Emits `commands` (commandType, Kp1Command[]), `close` when the connection
+ * ends without `close()`, and `transportError` (an MQTT client error). Exported by the package (docs/devices.md).
  */
 export class Kp1Device extends EventEmitter {
   private nextRequestId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly replyFilters = new Map<string, Promise<unknown>>();
   private closing = false;
+  private closed = false;
   private readonly commandPush: RegExp;
 
   private constructor(
@@ -64,7 +67,8 @@ export class Kp1Device extends EventEmitter {
     this.commandPush = new RegExp(`^${escape(this.base('cex'))}/command/([^/]+)/status$`);
     client.on('message', (topic, message) => this.receive(topic, message));
     client.on('close', () => {
-      this.failPending(new Error('The MQTT connection closed.'));
+      this.closed = true;
+      this.failPending(closedError());
       if (!this.closing) this.emit('close');
     });
     client.on('error', (err) => this.emit('transportError', err));
@@ -73,7 +77,7 @@ export class Kp1Device extends EventEmitter {
   /** Connects once (no automatic reconnect) and subscribes to the endpoint's command pushes. */
   static async connect(options: Kp1ConnectOptions): Promise<Kp1Device> {
     const resolved = { connectTimeoutMs: 5000, replyTimeoutMs: 10_000, ...options };
-    const client = await connectAsync(resolved.mqttUrl, {
+    const client = await connectOnce(resolved.mqttUrl, {
       clientId: options.clientId ?? `platform-emu-${process.pid}-${options.token}`.slice(0, 64),
       reconnectPeriod: 0,
       connectTimeout: resolved.connectTimeoutMs,
@@ -100,11 +104,13 @@ export class Kp1Device extends EventEmitter {
 
   /** Publishes with a fresh request id and resolves with the `/status` or `/error` reply. */
   async request(extension: string, resource: string, payload: unknown): Promise<Kp1Reply> {
+    this.assertOpen();
     const topic = this.topic(extension, resource);
     // One subscription per resource covers every reply: `<topic>/<requestId>/status|error`.
     let subscribed = this.replyFilters.get(topic);
     if (!subscribed) this.replyFilters.set(topic, (subscribed = this.client.subscribeAsync(`${topic}/+/+`, { qos: 1 })));
     await subscribed;
+    this.assertOpen();
     const requestId = this.nextRequestId++;
     const reply = new Promise<Kp1Reply>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -113,7 +119,17 @@ export class Kp1Device extends EventEmitter {
       }, this.options.replyTimeoutMs);
       this.pending.set(requestId, { topic, resolve, reject, timer });
     });
-    await this.client.publishAsync(`${topic}/${requestId}`, payload === undefined ? '' : JSON.stringify(payload), { qos: 1 });
+    // close() may fail the reply while the publish still waits for its PUBACK: the caller hears of it below.
+    reply.catch(() => undefined);
+    try {
+      await this.client.publishAsync(`${topic}/${requestId}`, payload === undefined ? '' : JSON.stringify(payload), { qos: 1 });
+    } catch (err) {
+      const pending = this.pending.get(requestId);
+      if (pending) clearTimeout(pending.timer);
+      this.pending.delete(requestId);
+      this.assertOpen();
+      throw err;
+    }
     return reply;
   }
 
@@ -160,6 +176,11 @@ export class Kp1Device extends EventEmitter {
     }
   }
 
+  private assertOpen(): void {
+    if (this.closing) throw stoppedError();
+    if (this.closed) throw closedError();
+  }
+
   private failPending(err: Error): void {
     for (const [id, pending] of this.pending) {
       clearTimeout(pending.timer);
@@ -170,9 +191,36 @@ export class Kp1Device extends EventEmitter {
 
   async close(): Promise<void> {
     this.closing = true;
-    this.failPending(new Error('The device was stopped.'));
+    this.failPending(stoppedError());
     await this.client.endAsync();
   }
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const stoppedError = () => new Error('The device was stopped.');
+const closedError = () => new Error('The MQTT connection closed.');
+
+/**
+ * Connects, failing (rather than waiting forever) when the connection closes before the CONNACK. The socket sends
+ * at once (TCP noDelay): a PUBACK followed by a result PUBLISH would otherwise wait on Nagle's algorithm for the
+ * broker's delayed ACK, about 40 ms per command round trip.
+ */
+function connectOnce(url: string, options: IClientOptions): Promise<MqttClient> {
+  const client = connect(url, options);
+  (client.stream as Partial<Socket> | undefined)?.setNoDelay?.(true);
+  return new Promise((resolve, reject) => {
+    const settle = (outcome: () => void) => {
+      client.off('connect', onConnect).off('error', onError).off('close', onClose);
+      outcome();
+    };
+    const onConnect = () => settle(() => resolve(client));
+    const fail = (err: Error) => {
+      client.end(true);
+      reject(err);
+    };
+    const onError = (err: Error) => settle(() => fail(err));
+    const onClose = () => settle(() => fail(new Error('The connection closed before the broker accepted it.')));
+    client.on('connect', onConnect).on('error', onError).on('close', onClose);
+  });
+}

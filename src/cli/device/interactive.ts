@@ -1,6 +1,6 @@
 import inquirer from 'inquirer';
-import type { Answer } from './rules.js';
-import type { ReceivedCommand } from './simulated-device.js';
+import type { ReceivedCommand } from '../../simulator/events.js';
+import type { Answer } from '../../simulator/rules.js';
 
 /** Prompts go to stderr, so that `--json` events on stdout stay machine-readable. */
 const prompt = inquirer.createPromptModule({ output: process.stderr });

@@ -1,18 +1,16 @@
 import chalk from 'chalk';
+import type { DeviceEvent } from '../../simulator/events.js';
 
-/** Everything `device simulate` reports; with `--json` each is one line `{ "event": ..., "time": ..., ... }`. */
-export type DeviceEvent =
-  | { event: 'registered'; endpointId: string; token: string; appVersion: string }
-  | { event: 'connected'; token: string; appVersion: string; mqttUrl: string; endpointId?: string }
-  | { event: 'metadata'; token: string; metadata: Record<string, unknown> }
-  | { event: 'command'; token: string; commandType: string; commandId: number; payload: unknown }
-  | { event: 'answered'; token: string; commandType: string; commandId: number; statusCode: number; reasonPhrase?: string; payload?: unknown }
-  | { event: 'ignored'; token: string; commandType: string; commandId: number }
+/** The end of a run: how many devices ran, how many commands they answered. */
+export type StoppedEvent = { event: 'stopped'; devices: number; answered: number };
+
+/** Everything `device simulate` prints; with `--json` each is one line `{ "event": ..., "time": ..., ... }`. */
+type Line =
+  | Exclude<DeviceEvent, { event: 'telemetry' | 'disconnected' }>
   | { event: 'telemetry'; token: string; sample: Record<string, unknown> }
-  | { event: 'error'; token?: string; message: string; statusCode?: number }
-  | { event: 'stopped'; devices: number; answered: number };
+  | StoppedEvent;
 
-export type Report = (event: DeviceEvent) => void;
+export type Report = (event: DeviceEvent | StoppedEvent) => void;
 
 const compact = (value: unknown) => (value === undefined ? '' : JSON.stringify(value));
 
@@ -20,40 +18,62 @@ function statusColor(code: number) {
   return code >= 500 ? chalk.red : code >= 400 ? chalk.yellow : chalk.green;
 }
 
-function human(event: DeviceEvent): string {
-  switch (event.event) {
+function human(line: Line): string {
+  switch (line.event) {
     case 'registered':
-      return `${chalk.green('registered')} endpoint ${chalk.bold(event.endpointId)} in ${event.appVersion}, token ${chalk.bold(event.token)}`;
+      return `${chalk.green('registered')} endpoint ${chalk.bold(line.endpointId)} in ${line.appVersion}, token ${chalk.bold(line.token)}`;
     case 'connected':
-      return `${chalk.green('connected')} to ${event.mqttUrl} as ${event.appVersion}${event.endpointId ? ` (endpoint ${event.endpointId})` : ''}; waiting for commands`;
+      return `${chalk.green('connected')} to ${line.mqttUrl} as ${line.appVersion}${line.endpointId ? ` (endpoint ${line.endpointId})` : ''}; waiting for commands`;
     case 'metadata':
-      return `${chalk.green('metadata')} published ${compact(event.metadata)}`;
+      return `${chalk.green('metadata')} published ${compact(line.metadata)}`;
     case 'command':
-      return [`${chalk.cyan('command')} ${chalk.bold(event.commandType)} #${event.commandId}`, chalk.dim(compact(event.payload))].filter(Boolean).join(' ');
+      return [`${chalk.cyan('command')} ${chalk.bold(line.commandType)} #${line.commandId}`, chalk.dim(compact(line.payload))].filter(Boolean).join(' ');
     case 'answered': {
-      const color = statusColor(event.statusCode);
-      const status = color(`${event.statusCode}${event.reasonPhrase ? ` ${event.reasonPhrase}` : ''}`);
-      return [`${color('answered')} ${chalk.bold(event.commandType)} #${event.commandId}`, status, chalk.dim(compact(event.payload))].filter(Boolean).join(' ');
+      const color = statusColor(line.statusCode);
+      const status = color(`${line.statusCode}${line.reasonPhrase ? ` ${line.reasonPhrase}` : ''}`);
+      return [`${color('answered')} ${chalk.bold(line.commandType)} #${line.commandId}`, status, chalk.dim(compact(line.payload))].filter(Boolean).join(' ');
     }
     case 'ignored':
-      return `${chalk.yellow('ignored')} ${chalk.bold(event.commandType)} #${event.commandId} (rule "ignore": never answered)`;
+      return `${chalk.yellow('ignored')} ${chalk.bold(line.commandType)} #${line.commandId} (rule "ignore": never answered)`;
     case 'telemetry':
-      return chalk.dim(`telemetry ${compact(event.sample)}`);
+      return chalk.dim(`telemetry ${compact(line.sample)}`);
     case 'error':
-      return chalk.red(`error ${event.statusCode ? `${event.statusCode} ` : ''}${event.message}`);
+      return chalk.red(`error ${line.statusCode ? `${line.statusCode} ` : ''}${line.message}`);
     case 'stopped':
-      return `stopped ${event.devices} device${event.devices === 1 ? '' : 's'}; ${event.answered} command${event.answered === 1 ? '' : 's'} answered`;
+      return `stopped ${line.devices} device${line.devices === 1 ? '' : 's'}; ${line.answered} command${line.answered === 1 ? '' : 's'} answered`;
   }
 }
 
-/** JSON lines for scripts, or coloured lines for people (`HH:MM:SS token  what happened`). */
-export function createReporter(json: boolean, write: (line: string) => void = (line) => process.stdout.write(line)): Report {
-  if (json) {
-    return ({ event, ...fields }) => write(`${JSON.stringify({ event, time: new Date().toISOString(), ...fields })}\n`);
+/**
+ * What to print for an event. A lost connection is an error; a refused telemetry sample is an error reported
+ * once per device until a sample gets through again, not once per interval.
+ */
+function toLine(event: DeviceEvent | StoppedEvent, telemetryFailing: Map<string, string>): Line | undefined {
+  if (event.event === 'disconnected') return { event: 'error', token: event.token, message: event.message };
+  if (event.event !== 'telemetry') return event;
+  if (event.accepted) {
+    telemetryFailing.delete(event.token);
+    return { event: 'telemetry', token: event.token, sample: event.sample };
   }
+  const failure = event.statusCode === undefined ? `telemetry: ${event.message}` : `telemetry rejected: ${event.message}`;
+  if (telemetryFailing.get(event.token) === failure) return undefined;
+  telemetryFailing.set(event.token, failure);
+  return { event: 'error', token: event.token, statusCode: event.statusCode, message: `${failure} (reported once until a sample succeeds)` };
+}
+
+/** JSON lines for scripts, or coloured lines for people (`HH:MM:SS token  what happened`). */
+export function createReporter(json: boolean, write: (text: string) => void = (text) => process.stdout.write(text)): Report {
+  const telemetryFailing = new Map<string, string>();
   return (event) => {
+    const line = toLine(event, telemetryFailing);
+    if (!line) return;
+    if (json) {
+      const { event: name, ...fields } = line;
+      write(`${JSON.stringify({ event: name, time: new Date().toISOString(), ...fields })}\n`);
+      return;
+    }
     const time = chalk.dim(new Date().toTimeString().slice(0, 8));
-    const who = 'token' in event && event.token ? `${chalk.magenta(event.token)}  ` : '';
-    write(`${time} ${who}${human(event)}\n`);
+    const who = 'token' in line && line.token ? `${chalk.magenta(line.token)}  ` : '';
+    write(`${time} ${who}${human(line)}\n`);
   };
 }

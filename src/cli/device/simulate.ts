@@ -1,7 +1,7 @@
-import { Command, Option } from 'commander';
-import { collect, parsePositiveInt } from '../shared.js';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { parseTelemetrySpec, type SampleMaker } from '../../simulator/telemetry.js';
+import { CliError, collect, parsePositiveInt } from '../shared.js';
 import { parseJsonObject, targetOptions, type TargetOptions } from './options.js';
-import { parseTelemetrySpec, type SampleMaker } from './telemetry.js';
 
 export interface SimulateOptions extends TargetOptions {
   appVersion: string;
@@ -18,6 +18,23 @@ export interface SimulateOptions extends TargetOptions {
   mqttUrl?: string;
 }
 
+function telemetrySpec(value: string): SampleMaker {
+  try {
+    return parseTelemetrySpec(value);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+}
+
+async function run(options: SimulateOptions): Promise<void> {
+  // Without a terminal the prompt would wait forever for keys nobody can type.
+  if (options.interactive && !process.stdin.isTTY) {
+    throw new CliError('--interactive needs a terminal (stdin is not a TTY); answer by --rules when running unattended.', 2);
+  }
+  // The MQTT client, inquirer and ajv load only when a simulation runs, not for every `platform-emu --help`.
+  await (await import('./simulation.js')).runSimulation(options);
+}
+
 export function simulateCommand(): Command {
   const command = new Command('simulate')
     .description('Connect as one or more devices over MQTT (KP1) and answer commands: echo by default, or per rules, or interactively.')
@@ -27,9 +44,9 @@ export function simulateCommand(): Command {
     .option('--id <endpointId>', 'endpoint id to register (with --register; with --fleet, a pattern like meter-{nnn})')
     .addOption(new Option('--fleet <n>', 'simulate n devices from this process').argParser(parsePositiveInt))
     .option('--rules <file>', 'JSON rules: per command type the status code, reason, payload (template) and delay (see docs/cli.md)')
-    .option('--interactive', 'ask what to answer for each command')
+    .option('--interactive', 'ask what to answer for each command (needs a terminal)')
     .addOption(new Option('--metadata <json>', 'metadata (JSON object) published on connect (epmx update/keys)').argParser(parseJsonObject))
-    .addOption(new Option('--telemetry <spec>', 'data samples to publish (dcx json), like "temperature=20..25,state=on|off,n=seq"').argParser(parseTelemetrySpec))
+    .addOption(new Option('--telemetry <spec>', 'data samples to publish (dcx json), like "temperature=20..25,state=on|off,n=seq"').argParser(telemetrySpec))
     .addOption(new Option('--interval <ms>', 'milliseconds between telemetry samples').default(1000).argParser(parsePositiveInt))
     .option('--json', 'one JSON line per event on stdout (registered, connected, metadata, command, answered, ignored, telemetry, error, stopped)')
     .addOption(new Option('--mqtt-url <url>', "MQTT URL of the KP1 broker (default: the emulator's, from /_emu/health)").env('PLATFORM_EMU_MQTT_URL'));
@@ -38,7 +55,8 @@ export function simulateCommand(): Command {
     .addHelpText(
       'after',
       `
-Runs until Ctrl-C (exit 0); exits 1 when a connection fails or is lost, 2 for usage errors (also a bad --rules file).
+Runs until Ctrl-C (exit 0); exits 1 when a connection fails or is lost, 2 for usage errors (also a bad --rules file,
+or --interactive without a terminal).
 
 Examples:
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token
@@ -48,6 +66,5 @@ Examples:
   $ platform-emu device simulate --app-version tracker-v1 --register --fleet 50 --telemetry 'lat=52.0..52.6,lon=13.0..13.8' --interval 5000
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-003-token --metadata '{"firmware":"1.2.0"}'`,
     )
-    // The MQTT client, inquirer and ajv load only when a simulation runs, not for every `platform-emu --help`.
-    .action(async (options: SimulateOptions) => (await import('./simulation.js')).runSimulation(options));
+    .action(run);
 }

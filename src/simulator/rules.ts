@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { readFile } from 'node:fs/promises';
-import { CliError } from '../shared.js';
+import { SimulatorOptionsError } from './errors.js';
 import { renderTemplate, type TemplateContext } from './template.js';
 
 /** How the simulated device answers one command type. */
@@ -16,8 +16,9 @@ export interface Rule {
   ignore?: boolean;
 }
 
+/** Per command type how to answer; `default` for the types not named (otherwise the echo rule). */
 export interface Rules {
-  commands: Record<string, Rule>;
+  commands?: Record<string, Rule>;
   default?: Rule;
 }
 
@@ -74,23 +75,28 @@ function describe(error: ErrorObject): string {
   return `${where}: ${error.message}`;
 }
 
-/** Reads and validates a rules file; every problem is named with its place in the file. Exit 2 when wrong. */
+/** Checks rules given as a value (parsed JSON, or an object in a test); every problem is named with its place. */
+export function validateRules(value: unknown, source?: string): Rules {
+  if (!validate(value)) {
+    const problems = [...new Set((validate.errors ?? []).map(describe).filter(Boolean))];
+    throw new SimulatorOptionsError(`The rules${source ? ` in ${source}` : ''} are not valid:\n  ${problems.join('\n  ')}`);
+  }
+  return { commands: value.commands ?? {}, ...(value.default ? { default: value.default } : {}) };
+}
+
+/** Reads and validates a rules file (JSON). */
 export async function loadRules(file: string): Promise<Rules> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(file, 'utf8'));
   } catch (err) {
-    throw new CliError(`Cannot read the rules file ${file}: ${(err as Error).message}`, 2);
+    throw new SimulatorOptionsError(`Cannot read the rules file ${file}: ${(err as Error).message}`);
   }
-  if (!validate(parsed)) {
-    const problems = [...new Set((validate.errors ?? []).map(describe).filter(Boolean))];
-    throw new CliError(`The rules file ${file} is not valid:\n  ${problems.join('\n  ')}`, 2);
-  }
-  return { commands: parsed.commands ?? {}, ...(parsed.default ? { default: parsed.default } : {}) };
+  return validateRules(parsed, file);
 }
 
 export function ruleFor(rules: Rules | undefined, commandType: string): Rule {
-  return rules?.commands[commandType] ?? rules?.default ?? ECHO_RULE;
+  return rules?.commands?.[commandType] ?? rules?.default ?? ECHO_RULE;
 }
 
 /** Applies a rule to one received command. */

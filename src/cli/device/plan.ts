@@ -1,10 +1,5 @@
+import type { DeviceIdentity } from '../../simulator/fleet.js';
 import { CliError } from '../shared.js';
-
-/** One device to simulate: its token, and its endpoint id when this run registered it. */
-export interface DeviceIdentity {
-  token?: string;
-  endpointId?: string;
-}
 
 const PLACEHOLDER = /\{(n+)\}/g;
 
@@ -38,18 +33,4 @@ export function planFleet(options: { token?: string[]; id?: string; fleet?: numb
   const distinct = new Set(identities.map((d) => d.token).filter(Boolean));
   if (distinct.size !== identities.filter((d) => d.token).length) throw new CliError('The same token is given twice; each simulated device needs its own token.', 2);
   return identities;
-}
-
-/** Runs `work` over `items`, at most `limit` at a time, keeping the order of the results. */
-export async function inBatches<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index], index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -1,0 +1,84 @@
+import type { EmulatorClient } from '../client/http-client.js';
+import { registerEndpoint } from '../client/endpoints.js';
+import { Kp1Device } from '../client/kp1-device.js';
+import { DeviceSimulation, type DeviceBehaviour } from './device.js';
+import { DeviceConnectError, type ConnectFailure } from './errors.js';
+import { DeviceEvents, type DeviceEvent } from './events.js';
+
+/** One device to simulate: its token, and its endpoint id (to register, or as known). */
+export interface DeviceIdentity {
+  token?: string;
+  endpointId?: string;
+}
+
+export interface FleetOptions {
+  appVersion: string;
+  devices: DeviceIdentity[];
+  mqttUrl: string;
+  behaviour: DeviceBehaviour;
+  /** Registers every device first (`POST /epr/api/v1/endpoints`); tokens and ids left out are generated. */
+  registerWith?: EmulatorClient;
+  /** Every event of every device, as it happens (also those before the devices are returned). */
+  onEvent?: (event: DeviceEvent) => void;
+}
+
+/** Opening connections at once is fast; a bound keeps a large fleet from flooding the broker. */
+const CONNECT_CONCURRENCY = 20;
+
+/** Runs `work` over `items`, at most `limit` at a time, keeping the order of the results. */
+export async function inBatches<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index], index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/**
+ * Registers (when asked) and connects every device; starts them only once all are connected. When any cannot
+ * connect, the others are closed and a DeviceConnectError names each failure.
+ */
+export async function startFleet(options: FleetOptions): Promise<DeviceSimulation[]> {
+  const logs = options.devices.map(() => new DeviceEvents(options.onEvent));
+  const identities = options.registerWith ? await registerAll(options.registerWith, options, logs) : options.devices;
+  const connections = await inBatches(identities, CONNECT_CONCURRENCY, ({ token }) => connectKp1(options.mqttUrl, options.appVersion, token!));
+  const failures = connections.filter((c): c is ConnectFailure => !(c instanceof Kp1Device));
+  if (failures.length > 0) {
+    await Promise.all(connections.map((c) => (c instanceof Kp1Device ? c.close() : undefined)));
+    throw new DeviceConnectError(failures);
+  }
+  const devices = (connections as Kp1Device[]).map((kp1, i) => new DeviceSimulation(kp1, options.behaviour, options.mqttUrl, identities[i].endpointId, logs[i]));
+  await Promise.all(devices.map((device) => device.start()));
+  return devices;
+}
+
+/**
+ * Connects, then asks the time: a wrong token or application version is refused at once rather than leaving a
+ * device that never hears of its commands, and the connection now speaks for the endpoint (spec 4, Pushes).
+ */
+async function connectKp1(mqttUrl: string, appVersion: string, token: string): Promise<Kp1Device | ConnectFailure> {
+  let device: Kp1Device;
+  try {
+    device = await Kp1Device.connect({ mqttUrl, appVersion, token });
+  } catch (err) {
+    return { token, message: `Cannot connect to ${mqttUrl}: ${(err as Error).message || (err as NodeJS.ErrnoException).code}` };
+  }
+  const reply = await device.time().catch((err: Error) => ({ ok: false, statusCode: undefined, reasonPhrase: err.message }));
+  if (reply.ok) return device;
+  await device.close();
+  const status = reply.statusCode ? `${reply.statusCode} ` : '';
+  return { token, message: `The broker at ${mqttUrl} refused the token for ${appVersion}: ${status}${reply.reasonPhrase ?? ''}`.trim() };
+}
+
+async function registerAll(client: EmulatorClient, options: FleetOptions, logs: DeviceEvents[]): Promise<DeviceIdentity[]> {
+  return inBatches(options.devices, CONNECT_CONCURRENCY, async (identity, i) => {
+    const endpoint = await registerEndpoint(client, { appVersion: options.appVersion, token: identity.token, endpointId: identity.endpointId });
+    logs[i].emit({ event: 'registered', token: endpoint.token, endpointId: endpoint.endpointId, appVersion: endpoint.appVersion });
+    return { token: endpoint.token, endpointId: endpoint.endpointId };
+  });
+}

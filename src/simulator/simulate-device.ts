@@ -1,0 +1,79 @@
+import { openEmulator } from './target.js';
+import type { DeviceBehaviour, SimulatedDevice } from './device.js';
+import { SimulatorOptionsError } from './errors.js';
+import type { DeviceEvent, ReceivedCommand } from './events.js';
+import { startFleet } from './fleet.js';
+import { loadRules, validateRules, type Answer, type Rules } from './rules.js';
+import { parseTelemetrySpec, type SampleMaker } from './telemetry.js';
+
+/** How a simulated device behaves: the same for one device in a test and for a CLI fleet. */
+export interface BehaviourOptions {
+  /** How to answer commands: rules as an object, or the path of a JSON rules file. Default: 200 with the request payload. */
+  rules?: Rules | string;
+  /** Decides each answer instead of the rules; gets the rule's answer as a suggestion. */
+  decide?: (command: ReceivedCommand, suggested: Answer) => Answer | Promise<Answer>;
+  /** Published once connected (KP1 `epmx` `update/keys`). */
+  metadata?: Record<string, unknown>;
+  /** Data samples sent every `intervalMs` (default 1000) to `dcx` `json`: a spec like `"temp=20..25,n=seq"`, or a function. */
+  telemetry?: { sample: string | SampleMaker; intervalMs?: number };
+}
+
+export interface SimulateDeviceOptions extends BehaviourOptions {
+  /** The emulator: the handle `startEmulator()` returns (its `url` and `mqttUrl`), or the REST URL of a running one. */
+  emulator?: string | { url: string; mqttUrl?: string };
+  /** The broker; default: the emulator's `mqttUrl`, else what its `GET /_emu/health` reports. */
+  mqttUrl?: string;
+  appVersion: string;
+  /** The endpoint token; required unless `register` (then generated when left out). */
+  token?: string;
+  /** Registers the endpoint first (`POST /epr/api/v1/endpoints`). */
+  register?: boolean;
+  /** With `register`, the endpoint id to register (default: generated); otherwise the id the token belongs to, if known. */
+  endpointId?: string;
+  /** Bearer token for registering; against an emulator with auth on, a test token is fetched when left out. */
+  accessToken?: string;
+  /** Tenant of that fetched test token (default: the default tenant). */
+  tenant?: string;
+  /** Every event as it happens, including `registered` and `connected` before the device is returned. */
+  onEvent?: (event: DeviceEvent) => void;
+}
+
+/** Rules loaded and checked, the telemetry spec parsed: everything wrong is a SimulatorOptionsError before any connection. */
+export async function behaviourFrom(options: BehaviourOptions): Promise<DeviceBehaviour> {
+  const rules = typeof options.rules === 'string' ? await loadRules(options.rules) : options.rules === undefined ? undefined : validateRules(options.rules);
+  let telemetry: DeviceBehaviour['telemetry'];
+  if (options.telemetry) {
+    const { sample, intervalMs = 1000 } = options.telemetry;
+    if (!Number.isInteger(intervalMs) || intervalMs < 1) throw new SimulatorOptionsError(`telemetry.intervalMs must be a whole number of milliseconds of at least 1; got ${intervalMs}.`);
+    telemetry = { makeSample: typeof sample === 'string' ? parseTelemetrySpec(sample) : sample, intervalMs };
+  }
+  return { rules, decide: options.decide, metadata: options.metadata, telemetry };
+}
+
+/**
+ * Connects one simulated device to the emulator's broker and starts it. Resolves once it is connected, its
+ * metadata published and the commands left outstanding for the types its rules name picked up.
+ */
+export async function simulateDevice(options: SimulateDeviceOptions): Promise<SimulatedDevice> {
+  if (!options.token && !options.register) throw new SimulatorOptionsError('Give the endpoint token (token), or register a new endpoint (register: true).');
+  const behaviour = await behaviourFrom(options);
+  const emulator = typeof options.emulator === 'string' ? { url: options.emulator } : options.emulator;
+  let mqttUrl = options.mqttUrl ?? emulator?.mqttUrl;
+  const target = options.register || !mqttUrl ? await openEmulator(requireUrl(emulator?.url, Boolean(options.register)), options) : undefined;
+  mqttUrl ??= target?.health.mqtt?.url;
+  if (!mqttUrl) throw new SimulatorOptionsError(`The emulator at ${emulator?.url} reports no MQTT URL; give mqttUrl.`);
+  const [device] = await startFleet({
+    appVersion: options.appVersion,
+    devices: [{ token: options.token, endpointId: options.endpointId }],
+    mqttUrl,
+    behaviour,
+    registerWith: options.register ? target!.client : undefined,
+    onEvent: options.onEvent,
+  });
+  return device;
+}
+
+function requireUrl(url: string | undefined, registering: boolean): string {
+  if (url) return url;
+  throw new SimulatorOptionsError(`Give the emulator (the handle startEmulator returns, or its URL)${registering ? ' to register the endpoint' : ', or mqttUrl'}.`);
+}
