@@ -123,7 +123,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
           path: '/_emu',
           router: controlRouter(ctx, {
             health: () => ({
-              ready,
+              // While the store cannot write, the emulator is not ready: 503 with the reason, until a write succeeds again.
+              ready: ready && !store.failure,
+              ...(store.failure ? { status: 'failing', message: store.failure } : {}),
               version: VERSION,
               url,
               dataDir: config.dataDir ? resolve(config.dataDir) : null,
