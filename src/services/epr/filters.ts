@@ -25,6 +25,49 @@ function isOperator(value: unknown): value is Partial<Record<Operator, unknown>>
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0 && Object.keys(value).every((k) => OPERATORS.includes(k as Operator));
 }
 
+function operandProblem(op: Operator, operand: unknown): string | undefined {
+  switch (op) {
+    case '$eq':
+    case '$ne':
+      return undefined;
+    case '$in':
+    case '$nin':
+      return Array.isArray(operand) ? undefined : 'must be an array of values';
+    case '$exists':
+      return typeof operand === 'boolean' ? undefined : 'must be true or false';
+    case '$gt':
+    case '$gte':
+    case '$lt':
+    case '$lte':
+      return typeof operand === 'number' || typeof operand === 'string' ? undefined : 'must be a number or a string';
+    case '$regex':
+      if (typeof operand !== 'string') return 'must be a string (a regular expression)';
+      try {
+        new RegExp(operand);
+        return undefined;
+      } catch (err) {
+        return `is not a valid regular expression (${(err as Error).message})`;
+      }
+  }
+}
+
+/**
+ * What is wrong with a filter's `match` (an object of metadata keys to values or operator objects, each
+ * operator with an operand of its kind), or undefined when it can be evaluated. Fixtures and imports check it,
+ * so that a stored filter never fails when an endpoint is matched.
+ */
+export function matchProblem(match: unknown): string | undefined {
+  if (typeof match !== 'object' || match === null || Array.isArray(match)) return 'match must be an object of metadata keys to conditions';
+  for (const [key, condition] of Object.entries(match)) {
+    if (!isOperator(condition)) continue;
+    for (const [op, operand] of Object.entries(condition)) {
+      const problem = operandProblem(op as Operator, operand);
+      if (problem) return `match.${key}.${op} ${problem}; got ${JSON.stringify(operand)}`;
+    }
+  }
+  return undefined;
+}
+
 function test(condition: unknown, present: boolean, value: unknown): boolean {
   if (!isOperator(condition)) return present && isDeepStrictEqual(value, condition);
   return Object.entries(condition).every(([op, operand]) => {

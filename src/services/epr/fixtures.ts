@@ -2,7 +2,7 @@ import type { FixtureSection } from '../../server/service.js';
 import type { Mutation } from '../../store/index.js';
 import { findVersion, getApplication } from '../app-manager/applications.js';
 import { ENDPOINT_ID_PATTERN, ENDPOINTS, newEndpoint, TOKEN_PATTERN } from './endpoints.js';
-import { ENDPOINT_FILTERS } from './filters.js';
+import { ENDPOINT_FILTERS, matchProblem } from './filters.js';
 import { FixtureError } from '../../fixtures/errors.js';
 
 export const endpointFixtures: FixtureSection = {
@@ -56,6 +56,8 @@ export const filterFixtures: FixtureSection = {
     const mutations: Mutation[] = items.map((item, i) => {
       const app = getApplication(ctx, item.applicationName as string);
       if (!app) throw new FixtureError(`endpointFilters[${i}] (${item.filterId}): applicationName ${item.applicationName} is not an application in the fixtures.`);
+      const problem = matchProblem(item.match);
+      if (problem) throw new FixtureError(`endpointFilters[${i}] (${item.filterId}): ${problem}.`);
       return {
         op: 'put',
         c: ENDPOINT_FILTERS,
