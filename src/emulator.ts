@@ -70,8 +70,12 @@ async function fixtureState(ctx: EmuContext): Promise<StateDocument | undefined>
 /** Replaces the whole state, then restarts every service's runtime (timers, waiters) on the new state. */
 async function replaceState(ctx: EmuContext, document: StateDocument): Promise<void> {
   for (const service of services) await service.teardown?.(ctx);
-  await ctx.store.replace(document);
-  for (const service of services) await service.setup?.(ctx);
+  try {
+    await ctx.store.replace(document);
+  } finally {
+    // Also when the state could not be replaced: the services run again on the state that stayed.
+    for (const service of services) await service.setup?.(ctx);
+  }
 }
 
 export async function openContext(config: EmulatorConfig, log: (m: string) => void, readOnly = false): Promise<EmuContext> {

@@ -26,7 +26,7 @@ export function checkRecord(collection: string, id: unknown, value: unknown): vo
   // `__proto__` cannot be a key of a plain JSON object in JavaScript without special care; one such record would vanish from exports.
   if (id === '__proto__') throw new StoreValueError(`"__proto__" cannot be the id of a record (in ${collection}).`);
   if (!isPlainObject(value)) throw new StoreValueError(`The record ${collection}["${id}"] must be a JSON object; got ${shown(value)}.`);
-  checkJsonDepth(value, `The record ${collection}["${id}"]`);
+  checkJsonDepth(value, () => `The record ${collection}["${id}"]`);
 }
 
 export function checkMutation(m: Mutation): void {

@@ -98,6 +98,13 @@ export class MutationLog<T> {
     }
   }
 
+  /** Rejects (after the owner undoes them) the appends queued behind an exclusive task that failed. */
+  abandonQueued(reason: StoreWriteError): void {
+    const lost = this.queue.splice(0);
+    this.owner.lost(lost.map((w) => w.undo));
+    for (const w of lost) w.reject(reason);
+  }
+
   async truncate(): Promise<void> {
     await this.handle.truncate(0);
     await this.handle.datasync();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { emptyDocument, SCHEMA_VERSION, type LogLine, type Mutation, type StateDocument, type StoredRecord } from './document.js';
 import { checkDocument, checkMutation } from './checks.js';
-import { StoreError, StoreValueError } from './errors.js';
+import { StoreError, StoreValueError, StoreWriteError } from './errors.js';
 import { DirectoryLock } from './lock.js';
 import { MutationLog } from './mutation-log.js';
 import { readLog } from './replay.js';
@@ -254,14 +254,31 @@ export class Store {
       throw err;
     }
     const apply = async () => {
-      const seq = this.seq + 1;
+      const indexes = [...this.allIndexes()];
+      const before = {
+        collections: this.collections,
+        collectionRevs: this.collectionRevs,
+        counters: this.counters,
+        advancedCounters: this.advancedCounters,
+        seq: this.seq,
+        indexIds: indexes.map((index) => index.ids),
+      };
       this.collections = new Map();
       this.collectionRevs = new Map();
       this.counters = new Map();
-      this.advancedCounters.clear();
-      for (const index of this.allIndexes()) index.ids.clear();
-      this.load({ ...document, seq });
-      await this.writeSnapshot();
+      this.advancedCounters = new Map();
+      for (const index of indexes) index.ids = new Map();
+      this.load({ ...document, seq: before.seq + 1 });
+      try {
+        await this.writeSnapshot();
+      } catch (err) {
+        // The disk keeps the old state, so memory does too; changes made on the new state meanwhile are undone first.
+        const failed = new StoreWriteError(`The new state could not be written to disk (${(err as Error).message}); the state is as it was.`);
+        this.log?.abandonQueued(failed);
+        ({ collections: this.collections, collectionRevs: this.collectionRevs, counters: this.counters, advancedCounters: this.advancedCounters, seq: this.seq } = before);
+        indexes.forEach((index, i) => (index.ids = before.indexIds[i]));
+        throw failed;
+      }
     };
     if (this.log) await this.log.exclusive(apply);
     else await apply();
@@ -443,8 +460,12 @@ export class Store {
     if (this.options.inMemory || this.options.readOnly) return;
     // Never what the log has not taken: a line still queued may yet fail, and its change be undone.
     this.db.data = this.durableDocument();
-    await this.db.write();
-    this.db.data = emptyDocument();
-    await this.log?.truncate();
+    try {
+      await this.db.write();
+    } finally {
+      this.db.data = emptyDocument();
+    }
+    // The snapshot holds everything now; a log that cannot be emptied only has lines the next start skips.
+    await this.log?.truncate().catch((err: Error) => this.options.warn?.(`Could not empty ${LOG} after writing ${SNAPSHOT} (${err.message}); its lines are skipped on the next start.`));
   }
 }

@@ -167,6 +167,31 @@ describe.skipIf(!disk.dir)('a full disk', () => {
     expect(JSON.parse(lines)).toMatchObject({ seq: 2, collections: { things: { seed: { version: 1 }, later: { n: 2 } } } });
   });
 
+  it('keeps the old state when an imported one cannot be written, and the log stays readable', async () => {
+    const dataDir = join(disk.dir!, `data-${++dirs}`);
+    const emulator = await start(dataDir);
+    const call = api(emulator);
+    const before = (await call('GET', '/_emu/state')).body;
+    const imported = structuredClone(before);
+    imported.collections.endpoints['meter-001'].metadata = bigMetadata;
+    delete imported.collections.endpoints['meter-002'];
+
+    fillDisk();
+    const importing = await call('PUT', '/_emu/state', { body: imported });
+    expect(importing.status).toBeGreaterThanOrEqual(500);
+    expect(importing.body.message).toMatch(/could not be written to disk.*the state is as it was/);
+    expect((await call('GET', '/_emu/state')).body).toEqual(before);
+    expect((await call('GET', '/epr/api/v1/endpoints/meter-002')).status).toBe(200);
+
+    freeDisk();
+    expect((await register(call, 'after-import')).status).toBe(201);
+    await emulator.stop();
+    const again = await start(dataDir);
+    const after = api(again);
+    expect((await after('GET', '/epr/api/v1/endpoints/after-import')).status).toBe(200);
+    expect((await after('GET', '/epr/api/v1/endpoints/meter-002')).status).toBe(200);
+  });
+
   it('never lets a stop save what the log did not take, even when the stop itself cannot write', async () => {
     const dataDir = join(disk.dir!, `data-${++dirs}`);
     const emulator = await start(dataDir);
