@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
-import { emptyDocument, SCHEMA_VERSION, type LogLine, type Mutation, type StateDocument, type StoredRecord } from './document.js';
+import { emptyDocument, SCHEMA_VERSION, setOwn, type LogLine, type Mutation, type StateDocument, type StoredRecord } from './document.js';
 import { checkDocument, checkMutation } from './checks.js';
 import { StoreError, StoreValueError, StoreWriteError } from './errors.js';
+import { indexAdd, indexRemove, type Index, type IndexKey } from './indexes.js';
 import { DirectoryLock } from './lock.js';
 import { MutationLog } from './mutation-log.js';
 import { readLog } from './replay.js';
@@ -25,13 +26,6 @@ interface Entry {
   rev: number;
 }
 
-type IndexKey = (value: StoredRecord) => string | undefined;
-
-interface Index {
-  key: IndexKey;
-  ids: Map<string, Set<string>>;
-}
-
 /** What one applied commit changed, so that it can be undone if its log line never reaches the disk. */
 interface Undo {
   /** The sequence number before the commit. */
@@ -40,18 +34,13 @@ interface Undo {
   changes: Array<{ c: string; id: string; previous: Entry | undefined; collectionRev: number | undefined }>;
 }
 
-/** Sets an own property even for the key `__proto__` (which plain assignment would take as the prototype). */
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
-
 const SNAPSHOT = 'state.json';
 const LOG = 'mutations.jsonl';
 
 /**
  * The emulator's state: named collections of records. All changes go through `commit` (or `put`/`delete`),
- * which applies them in memory at once and resolves when they are durable. Reads are plain map lookups.
+ * which checks them, applies them in memory at once and resolves when they are durable (or undoes them and
+ * rejects if they cannot be written). Reads are plain map lookups.
  */
 export class Store {
   private collections = new Map<string, Map<string, Entry>>();
@@ -183,7 +172,7 @@ export class Store {
     let byName = this.indexes.get(collection);
     if (!byName) this.indexes.set(collection, (byName = new Map()));
     byName.set(name, index);
-    for (const [id, entry] of this.collections.get(collection) ?? []) this.indexAdd(index, id, entry.value);
+    for (const [id, entry] of this.collections.get(collection) ?? []) indexAdd(index, id, entry.value);
   }
 
   lookup<T = StoredRecord>(collection: string, indexName: string, key: string): T[] {
@@ -333,7 +322,7 @@ export class Store {
       for (const [id, value] of Object.entries(records)) {
         map.set(id, { value: Object.freeze(value), rev: this.seq });
         this.bumpCounter(name, id);
-        for (const index of this.indexesOf(name)) this.indexAdd(index, id, value);
+        for (const index of this.indexesOf(name)) indexAdd(index, id, value);
       }
       this.collectionRevs.set(name, this.seq);
     }
@@ -349,12 +338,12 @@ export class Store {
       const records = this.collection(m.c);
       const previous = records.get(m.id);
       undo?.changes.push({ c: m.c, id: m.id, previous, collectionRev: this.collectionRevs.get(m.c) });
-      if (previous) for (const index of this.indexesOf(m.c)) this.indexRemove(index, m.id, previous.value);
+      if (previous) for (const index of this.indexesOf(m.c)) indexRemove(index, m.id, previous.value);
       if (m.op === 'put') {
         const value = Object.freeze(m.v);
         records.set(m.id, { value, rev: line.s });
         this.bumpCounter(m.c, m.id);
-        for (const index of this.indexesOf(m.c)) this.indexAdd(index, m.id, value);
+        for (const index of this.indexesOf(m.c)) indexAdd(index, m.id, value);
       } else {
         records.delete(m.id);
       }
@@ -373,10 +362,10 @@ export class Store {
         const { c, id, previous, collectionRev } = undo.changes[i];
         const records = this.collection(c);
         const current = records.get(id);
-        if (current) for (const index of this.indexesOf(c)) this.indexRemove(index, id, current.value);
+        if (current) for (const index of this.indexesOf(c)) indexRemove(index, id, current.value);
         if (previous) {
           records.set(id, previous);
-          for (const index of this.indexesOf(c)) this.indexAdd(index, id, previous.value);
+          for (const index of this.indexesOf(c)) indexAdd(index, id, previous.value);
         } else {
           records.delete(id);
         }
@@ -398,7 +387,8 @@ export class Store {
       const undo = unwritten[u];
       for (let i = undo.changes.length - 1; i >= 0; i--) {
         const { c, id, previous } = undo.changes[i];
-        const records = (document.collections[c] ??= {});
+        if (!Object.hasOwn(document.collections, c)) setOwn(document.collections, c, {});
+        const records = document.collections[c];
         if (previous) setOwn(records, id, previous.value);
         else delete records[id];
       }
@@ -424,22 +414,6 @@ export class Store {
 
   private *allIndexes(): Iterable<Index> {
     for (const byName of this.indexes.values()) yield* byName.values();
-  }
-
-  private indexAdd(index: Index, id: string, value: StoredRecord): void {
-    const key = index.key(value);
-    if (key === undefined) return;
-    let ids = index.ids.get(key);
-    if (!ids) index.ids.set(key, (ids = new Set()));
-    ids.add(id);
-  }
-
-  private indexRemove(index: Index, id: string, value: StoredRecord): void {
-    const key = index.key(value);
-    if (key === undefined) return;
-    const ids = index.ids.get(key);
-    ids?.delete(id);
-    if (ids?.size === 0) index.ids.delete(key);
   }
 
   /** Runs inside the log's flush loop, so no append interleaves with the snapshot. */
