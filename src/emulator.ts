@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Router } from 'express';
 import { realmPath } from './auth/tokens.js';
 import { resolve } from 'node:path';
-import { inMemoryKey, loadOrCreateKey, readKey, type SigningKey } from './auth/keys.js';
+import { inMemoryKey, loadOrMakeKey, readKey, type SigningKey } from './auth/keys.js';
 import { resolveConfig, type EmulatorConfig, type EmulatorOptions } from './config.js';
 import { createEventBus, realClock, type EmuContext } from './context.js';
 import { kp1HttpRouter, onlineEndpointCount, startGateway, type Gateway } from './gateway/index.js';
@@ -99,9 +99,13 @@ const EMPTY_STATE: StateDocument = { schemaVersion: 1, seq: 0, counters: {}, col
 /** Replaces the whole state, then restarts every service's runtime (timers, waiters) on the new state. */
 async function replaceState(ctx: EmuContext, document: StateDocument): Promise<void> {
   for (const service of services) await service.teardown?.(ctx);
-  await ctx.store.replace(document);
-  ctx.events.emit(STATE_REPLACED);
-  for (const service of services) await service.setup?.(ctx);
+  try {
+    await ctx.store.replace(document);
+    ctx.events.emit(STATE_REPLACED);
+  } finally {
+    // Also when the state could not be replaced: the services run again on the state that stayed.
+    for (const service of services) await service.setup?.(ctx);
+  }
 }
 
 /** `GET /_emu/openapi.json`, addressed to the host the caller used. */
@@ -115,13 +119,16 @@ function openApiRouter(ctx: EmuContext): Router {
 const resetState = async (ctx: EmuContext) => replaceState(ctx, (await fixtureState(ctx)) ?? EMPTY_STATE);
 
 export async function openContext(config: EmulatorConfig, log: (m: string) => void, readOnly = false): Promise<EmuContext> {
-  // A new data directory's RSA key is made on the thread pool while the store loads; in memory, when first needed.
-  const pendingKey = config.inMemory ? Promise.resolve(undefined) : readOnly ? readKey(config.dataDir!) : loadOrCreateKey(config.dataDir!);
+  // A new data directory's RSA key is made on the thread pool while the store loads (and saved once it has opened);
+  // in memory, when first needed.
+  const pendingKey = config.inMemory ? Promise.resolve(undefined) : readOnly ? readKey(config.dataDir!).then((key) => key && { key, save: undefined }) : loadOrMakeKey(config.dataDir!);
   pendingKey.catch(() => undefined);
   const store = await Store.open({ dir: config.dataDir, inMemory: config.inMemory, compactBytes: config.compactBytes, warn: log, readOnly });
   try {
-    const keys = await pendingKey;
-    if (!keys && !config.inMemory) throw new FixtureError(`${config.dataDir} has no signing key yet: start the emulator on it once.`);
+    const made = await pendingKey;
+    if (!made && !config.inMemory) throw new FixtureError(`${config.dataDir} has no signing key yet: start the emulator on it once.`);
+    await made?.save?.();
+    const keys = made?.key;
     const ctx = createContext(config, store, keys, log);
     for (const service of services) await service.setup?.(ctx);
     return ctx;
@@ -164,7 +171,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
           path: '/_emu',
           router: controlRouter({
             health: () => ({
-              ready,
+              // While the store cannot write, the emulator is not ready: 503 with the reason, until a write succeeds again.
+              ready: ready && !store.failure,
+              ...(store.failure ? { status: 'failing', message: store.failure } : {}),
               version: VERSION,
               url,
               dataDir: config.dataDir ? resolve(config.dataDir) : null,

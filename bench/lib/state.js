@@ -1,6 +1,6 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadOrCreateKey } from '../../dist/auth/keys.js';
+import { loadOrMakeKey } from '../../dist/auth/keys.js';
 import { DEFAULT_FIXTURES, resolveConfig } from '../../dist/config.js';
 import { documentFromImport, openContext } from '../../dist/emulator.js';
 import { newEndpoint } from '../../dist/services/epr/endpoints.js';
@@ -82,7 +82,7 @@ export async function writeLargeState(dir, { endpoints, commands }) {
   mkdirSync(dir, { recursive: true });
   // The layout Store writes: indented by one space, a trailing newline.
   writeFileSync(join(dir, 'state.json'), `${JSON.stringify(document, null, 1)}\n`);
-  await loadOrCreateKey(dir);
+  await (await loadOrMakeKey(dir)).save?.();
   return document;
 }
 

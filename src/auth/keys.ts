@@ -47,10 +47,18 @@ export async function readKey(dir: string): Promise<SigningKey | undefined> {
   }
 }
 
-export async function loadOrCreateKey(dir: string): Promise<SigningKey> {
+/**
+ * The directory's key, or a new one and a function that saves it: the caller saves it only once the directory
+ * has opened, so that a refused start leaves the directory as it was.
+ */
+export async function loadOrMakeKey(dir: string): Promise<{ key: SigningKey; save?: () => Promise<void> }> {
   const existing = await readKey(dir);
-  if (existing) return existing;
+  if (existing) return { key: existing };
   const key = await newKey();
+  return { key, save: () => saveKey(dir, key) };
+}
+
+async function saveKey(dir: string, key: SigningKey): Promise<void> {
   await mkdir(dir, { recursive: true });
   const handle = await open(join(dir, KEY_FILE), 'wx', 0o600);
   try {
@@ -59,7 +67,6 @@ export async function loadOrCreateKey(dir: string): Promise<SigningKey> {
   } finally {
     await handle.close();
   }
-  return key;
 }
 
 export function publicJwk(key: SigningKey): JsonWebKey {

@@ -1,4 +1,5 @@
 import type { EmuContext } from '../context.js';
+import { checkJsonDepth, StoreValueError, StoreWriteError } from '../store/index.js';
 import { HttpError } from '../server/errors.js';
 import { findVersion } from '../services/app-manager/applications.js';
 import { activateToken, endpointByToken, findEndpoint, type Endpoint } from '../services/epr/endpoints.js';
@@ -55,12 +56,19 @@ function parseJson(raw: Buffer): unknown {
   if (raw.length === 0) return undefined;
   const text = raw.toString('utf8');
   if (text.trim() === '') return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     const shown = text.length > 80 ? `${text.slice(0, 80)}...` : text;
     throw kp1Error(400, `The payload is not valid JSON (${(err as Error).message}): ${shown}`);
   }
+  try {
+    checkJsonDepth(value, 'the payload');
+  } catch (err) {
+    throw kp1Error(400, (err as Error).message);
+  }
+  return value;
 }
 
 /** The first successful request with a token moves it from Inactive to Active (spec 2, States). */
@@ -107,6 +115,7 @@ export async function handleKp1(ctx: EmuContext, path: string, raw: Buffer, tran
     };
   } catch (err) {
     if (err instanceof HttpError) return failure(err.status, err.message, { requestId, endpoint, resourceKey });
+    if (err instanceof StoreValueError || err instanceof StoreWriteError) return failure(err.status, err.message, { requestId, endpoint, resourceKey });
     ctx.log(`KP1 ${path}: ${(err as Error)?.stack ?? String(err)}`);
     return failure(500, `Internal error of the emulator while handling ${path}: ${(err as Error)?.message ?? String(err)}`, { requestId, endpoint });
   }

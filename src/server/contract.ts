@@ -67,6 +67,11 @@ export interface ServiceDescriptor {
   /** Record schemas of the collections the service owns, checked on import. */
   collections?: Record<string, JsonSchema>;
   fixtures?: FixtureSection[];
+  /**
+   * What the record schemas cannot say about an imported state (rules across records, such as unique tokens),
+   * checked before the state replaces anything: the problem naming the record, or undefined.
+   */
+  checkState?: (collections: Record<string, Record<string, Record<string, unknown>>>) => string | undefined;
   /** Prefixes of the services whose fixtures must be seeded first (their records are referenced). */
   seedsAfter?: string[];
   /**
@@ -85,12 +90,19 @@ export interface ServiceDescriptor {
   teardown?: (ctx: EmuContext) => void | Promise<void>;
 }
 
-/** Schema of a stored record owned by a tenant: an object with its `tenantId` and the named string fields. */
-export function tenantRecord(...required: string[]): JsonSchema {
+/** A date-time as the emulator stores them (`toISOString()`); other ISO 8601 offsets are read too. */
+export const DATE_TIME: JsonSchema = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$' };
+
+/**
+ * Schema of a stored record owned by a tenant: an object with its `tenantId` and the `required` fields,
+ * each a string unless `properties` gives its schema (`properties` may also describe optional fields).
+ */
+export function tenantRecord(required: string[], properties: Record<string, JsonSchema> = {}): JsonSchema {
+  const fields = ['tenantId', ...required];
   return {
     type: 'object',
-    required: ['tenantId', ...required],
-    properties: Object.fromEntries(['tenantId', ...required].map((f) => [f, { type: 'string' }])),
+    required: fields,
+    properties: { ...Object.fromEntries(fields.map((f) => [f, { type: 'string' }])), ...properties },
   };
 }
 

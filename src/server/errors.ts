@@ -45,7 +45,8 @@ export function errorHandler(log: (message: string) => void) {
     } else if (parserError.type === 'encoding.unsupported' || parserError.type === 'charset.unsupported') {
       status = 415;
       message = `Unsupported request body encoding: ${parserError.message}.`;
-    } else if (typeof parserError.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
+    } else if (typeof parserError.status === 'number' && parserError.status >= 400 && parserError.status < 600 && parserError.status !== 500) {
+      // Errors that carry their own status: body parsers' 4xx, the store's 400 (a refused value) and 503 (a failed write).
       status = parserError.status;
       message = parserError.message;
     } else {

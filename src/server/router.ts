@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { EmuContext } from '../context.js';
 import { authenticate, type Principal } from './authenticate.js';
 import type { Route } from './contract.js';
+import { checkJsonDepth } from '../store/index.js';
 import { HttpError } from './errors.js';
 import { compileSchema, describeSchemaError } from './json-schema.js';
 import { bySpecificity, expressPath, templatePattern } from './path-template.js';
@@ -20,6 +21,12 @@ export function methodNotAllowed(routes: readonly Route[]) {
 
 export function bodyKind(route: Route): 'json' | 'raw' | 'none' {
   return route.body ?? (route.method === 'GET' || route.method === 'DELETE' ? 'none' : 'json');
+}
+
+/** Every JSON body, whatever its route: nesting past the limit is a 400 naming it, before any handler sees it. */
+function depthLimit(req: Request, _res: Response, next: NextFunction): void {
+  checkJsonDepth(req.body, 'the request body');
+  next();
 }
 
 /** Checks a JSON body against the route's schema before the handler runs: 400 (or the route's status) naming the rule. */
@@ -49,7 +56,7 @@ export function serviceRouter(ctx: EmuContext, routes: readonly Route[], verify:
   for (const route of [...routes].sort((a, b) => bySpecificity(a.path, b.path))) {
     const handlers = [authenticate(ctx, route, verify)];
     const body = bodyKind(route);
-    if (body === 'json') handlers.push(json);
+    if (body === 'json') handlers.push(json, depthLimit);
     if (body === 'raw') handlers.push(raw);
     if (body === 'json' && route.bodySchema) handlers.push(bodyValidator(route));
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';

@@ -1,4 +1,6 @@
 export { Store, type StoreOptions } from './store.js';
-export { StoreError } from './errors.js';
+export { JsonDepthError, StoreError, StoreValueError, StoreWriteError } from './errors.js';
+export { checkDocument } from './checks.js';
+export { checkJsonDepth, MAX_JSON_DEPTH } from './json-limits.js';
 export { readLock, type LockInfo } from './lock.js';
 export { SCHEMA_VERSION, type StateDocument, type StoredRecord, type Mutation } from './document.js';

@@ -1,47 +1,91 @@
 import { open, type FileHandle } from 'node:fs/promises';
+import { StoreWriteError } from './errors.js';
 
-interface Waiting {
+interface Waiting<T> {
   text: string;
+  /** What the owner needs to undo this append's change if it never reaches the disk. */
+  undo: T;
   resolve: () => void;
   reject: (err: Error) => void;
+}
+
+export interface LogOwner<T> {
+  /** Runs after each batch that reached the disk, with the log's new size (compaction). */
+  afterFlush(logBytes: number): Promise<void>;
+  /**
+   * Runs, before any of them is rejected, with the appends that will never reach the disk, oldest first:
+   * the batch whose write failed and every append queued behind it.
+   */
+  lost(undos: T[]): void;
+}
+
+/** Writes all of `buffer`: a short write (a nearly full disk) is continued, and a write that takes nothing fails. */
+async function writeAll(handle: FileHandle, buffer: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < buffer.length) {
+    const { bytesWritten } = await handle.write(buffer, offset, buffer.length - offset);
+    if (bytesWritten <= 0) throw Object.assign(new Error('no space left on device (the write took no bytes)'), { code: 'ENOSPC' });
+    offset += bytesWritten;
+  }
 }
 
 /**
  * The append-only mutation log (JSON lines). Every append is answered once its line is on disk;
  * appends that arrive while a flush is under way share the next write and the next fdatasync
  * (group commit), so the cost of a write does not depend on the size of the state or on concurrency.
+ *
+ * A batch is written whole or not at all: if any byte of it cannot be written or synced, the file is cut
+ * back to where the batch began, and that batch and every append queued behind it are rejected
+ * (the owner undoes them first). The next append tries again. Only if the file cannot be cut back
+ * (it may then end in part of a line) does the log refuse every later append until a restart.
  */
-export class MutationLog {
-  private queue: Waiting[] = [];
+export class MutationLog<T> {
+  private queue: Waiting<T>[] = [];
+  private writing: Waiting<T>[] = [];
   private flushing: Promise<void> | undefined;
-  /** Set once a write failed: the memory then holds changes the disk does not, so no later change is accepted. */
-  private failure: Error | undefined;
+  /** Why the last write failed, until a write succeeds again. */
+  private lastFailure: StoreWriteError | undefined;
+  /** Set when the file could not be cut back after a failed write: nothing can be appended safely any more. */
+  private broken: StoreWriteError | undefined;
 
   private constructor(
     private readonly handle: FileHandle,
     private size: number,
-    private readonly afterFlush: (logSize: number) => Promise<void>,
+    private readonly owner: LogOwner<T>,
   ) {}
 
-  static async open(path: string, size: number, afterFlush: (logSize: number) => Promise<void>): Promise<MutationLog> {
+  static async open<T>(path: string, size: number, owner: LogOwner<T>): Promise<MutationLog<T>> {
     const handle = await open(path, 'a');
-    return new MutationLog(handle, size, afterFlush);
+    return new MutationLog(handle, size, owner);
   }
 
   get bytes(): number {
     return this.size;
   }
 
-  append(text: string): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
+  /** Why the last write to disk failed, as long as no write has succeeded since; undefined when healthy. */
+  get failure(): StoreWriteError | undefined {
+    return this.broken ?? this.lastFailure;
+  }
+
+  /** The appends not on disk yet (being written or queued), oldest first. */
+  get unwritten(): T[] {
+    return [...this.writing, ...this.queue].map((w) => w.undo);
+  }
+
+  append(text: string, undo: T): Promise<void> {
+    if (this.broken) {
+      this.owner.lost([undo]);
+      return Promise.reject(this.broken);
+    }
     return new Promise((resolve, reject) => {
-      this.queue.push({ text, resolve, reject });
+      this.queue.push({ text, undo, resolve, reject });
       this.flushing ??= this.flushAll();
     });
   }
 
   /** Runs `task` while no write is under way (snapshot, truncate, replace). */
-  async exclusive<T>(task: () => Promise<T>): Promise<T> {
+  async exclusive<R>(task: () => Promise<R>): Promise<R> {
     while (this.flushing) await this.flushing;
     let release!: () => void;
     this.flushing = new Promise((resolve) => (release = resolve));
@@ -52,6 +96,13 @@ export class MutationLog {
       release();
       if (this.queue.length > 0) this.flushing = this.flushAll();
     }
+  }
+
+  /** Rejects (after the owner undoes them) the appends queued behind an exclusive task that failed. */
+  abandonQueued(reason: StoreWriteError): void {
+    const lost = this.queue.splice(0);
+    this.owner.lost(lost.map((w) => w.undo));
+    for (const w of lost) w.reject(reason);
   }
 
   async truncate(): Promise<void> {
@@ -69,23 +120,43 @@ export class MutationLog {
     // Yield once so that every request handled in this turn of the event loop joins the batch.
     await new Promise((resolve) => setImmediate(resolve));
     while (this.queue.length > 0) {
-      const batch = this.queue;
+      const batch = (this.writing = this.queue);
       this.queue = [];
       const buffer = Buffer.from(batch.map((w) => w.text).join(''));
       try {
-        await this.handle.write(buffer);
+        await writeAll(this.handle, buffer);
         await this.handle.datasync();
-        this.size += buffer.length;
-        for (const w of batch) w.resolve();
       } catch (err) {
-        this.failure = new Error(
-          `The state could not be written to disk (${(err as Error).message}); this emulator accepts no more changes: restart it.`,
-        );
-        for (const w of [...batch, ...this.queue.splice(0)]) w.reject(this.failure);
+        await this.fail(err as Error);
         break;
       }
-      await this.afterFlush(this.size).catch(() => undefined);
+      this.writing = [];
+      this.size += buffer.length;
+      this.lastFailure = undefined;
+      for (const w of batch) w.resolve();
+      await this.owner.afterFlush(this.size).catch(() => undefined);
     }
     this.flushing = undefined;
+  }
+
+  /** Cuts the file back to its last acknowledged line, then undoes and rejects everything not written. */
+  private async fail(err: Error): Promise<void> {
+    const reason = (err as NodeJS.ErrnoException).code ? `${(err as NodeJS.ErrnoException).code}: ${err.message}` : err.message;
+    try {
+      await this.handle.truncate(this.size);
+      await this.handle.datasync();
+      this.lastFailure = new StoreWriteError(`The change could not be written to disk (${reason}); nothing of it was kept. Free space or fix the disk, then retry.`);
+    } catch (cutErr) {
+      this.broken = new StoreWriteError(
+        `The state could not be written to disk (${reason}), and the log could not be cut back to its last complete line ` +
+          `(${(cutErr as Error).message}); this emulator accepts no more changes: restart it.`,
+      );
+    }
+    const failed = this.failure!;
+    // Appends that arrive from here on (while the owner undoes) join a fresh queue and get their own try.
+    const lost = [...this.writing, ...this.queue.splice(0)];
+    this.writing = [];
+    this.owner.lost(lost.map((w) => w.undo));
+    for (const w of lost) w.reject(failed);
   }
 }

@@ -1,19 +1,19 @@
 import { open, readFile } from 'node:fs/promises';
+import { checkCounters, checkMutation } from './checks.js';
 import type { LogLine } from './document.js';
 import { StoreError } from './errors.js';
 
-function isMutation(m: unknown): boolean {
-  if (typeof m !== 'object' || m === null) return false;
-  const { op, c, id, v } = m as Record<string, unknown>;
-  if (typeof c !== 'string' || typeof id !== 'string') return false;
-  return op === 'del' || (op === 'put' && typeof v === 'object' && v !== null && !Array.isArray(v));
-}
-
+/** A parsed line the store would have written: its sequence number, mutations and counters as `commit` checks them. */
 function checkLine(parsed: unknown): LogLine {
   const line = parsed as LogLine;
-  const countersOk = line?.c === undefined || (typeof line.c === 'object' && line.c !== null && Object.values(line.c).every(Number.isSafeInteger));
-  if (typeof line !== 'object' || line === null || !Number.isSafeInteger(line.s) || !Array.isArray(line.m) || !line.m.every(isMutation) || !countersOk) {
+  if (typeof line !== 'object' || line === null || !Number.isSafeInteger(line.s) || !Array.isArray(line.m)) {
     throw new Error('not a mutation line');
+  }
+  try {
+    for (const m of line.m) checkMutation(m);
+    if (line.c !== undefined) checkCounters(line.c, 'its counters "c"');
+  } catch (err) {
+    throw new Error(`not a mutation line: ${(err as Error).message.replace(/\.$/, '')}`);
   }
   return line;
 }

@@ -1,4 +1,4 @@
-import { open, readFile, rename } from 'node:fs/promises';
+import { open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { StoreError } from './errors.js';
@@ -52,9 +52,13 @@ export class DurableJSONFile<T> implements Adapter<T> {
     try {
       await handle.writeFile(JSON.stringify(data, null, 1) + '\n');
       await handle.sync();
-    } finally {
-      await handle.close();
+    } catch (err) {
+      // A full disk: the old snapshot stays; do not leave a partial copy taking the space.
+      await handle.close().catch(() => undefined);
+      await rm(temp, { force: true }).catch(() => undefined);
+      throw err;
     }
+    await handle.close();
     await rename(temp, this.path);
     await fsyncPath(dirname(this.path));
   }

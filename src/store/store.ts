@@ -1,8 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
-import { emptyDocument, SCHEMA_VERSION, type LogLine, type Mutation, type StateDocument, type StoredRecord } from './document.js';
-import { StoreError } from './errors.js';
+import { emptyDocument, SCHEMA_VERSION, setOwn, type LogLine, type Mutation, type StateDocument, type StoredRecord } from './document.js';
+import { checkDocument, checkMutation } from './checks.js';
+import { StoreError, StoreValueError, StoreWriteError } from './errors.js';
+import { indexAdd, indexRemove, type Index, type IndexKey } from './indexes.js';
 import { DirectoryLock } from './lock.js';
 import { MutationLog } from './mutation-log.js';
 import { readLog } from './replay.js';
@@ -24,11 +26,12 @@ interface Entry {
   rev: number;
 }
 
-type IndexKey = (value: StoredRecord) => string | undefined;
-
-interface Index {
-  key: IndexKey;
-  ids: Map<string, Set<string>>;
+/** What one applied commit changed, so that it can be undone if its log line never reaches the disk. */
+interface Undo {
+  /** The sequence number before the commit. */
+  seq: number;
+  counters: Record<string, number> | undefined;
+  changes: Array<{ c: string; id: string; previous: Entry | undefined; collectionRev: number | undefined }>;
 }
 
 const SNAPSHOT = 'state.json';
@@ -36,7 +39,8 @@ const LOG = 'mutations.jsonl';
 
 /**
  * The emulator's state: named collections of records. All changes go through `commit` (or `put`/`delete`),
- * which applies them in memory at once and resolves when they are durable. Reads are plain map lookups.
+ * which checks them, applies them in memory at once and resolves when they are durable (or undoes them and
+ * rejects if they cannot be written). Reads are plain map lookups.
  */
 export class Store {
   private collections = new Map<string, Map<string, Entry>>();
@@ -46,7 +50,7 @@ export class Store {
   private seq = 0;
   /** Counters `nextId` advanced since the last commit; the next log line carries them. */
   private advancedCounters = new Map<string, number>();
-  private log: MutationLog | undefined;
+  private log: MutationLog<Undo> | undefined;
   private lock: DirectoryLock | undefined;
   private compacting = false;
   private closed = false;
@@ -75,10 +79,26 @@ export class Store {
       await db.read();
       const store = new Store(db, { ...options, warn });
       store.lock = lock;
-      store.load(db.data, join(dir, SNAPSHOT));
+      const snapshot = join(dir, SNAPSHOT);
+      try {
+        checkDocument(db.data);
+      } catch (err) {
+        if (!(err instanceof StoreValueError)) throw err;
+        throw new StoreError(`${snapshot} is not a platform-emu state document: ${err.message} The emulator did not touch it; repair or move it away, then start again.`);
+      }
+      if (db.data.schemaVersion > SCHEMA_VERSION) {
+        throw new StoreError(
+          `${snapshot} was written by a newer platform-emu (state schema ${db.data.schemaVersion}; this one reads up to ${SCHEMA_VERSION}). ` +
+            'Upgrade platform-emu or use another --data directory.',
+        );
+      }
+      store.load(db.data);
       const size = await store.replay(join(dir, LOG), warn);
       if (!options.readOnly) {
-        store.log = await MutationLog.open(join(dir, LOG), size, (bytes) => store.maybeCompact(bytes));
+        store.log = await MutationLog.open(join(dir, LOG), size, {
+          afterFlush: (bytes) => store.maybeCompact(bytes),
+          lost: (undos) => store.revert(undos),
+        });
       }
       return store;
     } catch (err) {
@@ -102,6 +122,11 @@ export class Store {
 
   get revision(): number {
     return this.seq;
+  }
+
+  /** Why the last write to disk failed, while no write has succeeded since (the emulator reports itself failing). */
+  get failure(): string | undefined {
+    return this.log?.failure?.message;
   }
 
   isEmpty(): boolean {
@@ -147,7 +172,7 @@ export class Store {
     let byName = this.indexes.get(collection);
     if (!byName) this.indexes.set(collection, (byName = new Map()));
     byName.set(name, index);
-    for (const [id, entry] of this.collections.get(collection) ?? []) this.indexAdd(index, id, entry.value);
+    for (const [id, entry] of this.collections.get(collection) ?? []) indexAdd(index, id, entry.value);
   }
 
   lookup<T = StoredRecord>(collection: string, indexName: string, key: string): T[] {
@@ -167,18 +192,31 @@ export class Store {
     return this.commit([{ op: 'del', c: collection, id }]);
   }
 
-  /** Applies the mutations now (all of them, in order) and resolves once they are on disk. */
+  /**
+   * All or nothing: checks the mutations and serializes their log line first (a StoreValueError changes
+   * nothing), then applies them in memory at once (all of them, in order) and resolves once they are on disk.
+   * If the line cannot be written, the change is undone in memory and the promise rejects with a StoreWriteError.
+   */
   commit(mutations: Mutation[]): Promise<void> {
     if (this.options.readOnly) return Promise.reject(new Error('This store was opened read-only.'));
     if (this.closed) return Promise.reject(new Error('The store is closed: the emulator is stopping.'));
     const line: LogLine = { s: this.seq + 1, m: mutations };
-    if (this.advancedCounters.size > 0) {
-      line.c = Object.fromEntries(this.advancedCounters);
-      this.advancedCounters.clear();
+    if (this.advancedCounters.size > 0) line.c = Object.fromEntries(this.advancedCounters);
+    let text = '';
+    try {
+      for (const m of mutations) checkMutation(m);
+      if (this.log) text = JSON.stringify(line) + '\n';
+    } catch (err) {
+      return Promise.reject(err instanceof StoreValueError ? err : new StoreValueError(`The change cannot be stored: ${(err as Error).message}.`));
     }
-    this.apply(line);
-    if (!this.log) return Promise.resolve();
-    return this.log.append(JSON.stringify(line) + '\n');
+    this.advancedCounters.clear();
+    if (!this.log) {
+      this.apply(line);
+      return Promise.resolve();
+    }
+    const undo: Undo = { seq: this.seq, counters: line.c, changes: [] };
+    this.apply(line, undo);
+    return this.log.append(text, undo);
   }
 
   /** The whole state as one document (a copy a caller may keep). */
@@ -187,23 +225,49 @@ export class Store {
     for (const [name, records] of this.collections) {
       if (records.size === 0) continue;
       const out: Record<string, StoredRecord> = {};
-      for (const [id, entry] of records) out[id] = entry.value;
-      collections[name] = out;
+      for (const [id, entry] of records) setOwn(out, id, entry.value);
+      setOwn(collections, name, out);
     }
     return { schemaVersion: SCHEMA_VERSION, seq: this.seq, counters: Object.fromEntries(this.counters), collections };
   }
 
-  /** Replaces the whole state (import, reset) and makes it durable as a new snapshot. */
+  /**
+   * Replaces the whole state (import, reset) and makes it durable as a new snapshot. The document is checked
+   * whole first (a StoreValueError naming the place changes nothing).
+   */
   async replace(document: StateDocument): Promise<void> {
+    try {
+      checkDocument(document);
+    } catch (err) {
+      if (err instanceof StoreValueError) throw new StoreValueError(`The imported document: ${err.message}`);
+      throw err;
+    }
     const apply = async () => {
-      const seq = this.seq + 1;
+      const indexes = [...this.allIndexes()];
+      const before = {
+        collections: this.collections,
+        collectionRevs: this.collectionRevs,
+        counters: this.counters,
+        advancedCounters: this.advancedCounters,
+        seq: this.seq,
+        indexIds: indexes.map((index) => index.ids),
+      };
       this.collections = new Map();
       this.collectionRevs = new Map();
       this.counters = new Map();
-      this.advancedCounters.clear();
-      for (const index of this.allIndexes()) index.ids.clear();
-      this.load({ ...document, seq }, 'the imported document');
-      await this.writeSnapshot();
+      this.advancedCounters = new Map();
+      for (const index of indexes) index.ids = new Map();
+      this.load({ ...document, seq: before.seq + 1 });
+      try {
+        await this.writeSnapshot();
+      } catch (err) {
+        // The disk keeps the old state, so memory does too; changes made on the new state meanwhile are undone first.
+        const failed = new StoreWriteError(`The new state could not be written to disk (${(err as Error).message}); the state is as it was.`);
+        this.log?.abandonQueued(failed);
+        ({ collections: this.collections, collectionRevs: this.collectionRevs, counters: this.counters, advancedCounters: this.advancedCounters, seq: this.seq } = before);
+        indexes.forEach((index, i) => (index.ids = before.indexIds[i]));
+        throw failed;
+      }
     };
     if (this.log) await this.log.exclusive(apply);
     else await apply();
@@ -249,16 +313,8 @@ export class Store {
     return size;
   }
 
-  private load(document: StateDocument, source: string): void {
-    if (typeof document.schemaVersion !== 'number' || typeof document.collections !== 'object' || !document.collections) {
-      throw new StoreError(`${source} is not a platform-emu state document (no schemaVersion or collections).`);
-    }
-    if (document.schemaVersion > SCHEMA_VERSION) {
-      throw new StoreError(
-        `${source} was written by a newer platform-emu (state schema ${document.schemaVersion}; this one reads up to ${SCHEMA_VERSION}). ` +
-          'Upgrade platform-emu or use another --data directory.',
-      );
-    }
+  /** Loads a document `checkDocument` accepted. */
+  private load(document: StateDocument): void {
     this.seq = document.seq ?? 0;
     for (const [name, value] of Object.entries(document.counters ?? {})) this.counters.set(name, value);
     for (const [name, records] of Object.entries(document.collections)) {
@@ -266,13 +322,14 @@ export class Store {
       for (const [id, value] of Object.entries(records)) {
         map.set(id, { value: Object.freeze(value), rev: this.seq });
         this.bumpCounter(name, id);
-        for (const index of this.indexesOf(name)) this.indexAdd(index, id, value);
+        for (const index of this.indexesOf(name)) indexAdd(index, id, value);
       }
       this.collectionRevs.set(name, this.seq);
     }
   }
 
-  private apply(line: LogLine): void {
+  /** Applies a checked line; with `undo`, records what it replaced. */
+  private apply(line: LogLine, undo?: Undo): void {
     this.seq = line.s;
     for (const [name, value] of Object.entries(line.c ?? {})) {
       if (value > (this.counters.get(name) ?? 0)) this.counters.set(name, value);
@@ -280,17 +337,64 @@ export class Store {
     for (const m of line.m) {
       const records = this.collection(m.c);
       const previous = records.get(m.id);
-      if (previous) for (const index of this.indexesOf(m.c)) this.indexRemove(index, m.id, previous.value);
+      undo?.changes.push({ c: m.c, id: m.id, previous, collectionRev: this.collectionRevs.get(m.c) });
+      if (previous) for (const index of this.indexesOf(m.c)) indexRemove(index, m.id, previous.value);
       if (m.op === 'put') {
         const value = Object.freeze(m.v);
         records.set(m.id, { value, rev: line.s });
         this.bumpCounter(m.c, m.id);
-        for (const index of this.indexesOf(m.c)) this.indexAdd(index, m.id, value);
+        for (const index of this.indexesOf(m.c)) indexAdd(index, m.id, value);
       } else {
         records.delete(m.id);
       }
       this.collectionRevs.set(m.c, line.s);
     }
+  }
+
+  /**
+   * Undoes commits whose log lines never reached the disk, newest first, so that memory holds what the disk
+   * holds. Counters stay advanced (an id handed out is never handed out again) and go with the next line.
+   */
+  private revert(undos: Undo[]): void {
+    for (let u = undos.length - 1; u >= 0; u--) {
+      const undo = undos[u];
+      for (let i = undo.changes.length - 1; i >= 0; i--) {
+        const { c, id, previous, collectionRev } = undo.changes[i];
+        const records = this.collection(c);
+        const current = records.get(id);
+        if (current) for (const index of this.indexesOf(c)) indexRemove(index, id, current.value);
+        if (previous) {
+          records.set(id, previous);
+          for (const index of this.indexesOf(c)) indexAdd(index, id, previous.value);
+        } else {
+          records.delete(id);
+        }
+        if (collectionRev === undefined) this.collectionRevs.delete(c);
+        else this.collectionRevs.set(c, collectionRev);
+      }
+      this.seq = undo.seq;
+      for (const [name, value] of Object.entries(undo.counters ?? {})) {
+        if (value > (this.advancedCounters.get(name) ?? 0)) this.advancedCounters.set(name, value);
+      }
+    }
+  }
+
+  /** The state the disk holds: memory without the commits whose lines are not written yet. */
+  private durableDocument(): StateDocument {
+    const document = this.exportDocument();
+    const unwritten = this.log?.unwritten ?? [];
+    for (let u = unwritten.length - 1; u >= 0; u--) {
+      const undo = unwritten[u];
+      for (let i = undo.changes.length - 1; i >= 0; i--) {
+        const { c, id, previous } = undo.changes[i];
+        if (!Object.hasOwn(document.collections, c)) setOwn(document.collections, c, {});
+        const records = document.collections[c];
+        if (previous) setOwn(records, id, previous.value);
+        else delete records[id];
+      }
+      document.seq = undo.seq;
+    }
+    return document;
   }
 
   private bumpCounter(collection: string, id: string): void {
@@ -312,22 +416,6 @@ export class Store {
     for (const byName of this.indexes.values()) yield* byName.values();
   }
 
-  private indexAdd(index: Index, id: string, value: StoredRecord): void {
-    const key = index.key(value);
-    if (key === undefined) return;
-    let ids = index.ids.get(key);
-    if (!ids) index.ids.set(key, (ids = new Set()));
-    ids.add(id);
-  }
-
-  private indexRemove(index: Index, id: string, value: StoredRecord): void {
-    const key = index.key(value);
-    if (key === undefined) return;
-    const ids = index.ids.get(key);
-    ids?.delete(id);
-    if (ids?.size === 0) index.ids.delete(key);
-  }
-
   /** Runs inside the log's flush loop, so no append interleaves with the snapshot. */
   private async maybeCompact(logBytes: number): Promise<void> {
     if (this.compacting || logBytes < (this.options.compactBytes ?? 16 * 1024 * 1024)) return;
@@ -344,9 +432,14 @@ export class Store {
 
   private async writeSnapshot(): Promise<void> {
     if (this.options.inMemory || this.options.readOnly) return;
-    this.db.data = this.exportDocument();
-    await this.db.write();
-    this.db.data = emptyDocument();
-    await this.log?.truncate();
+    // Never what the log has not taken: a line still queued may yet fail, and its change be undone.
+    this.db.data = this.durableDocument();
+    try {
+      await this.db.write();
+    } finally {
+      this.db.data = emptyDocument();
+    }
+    // The snapshot holds everything now; a log that cannot be emptied only has lines the next start skips.
+    await this.log?.truncate().catch((err: Error) => this.options.warn?.(`Could not empty ${LOG} after writing ${SNAPSHOT} (${err.message}); its lines are skipped on the next start.`));
   }
 }

@@ -12,10 +12,10 @@ describe('command deadlines after a state import', async () => {
     expect((await call('GET', url)).status).toBe(200);
 
     const state = (await call('GET', '/_emu/state')).body;
-    for (const command of Object.values<any>(state.collections.commands)) command.retainUntil = new Date(Date.now() + 200).toISOString();
+    for (const command of Object.values<any>(state.collections.commands)) command.retainUntil = new Date(Date.now() + 3000).toISOString();
     expect((await call('PUT', '/_emu/state', { body: state })).status).toBe(204);
     expect((await call('GET', url)).status).toBe(200);
 
-    await expect.poll(async () => (await call('GET', url)).status, { timeout: 5000, interval: 50 }).toBe(404);
+    await expect.poll(async () => (await call('GET', url)).status, { timeout: 15_000, interval: 100 }).toBe(404);
   });
 });

@@ -1,5 +1,6 @@
-import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
 import { setupApplicationIndexes } from './applications.js';
+import { APP_NAME_PATTERN, VERSION_NAME_PATTERN } from './schemas.js';
 import { applicationFixtures, serviceInstanceFixtures } from './fixtures.js';
 import { routes } from './routes.js';
 
@@ -9,9 +10,26 @@ export const appManager: ServiceDescriptor = {
   serviceGroup: 'admin',
   routes,
   collections: {
-    applications: tenantRecord('name', 'createdDate', 'updatedDate'),
-    'app-versions': tenantRecord('appName', 'name', 'createdDate', 'updatedDate'),
-    'service-instances': { type: 'object', required: ['name'] },
+    applications: tenantRecord(['name', 'createdDate', 'updatedDate'], {
+      name: { type: 'string', pattern: APP_NAME_PATTERN },
+      displayName: { type: 'string' },
+      description: { type: 'string' },
+      createdDate: DATE_TIME,
+      updatedDate: DATE_TIME,
+    }),
+    'app-versions': tenantRecord(['appName', 'name', 'createdDate', 'updatedDate'], {
+      appName: { type: 'string', pattern: APP_NAME_PATTERN },
+      name: { type: 'string', pattern: VERSION_NAME_PATTERN },
+      displayName: { type: 'string' },
+      description: { type: 'string' },
+      createdDate: DATE_TIME,
+      updatedDate: DATE_TIME,
+    }),
+    'service-instances': {
+      type: 'object',
+      required: ['name'],
+      properties: { name: { type: 'string' }, description: { type: 'string' }, appConfigurationSchema: { type: 'object' }, appVersionConfigurationSchema: { type: 'object' } },
+    },
   },
   fixtures: [serviceInstanceFixtures, applicationFixtures],
   seedsAfter: ['tenant-manager'],

@@ -1,5 +1,5 @@
-import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
-import { setupCommandIndexes, startDeadlines, stopDeadlines } from './commands.js';
+import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { COMMAND_TYPE_PATTERN, setupCommandIndexes, startDeadlines, stopDeadlines } from './commands.js';
 import { routes } from './routes.js';
 import { releaseWaiters } from './wait.js';
 
@@ -9,7 +9,17 @@ export const commandInvocation: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    commands: tenantRecord('appName', 'commandType', 'endpointId', 'status', 'createdAt', 'updatedAt', 'retainUntil'),
+    commands: tenantRecord(['appName', 'commandId', 'commandType', 'endpointId', 'status', 'createdAt', 'updatedAt', 'retainUntil'], {
+      commandId: { type: 'integer', minimum: 1 },
+      commandType: { type: 'string', pattern: COMMAND_TYPE_PATTERN.source },
+      status: { enum: ['PENDING', 'EXECUTED', 'EXPIRED'] },
+      statusCode: { type: 'integer' },
+      reasonPhrase: { type: 'string' },
+      createdAt: DATE_TIME,
+      updatedAt: DATE_TIME,
+      expiresAt: DATE_TIME,
+      retainUntil: DATE_TIME,
+    }),
   },
   setup(ctx) {
     setupCommandIndexes(ctx);
