@@ -45,11 +45,18 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
   const sessions = sessionsOf(ctx);
   const queues = new Map<Client, Promise<void>>();
 
+  // aedes drops a message for a client that already got one with a higher publish number from the same broker id
+  // (its dedupe of overlapping subscriptions), and a QoS 1 or 2 publish reaches the subscribers a turn after a QoS 0
+  // one or a direct delivery made later (aedes issue #994). So the gateway numbers its messages under broker ids
+  // of their own, one per way they travel, each of which keeps its order: a push is never lost to a later reply.
+  const sequenceOf = (route: 'subscribers' | 'direct', qos: QoS) => `${broker.id}/kp1-${route}-${qos === 0 ? 'qos0' : 'qos12'}`;
+
   const deliver = (topic: string, payload: unknown, qos: QoS, client: Client | undefined) => {
     const body = Buffer.from(JSON.stringify(payload));
-    const packet = (): PublishPacket => ({ cmd: 'publish', topic, payload: body, qos, retain: false, dup: false });
-    broker.publish(packet(), noop);
-    if (client && !client.closed && !receivesBySubscription(client, topic)) rules.handOver(client, packet());
+    const packet = (route: 'subscribers' | 'direct') =>
+      ({ cmd: 'publish', topic, payload: body, qos, retain: false, dup: false, brokerId: sequenceOf(route, qos) }) as PublishPacket;
+    broker.publish(packet('subscribers'), noop);
+    if (client && !client.closed && !receivesBySubscription(client, topic)) rules.handOver(client, packet('direct'));
   };
 
   const handle = async (client: Client, topic: string, payload: Buffer, qos: QoS) => {

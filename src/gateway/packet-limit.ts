@@ -48,12 +48,12 @@ class PacketSizeGuard extends Transform {
         continue;
       }
       this.length += (byte & 0x7f) * 128 ** this.lengthBytes++;
-      // A remaining length has at most four bytes; a fifth is malformed, and over any limit anyway.
-      if (this.length > this.limit || ((byte & 0x80) !== 0 && this.lengthBytes === 4)) {
-        done(new PacketTooLarge(this.length, this.limit));
-        return;
+      if ((byte & 0x80) !== 0) {
+        // A remaining length has at most four bytes.
+        if (this.lengthBytes === 4) return done(new Error('malformed MQTT remaining length'));
+        continue;
       }
-      if ((byte & 0x80) !== 0) continue;
+      if (this.length > this.limit) return done(new PacketTooLarge(this.length, this.limit));
       this.skip = this.length;
       this.lengthBytes = -1;
     }
