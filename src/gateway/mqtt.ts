@@ -4,7 +4,7 @@ import type { DevicePush, EmuContext } from '../context.js';
 import { endpointByToken } from '../services/epr/endpoints.js';
 import { applyBrokerRules, isKp1Topic, isPlatformTopic, receivesBySubscription } from './broker-rules.js';
 import { handleKp1 } from './dispatch.js';
-import { limitPacketSize, maxPacketSize } from './packet-limit.js';
+import { limitPacketSize, maxPacketSize, PACKET_HEADROOM } from './packet-limit.js';
 import { sessionsOf, type QoS, type Session } from './sessions.js';
 import { KP1_ROOT } from './topics.js';
 
@@ -91,7 +91,8 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
     socket.setNoDelay(true);
     const connection = limitPacketSize(socket, packetLimit, (err, closed) => {
       const clientId = (closed as { client?: Client }).client?.id;
-      ctx.log(`MQTT ${clientId ? `client ${clientId}` : `connection from ${socket.remoteAddress}`} sent ${err.message} (the body limit plus 128 KiB): connection closed.`);
+      const who = clientId ? `client ${clientId}` : `connection from ${socket.remoteAddress}`;
+      ctx.log(`MQTT ${who} sent ${err.message} (the body limit, ${ctx.config.bodyLimit}, plus ${PACKET_HEADROOM / 1024} KiB): connection closed.`);
     });
     broker.handle(connection);
   });

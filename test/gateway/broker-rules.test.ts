@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import mqtt from 'mqtt';
 import { isPlatformTopic, isRefusedFilter } from '../../src/gateway/broker-rules.js';
+import { deviceConnection } from '../../src/gateway/index.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 import { registerEndpoint, TestDevice, type Received } from './device.js';
 
@@ -197,6 +198,20 @@ describe('devices are kept apart on the broker', async () => {
     await device.request(`kp1/smart-meter-v1/tsx/${endpoint.token}`);
     await watcher.waitFor((m) => m.topic.endsWith('/tsx/' + endpoint.token + '/1'));
     expect(watcher.onTopic(topic)).toEqual([]);
+  });
+
+  it('answers a last will that is a request, and leaves its endpoint offline', async () => {
+    const endpoint = await registerEndpoint(emulator);
+    const topic = `${endpoint.topic('epmx')}/update/keys/1`;
+    const watcher = await TestDevice.connect(emulator);
+    await watcher.subscribe(`${endpoint.topic('epmx')}/#`);
+    const dying = await mqtt.connectAsync(emulator.mqttUrl, { reconnectPeriod: 0, will: { topic, payload: Buffer.from('{"online":false}'), qos: 0, retain: false } });
+    dying.stream.destroy();
+    await watcher.waitFor((m) => m.topic === `${topic}/status`);
+    const metadata = await call('GET', `/epr/api/v1/endpoints/${endpoint.endpointId}?include=metadata`);
+    expect(metadata.body.metadata).toEqual({ online: false });
+    // The will is published after the connection closed: it did not make the endpoint look online.
+    expect(deviceConnection(emulator.ctx, endpoint.endpointId)).toMatchObject({ online: false, transport: 'mqtt' });
   });
 
   it('keeps nothing retained under kp1/: a retained request is answered and delivered unretained; other topics retain', async () => {
