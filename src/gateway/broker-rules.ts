@@ -31,13 +31,18 @@ export function namesToken(filter: string): boolean {
 }
 
 /**
- * Filters under `kp1/` that name no token (`kp1/#`, `kp1/+/cex/+/#`) could only ever receive other endpoints'
- * traffic, which they never get: they are refused (SUBACK 0x80) so that the client knows at once.
- * `#` and `+/...` are granted: they receive the topics outside `kp1/`.
+ * Why a subscription is refused (SUBACK 0x80), or undefined when it is granted. Filters under `kp1/` that name no
+ * token (`kp1/#`, `kp1/+/cex/+/#`) could only ever receive other endpoints' traffic, which they never get: refusing
+ * them tells the client at once. `$SYS/` would announce every connection's client id and subscriptions, tokens
+ * included. `#` and `+/...` are granted: they receive the topics outside `kp1/` (and never `$SYS/`).
  */
-export function isRefusedFilter(filter: string): boolean {
+export function refusalOf(filter: string): string | undefined {
   const levels = filterLevels(filter);
-  return levels[0] === KP1_ROOT && levels.length > 1 && !namesToken(filter);
+  if (levels[0] === '$SYS') return "$SYS/ topics announce other connections' client ids and subscriptions, endpoint tokens included";
+  if (levels[0] === KP1_ROOT && levels.length > 1 && !namesToken(filter)) {
+    return "under kp1/ a subscription must name the endpoint token (kp1/<appVersionName>/<extension>/<endpointToken>/...); other endpoints' traffic is never delivered";
+  }
+  return undefined;
 }
 
 /** aedes keeps a client's subscriptions by topic filter; the typings do not show it. */
@@ -96,11 +101,9 @@ export function applyBrokerRules(broker: Aedes, log: (message: string) => void):
   const standardAuthorizePublish = broker.authorizePublish;
 
   broker.authorizeSubscribe = (client, subscription, done) => {
-    if (!isRefusedFilter(subscription.topic)) return done(null, subscription);
-    log(
-      `MQTT client ${client.id} subscribed to "${subscription.topic}": refused (0x80). Under kp1/ a subscription must name the endpoint token ` +
-        `(kp1/<appVersionName>/<extension>/<endpointToken>/...); other endpoints' traffic is never delivered.`,
-    );
+    const refusal = refusalOf(subscription.topic);
+    if (!refusal) return done(null, subscription);
+    log(`MQTT client ${client.id} subscribed to "${subscription.topic}": refused (0x80): ${refusal}.`);
     done(null, null);
   };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import mqtt from 'mqtt';
-import { isPlatformTopic, isRefusedFilter } from '../../src/gateway/broker-rules.js';
+import { isPlatformTopic, refusalOf } from '../../src/gateway/broker-rules.js';
 import { deviceConnection } from '../../src/gateway/index.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 import { registerEndpoint, TestDevice, type Received } from './device.js';
@@ -65,12 +65,15 @@ describe('the broker topic rules', () => {
     for (const topic of requests) expect([topic, isPlatformTopic(topic)]).toEqual([topic, false]);
   });
 
-  it('refuses subscriptions under kp1/ that do not name a token', () => {
+  it('refuses subscriptions under kp1/ that do not name a token, and $SYS/', () => {
     for (const filter of ['kp1/#', 'kp1/+', 'kp1/+/#', 'kp1/+/cex/+/#', 'kp1/v/cex/+/command/+/status', '$share/g/kp1/#']) {
-      expect([filter, isRefusedFilter(filter)]).toEqual([filter, true]);
+      expect([filter, refusalOf(filter)]).toEqual([filter, expect.stringMatching(/must name the endpoint token/)]);
+    }
+    for (const filter of ['$SYS/#', '$SYS/+/new/subscribes']) {
+      expect([filter, refusalOf(filter)]).toEqual([filter, expect.stringMatching(/subscriptions, endpoint tokens included/)]);
     }
     for (const filter of ['#', '+/#', '+/+/+/+/#', 'kp1', 'other/#', 'kp1/v/cex/tok/#', 'kp1/+/+/tok/#', 'kp1/v/tsx/tok']) {
-      expect([filter, isRefusedFilter(filter)]).toEqual([filter, false]);
+      expect([filter, refusalOf(filter)]).toEqual([filter, undefined]);
     }
   });
 });
@@ -103,7 +106,9 @@ describe('devices are kept apart on the broker', async () => {
     const refused = await TestDevice.connect(emulator);
     await expect(refused.subscribe('kp1/#')).rejects.toMatchObject({ packet: { granted: [128] } });
     await expect(refused.subscribe('kp1/+/cex/+/#')).rejects.toMatchObject({ packet: { granted: [128] } });
-    expect(logs.lines.some((line) => line.includes('subscribed to "kp1/#": refused'))).toBe(true);
+    // $SYS/ would name the subscriptions of the others, their tokens with them.
+    await expect(refused.subscribe('$SYS/#')).rejects.toMatchObject({ packet: { granted: [128] } });
+    expect(logs.lines.some((line) => line.includes('subscribed to "kp1/#": refused (0x80): under kp1/ a subscription must name the endpoint token'))).toBe(true);
 
     const device = await TestDevice.connect(emulator);
     await commandExchange(device, endpoint);
