@@ -18,15 +18,9 @@ const byName = new Map(extensions.map((e) => [e.name, e]));
 
 export const isKp1Topic = (topic: string) => topic.startsWith(`${KP1_ROOT}/`);
 
-/** A filter's levels as they match topics (`$share/<group>/` is not part of the match). */
-function filterLevels(filter: string): string[] {
-  const levels = filter.split('/');
-  return levels[0] === '$share' ? levels.slice(2) : levels;
-}
-
 /** Whether a filter names an endpoint token literally, in the token's place (not `+`, not under `#`). */
 export function namesToken(filter: string): boolean {
-  const level = filterLevels(filter)[TOKEN_LEVEL];
+  const level = filter.split('/')[TOKEN_LEVEL];
   return level !== undefined && level !== '+' && level !== '#';
 }
 
@@ -37,7 +31,7 @@ export function namesToken(filter: string): boolean {
  * included. `#` and `+/...` are granted: they receive the topics outside `kp1/` (and never `$SYS/`).
  */
 export function refusalOf(filter: string): string | undefined {
-  const levels = filterLevels(filter);
+  const levels = filter.split('/');
   if (levels[0] === '$SYS') return "$SYS/ topics announce other connections' client ids and subscriptions, endpoint tokens included";
   if (levels[0] === KP1_ROOT && levels.length > 1 && !namesToken(filter)) {
     return "under kp1/ a subscription must name the endpoint token (kp1/<appVersionName>/<extension>/<endpointToken>/...); other endpoints' traffic is never delivered";

@@ -66,13 +66,14 @@ describe('the broker topic rules', () => {
   });
 
   it('refuses subscriptions under kp1/ that do not name a token, and $SYS/', () => {
-    for (const filter of ['kp1/#', 'kp1/+', 'kp1/+/#', 'kp1/+/cex/+/#', 'kp1/v/cex/+/command/+/status', '$share/g/kp1/#']) {
+    for (const filter of ['kp1/#', 'kp1/+', 'kp1/+/#', 'kp1/+/cex/+/#', 'kp1/v/cex/+/command/+/status']) {
       expect([filter, refusalOf(filter)]).toEqual([filter, expect.stringMatching(/must name the endpoint token/)]);
     }
     for (const filter of ['$SYS/#', '$SYS/+/new/subscribes']) {
       expect([filter, refusalOf(filter)]).toEqual([filter, expect.stringMatching(/subscriptions, endpoint tokens included/)]);
     }
-    for (const filter of ['#', '+/#', '+/+/+/+/#', 'kp1', 'other/#', 'kp1/v/cex/tok/#', 'kp1/+/+/tok/#', 'kp1/v/tsx/tok']) {
+    // aedes has no shared subscriptions: `$share/g/kp1/#` is a literal filter that matches no kp1/ topic.
+    for (const filter of ['#', '+/#', '+/+/+/+/#', 'kp1', 'other/#', 'kp1/v/cex/tok/#', 'kp1/+/+/tok/#', 'kp1/v/tsx/tok', '$share/g/kp1/#']) {
       expect([filter, refusalOf(filter)]).toEqual([filter, undefined]);
     }
   });
