@@ -8,7 +8,7 @@ import { KP1_ROOT, topicMatches } from './topics.js';
  * knows it may act as the endpoint, one that does not must learn nothing. So a KP1 message reaches only
  * subscriptions that name its token literally, and the connections the gateway hands it to (the one that sent the
  * request, the one that speaks for the endpoint); only the gateway publishes replies and pushes; nothing under
- * `kp1/` is retained. Other topics are a plain broker.
+ * `kp1/` is retained. Other topics are a plain broker, but for `$SYS/` (it would name every subscription).
  */
 
 /** The fourth level of a KP1 topic: `kp1/<appVersionName>/<extension>/<endpointToken>/...`. */
@@ -101,15 +101,17 @@ export function applyBrokerRules(broker: Aedes, log: (message: string) => void):
     done(null, null);
   };
 
+  // Client publishes and last wills; never the gateway's own.
   broker.authorizePublish = (client, packet, done) => {
-    if (client && isKp1Topic(packet.topic)) {
+    if (isKp1Topic(packet.topic)) {
+      const who = client ? `MQTT client ${client.id}` : 'The last will of a former MQTT client';
       if (packet.retain) {
         packet.retain = false;
-        log(`MQTT client ${client.id} published a retained message on ${packet.topic}: nothing under kp1/ is retained, so it was delivered unretained.`);
+        log(`${who} published a retained message on ${packet.topic}: nothing under kp1/ is retained, so it was delivered unretained.`);
       }
       // MQTT 3.1.1 can only acknowledge or disconnect: the publish is acknowledged, and the forward rule drops it.
       if (isPlatformTopic(packet.topic)) {
-        log(`MQTT client ${client.id} published on ${packet.topic}, a reply or push topic only the emulator publishes on: dropped.`);
+        log(`${who} published on ${packet.topic}, a reply or push topic only the emulator publishes on: dropped.`);
       }
     }
     standardAuthorizePublish.call(broker, client, packet, done);
