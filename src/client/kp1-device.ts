@@ -83,6 +83,7 @@ export class Kp1Device extends EventEmitter {
       connectTimeout: resolved.connectTimeoutMs,
       clean: true,
     });
+    (client.stream as { setNoDelay?: (noDelay: boolean) => void }).setNoDelay?.(true);
     const { clientId: _ignored, ...rest } = resolved;
     const device = new Kp1Device(client, rest);
     await client.subscribeAsync(`${device.base('cex')}/command/+/status`, { qos: 1 });

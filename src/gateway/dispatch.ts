@@ -5,7 +5,7 @@ import { findVersion } from '../services/app-manager/applications.js';
 import { activateToken, endpointByToken, findEndpoint, type Endpoint } from '../services/epr/endpoints.js';
 import { kp1Error, matchResource, type Kp1Extension, type Kp1Resource } from './extension.js';
 import { extensions } from './extensions/index.js';
-import { asRequestId, Kp1PathError, parseKp1Path } from './topics.js';
+import { Kp1PathError, parseKp1Path } from './topics.js';
 
 const byName = new Map<string, Kp1Extension>(extensions.map((e) => [e.name, e]));
 
@@ -119,18 +119,4 @@ export async function handleKp1(ctx: EmuContext, path: string, raw: Buffer, tran
     ctx.log(`KP1 ${path}: ${(err as Error)?.stack ?? String(err)}`);
     return failure(500, `Internal error of the emulator while handling ${path}: ${(err as Error)?.message ?? String(err)}`, { requestId, endpoint });
   }
-}
-
-/**
- * Whether a topic is a reply or push the platform publishes (`.../<requestId>/status`, `.../<resource>/error`),
- * rather than a request. `command/status` (a command type named "status") stays a request.
- */
-export function isReplyTopic(topic: string): boolean {
-  const levels = topic.split('/');
-  const last = levels.pop();
-  if (last !== 'status' && last !== 'error') return false;
-  if (levels.length > 4 && asRequestId(levels[levels.length - 1]) !== undefined) return true;
-  const extension = byName.get(levels[2]);
-  const resource = levels.slice(4);
-  return extension !== undefined && levels.length >= 4 && extension.resources.some((r) => matchResource(r, resource) !== undefined);
 }

@@ -2,9 +2,11 @@ import { createServer, type AddressInfo } from 'node:net';
 import { Aedes, type Client, type PublishPacket } from 'aedes';
 import type { DevicePush, EmuContext } from '../context.js';
 import { endpointByToken } from '../services/epr/endpoints.js';
-import { handleKp1, isReplyTopic } from './dispatch.js';
+import { applyBrokerRules, isKp1Topic, isPlatformTopic, receivesBySubscription } from './broker-rules.js';
+import { handleKp1 } from './dispatch.js';
+import { limitPacketSize, maxPacketSize, PACKET_HEADROOM } from './packet-limit.js';
 import { sessionsOf, type QoS, type Session } from './sessions.js';
-import { KP1_ROOT, topicMatches } from './topics.js';
+import { KP1_ROOT } from './topics.js';
 
 export interface MqttGateway {
   port: number;
@@ -16,12 +18,6 @@ export interface MqttGateway {
 /** Pushes the platform publishes without a request go out at least once. */
 const PUSH_QOS: QoS = 1;
 const noop = () => undefined;
-
-/** aedes keeps a client's subscriptions by topic filter; the typings do not show it. */
-function isSubscribed(client: Client, topic: string): boolean {
-  const filters = Object.keys((client as Client & { subscriptions: Record<string, unknown> }).subscriptions ?? {});
-  return filters.some((filter) => topicMatches(filter, topic));
-}
 
 function observe(session: Session, resourceKey: string, on: boolean, requestId: number | undefined, qos: QoS): void {
   if (!on) {
@@ -37,21 +33,30 @@ function observe(session: Session, resourceKey: string, on: boolean, requestId: 
 }
 
 /**
- * The embedded MQTT broker and the KP1 server on it. Any client may publish and subscribe as on a plain broker;
- * publishes under `kp1/` are requests the gateway answers. Like the platform's KP1 server, replies and pushes reach
- * the connection that speaks for the endpoint even when it never subscribed: they are published to subscribers
- * as usual, and handed to that connection directly only when none of its subscriptions matches (never twice).
+ * The embedded MQTT broker and the KP1 server on it. Publishes under `kp1/` are requests the gateway answers, and
+ * the broker rules (broker-rules.ts) keep endpoints apart there; other topics are a plain broker. Like the platform's
+ * KP1 server, replies and pushes reach the connection that speaks for the endpoint even when it never subscribed:
+ * they are published to the subscriptions that name the token, and handed to that connection directly only when
+ * none of its own does (never twice).
  */
 export async function startMqtt(ctx: EmuContext, options: { host: string; port: number }): Promise<MqttGateway> {
   const broker = await Aedes.createBroker();
+  const rules = applyBrokerRules(broker, ctx.log);
   const sessions = sessionsOf(ctx);
   const queues = new Map<Client, Promise<void>>();
 
+  // aedes drops a message for a client that already got one with a higher publish number from the same broker id
+  // (its dedupe of overlapping subscriptions), and a QoS 1 or 2 publish reaches the subscribers a turn after a QoS 0
+  // one or a direct delivery made later (aedes issue #994). So the gateway numbers its messages under broker ids
+  // of their own, one per way they travel, each of which keeps its order: a push is never lost to a later reply.
+  const sequenceOf = (route: 'subscribers' | 'direct', qos: QoS) => `${broker.id}/kp1-${route}-${qos === 0 ? 'qos0' : 'qos12'}`;
+
   const deliver = (topic: string, payload: unknown, qos: QoS, client: Client | undefined) => {
     const body = Buffer.from(JSON.stringify(payload));
-    const packet = (): PublishPacket => ({ cmd: 'publish', topic, payload: body, qos, retain: false, dup: false });
-    broker.publish(packet(), noop);
-    if (client && !client.closed && !isSubscribed(client, topic)) client.publish(packet(), noop);
+    const packet = (route: 'subscribers' | 'direct') =>
+      ({ cmd: 'publish', topic, payload: body, qos, retain: false, dup: false, brokerId: sequenceOf(route, qos) }) as PublishPacket;
+    broker.publish(packet('subscribers'), noop);
+    if (client && !client.closed && !receivesBySubscription(client, topic)) rules.handOver(client, packet('direct'));
   };
 
   const handle = async (client: Client, topic: string, payload: Buffer, qos: QoS) => {
@@ -70,7 +75,7 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
 
   // Requests of one connection are handled in order, as the device sent them.
   broker.on('publish', (packet, client) => {
-    if (!client || !packet.topic.startsWith(`${KP1_ROOT}/`) || isReplyTopic(packet.topic)) return;
+    if (!client || !isKp1Topic(packet.topic) || isPlatformTopic(packet.topic)) return;
     const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
     const previous = queues.get(client) ?? Promise.resolve();
     const next = previous.then(() => handle(client, packet.topic, payload, packet.qos));
@@ -81,9 +86,15 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
   });
   broker.on('clientDisconnect', (client) => sessions.disconnected(client));
 
+  const packetLimit = maxPacketSize(ctx.config.bodyLimit);
   const server = createServer((socket) => {
     socket.setNoDelay(true);
-    broker.handle(socket);
+    const connection = limitPacketSize(socket, packetLimit, (err, closed) => {
+      const clientId = (closed as { client?: Client }).client?.id;
+      const who = clientId ? `client ${clientId}` : `connection from ${socket.remoteAddress}`;
+      ctx.log(`MQTT ${who} sent ${err.message} (the body limit, ${ctx.config.bodyLimit}, plus ${PACKET_HEADROOM / 1024} KiB): connection closed.`);
+    });
+    broker.handle(connection);
   });
   try {
     await new Promise<void>((resolve, reject) => {

@@ -32,7 +32,10 @@ class Sessions {
   readonly byEndpoint = new Map<string, Session>();
   private readonly byClient = new Map<Client, Set<string>>();
 
-  /** A request with the endpoint's token arrived; over MQTT its connection now speaks for the endpoint. */
+  /**
+   * A request with the endpoint's token arrived; over MQTT its connection now speaks for the endpoint, unless it
+   * closed while the request waited its turn (or the request was its last will): it went offline before it spoke.
+   */
   seen(endpointId: string, transport: 'mqtt' | 'http', client?: Client): Session {
     const now = new Date().toISOString();
     let session = this.byEndpoint.get(endpointId);
@@ -42,7 +45,7 @@ class Sessions {
     }
     session.state.lastSeen = now;
     session.state.transport = transport;
-    if (client && session.client !== client) {
+    if (client && !client.closed && session.client !== client) {
       if (session.client) this.byClient.get(session.client)?.delete(endpointId);
       session.client = client;
       session.observers.clear();

@@ -54,10 +54,12 @@ export function parseKp1Path(path: string): Kp1Path {
   return { appVersionName, extension, token, resource, requestId };
 }
 
-/** MQTT topic filter matching (`+` one level, `#` the rest), for deciding whether a client subscribed to a topic. */
+/**
+ * MQTT topic filter matching (`+` one level, `#` the rest), for deciding whether a client subscribed to a topic.
+ * As aedes does: it has no shared subscriptions, so `$share/...` is a filter like any other.
+ */
 export function topicMatches(filter: string, topic: string): boolean {
   const f = filter.split('/');
-  if (f[0] === '$share') f.splice(0, 2);
   const t = topic.split('/');
   for (let i = 0; i < f.length; i++) {
     if (f[i] === '#') return true;

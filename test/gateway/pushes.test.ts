@@ -26,7 +26,7 @@ describe('pushes reach the connection that speaks for the endpoint, once', async
     const endpoint = await registerEndpoint(emulator);
     const device = await TestDevice.connect(emulator);
     await device.subscribe(`${endpoint.topic('cex')}/command/reboot/+`, 1);
-    await device.subscribe('kp1/#');
+    await device.subscribe(`${endpoint.topic('cex')}/#`);
     await device.request(`kp1/smart-meter-v1/tsx/${endpoint.token}`);
     await invoke(endpoint.endpointId, 'reboot', {});
     const topic = `${endpoint.topic('cex')}/command/reboot/status`;
