@@ -3,6 +3,7 @@ import { Aedes, type Client, type PublishPacket } from 'aedes';
 import type { DevicePush, EmuContext } from '../context.js';
 import { endpointByToken } from '../services/epr/endpoints.js';
 import { handleKp1, isReplyTopic } from './dispatch.js';
+import { mqttAuthenticate } from './mqtt-auth.js';
 import { sessionsOf, type QoS, type Session } from './sessions.js';
 import { KP1_ROOT, topicMatches } from './topics.js';
 
@@ -43,7 +44,7 @@ function observe(session: Session, resourceKey: string, on: boolean, requestId: 
  * as usual, and handed to that connection directly only when none of its subscriptions matches (never twice).
  */
 export async function startMqtt(ctx: EmuContext, options: { host: string; port: number }): Promise<MqttGateway> {
-  const broker = await Aedes.createBroker();
+  const broker = await Aedes.createBroker({ authenticate: mqttAuthenticate(ctx) });
   const sessions = sessionsOf(ctx);
   const queues = new Map<Client, Promise<void>>();
 

@@ -22,6 +22,9 @@ interface BodyParserError {
   message: string;
 }
 
+/** The statuses a route with `bareErrors` answers without a body. */
+const BARE_STATUSES = new Set([400, 401, 403]);
+
 /** Turns anything thrown into `{ "message": ... }`: never an HTML page, never a stack trace. */
 export function errorHandler(log: (message: string) => void) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
@@ -52,6 +55,7 @@ export function errorHandler(log: (message: string) => void) {
       message = `Internal error while handling ${req.method} ${req.originalUrl}: ${(err as Error)?.message ?? String(err)}`;
       log(message + (err instanceof Error && err.stack ? `\n${err.stack}` : ''));
     }
-    res.status(status).json({ message });
+    if (res.locals.bareErrors === true && BARE_STATUSES.has(status)) res.status(status).end();
+    else res.status(status).json({ message });
   };
 }

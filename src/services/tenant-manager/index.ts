@@ -1,3 +1,4 @@
+import { withPasswordHash } from '../../auth/passwords.js';
 import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
 import { tenantFixtures } from './fixtures.js';
 import { routes } from './routes.js';
@@ -12,7 +13,7 @@ export const tenantManager: ServiceDescriptor = {
   collections: {
     tenants: tenantRecord('id', 'realm_name'),
     'realm-clients': tenantRecord('clientId', 'secret'),
-    'realm-users': tenantRecord('username', 'password'),
+    'realm-users': withPasswordHash(tenantRecord('username', 'passwordHash')),
     settings: { type: 'object', required: ['value'] },
     ...Object.fromEntries(TEMPLATE_KINDS.map((k) => [k.collection, { type: 'object', required: ['id', 'template', 'description'] }])),
   },
