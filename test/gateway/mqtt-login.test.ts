@@ -1,12 +1,13 @@
 import mqtt from 'mqtt';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/index.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
+import { assertBuilt, startProcess, type EmulatorProcess } from '../store/emulator-process.js';
 
 const CCM = '/ccm/api/v1';
 
 /** CONNECT with these credentials: `ok`, or the CONNACK return code of the refusal. */
-async function connect(emulator: RunningEmulator, credentials: { username?: string; password?: string } = {}): Promise<'ok' | number> {
+async function connect(emulator: Pick<RunningEmulator, 'mqttUrl'>, credentials: { username?: string; password?: string } = {}): Promise<'ok' | number> {
   try {
     const client = await mqtt.connectAsync(emulator.mqttUrl, { ...credentials, reconnectPeriod: 0, connectTimeout: 5000 });
     await client.endAsync();
@@ -96,5 +97,20 @@ describe('MQTT login with --mqtt-auth basic', async () => {
     } finally {
       await client.endAsync();
     }
+  });
+});
+
+describe('platform-emu start --mqtt-auth basic', () => {
+  let emulatorProcess: EmulatorProcess | undefined;
+  beforeAll(assertBuilt);
+  afterAll(() => emulatorProcess?.stop('SIGKILL'));
+
+  it('requires basic credentials of every MQTT client, and says so in /_emu/health', async () => {
+    emulatorProcess = await startProcess(['--port', '0', '--quiet', '--in-memory', '--mqtt-auth', 'basic']);
+    const health = (await (await fetch(`${emulatorProcess.url}/_emu/health`)).json()) as { mqtt: { url: string; auth: string } };
+    expect(health.mqtt.auth).toBe('basic');
+    const target = { mqttUrl: health.mqtt.url };
+    expect(await connect(target)).toBe(NOT_AUTHORIZED);
+    expect(await connect(target, { username: 'meter-001', password: 'meter-001-password' })).toBe('ok');
   });
 });
