@@ -12,7 +12,7 @@ export function acceptedScopes(scope: string): string[] {
 export const isPlatformScope = (scope: string): boolean => scope.startsWith(`${PLATFORM_SCOPE}:`);
 
 /** Every scope some operation of the emulator requires, both families. */
-export function operationScopes(services: readonly ServiceDescriptor[]): string[] {
+export function allScopes(services: readonly ServiceDescriptor[]): string[] {
   const scopes = new Set<string>();
   for (const service of services) {
     for (const route of service.routes) {
@@ -23,17 +23,17 @@ export function operationScopes(services: readonly ServiceDescriptor[]): string[
 }
 
 /** What `"scopes": "all"` in the fixtures means: every scope an operation requires, except the platform family. */
-export function allScopes(services: readonly ServiceDescriptor[]): string[] {
-  return operationScopes(services).filter((s) => !isPlatformScope(s));
+export function tenantScopes(services: readonly ServiceDescriptor[]): string[] {
+  return allScopes(services).filter((s) => !isPlatformScope(s));
 }
 
 /** Every scope of the platform family: what the fixtures' platform administrator gets besides its own. */
 export function platformScopes(services: readonly ServiceDescriptor[]): string[] {
-  return operationScopes(services).filter(isPlatformScope);
+  return allScopes(services).filter(isPlatformScope);
 }
 
 export function expandScopes(granted: string[] | 'all', services: readonly ServiceDescriptor[]): string[] {
-  return granted === 'all' ? allScopes(services) : granted;
+  return granted === 'all' ? tenantScopes(services) : granted;
 }
 
 /** A scope pattern of a policy: a scope, or a prefix ending in `*` (`endpoint:*`; `*` alone matches every scope). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EmuContext } from '../../context.js';
-import { allScopes, scopeMatches } from '../../auth/scopes.js';
+import { scopeMatches, tenantScopes } from '../../auth/scopes.js';
 import { conflict, notFound } from '../../server/errors.js';
 import { groupsWithAncestors } from './groups.js';
 import { findPolicy, getUser, krn, POLICIES, recordsOf, RESOURCE_POLICIES, type IamPolicy, type IamUser, type Statement } from './records.js';
@@ -79,5 +79,5 @@ export function userScopes(ctx: EmuContext, user: IamUser): string[] {
   const named = (effect: Statement['effect']) => statements.filter((s) => s.effect === effect).flatMap((s) => s.actions);
   const allowed = named('allow');
   const denied = named('deny');
-  return allScopes(ctx.services).filter((scope) => allowed.some((p) => scopeMatches(p, scope)) && !denied.some((p) => scopeMatches(p, scope)));
+  return tenantScopes(ctx.services).filter((scope) => allowed.some((p) => scopeMatches(p, scope)) && !denied.some((p) => scopeMatches(p, scope)));
 }
