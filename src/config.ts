@@ -2,6 +2,9 @@ import { fileURLToPath } from 'node:url';
 
 export type AuthMode = 'off' | 'on';
 
+/** How the MQTT broker treats a CONNECT: `anonymous` admits clients without credentials, `basic` requires them. */
+export type MqttAuthMode = 'anonymous' | 'basic';
+
 export interface EmulatorOptions {
   /** REST port; 0 picks a free one. Default 8080. */
   port?: number;
@@ -20,6 +23,11 @@ export interface EmulatorOptions {
   asyncRequestTimeout?: number;
   /** MQTT port of the device gateway; 0 picks a free one. Default 1883. */
   mqttPort?: number;
+  /**
+   * Default `anonymous`: a client without a username connects, one with a username and password is checked against
+   * the credentials manager's basic credentials. `basic`: every client must present valid basic credentials.
+   */
+  mqttAuth?: MqttAuthMode;
   /** Log size in bytes after which the snapshot is rewritten. */
   compactBytes?: number;
   /** Where warnings and errors go (default stderr). */
@@ -42,6 +50,7 @@ export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     asyncRequestTimeout: options.asyncRequestTimeout ?? 60,
     mqttPort: options.mqttPort ?? 1883,
+    mqttAuth: options.mqttAuth ?? 'anonymous',
     compactBytes: options.compactBytes ?? 16 * 1024 * 1024,
   };
 }

@@ -180,7 +180,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
               inMemory: config.inMemory,
               auth: config.auth,
               defaultTenant: ctx.defaultTenantId(),
-              mqtt: { url: mqttUrl, port: mqttPort, onlineEndpoints: onlineEndpointCount(ctx) },
+              mqtt: { url: mqttUrl, port: mqttPort, auth: config.mqttAuth, onlineEndpoints: onlineEndpointCount(ctx) },
               services: services.map((s) => ({ name: s.prefix, title: s.title, url: `${url}/${s.prefix}/api/v1` })),
             }),
             exportState: () => store.exportDocument(),

@@ -8,7 +8,10 @@ export function acceptedScopes(scope: string): string[] {
   return scope.split('|').map((s) => s.trim().replace('<platform>', PLATFORM_SCOPE));
 }
 
-/** Every scope some operation of the emulator requires: what `"scopes": "all"` in the fixtures means. */
+/** Scopes of the platform family (`platform:tenant:read`, ...): a platform administrator's, never a tenant's. */
+export const isPlatformScope = (scope: string): boolean => scope.startsWith(`${PLATFORM_SCOPE}:`);
+
+/** Every scope some operation of the emulator requires, both families. */
 export function allScopes(services: readonly ServiceDescriptor[]): string[] {
   const scopes = new Set<string>();
   for (const service of services) {
@@ -19,6 +22,21 @@ export function allScopes(services: readonly ServiceDescriptor[]): string[] {
   return [...scopes].sort();
 }
 
+/** What `"scopes": "all"` in the fixtures means: every scope an operation requires, except the platform family. */
+export function tenantScopes(services: readonly ServiceDescriptor[]): string[] {
+  return allScopes(services).filter((s) => !isPlatformScope(s));
+}
+
+/** Every scope of the platform family: what the fixtures' platform administrator gets besides its own. */
+export function platformScopes(services: readonly ServiceDescriptor[]): string[] {
+  return allScopes(services).filter(isPlatformScope);
+}
+
 export function expandScopes(granted: string[] | 'all', services: readonly ServiceDescriptor[]): string[] {
-  return granted === 'all' ? allScopes(services) : granted;
+  return granted === 'all' ? tenantScopes(services) : granted;
+}
+
+/** A scope pattern of a policy: a scope, or a prefix ending in `*` (`endpoint:*`; `*` alone matches every scope). */
+export function scopeMatches(pattern: string, scope: string): boolean {
+  return pattern.endsWith('*') ? scope.startsWith(pattern.slice(0, -1)) : pattern === scope;
 }

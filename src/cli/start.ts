@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import chalk from 'chalk';
 import { resolve } from 'node:path';
 import type { RunningEmulator } from '../emulator.js';
-import { DEFAULT_FIXTURES, type AuthMode } from '../config.js';
+import { DEFAULT_FIXTURES, type AuthMode, type MqttAuthMode } from '../config.js';
 import { CliError, dataOption, parsePort, parsePositiveInt } from './shared.js';
 
 interface StartOptions {
@@ -17,6 +17,7 @@ interface StartOptions {
   bodyLimit: number;
   asyncTimeout: number;
   mqttPort: number;
+  mqttAuth: MqttAuthMode;
   compactBytes: number;
 }
 
@@ -88,6 +89,7 @@ async function run(options: StartOptions): Promise<void> {
       bodyLimit: options.bodyLimit,
       asyncRequestTimeout: options.asyncTimeout,
       mqttPort: options.mqttPort,
+      mqttAuth: options.mqttAuth,
       compactBytes: options.compactBytes,
       log: (m) => process.stderr.write(`${chalk.yellow('warning')} ${m}\n`),
     });
@@ -140,6 +142,12 @@ export function startCommand(): Command {
         .argParser(parsePositiveInt),
     )
     .addOption(new Option('--mqtt-port <port>', 'MQTT port of the device gateway (0 picks a free one)').env('PLATFORM_EMU_MQTT_PORT').default(1883).argParser(parsePort))
+    .addOption(
+      new Option('--mqtt-auth <mode>', 'MQTT CONNECT: "anonymous" admits clients without credentials (those with a username are checked), "basic" requires basic credentials')
+        .choices(['anonymous', 'basic'])
+        .env('PLATFORM_EMU_MQTT_AUTH')
+        .default('anonymous'),
+    )
     .addOption(
       new Option('--compact-bytes <bytes>', 'size of the mutation log past which state.json is rewritten and the log emptied')
         .env('PLATFORM_EMU_COMPACT_BYTES')

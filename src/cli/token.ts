@@ -6,6 +6,7 @@ import { collect, CliError, closeOffline, dataOption, emulatorJson, parsePositiv
 interface TokenOptions {
   tenant?: string;
   scope?: string[];
+  platform?: boolean;
   ttl: number;
   json?: boolean;
   data: string;
@@ -23,7 +24,7 @@ async function issueOffline(options: TokenOptions): Promise<Issued> {
     throw new CliError(`${err.message} Or pass --url of a running emulator.`);
   });
   try {
-    return issueTestToken(ctx, { tenant: options.tenant, scopes: options.scope, ttlSeconds: options.ttl, baseUrl: 'http://localhost:8080' });
+    return issueTestToken(ctx, { tenant: options.tenant, scopes: options.scope, platform: options.platform, ttlSeconds: options.ttl, baseUrl: 'http://localhost:8080' });
   } catch (err) {
     throw new CliError((err as Error).message);
   } finally {
@@ -34,7 +35,7 @@ async function issueOffline(options: TokenOptions): Promise<Issued> {
 async function run(options: TokenOptions): Promise<void> {
   const url = runningUrl(options);
   const issued = url
-    ? await emulatorJson<Issued>(url, 'POST', '/_emu/token', { tenant: options.tenant, scopes: options.scope, ttlSeconds: options.ttl })
+    ? await emulatorJson<Issued>(url, 'POST', '/_emu/token', { tenant: options.tenant, scopes: options.scope, platform: options.platform, ttlSeconds: options.ttl })
     : await issueOffline(options);
   const { default: jwt } = await import('jsonwebtoken');
   if (options.json) process.stdout.write(`${JSON.stringify({ ...issued, claims: jwt.decode(issued.token) }, null, 2)}\n`);
@@ -46,6 +47,7 @@ export function tokenCommand(): Command {
     .description("Print a signed access token (RS256, the emulator's own realm keys) for a tenant.")
     .addOption(new Option('--tenant <id>', "tenant id or realm name (default: the fixtures' default tenant)"))
     .addOption(new Option('--scope <scope>', "a scope to grant (repeatable, or space/comma-separated; default: all of the tenant's user's scopes)").argParser(collect))
+    .option('--platform', "a platform administrator's token (platform:tenant:... scopes), for the tenant manager")
     .addOption(new Option('--ttl <seconds>', 'lifetime in seconds').default(3600).argParser(parsePositiveInt))
     .option('--json', 'print the token with its decoded claims as JSON')
     .addOption(dataOption())
@@ -58,6 +60,7 @@ Works with the emulator running (asks it) or stopped (reads the keys from --data
 Examples:
   $ curl -H "Authorization: Bearer $(platform-emu token)" localhost:8080/epr/api/v1/endpoints
   $ platform-emu token --tenant globex --scope endpoint:read --ttl 60 --json
+  $ platform-emu token --platform                        # the fixtures' platform administrator
   $ platform-emu token --url http://127.0.0.1:41234      # an --in-memory emulator`,
     )
     .action(run);

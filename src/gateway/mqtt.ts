@@ -5,6 +5,7 @@ import { endpointByToken } from '../services/epr/endpoints.js';
 import { applyBrokerRules, isKp1Topic, isPlatformTopic, receivesBySubscription } from './broker-rules.js';
 import { handleKp1 } from './dispatch.js';
 import { limitPacketSize, maxPacketSize, PACKET_HEADROOM } from './packet-limit.js';
+import { mqttAuthenticate } from './mqtt-auth.js';
 import { sessionsOf, type QoS, type Session } from './sessions.js';
 import { KP1_ROOT } from './topics.js';
 
@@ -40,7 +41,7 @@ function observe(session: Session, resourceKey: string, on: boolean, requestId: 
  * none of its own does (never twice).
  */
 export async function startMqtt(ctx: EmuContext, options: { host: string; port: number }): Promise<MqttGateway> {
-  const broker = await Aedes.createBroker();
+  const broker = await Aedes.createBroker({ authenticate: mqttAuthenticate(ctx) });
   const rules = applyBrokerRules(broker, ctx.log);
   const sessions = sessionsOf(ctx);
   const queues = new Map<Client, Promise<void>>();

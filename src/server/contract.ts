@@ -42,6 +42,8 @@ export interface Route {
   deniedStatus?: 403 | 404;
   /** Routes that authenticate differently (the binary-data upload token) handle it themselves. */
   customAuth?: boolean;
+  /** Answers 400, 401 and 403 without a body, where the spec says so (identity and access manager). */
+  bareErrors?: boolean;
   handler: (req: Request, res: Response) => unknown;
 }
 

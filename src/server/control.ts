@@ -9,7 +9,7 @@ export interface ControlHooks {
   importState: (document: unknown) => Promise<void>;
   reset: () => Promise<void>;
   /** `POST /_emu/token`: a signed test token; throws with a reason a person can act on. */
-  issueToken: (request: { tenant?: string; scopes?: string[]; ttlSeconds?: number }) => unknown;
+  issueToken: (request: { tenant?: string; scopes?: string[]; platform?: boolean; ttlSeconds?: number }) => unknown;
 }
 
 export function controlRouter(hooks: ControlHooks): Router {
@@ -36,7 +36,7 @@ export function controlRouter(hooks: ControlHooks): Router {
     res.status(204).end();
   });
   router.post('/token', express.json({ type: () => true }), (req, res) => {
-    const body = (req.body ?? {}) as { tenant?: string; scopes?: string[]; ttlSeconds?: number };
+    const body = (req.body ?? {}) as { tenant?: string; scopes?: string[]; platform?: boolean; ttlSeconds?: number };
     try {
       res.json(hooks.issueToken(body));
     } catch (err) {

@@ -22,6 +22,10 @@ interface BodyParserError {
   message: string;
 }
 
+/** The statuses a route with `bareErrors` answers without a body, and the header that carries their message instead. */
+const BARE_STATUSES = new Set([400, 401, 403]);
+export const BARE_MESSAGE_HEADER = 'X-Platform-Emu-Message';
+
 /** Turns anything thrown into `{ "message": ... }`: never an HTML page, never a stack trace. */
 export function errorHandler(log: (message: string) => void) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
@@ -53,6 +57,11 @@ export function errorHandler(log: (message: string) => void) {
       message = `Internal error while handling ${req.method} ${req.originalUrl}: ${(err as Error)?.message ?? String(err)}`;
       log(message + (err instanceof Error && err.stack ? `\n${err.stack}` : ''));
     }
-    res.status(status).json({ message });
+    if (res.locals.bareErrors === true && BARE_STATUSES.has(status)) {
+      // No body, as the spec says; the sentence still reaches whoever looks at the headers.
+      res.status(status).set(BARE_MESSAGE_HEADER, message.replace(/[^\x20-\x7e]/g, '?')).end();
+    } else {
+      res.status(status).json({ message });
+    }
   };
 }

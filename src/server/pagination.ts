@@ -26,3 +26,27 @@ export function pageParams(defaultLimit: number): QueryParam[] {
     { name: 'limit', description: `default ${defaultLimit}, 0 = all`, schema: { type: 'integer', minimum: 0 } },
   ];
 }
+
+export interface NumberedPage<T> {
+  items: T[];
+  total: number;
+  /** From 1. */
+  page: number;
+  pageSize: number;
+}
+
+/** The other paginator: `page` (from 1, default 1) and `pageSize` (default given), as the identity and access manager lists. */
+export function paginateByPage<T>(req: Request, items: readonly T[], defaultPageSize: number): NumberedPage<T> {
+  const page = queryInt(req, 'page', { min: 1 }) ?? 1;
+  const pageSize = queryInt(req, 'pageSize', { min: 1 }) ?? defaultPageSize;
+  const start = (page - 1) * pageSize;
+  return { items: items.slice(start, start + pageSize), total: items.length, page, pageSize };
+}
+
+/** The query parameters `paginateByPage` reads. */
+export function pageNumberParams(defaultPageSize: number): QueryParam[] {
+  return [
+    { name: 'page', description: 'from 1; default 1', schema: { type: 'integer', minimum: 1 } },
+    { name: 'pageSize', description: `default ${defaultPageSize}`, schema: { type: 'integer', minimum: 1 } },
+  ];
+}

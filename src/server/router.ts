@@ -45,6 +45,11 @@ function bodyValidator(route: Route) {
   };
 }
 
+function markBareErrors(_req: Request, res: Response, next: NextFunction): void {
+  res.locals.bareErrors = true;
+  next();
+}
+
 /**
  * Routes, most specific first (a stable sort: among equals, the first listed wins), each with auth from
  * its scope, a body parser and schema check only where a body is expected, and its handler.
@@ -54,7 +59,7 @@ export function serviceRouter(ctx: EmuContext, routes: readonly Route[], verify:
   const json = express.json({ limit: ctx.config.bodyLimit, strict: false, type: () => true });
   const raw = express.raw({ limit: ctx.config.bodyLimit, type: () => true });
   for (const route of [...routes].sort((a, b) => bySpecificity(a.path, b.path))) {
-    const handlers = [authenticate(ctx, route, verify)];
+    const handlers = route.bareErrors ? [markBareErrors, authenticate(ctx, route, verify)] : [authenticate(ctx, route, verify)];
     const body = bodyKind(route);
     if (body === 'json') handlers.push(json, depthLimit);
     if (body === 'raw') handlers.push(raw);

@@ -1,3 +1,4 @@
+import { internalContext } from '../../src/emulator.js';
 import { describe, expect, it } from 'vitest';
 import mqtt from 'mqtt';
 import { isPlatformTopic, refusalOf } from '../../src/gateway/broker-rules.js';
@@ -217,7 +218,7 @@ describe('devices are kept apart on the broker', async () => {
     const metadata = await call('GET', `/epr/api/v1/endpoints/${endpoint.endpointId}?include=metadata`);
     expect(metadata.body.metadata).toEqual({ online: false });
     // The will is published after the connection closed: it did not make the endpoint look online.
-    expect(deviceConnection(emulator.ctx, endpoint.endpointId)).toMatchObject({ online: false, transport: 'mqtt' });
+    expect(deviceConnection(internalContext(emulator), endpoint.endpointId)).toMatchObject({ online: false, transport: 'mqtt' });
   });
 
   it('keeps nothing retained under kp1/: a retained request is answered and delivered unretained; other topics retain', async () => {

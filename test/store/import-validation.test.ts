@@ -61,7 +61,7 @@ describe('a state import (PUT /_emu/state)', async () => {
     await refused((s) => delete s.collections.endpoints['meter-001'].appVersion, /collections\.endpoints\["meter-001"\].*appVersion/);
     await refused((s) => (s.collections.endpoints['meter-001'].metadata = [1, 2]), /collections\.endpoints\["meter-001"\]: metadata must be a JSON object/);
     await refused((s) => (s.collections.applications['smart-meter'].createdDate = 'yesterday'), /collections\.applications\["smart-meter"\]: createdDate must match pattern/);
-    await refused((s) => (s.collections['realm-users'] = { 'acme/x': { tenantId: 'acme', username: 'x', password: 'y', scopes: 'some' } }), /collections\.realm-users\["acme\/x"\]: scopes/);
+    await refused((s) => (s.collections['realm-users'] = { 'acme/x': { tenantId: 'acme', username: 'x', passwordHash: 'scrypt$16384$8$1$abc$def', scopes: 'some' } }), /collections\.realm-users\["acme\/x"\]: scopes/);
   });
 
   it('takes an endpoint without metadata as one with {}', async () => {

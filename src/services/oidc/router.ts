@@ -4,7 +4,8 @@ import { publicJwk } from '../../auth/keys.js';
 import { expandScopes } from '../../auth/scopes.js';
 import { DEFAULT_TOKEN_TTL, signAccessToken } from '../../auth/tokens.js';
 import { issuerUrl } from '../../server/location.js';
-import { realmClient, realmUser, tenantByRealm, type Tenant } from '../tenant-manager/tenants.js';
+import { iamLogin } from '../iam/login.js';
+import { realmClient, realmUserLogin, realmUserScopes, tenantByRealm, type Tenant } from '../tenant-manager/tenants.js';
 
 class OAuthError extends Error {
   constructor(
@@ -44,38 +45,51 @@ function narrow(granted: string[], requested: unknown): string[] {
   return wanted;
 }
 
-function token(req: Request, res: Response): void {
+interface Grantee {
+  subject: string;
+  scopes: string[];
+  username?: string;
+}
+
+/** A user of the realm: a fixture realm user, else an identity and access manager user of the tenant. */
+async function passwordGrantee(req: Request, tenant: Tenant): Promise<Grantee> {
+  const username = String(req.body?.username ?? '');
+  const password = String(req.body?.password ?? '');
+  const realmUser = await realmUserLogin(req.ctx, tenant.id, username, password);
+  if (realmUser) return { subject: realmUser.username, username: realmUser.username, scopes: realmUserScopes(req.ctx, realmUser) };
+  const iamUser = await iamLogin(req.ctx, tenant.id, username, password);
+  if (iamUser === 'disabled') throw new OAuthError(400, 'invalid_grant', 'Account disabled: the user was created with enabled false.');
+  if (!iamUser) throw new OAuthError(401, 'invalid_grant', 'Invalid user credentials.');
+  return { subject: iamUser.id, username: iamUser.username, scopes: iamUser.scopes };
+}
+
+async function token(req: Request, res: Response): Promise<void> {
   const ctx = req.ctx;
   const tenant = realmOf(req);
   const grant = req.body?.grant_type;
   const { id: clientId, secret } = clientCredentials(req);
   const client = clientId ? realmClient(ctx, tenant.id, clientId) : undefined;
-  let scopes: string[];
-  let subject: string;
-  let username: string | undefined;
+  // The realm's frontend client is public: it has no secret and serves the password grant only.
+  const frontend = clientId !== undefined && clientId === tenant.client_frontend_id;
+  let grantee: Grantee;
   if (grant === 'client_credentials') {
     if (!client || client.secret !== secret) throw new OAuthError(401, 'invalid_client', 'Unknown client_id or wrong client_secret for this realm.');
-    scopes = expandScopes(client.scopes, ctx.services);
-    subject = `service-account-${client.clientId}`;
+    grantee = { subject: `service-account-${client.clientId}`, scopes: expandScopes(client.scopes, ctx.services) };
   } else if (grant === 'password') {
-    if (clientId && !client) throw new OAuthError(401, 'invalid_client', `Unknown client_id ${clientId} for this realm.`);
-    const user = realmUser(ctx, tenant.id, String(req.body?.username ?? ''));
-    if (!user || user.password !== req.body?.password) throw new OAuthError(401, 'invalid_grant', 'Invalid user credentials.');
-    scopes = expandScopes(user.scopes, ctx.services);
-    subject = user.username;
-    username = user.username;
+    if (clientId && !client && !frontend) throw new OAuthError(401, 'invalid_client', `Unknown client_id ${clientId} for this realm.`);
+    grantee = await passwordGrantee(req, tenant);
   } else {
     throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials or password.');
   }
-  scopes = narrow(scopes, req.body?.scope);
+  const scopes = narrow(grantee.scopes, req.body?.scope);
   const accessToken = signAccessToken(ctx.keys, {
     issuer: issuerUrl(req, tenant.realm_name),
     tenantId: tenant.id,
-    subject,
+    subject: grantee.subject,
     scopes,
     ttlSeconds: DEFAULT_TOKEN_TTL,
-    clientId: client?.clientId,
-    username,
+    clientId: client?.clientId ?? (frontend ? clientId : undefined),
+    username: grantee.username,
   });
   res.set('Cache-Control', 'no-store').json({
     access_token: accessToken,

@@ -2,7 +2,8 @@ import { REALM_NAME_PATTERN, TENANT_ID_PATTERN } from './schemas.js';
 import type { EmuContext } from '../../context.js';
 import type { Mutation } from '../../store/index.js';
 import type { FixtureSection } from '../../server/contract.js';
-import { newTenantRecord, REALM_CLIENTS, REALM_USERS, SETTINGS, TENANTS } from './tenants.js';
+import { storedPassword } from '../../auth/passwords.js';
+import { backendClient, newTenantRecord, REALM_CLIENTS, REALM_USERS, SETTINGS, TENANTS } from './tenants.js';
 
 const scopes = { oneOf: [{ const: 'all' }, { type: 'array', items: { type: 'string' } }] };
 
@@ -29,7 +30,13 @@ export const tenantFixtures: FixtureSection = {
         items: {
           type: 'object',
           required: ['username', 'password'],
-          properties: { username: { type: 'string', minLength: 1 }, password: { type: 'string', minLength: 1 }, scopes },
+          properties: {
+            username: { type: 'string', minLength: 1 },
+            // In clear, or a hash from a state export (`scrypt$...`): stored only as a hash.
+            password: { type: 'string', minLength: 1 },
+            scopes,
+            platformAdmin: { type: 'boolean' },
+          },
           additionalProperties: false,
         },
       },
@@ -46,12 +53,14 @@ export const tenantFixtures: FixtureSection = {
         now,
       );
       mutations.push({ op: 'put', c: TENANTS, id: tenant.id, v: tenant });
-      for (const c of clients) {
+      // A tenant without clients still has a working backend client: the one its record names.
+      for (const c of first ? clients : [backendClient(tenant)]) {
         mutations.push({ op: 'put', c: REALM_CLIENTS, id: `${tenant.id}/${c.clientId}`, v: { tenantId: tenant.id, scopes: 'all', ...c } });
       }
-      for (const u of users) {
-        mutations.push({ op: 'put', c: REALM_USERS, id: `${tenant.id}/${u.username}`, v: { tenantId: tenant.id, scopes: 'all', ...u } });
-      }
+      const hashes = await Promise.all(users.map((u) => storedPassword(u.password as string)));
+      users.forEach(({ password: _clear, ...u }, i) => {
+        mutations.push({ op: 'put', c: REALM_USERS, id: `${tenant.id}/${u.username}`, v: { tenantId: tenant.id, scopes: 'all', ...u, passwordHash: hashes[i] } });
+      });
     }
     const defaultTenant = typeof fixture.defaultTenant === 'string' ? fixture.defaultTenant : (items[0]?.id as string | undefined);
     if (defaultTenant) mutations.push({ op: 'put', c: SETTINGS, id: 'defaultTenant', v: { value: defaultTenant } });

@@ -1,3 +1,4 @@
+import { withPasswordHash } from '../../auth/passwords.js';
 import { tenantRecord, type JsonSchema, type ServiceDescriptor } from '../../server/contract.js';
 import { tenantFixtures } from './fixtures.js';
 import { routes } from './routes.js';
@@ -16,7 +17,7 @@ export const tenantManager: ServiceDescriptor = {
   collections: {
     tenants: tenantRecord(['id', 'realm_name'], { id: { type: 'string', pattern: TENANT_ID_PATTERN }, realm_name: { type: 'string', pattern: REALM_NAME_PATTERN } }),
     'realm-clients': tenantRecord(['clientId', 'secret'], { scopes }),
-    'realm-users': tenantRecord(['username', 'password'], { scopes }),
+    'realm-users': withPasswordHash(tenantRecord(['username', 'passwordHash'], { scopes })),
     settings: { type: 'object', required: ['value'] },
     ...Object.fromEntries(
       TEMPLATE_KINDS.map((k) => [

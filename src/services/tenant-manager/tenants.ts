@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { conflict } from '../../server/errors.js';
 import type { EmuContext } from '../../context.js';
 import type { StoredRecord } from '../../store/index.js';
-import { expandScopes } from '../../auth/scopes.js';
+import { verifyPassword } from '../../auth/passwords.js';
+import { expandScopes, platformScopes } from '../../auth/scopes.js';
 
 export const TENANTS = 'tenants';
 export const REALM_CLIENTS = 'realm-clients';
@@ -36,8 +37,11 @@ export interface RealmClient extends StoredRecord {
 export interface RealmUser extends StoredRecord {
   tenantId: string;
   username: string;
-  password: string;
+  /** `src/auth/passwords.ts`: never the password itself. */
+  passwordHash: string;
   scopes: string[] | 'all';
+  /** The fixtures' platform administrator: also every `platform:` scope. */
+  platformAdmin?: boolean;
 }
 
 export function setupTenantIndexes(ctx: EmuContext): void {
@@ -68,10 +72,28 @@ export function realmUser(ctx: EmuContext, tenantId: string, username: string): 
   return ctx.store.get<RealmUser>(REALM_USERS, `${tenantId}/${username}`);
 }
 
-/** The scopes a token of this tenant gets by default: those of its first user, else every scope. */
+/** The realm user, when the password is theirs (the `password` grant). */
+export async function realmUserLogin(ctx: EmuContext, tenantId: string, username: string, password: string): Promise<RealmUser | undefined> {
+  const user = realmUser(ctx, tenantId, username);
+  return user && (await verifyPassword(password, user.passwordHash)) ? user : undefined;
+}
+
+/** A realm user's token scopes: its own, and the platform family for the platform administrator. */
+export function realmUserScopes(ctx: EmuContext, user: RealmUser): string[] {
+  const own = expandScopes(user.scopes, ctx.services);
+  return user.platformAdmin ? [...new Set([...own, ...platformScopes(ctx.services)])] : own;
+}
+
+/** The fixtures' designated platform administrator (the first realm user marked `platformAdmin`). */
+export function platformAdministrator(ctx: EmuContext): RealmUser | undefined {
+  for (const user of ctx.store.values<RealmUser>(REALM_USERS)) if (user.platformAdmin) return user;
+  return undefined;
+}
+
+/** The scopes a token of this tenant gets by default: those of its first user, else every tenant scope. */
 export function defaultScopes(ctx: EmuContext, tenantId: string): string[] {
   for (const user of ctx.store.values<RealmUser>(REALM_USERS)) {
-    if (user.tenantId === tenantId) return expandScopes(user.scopes, ctx.services);
+    if (user.tenantId === tenantId) return realmUserScopes(ctx, user);
   }
   return expandScopes('all', ctx.services);
 }
@@ -110,12 +132,24 @@ export function newTenantRecord(input: TenantInput, now: string): Tenant {
   } as Tenant;
 }
 
-/** `POST /tenants` after its schema: a new realm in status CREATING; 409 when the id or realm name is taken. */
+/** The tenant's backend client (`client_credentials`): the realm client its `client_backend_id`/`_secret` name. */
+export function backendClient(tenant: Tenant): RealmClient {
+  return { tenantId: tenant.id, clientId: tenant.client_backend_id, secret: tenant.client_backend_secret, scopes: 'all' };
+}
+
+/**
+ * `POST /tenants` after its schema: a new realm in status CREATING, with its backend client; 409 when the id or
+ * realm name is taken.
+ */
 export async function createTenant(ctx: EmuContext, input: TenantInput & { idp_version?: boolean }): Promise<Tenant> {
   if (tenantByRealm(ctx, input.realm_name)) throw conflict(`A tenant with realm_name ${input.realm_name} exists already.`);
   if (input.id !== undefined && getTenant(ctx, input.id)) throw conflict(`A tenant with id ${input.id} exists already.`);
   const { idp_version, ...fields } = input;
   const tenant = newTenantRecord({ ...fields, idp_version: idp_version === true ? 1 : 0, status: 'CREATING' }, ctx.clock.nowIso());
-  await ctx.store.put(TENANTS, tenant.id, tenant);
+  const client = backendClient(tenant);
+  await ctx.store.commit([
+    { op: 'put', c: TENANTS, id: tenant.id, v: tenant },
+    { op: 'put', c: REALM_CLIENTS, id: `${tenant.id}/${client.clientId}`, v: client },
+  ]);
   return tenant;
 }

@@ -1,0 +1,36 @@
+import { storedPassword } from '../../auth/passwords.js';
+import type { FixtureSection } from '../../server/contract.js';
+import { FixtureError } from '../../seed/errors.js';
+import { getTenant } from '../tenant-manager/tenants.js';
+import { BASIC_CREDENTIALS, newBasicCredential, type BasicCredential } from './basic-credentials.js';
+import { username } from './schemas.js';
+
+/** `basicCredentials`: device logins of the MQTT broker. The password in clear, or a hash from a state export. */
+export const basicCredentialFixtures: FixtureSection = {
+  key: 'basicCredentials',
+  label: (c) => c.username as string,
+  item: {
+    type: 'object',
+    required: ['tenantId', 'username', 'password'],
+    properties: {
+      tenantId: { type: 'string' },
+      username,
+      password: { type: 'string', minLength: 1 },
+      state: { enum: ['Active', 'Inactive', 'Suspended', 'Revoked'] },
+    },
+    additionalProperties: false,
+  },
+  async seed(ctx, items) {
+    const made: BasicCredential[] = [];
+    for (const item of items as Array<{ tenantId: string; username: string; password: string; state?: BasicCredential['state'] }>) {
+      if (!getTenant(ctx, item.tenantId)) throw new FixtureError(`basicCredentials (${item.username}): there is no tenant ${item.tenantId}.`);
+      if (made.some((c) => c.username === item.username)) throw new FixtureError(`basicCredentials (${item.username}): the username is listed twice.`);
+      try {
+        made.push((await newBasicCredential(ctx, item.tenantId, item, storedPassword)).credential);
+      } catch (err) {
+        throw new FixtureError(`basicCredentials (${item.username}): ${(err as Error).message}`);
+      }
+    }
+    await ctx.store.commit(made.map((c) => ({ op: 'put', c: BASIC_CREDENTIALS, id: c.id, v: c })));
+  },
+};

@@ -1,0 +1,23 @@
+import { withPasswordHash } from '../../auth/passwords.js';
+import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { setupCredentialIndexes } from './basic-credentials.js';
+import { basicCredentialFixtures } from './fixtures.js';
+import { routes } from './routes.js';
+import { setupX509Indexes } from './x509-credentials.js';
+
+export const credentialsManager: ServiceDescriptor = {
+  prefix: 'ccm',
+  title: 'Credentials manager',
+  serviceGroup: 'admin',
+  routes,
+  collections: {
+    'basic-credentials': withPasswordHash(tenantRecord(['id', 'username', 'passwordHash', 'state', 'createdDate', 'updatedDate'])),
+    'x509-credentials': tenantRecord(['id', 'state', 'serialNumber', 'commonName', 'invalidAfter', 'fingerprint', 'createdDate', 'updatedDate']),
+  },
+  fixtures: [basicCredentialFixtures],
+  seedsAfter: ['tenant-manager'],
+  setup(ctx) {
+    setupCredentialIndexes(ctx);
+    setupX509Indexes(ctx);
+  },
+};

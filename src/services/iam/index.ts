@@ -1,0 +1,18 @@
+import { withPasswordHash } from '../../auth/passwords.js';
+import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { GROUPS, POLICIES, RESOURCE_POLICIES, setupIamIndexes, USERS } from './records.js';
+import { routes } from './routes.js';
+
+export const identityAndAccess: ServiceDescriptor = {
+  prefix: 'iam',
+  title: 'Identity and access manager',
+  serviceGroup: 'admin',
+  routes,
+  collections: {
+    [USERS]: withPasswordHash(tenantRecord(['id', 'username', 'email', 'krn', 'passwordHash', 'created', 'updated'])),
+    [GROUPS]: tenantRecord(['id', 'name', 'path', 'krn', 'created', 'updated']),
+    [POLICIES]: tenantRecord(['id', 'name', 'krn', 'type', 'version']),
+    [RESOURCE_POLICIES]: tenantRecord([]),
+  },
+  setup: setupIamIndexes,
+};

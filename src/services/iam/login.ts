@@ -1,0 +1,24 @@
+import type { EmuContext } from '../../context.js';
+import { verifyPassword } from '../../auth/passwords.js';
+import { userScopes } from './policies.js';
+import { userByUsername, USERS, type IamUser } from './records.js';
+
+export interface IamLogin {
+  id: string;
+  username: string;
+  scopes: string[];
+}
+
+/**
+ * The `password` grant of the tenant's realm for a user of the identity and access manager: the user and the scopes
+ * its policies allow; `disabled` for the right password of a user created with `enabled: false`; undefined otherwise.
+ */
+export async function iamLogin(ctx: EmuContext, tenantId: string, username: string, password: string): Promise<IamLogin | 'disabled' | undefined> {
+  const found = userByUsername(ctx, tenantId, username);
+  if (!found || !(await verifyPassword(password, found.passwordHash))) return undefined;
+  // Read again after the hash: the user may have been deleted meanwhile.
+  const user = ctx.store.get<IamUser>(USERS, found.id);
+  if (!user) return undefined;
+  if (!user.enabled) return 'disabled';
+  return { id: user.id, username: user.username, scopes: userScopes(ctx, user) };
+}

@@ -1,0 +1,109 @@
+import type { EmuContext } from '../../context.js';
+import { badRequest, notFound } from '../../server/errors.js';
+import type { StoredRecord } from '../../store/index.js';
+
+/** The identity and access manager's collections and the lookups its domain files share. */
+
+export const USERS = 'iam-users';
+export const GROUPS = 'iam-groups';
+export const POLICIES = 'iam-policies';
+export const RESOURCE_POLICIES = 'iam-resource-policies';
+
+export interface IamUser extends StoredRecord {
+  tenantId: string;
+  id: string;
+  idpID: string;
+  tenantID: string;
+  username: string;
+  email: string;
+  enabled: boolean;
+  path?: string;
+  firstName?: string;
+  lastName?: string;
+  policyIDs: string[];
+  /** Ids of the groups the user is a member of. */
+  groups: string[];
+  sendVerifyEmail?: boolean;
+  redirectUri?: string;
+  krn: string;
+  created: string;
+  updated: string;
+  /** `src/auth/passwords.ts`: never the password itself. */
+  passwordHash: string;
+}
+
+export interface IamGroup extends StoredRecord {
+  tenantId: string;
+  id: string;
+  tenantID: string;
+  name: string;
+  displayName: string;
+  parentID?: string;
+  path: string;
+  krn: string;
+  policyIDs: string[];
+  created: string;
+  updated: string;
+}
+
+export interface Statement {
+  effect: 'allow' | 'deny';
+  actions: string[];
+  resources: string[];
+  principals?: string[];
+  description?: string;
+}
+
+export interface IamPolicy extends StoredRecord {
+  tenantId: string;
+  id: string;
+  krn: string;
+  name: string;
+  description: string;
+  type: 'identity' | 'resource';
+  origin: string;
+  version: string;
+  statements: Statement[];
+}
+
+const usernameKey = (tenantId: string, username: string) => `${tenantId}\u0000${username}`;
+
+export function setupIamIndexes(ctx: EmuContext): void {
+  ctx.store.defineIndex(USERS, 'username', (u) => usernameKey(u.tenantId as string, u.username as string));
+}
+
+export function userByUsername(ctx: EmuContext, tenantId: string, username: string): IamUser | undefined {
+  return ctx.store.lookup<IamUser>(USERS, 'username', usernameKey(tenantId, username))[0];
+}
+
+/** The tenant's records of a collection; another tenant's are never seen. */
+export function recordsOf<T extends StoredRecord>(ctx: EmuContext, collection: string, tenantId: string): T[] {
+  return [...ctx.store.values<T>(collection)].filter((r) => r.tenantId === tenantId);
+}
+
+function owned<T extends StoredRecord>(ctx: EmuContext, collection: string, tenantId: string, id: string): T | undefined {
+  const record = ctx.store.get<T>(collection, id);
+  return record?.tenantId === tenantId ? record : undefined;
+}
+
+export function getUser(ctx: EmuContext, tenantId: string, id: string): IamUser {
+  const user = owned<IamUser>(ctx, USERS, tenantId, id);
+  if (!user) throw notFound(`There is no user ${id}.`);
+  return user;
+}
+
+export const findGroup = (ctx: EmuContext, tenantId: string, id: string) => owned<IamGroup>(ctx, GROUPS, tenantId, id);
+export const findPolicy = (ctx: EmuContext, tenantId: string, id: string) => owned<IamPolicy>(ctx, POLICIES, tenantId, id);
+
+/** 400 naming the first id in a request body that is not one of the tenant's records of that kind. */
+export function checkReferences(ctx: EmuContext, tenantId: string, kind: 'group' | 'policy' | 'user', ids: readonly string[] = []): void {
+  const collection = { group: GROUPS, policy: POLICIES, user: USERS }[kind];
+  const missing = ids.find((id) => !owned(ctx, collection, tenantId, id));
+  if (missing !== undefined) throw badRequest(`There is no ${kind} ${missing}.`);
+}
+
+/** `krn:iam:<tenant_id>::<kind>/<path>/<name>`; an empty path leaves no empty segment. */
+export function krn(tenantId: string, kind: string, path: string | undefined, name: string): string {
+  const segments = [kind, ...(path ?? '').split('/').filter(Boolean), name];
+  return `krn:iam:${tenantId}::${segments.join('/')}`;
+}
