@@ -34,7 +34,8 @@ export function appConfigRecord(ctx: EmuContext, appVersionName: string): AppCon
 
 /** The whole configuration of a version, `{}` when none was ever written. */
 export function versionConfiguration(ctx: EmuContext, appVersionName: string): unknown {
-  return appConfigRecord(ctx, appVersionName)?.config ?? EMPTY_CONFIGURATION;
+  const record = appConfigRecord(ctx, appVersionName);
+  return record ? record.config : EMPTY_CONFIGURATION;
 }
 
 /**
@@ -67,11 +68,11 @@ export async function putAppConfig(ctx: EmuContext, version: AppVersion, config:
 /** Errors of fast-json-patch, by what they mean for the caller: a path that is not there, a failed test, a bad patch. */
 const MISSING_PATH = new Set(['OPERATION_PATH_UNRESOLVABLE', 'OPERATION_FROM_UNRESOLVABLE', 'OPERATION_PATH_CANNOT_ADD', 'OPERATION_VALUE_OUT_OF_BOUNDS', 'OPERATION_PATH_ILLEGAL_ARRAY_INDEX']);
 
-function patchFailure(err: unknown): Error {
-  if (!(err instanceof jsonPatch.JsonPatchError)) return badRequest(`The patch cannot be applied: ${(err as Error).message}`);
-  const where = `operation [${err.index}]${err.operation ? ` (${err.operation.op} ${err.operation.path})` : ''}`;
-  const reason = err.message.split('\n')[0];
-  if (err.name === 'TEST_OPERATION_FAILED') return conflict(`The patch was not applied: ${where} failed: the value at ${err.operation?.path} is not the one tested.`);
+function patchFailure(err: unknown, index: number, operation: Operation): Error {
+  const where = `operation [${index}] (${operation.op} ${operation.path})`;
+  const reason = (err as Error).message.split('\n')[0];
+  if (!(err instanceof jsonPatch.JsonPatchError)) return badRequest(`The patch was not applied: ${where} is refused: ${reason}`);
+  if (err.name === 'TEST_OPERATION_FAILED') return conflict(`The patch was not applied: ${where} failed: the value at ${operation.path} is not the one tested.`);
   if (MISSING_PATH.has(err.name)) return notFound(`The patch was not applied: ${where}: ${reason}.`);
   return badRequest(`The patch was not applied: ${where} is invalid: ${reason}.`);
 }
@@ -79,12 +80,15 @@ function patchFailure(err: unknown): Error {
 /** RFC 6902, all operations or none: a failing operation (a `test` too) leaves the stored configuration as it was. */
 export async function patchAppConfig(ctx: EmuContext, version: AppVersion, patch: Operation[]): Promise<AppConfig> {
   const previous = appConfigRecord(ctx, version.name);
-  let patched: unknown;
-  try {
-    patched = jsonPatch.applyPatch(previous?.config ?? {}, patch, true, false).newDocument;
-  } catch (err) {
-    throw patchFailure(err);
-  }
+  // One operation at a time on a copy, so that a failure names its operation (the library reports index 0 for some).
+  let patched: unknown = jsonPatch.deepClone(previous ? previous.config : EMPTY_CONFIGURATION);
+  patch.forEach((operation, i) => {
+    try {
+      patched = jsonPatch.applyOperation(patched, operation, true, true, true, i).newDocument;
+    } catch (err) {
+      throw patchFailure(err, i, operation);
+    }
+  });
   const record = newAppConfig(version, patched, ctx.clock.nowIso(), previous);
   await ctx.store.put(APP_CONFIGS, version.name, record);
   return record;
