@@ -23,6 +23,7 @@ describe('configuration schemas, batch and filter writes', async () => {
   const broken = await versionWith('tracker-broken', { ecr: { configSchema: { type: 'nonsense' } } });
   const notAnObject = await versionWith('tracker-odd', { ecr: 'schema please' });
   const badFlag = await versionWith('tracker-flag', { ecr: { configSchemaRequired: 'yes' } });
+  const numberSchema = await versionWith('tracker-number', { ecr: { configSchema: 5 } });
 
   describe('the schema of the application version (application configuration service, key "ecr")', () => {
     it('422 with ajv’s reasons for a payload that breaks it, nothing stored', async () => {
@@ -46,6 +47,17 @@ describe('configuration schemas, batch and filter writes', async () => {
       await call('PATCH', tekton('smart-meter', 'smart-meter-v1'), { body: [{ op: 'replace', path: '/ecr/configSchema/properties/reportingIntervalSeconds/minimum', value: 10 }] });
     });
 
+    it('a schema in the draft its $schema names (2020-12 here), formats checked', async () => {
+      const endpointId = await versionWith('tracker-2020', {
+        ecr: { configSchemaRequired: true, configSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { contact: { type: 'string', format: 'email' }, pair: { prefixItems: [{ type: 'integer' }, { type: 'string' }] } } } },
+      });
+      const refused = await call('PUT', one(endpointId, 'tracker-2020'), json({ contact: 'nobody', pair: ['x', 'y'] }));
+      expect(refused.status).toBe(422);
+      expect(refused.body.message).toMatch(/contact must match format "email"/);
+      expect(refused.body.message).toMatch(/pair.0 must be an integer/);
+      expect((await call('PUT', one(endpointId, 'tracker-2020'), json({ contact: 'ops@example.com', pair: [1, 'y'] }))).status).toBe(201);
+    });
+
     it('configSchemaRequired true and no configSchema: 404 on every write', async () => {
       const writes = [
         ['PUT', one(strict, 'tracker-strict'), json({ a: 1 })],
@@ -65,6 +77,7 @@ describe('configuration schemas, batch and filter writes', async () => {
         [broken, 'tracker-broken', /not a valid JSON Schema/],
         [notAnObject, 'tracker-odd', /not a JSON object/],
         [badFlag, 'tracker-flag', /configSchemaRequired is not true or false/],
+        [numberSchema, 'tracker-number', /a JSON Schema is an object or a boolean/],
       ] as const) {
         for (const [method, path, options] of [
           ['PUT', one(endpointId, version), json({ a: 1 })],
