@@ -1,22 +1,16 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startEmulator } from '../src/index.js';
 import { api, startTestEmulator } from './helpers/emulator.js';
+import { fixtureFile } from './helpers/fixture-file.js';
 
 const base = {
   tenants: [{ id: 't1', realm_name: 't1' }],
   applications: [{ tenantId: 't1', name: 'app', versions: [{ name: 'app-v1' }] }],
   endpoints: [{ endpointId: 'e1', appVersion: 'app-v1', token: 'e1-token' }],
 };
-
-function fixtureFile(content: unknown): string {
-  const dir = mkdtempSync(join(tmpdir(), 'emu-fixture-'));
-  const path = join(dir, 'fixture.json');
-  writeFileSync(path, JSON.stringify(content));
-  return path;
-}
 
 const start = (fixtures: string, dataDir?: string) =>
   startEmulator({ port: 0, mqttPort: 0, inMemory: !dataDir, dataDir, fixtures, log: () => undefined });

@@ -86,6 +86,11 @@ export interface ServiceDescriptor {
    * mounted at `/_emu`, guarded like the rest of it. Never the platform's own operations.
    */
   controlPlane?: (ctx: EmuContext) => Router;
+  /**
+   * The schema of the service's part of an application version's configuration (application configuration service,
+   * under the service's name), listed by `GET /service-instances` as `appVersionConfigurationSchema`.
+   */
+  appVersionConfigurationSchema?: JsonSchema;
   /** Runs once the store is open: define indexes, start timers. */
   setup?: (ctx: EmuContext) => void | Promise<void>;
   /** Runs on stop: clear timers, release waiters. */

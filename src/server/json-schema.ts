@@ -1,10 +1,13 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { JsonSchema } from './contract.js';
 
+const withFormats = <T extends Ajv>(instance: T): T => ((addFormats as unknown as (a: Ajv) => void)(instance), instance);
+
 /** One ajv for request bodies, fixtures and imports, so that one rule reads the same everywhere. */
-const ajv = new Ajv({ allErrors: false, strict: false });
-(addFormats as unknown as (a: Ajv) => void)(ajv);
+const ajv = withFormats(new Ajv({ allErrors: false, strict: false }));
 
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
@@ -46,4 +49,25 @@ export function describeSchemaError(error: ErrorObject, root = 'the body'): stri
 export function schemaProblem(schema: JsonSchema, value: unknown, root?: string): string | null {
   const check = compileSchema(schema);
   return check(value) ? null : describeSchemaError(check.errors![0], root);
+}
+
+/**
+ * A schema a user configured (the configuration registry's `configSchema`), not one of ours: compiled by an ajv of
+ * its own, so that its `$id`s and mistakes stay with it, in the draft its `$schema` names (draft-07 by default).
+ * Throws when it is not a valid JSON Schema; the caller keeps the result for as long as the schema is unchanged.
+ */
+export function compileUserSchema(schema: unknown): ValidateFunction {
+  if (typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
+    throw new Error('a JSON Schema is an object or a boolean');
+  }
+  const draft = typeof schema === 'object' ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
+  const options: Options = { allErrors: true, strict: false };
+  const instance = draft.includes('2020-12') ? new Ajv2020(options) : draft.includes('2019-09') ? new Ajv2019(options) : new Ajv(options);
+  return withFormats(instance as Ajv).compile(schema as object);
+}
+
+/** Every broken rule (at most `max`) as sentences joined by `; `. */
+export function describeSchemaErrors(errors: readonly ErrorObject[], root?: string, max = 5): string {
+  const shown = errors.slice(0, max).map((e) => describeSchemaError(e, root));
+  return shown.join('; ') + (errors.length > max ? `; and ${errors.length - max} more` : '');
 }

@@ -2,8 +2,11 @@ import type { ServiceDescriptor } from '../server/contract.js';
 import { appManager } from './app-manager/index.js';
 import { credentialsManager } from './ccm/index.js';
 import { commandInvocation } from './cex/index.js';
+import { endpointConfiguration } from './ecr/index.js';
 import { endpointRegister } from './epr/index.js';
 import { identityAndAccess } from './iam/index.js';
+import { otaOrchestrator } from './otao/index.js';
+import { applicationConfiguration } from './tekton/index.js';
 import { tenantManager } from './tenant-manager/index.js';
 
 /**
@@ -11,4 +14,4 @@ import { tenantManager } from './tenant-manager/index.js';
  * operations test read them. The order is only the order of listings: seeding follows each descriptor's
  * `seedsAfter`, and a bare `/api/v1` path two services share goes to the one that `ownsBarePath`.
  */
-export const services: readonly ServiceDescriptor[] = [tenantManager, appManager, endpointRegister, commandInvocation, credentialsManager, identityAndAccess];
+export const services: readonly ServiceDescriptor[] = [tenantManager, appManager, endpointRegister, commandInvocation, endpointConfiguration, otaOrchestrator, applicationConfiguration, credentialsManager, identityAndAccess];

@@ -19,13 +19,14 @@ export type SchemaInclude = 'appConfigurationSchema' | 'appVersionConfigurationS
 
 /**
  * One instance per service the emulator serves (so the list cannot drift from what is mounted),
- * with descriptions and configuration schemas from the fixtures' `serviceInstances` section.
+ * with descriptions and configuration schemas from the fixtures' `serviceInstances` section (a service's own
+ * `appVersionConfigurationSchema` where the fixtures give none).
  */
 export function serviceInstances(ctx: EmuContext, include: readonly SchemaInclude[] = []): ServiceInstance[] {
   return ctx.services.map((service) => {
     const configured = ctx.store.get<StoredRecord>(SERVICE_INSTANCES, service.prefix) ?? {};
     const appSchema = configured.appConfigurationSchema;
-    const versionSchema = configured.appVersionConfigurationSchema;
+    const versionSchema = configured.appVersionConfigurationSchema ?? service.appVersionConfigurationSchema;
     return {
       name: service.prefix,
       serviceName: service.prefix,
@@ -42,5 +43,6 @@ export function serviceInstances(ctx: EmuContext, include: readonly SchemaInclud
 
 /** The configuration schema a service instance declares for application versions, if any. */
 export function versionConfigurationSchema(ctx: EmuContext, serviceName: string): unknown {
-  return ctx.store.get<StoredRecord>(SERVICE_INSTANCES, serviceName)?.appVersionConfigurationSchema;
+  const configured = ctx.store.get<StoredRecord>(SERVICE_INSTANCES, serviceName)?.appVersionConfigurationSchema;
+  return configured ?? ctx.services.find((s) => s.prefix === serviceName)?.appVersionConfigurationSchema;
 }

@@ -1,0 +1,24 @@
+import { configurationFor, reportApplied } from '../../../services/ecr/device.js';
+import type { Kp1Extension } from '../../extension.js';
+import { appliedReportOf, configRequestOf } from './exchange.js';
+
+/** Endpoint configuration (spec 4), kept in the endpoint configuration registry. */
+export const cmx: Kp1Extension = {
+  name: 'cmx',
+  resources: [
+    {
+      path: 'config/json',
+      handle({ ctx, endpoint, payload }) {
+        const { configId, observe } = configRequestOf(payload);
+        return { payload: configurationFor(ctx, endpoint, configId), observe };
+      },
+    },
+    {
+      path: 'applied/json',
+      async handle({ ctx, endpoint, payload }) {
+        await reportApplied(ctx, endpoint, appliedReportOf(payload));
+        return {};
+      },
+    },
+  ],
+};

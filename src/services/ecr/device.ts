@@ -1,0 +1,72 @@
+import type { EmuContext } from '../../context.js';
+import type { Endpoint } from '../epr/endpoints.js';
+import { endpointsOfApplication } from '../epr/endpoints.js';
+import { payloadValue } from './payload.js';
+import { APPLIED_CONFIGS, appliedOf, defaultConfig, endpointConfig, endpointConfigKey, type AppliedRecord, type ConfigRecord } from './records.js';
+
+/** The KP1 answer of `cmx/.../config/json`: the configuration the device should have. */
+export interface DeviceConfiguration {
+  configId: string;
+  config: unknown;
+}
+
+/** Spec 4: no configuration at all. */
+export const NO_CONFIGURATION: DeviceConfiguration = { configId: '', config: null };
+
+/** What a device asking over `cmx` receives: its own configuration for its version, else the version's default. */
+export function offeredConfig(ctx: EmuContext, endpoint: Endpoint): ConfigRecord | undefined {
+  const version = endpoint.appVersion.name;
+  return endpointConfig(ctx, endpoint.endpointId, version) ?? defaultConfig(ctx, version);
+}
+
+export function deviceConfiguration(ctx: EmuContext, endpoint: Endpoint): DeviceConfiguration {
+  const record = offeredConfig(ctx, endpoint);
+  return record ? { configId: record.configId, config: payloadValue(record) } : NO_CONFIGURATION;
+}
+
+/** The answer to a device that says which configuration it has: `{}` when that is the current one. */
+export function configurationFor(ctx: EmuContext, endpoint: Endpoint, knownConfigId: string | undefined): DeviceConfiguration | Record<string, never> {
+  const offered = deviceConfiguration(ctx, endpoint);
+  return knownConfigId !== undefined && knownConfigId === offered.configId ? {} : offered;
+}
+
+/** Tells the endpoint's device (observing or subscribed) its configuration now. */
+export function pushConfiguration(ctx: EmuContext, endpoint: Endpoint): void {
+  ctx.devices.push(endpoint.token, endpoint.appVersion.name, 'cmx', 'config/json', deviceConfiguration(ctx, endpoint));
+}
+
+/** After a change of a version's configuration: every endpoint now on that version that the change reaches. */
+export function pushToVersion(ctx: EmuContext, appName: string, appVersionName: string, reaches: (endpoint: Endpoint) => boolean): void {
+  for (const endpoint of endpointsOfApplication(ctx, appName)) {
+    if (endpoint.appVersion.name === appVersionName && reaches(endpoint)) pushConfiguration(ctx, endpoint);
+  }
+}
+
+/** What a device reports on `cmx/.../applied/json`. */
+export interface AppliedReport {
+  configId: string;
+  /** Default 200; 400 or more rejects the configuration. */
+  statusCode: number;
+  reasonPhrase?: string;
+}
+
+/**
+ * Records a device's report for its current version: an accepted configuration becomes its `appliedConfigId`; a
+ * rejection is kept beside the last accepted one. Any configId is recorded: the device says what it runs.
+ */
+export async function reportApplied(ctx: EmuContext, endpoint: Endpoint, report: AppliedReport): Promise<AppliedRecord> {
+  const appVersionName = endpoint.appVersion.name;
+  const now = ctx.clock.nowIso();
+  const previous = appliedOf(ctx, endpoint.endpointId, appVersionName);
+  const base = { tenantId: endpoint.tenantId, endpointId: endpoint.endpointId, appVersionName };
+  const next: AppliedRecord =
+    report.statusCode < 400
+      ? { ...base, appliedConfigId: report.configId, appliedDate: now }
+      : {
+          ...base,
+          ...(previous?.appliedConfigId !== undefined ? { appliedConfigId: previous.appliedConfigId, appliedDate: previous.appliedDate } : {}),
+          rejection: { configId: report.configId, statusCode: report.statusCode, ...(report.reasonPhrase !== undefined ? { reasonPhrase: report.reasonPhrase } : {}), date: now },
+        };
+  await ctx.store.put(APPLIED_CONFIGS, endpointConfigKey(endpoint.endpointId, appVersionName), next);
+  return next;
+}

@@ -1,0 +1,25 @@
+import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { configurationFixtures } from './fixtures.js';
+import { routes } from './routes.js';
+import { setupConfigIndexes } from './records.js';
+import { ecrVersionSettingsSchema } from './schema-check.js';
+
+export { compatRevisions, defaultCompatRevision } from './compat.js';
+
+const configRecord = tenantRecord(['appName', 'appVersionName', 'configId', 'contentType', 'kind', 'createdDate', 'updatedDate']);
+
+export const endpointConfiguration: ServiceDescriptor = {
+  prefix: 'ecr',
+  title: 'Endpoint configuration registry',
+  serviceGroup: 'device',
+  routes,
+  collections: {
+    'endpoint-configs': configRecord,
+    'default-configs': configRecord,
+    'applied-configs': tenantRecord(['endpointId', 'appVersionName']),
+  },
+  fixtures: [configurationFixtures],
+  seedsAfter: ['epr', 'tekton'],
+  appVersionConfigurationSchema: ecrVersionSettingsSchema,
+  setup: setupConfigIndexes,
+};

@@ -1,0 +1,116 @@
+import type { Request, Response } from 'express';
+import { checkPreconditions, etagOf, notModified } from '../../server/conditional.js';
+import type { JsonSchema, Route } from '../../server/contract.js';
+import { notFound } from '../../server/errors.js';
+import { locationOf } from '../../server/location.js';
+import { pathParam } from '../../server/params.js';
+import { responseShape } from './compat.js';
+import { configurationListing } from './listing.js';
+import { contentTypeHeader, jsonPayload, payloadBytes, payloadOf } from './payload.js';
+import { defaultConfig, endpointConfig, endpointOrNotFound, presentRecord, validatorsOf, versionOfEndpoint, versionOrNotFound, type ConfigRecord } from './records.js';
+import { deleteDefaultConfig, deleteEndpointConfig, putDefaultConfig, putEndpointConfig, writeBatch, writeByFilter, type Precondition } from './writes.js';
+
+const ONE = '/endpoints/{endpointId}/app-versions/{appVersionName}';
+const DEFAULT = '/app-versions/{appVersionName}';
+
+const endpointOf = (req: Request) => endpointOrNotFound(req.ctx, req.principal.tenantId, pathParam(req, 'endpointId'));
+const preconditions = (req: Request): Precondition => (current) => checkPreconditions(req, validatorsOf(current));
+
+/** The configuration in the configured shape: the record (envelope), or the stored payload with its type (raw). */
+function sendConfiguration(req: Request, res: Response, record: ConfigRecord | undefined, missing: string) {
+  if (!record) throw notFound(missing);
+  if (notModified(req, res, validatorsOf(record)!)) return;
+  if (responseShape(req.ctx) === 'envelope') {
+    res.json(presentRecord(record));
+    return;
+  }
+  res.setHeader('Content-Type', contentTypeHeader(record));
+  res.send(payloadBytes(record));
+}
+
+async function putOne(req: Request, res: Response) {
+  const endpoint = endpointOf(req);
+  const version = versionOfEndpoint(req.ctx, endpoint, pathParam(req, 'appVersionName'));
+  const { record, created } = await putEndpointConfig(req.ctx, endpoint, version, payloadOf(req), preconditions(req));
+  res.setHeader('ETag', etagOf(record.configId));
+  if (responseShape(req.ctx) === 'envelope') res.status(200).json(presentRecord(record));
+  else if (created) res.status(201).location(locationOf(req, 'endpoints', endpoint.endpointId, 'app-versions', version.name)).end();
+  else res.status(204).end();
+}
+
+function getOne(req: Request, res: Response) {
+  const endpoint = endpointOf(req);
+  const version = versionOfEndpoint(req.ctx, endpoint, pathParam(req, 'appVersionName'));
+  const record = endpointConfig(req.ctx, endpoint.endpointId, version.name);
+  sendConfiguration(req, res, record, `Endpoint ${endpoint.endpointId} has no configuration of its own for application version ${version.name}.`);
+}
+
+async function deleteOne(req: Request, res: Response) {
+  const endpoint = endpointOf(req);
+  const version = versionOfEndpoint(req.ctx, endpoint, pathParam(req, 'appVersionName'));
+  await deleteEndpointConfig(req.ctx, endpoint, version, preconditions(req));
+  res.status(204).end();
+}
+
+function listOfEndpoint(req: Request, res: Response) {
+  res.json(configurationListing(req.ctx, endpointOf(req)));
+}
+
+const presentWritten = (records: ConfigRecord[]) =>
+  records.map((r) => ({ endpointId: r.endpointId, appVersionName: r.appVersionName, configId: r.configId, updatedDate: r.updatedDate }));
+
+async function batch(req: Request, res: Response) {
+  const { configPayload, endpoints } = req.body as { configPayload: unknown; endpoints: Record<string, string[]> };
+  res.json(presentWritten(await writeBatch(req.ctx, req.principal.tenantId, endpoints, jsonPayload(configPayload))));
+}
+
+async function byFilter(req: Request, res: Response) {
+  res.json(presentWritten(await writeByFilter(req.ctx, req.principal.tenantId, pathParam(req, 'filterId'), payloadOf(req))));
+}
+
+const versionOf = (req: Request) => versionOrNotFound(req.ctx, req.principal.tenantId, pathParam(req, 'appVersionName'));
+
+async function putDefault(req: Request, res: Response) {
+  const record = await putDefaultConfig(req.ctx, versionOf(req), payloadOf(req), preconditions(req));
+  res.setHeader('ETag', etagOf(record.configId));
+  res.json(presentRecord(record));
+}
+
+function getDefault(req: Request, res: Response) {
+  const version = versionOf(req);
+  sendConfiguration(req, res, defaultConfig(req.ctx, version.name), `Application version ${version.name} has no default configuration.`);
+}
+
+async function deleteDefault(req: Request, res: Response) {
+  await deleteDefaultConfig(req.ctx, versionOf(req), preconditions(req));
+  res.status(204).end();
+}
+
+const batchSchema: JsonSchema = {
+  type: 'object',
+  required: ['configPayload', 'endpoints'],
+  properties: {
+    configPayload: {},
+    endpoints: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string', minLength: 1 } } },
+  },
+  additionalProperties: false,
+};
+
+export const routes: Route[] = [
+  { method: 'PUT', path: ONE, scope: 'endpoint:update', summary: "Set an endpoint's configuration for an application version", body: 'raw', deniedStatus: 404, handler: putOne },
+  { method: 'GET', path: ONE, scope: 'endpoint:read', summary: "Get an endpoint's configuration for an application version", deniedStatus: 404, handler: getOne },
+  { method: 'DELETE', path: ONE, scope: 'endpoint:delete', summary: "Delete an endpoint's configuration for an application version", successStatus: 204, handler: deleteOne },
+  { method: 'GET', path: '/endpoints/{endpointId}', scope: 'endpoint:read', summary: 'List the configurations of an endpoint', handler: listOfEndpoint },
+  { method: 'PUT', path: '/endpoints/batch', scope: 'endpoint:update', summary: 'Set one configuration for many endpoints', bodySchema: batchSchema, handler: batch },
+  { method: 'PUT', path: '/endpoints/filters/{filterId}', scope: 'endpoint:update', summary: 'Set one configuration for the endpoints an endpoint filter matches', body: 'raw', handler: byFilter },
+  { method: 'PUT', path: DEFAULT, scope: 'application:endpoint-config:update', summary: 'Set the default configuration of an application version', body: 'raw', handler: putDefault },
+  { method: 'GET', path: DEFAULT, scope: 'application:endpoint-config:read', summary: 'Get the default configuration of an application version', handler: getDefault },
+  {
+    method: 'DELETE',
+    path: DEFAULT,
+    scope: 'application:endpoint-config:update',
+    summary: 'Delete the default configuration of an application version (an emulator addition)',
+    successStatus: 204,
+    handler: deleteDefault,
+  },
+];

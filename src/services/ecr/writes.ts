@@ -1,0 +1,119 @@
+import type { EmuContext } from '../../context.js';
+import { notFound } from '../../server/errors.js';
+import type { Mutation } from '../../store/index.js';
+import type { AppVersion } from '../app-manager/applications.js';
+import { endpointsOfApplication, type Endpoint } from '../epr/endpoints.js';
+import { filterMatches, findFilter } from '../epr/filters.js';
+import { pushConfiguration, pushToVersion } from './device.js';
+import type { ConfigPayload } from './payload.js';
+import {
+  DEFAULT_CONFIGS,
+  defaultConfig,
+  ENDPOINT_CONFIGS,
+  endpointConfig,
+  endpointConfigKey,
+  endpointOrNotFound,
+  nextRecord,
+  versionOfEndpoint,
+  versionOrNotFound,
+  type ConfigRecord,
+} from './records.js';
+import { checkPayload } from './schema-check.js';
+
+/** `If-Match` / `If-Unmodified-Since` of the request, judged against the current record; throws 412 to stop the write. */
+export type Precondition = (current: ConfigRecord | undefined) => void;
+
+const reachesCurrentVersion = (endpoint: Endpoint, version: AppVersion) => endpoint.appVersion.name === version.name;
+
+/**
+ * Upserts an endpoint's configuration for a version. The precondition, the schema check and the commit run without a
+ * pause between them, so of two writes with the same `If-Match` exactly one succeeds.
+ */
+export async function putEndpointConfig(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  version: AppVersion,
+  payload: ConfigPayload,
+  precondition: Precondition,
+): Promise<{ record: ConfigRecord; created: boolean }> {
+  const previous = endpointConfig(ctx, endpoint.endpointId, version.name);
+  precondition(previous);
+  checkPayload(ctx, version.name, payload);
+  const record = nextRecord(version, payload, ctx.clock.nowIso(), previous, endpoint.endpointId);
+  await ctx.store.put(ENDPOINT_CONFIGS, endpointConfigKey(endpoint.endpointId, version.name), record);
+  if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint);
+  return { record, created: previous === undefined };
+}
+
+/** Removes an endpoint's own configuration; its device falls back to the version's default (or none). */
+export async function deleteEndpointConfig(ctx: EmuContext, endpoint: Endpoint, version: AppVersion, precondition: Precondition): Promise<void> {
+  const previous = endpointConfig(ctx, endpoint.endpointId, version.name);
+  if (!previous) throw notFound(`Endpoint ${endpoint.endpointId} has no configuration for application version ${version.name}.`);
+  precondition(previous);
+  await ctx.store.delete(ENDPOINT_CONFIGS, endpointConfigKey(endpoint.endpointId, version.name));
+  if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint);
+}
+
+/** Upserts a version's default configuration; it reaches the version's endpoints that have none of their own. */
+export async function putDefaultConfig(ctx: EmuContext, version: AppVersion, payload: ConfigPayload, precondition: Precondition): Promise<ConfigRecord> {
+  const previous = defaultConfig(ctx, version.name);
+  precondition(previous);
+  checkPayload(ctx, version.name, payload);
+  const record = nextRecord(version, payload, ctx.clock.nowIso(), previous);
+  await ctx.store.put(DEFAULT_CONFIGS, version.name, record);
+  pushToVersion(ctx, version.appName, version.name, (e) => !endpointConfig(ctx, e.endpointId, version.name));
+  return record;
+}
+
+export async function deleteDefaultConfig(ctx: EmuContext, version: AppVersion, precondition: Precondition): Promise<void> {
+  const previous = defaultConfig(ctx, version.name);
+  if (!previous) throw notFound(`Application version ${version.name} has no default configuration.`);
+  precondition(previous);
+  await ctx.store.delete(DEFAULT_CONFIGS, version.name);
+  pushToVersion(ctx, version.appName, version.name, (e) => !endpointConfig(ctx, e.endpointId, version.name));
+}
+
+interface Target {
+  endpoint: Endpoint;
+  version: AppVersion;
+}
+
+/** The same payload for every target in one commit: all of them or, when any is refused, none. */
+async function writeAll(ctx: EmuContext, targets: Target[], payload: ConfigPayload): Promise<ConfigRecord[]> {
+  for (const versionName of new Set(targets.map((t) => t.version.name))) checkPayload(ctx, versionName, payload);
+  const now = ctx.clock.nowIso();
+  const records = targets.map(({ endpoint, version }) =>
+    nextRecord(version, payload, now, endpointConfig(ctx, endpoint.endpointId, version.name), endpoint.endpointId),
+  );
+  await ctx.store.commit(records.map((r): Mutation => ({ op: 'put', c: ENDPOINT_CONFIGS, id: endpointConfigKey(r.endpointId!, r.appVersionName), v: r })));
+  for (const { endpoint, version } of targets) if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint);
+  return records;
+}
+
+/** `PUT /endpoints/batch`: application version name to endpoint ids; every version and endpoint must exist. */
+export async function writeBatch(ctx: EmuContext, tenantId: string, endpointsByVersion: Record<string, string[]>, payload: ConfigPayload): Promise<ConfigRecord[]> {
+  const targets: Target[] = [];
+  for (const [versionName, endpointIds] of Object.entries(endpointsByVersion)) {
+    versionOrNotFound(ctx, tenantId, versionName);
+    for (const endpointId of new Set(endpointIds)) {
+      const endpoint = endpointOrNotFound(ctx, tenantId, endpointId);
+      targets.push({ endpoint, version: versionOfEndpoint(ctx, endpoint, versionName) });
+    }
+  }
+  return writeAll(ctx, targets, payload);
+}
+
+/** `PUT /endpoints/filters/{filterId}`: every endpoint an active filter of that id matches, for its current version. */
+export async function writeByFilter(ctx: EmuContext, tenantId: string, filterId: string, payload: ConfigPayload): Promise<ConfigRecord[]> {
+  const filters = findFilter(ctx, tenantId, filterId).filter((f) => f.status === 'ACTIVE');
+  if (filters.length === 0) throw notFound(`There is no active endpoint filter ${filterId}.`);
+  const targets: Target[] = [];
+  for (const filter of filters) {
+    for (const endpoint of endpointsOfApplication(ctx, filter.applicationName)) {
+      if (endpoint.tenantId !== tenantId || !filterMatches(filter, endpoint.metadata)) continue;
+      targets.push({ endpoint, version: versionOfEndpoint(ctx, endpoint, endpoint.appVersion.name) });
+    }
+  }
+  targets.sort((a, b) => a.endpoint.endpointId.localeCompare(b.endpoint.endpointId));
+  return writeAll(ctx, targets, payload);
+}

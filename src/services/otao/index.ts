@@ -1,0 +1,20 @@
+import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { softwareFixtures } from './fixtures.js';
+import { startRolloutDates, stopRolloutDates } from './rollout-dates.js';
+import { routes } from './routes.js';
+import { setupSoftwareIndexes } from './software.js';
+
+export const otaOrchestrator: ServiceDescriptor = {
+  prefix: 'otao',
+  title: 'Over-the-air orchestrator',
+  serviceGroup: 'device',
+  routes,
+  collections: { software: tenantRecord(['appName', 'version', 'rolloutStrategy', 'createdDate', 'updatedDate']) },
+  fixtures: [softwareFixtures],
+  seedsAfter: ['epr'],
+  setup(ctx) {
+    setupSoftwareIndexes(ctx);
+    startRolloutDates(ctx);
+  },
+  teardown: stopRolloutDates,
+};

@@ -1,0 +1,95 @@
+import jsonPatch, { type Operation } from 'fast-json-patch';
+import type { EmuContext } from '../../context.js';
+import { badRequest, conflict, notFound } from '../../server/errors.js';
+import type { StoredRecord } from '../../store/index.js';
+import { findApplication, findTenantVersion, type AppVersion } from '../app-manager/applications.js';
+
+export const APP_CONFIGS = 'app-configs';
+
+/** The configuration of one application version; stored under the version's name (version names are global). */
+export interface AppConfig extends StoredRecord {
+  tenantId: string;
+  appName: string;
+  appVersionName: string;
+  config: unknown;
+  createdDate: string;
+  updatedDate: string;
+}
+
+/** A version never configured reads as the empty object (docs/services/application-configuration.md). */
+export const EMPTY_CONFIGURATION = {};
+
+/** The tenant's version of the tenant's application; 404 naming what is missing otherwise. */
+export function versionOfApplication(ctx: EmuContext, tenantId: string, appName: string, appVersionName: string): AppVersion {
+  if (!findApplication(ctx, tenantId, appName)) throw notFound(`There is no application ${appName}.`);
+  const version = findTenantVersion(ctx, tenantId, appVersionName);
+  if (!version || version.appName !== appName) throw notFound(`Application ${appName} has no version ${appVersionName}.`);
+  return version;
+}
+
+/** The stored configuration of a version (any tenant's: for the services that read their part of it). */
+export function appConfigRecord(ctx: EmuContext, appVersionName: string): AppConfig | undefined {
+  return ctx.store.get<AppConfig>(APP_CONFIGS, appVersionName);
+}
+
+/** The whole configuration of a version, `{}` when none was ever written. */
+export function versionConfiguration(ctx: EmuContext, appVersionName: string): unknown {
+  const record = appConfigRecord(ctx, appVersionName);
+  return record ? record.config : EMPTY_CONFIGURATION;
+}
+
+/**
+ * A service's part of a version's configuration: the value under the service's name (`{ "ecr": {...} }`),
+ * or undefined. Callers judge its shape: an invalid part is the service's problem to report (spec 1: 503).
+ */
+export function serviceConfiguration(ctx: EmuContext, appVersionName: string, serviceName: string): unknown {
+  const config = appConfigRecord(ctx, appVersionName)?.config;
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) return undefined;
+  return Object.hasOwn(config, serviceName) ? (config as Record<string, unknown>)[serviceName] : undefined;
+}
+
+export function newAppConfig(version: AppVersion, config: unknown, now: string, previous?: AppConfig): AppConfig {
+  return {
+    tenantId: version.tenantId,
+    appName: version.appName,
+    appVersionName: version.name,
+    config,
+    createdDate: previous?.createdDate ?? now,
+    updatedDate: now,
+  };
+}
+
+export async function putAppConfig(ctx: EmuContext, version: AppVersion, config: unknown): Promise<AppConfig> {
+  const record = newAppConfig(version, config, ctx.clock.nowIso(), appConfigRecord(ctx, version.name));
+  await ctx.store.put(APP_CONFIGS, version.name, record);
+  return record;
+}
+
+/** Errors of fast-json-patch, by what they mean for the caller: a path that is not there, a failed test, a bad patch. */
+const MISSING_PATH = new Set(['OPERATION_PATH_UNRESOLVABLE', 'OPERATION_FROM_UNRESOLVABLE', 'OPERATION_PATH_CANNOT_ADD', 'OPERATION_VALUE_OUT_OF_BOUNDS', 'OPERATION_PATH_ILLEGAL_ARRAY_INDEX']);
+
+function patchFailure(err: unknown, index: number, operation: Operation): Error {
+  const where = `operation [${index}] (${operation.op} ${operation.path})`;
+  const reason = (err as Error).message.split('\n')[0];
+  if (!(err instanceof jsonPatch.JsonPatchError)) return badRequest(`The patch was not applied: ${where} is refused: ${reason}`);
+  if (err.name === 'TEST_OPERATION_FAILED') return conflict(`The patch was not applied: ${where} failed: the value at ${operation.path} is not the one tested.`);
+  if (MISSING_PATH.has(err.name)) return notFound(`The patch was not applied: ${where}: ${reason}.`);
+  return badRequest(`The patch was not applied: ${where} is invalid: ${reason}.`);
+}
+
+/** RFC 6902, all operations or none: a failing operation (a `test` too) leaves the stored configuration as it was. */
+export async function patchAppConfig(ctx: EmuContext, version: AppVersion, patch: Operation[]): Promise<AppConfig> {
+  const previous = appConfigRecord(ctx, version.name);
+  // One operation at a time on a copy, so that a failure names its operation (the library reports index 0 for some).
+  let patched: unknown = jsonPatch.deepClone(previous ? previous.config : EMPTY_CONFIGURATION);
+  patch.forEach((operation, i) => {
+    try {
+      patched = jsonPatch.applyOperation(patched, operation, true, true, true, i).newDocument;
+    } catch (err) {
+      throw patchFailure(err, i, operation);
+    }
+  });
+  const record = newAppConfig(version, patched, ctx.clock.nowIso(), previous);
+  await ctx.store.put(APP_CONFIGS, version.name, record);
+  return record;
+}
