@@ -66,6 +66,8 @@ export interface ServiceDescriptor {
   routes: Route[];
   /** Record schemas of the collections the service owns, checked on import. */
   collections?: Record<string, JsonSchema>;
+  /** Names of the append-only series collections the service owns (`ctx.store.append`), accepted on import. */
+  series?: string[];
   fixtures?: FixtureSection[];
   /** Prefixes of the services whose fixtures must be seeded first (their records are referenced). */
   seedsAfter?: string[];

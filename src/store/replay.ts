@@ -1,11 +1,13 @@
 import { open, readFile } from 'node:fs/promises';
 import type { LogLine } from './document.js';
 import { StoreError } from './errors.js';
+import { isSeriesItem } from './series.js';
 
 function isMutation(m: unknown): boolean {
   if (typeof m !== 'object' || m === null) return false;
   const { op, c, id, v } = m as Record<string, unknown>;
   if (typeof c !== 'string' || typeof id !== 'string') return false;
+  if (op === 'append') return Array.isArray(v) && v.every(isSeriesItem);
   return op === 'del' || (op === 'put' && typeof v === 'object' && v !== null && !Array.isArray(v));
 }
 

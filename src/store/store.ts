@@ -6,6 +6,7 @@ import { StoreError } from './errors.js';
 import { DirectoryLock } from './lock.js';
 import { MutationLog } from './mutation-log.js';
 import { readLog } from './replay.js';
+import { SeriesCollections, type Series, type SeriesItem } from './series.js';
 import { DurableJSONFile } from './snapshot-file.js';
 
 export interface StoreOptions {
@@ -43,6 +44,7 @@ export class Store {
   private collectionRevs = new Map<string, number>();
   private counters = new Map<string, number>();
   private indexes = new Map<string, Map<string, Index>>();
+  private series = new SeriesCollections();
   private seq = 0;
   /** Counters `nextId` advanced since the last commit; the next log line carries them. */
   private advancedCounters = new Map<string, number>();
@@ -167,6 +169,16 @@ export class Store {
     return this.commit([{ op: 'del', c: collection, id }]);
   }
 
+  /** Adds items to a series (kept sorted by time); the log line holds only the new items, never the whole series. */
+  append(collection: string, id: string, items: SeriesItem[]): Promise<void> {
+    return this.commit([{ op: 'append', c: collection, id, v: items }]);
+  }
+
+  /** A series for reading (binary search by time, last item without a scan); never changed by the caller. */
+  getSeries(collection: string, id: string): Series | undefined {
+    return this.series.get(collection, id);
+  }
+
   /** Applies the mutations now (all of them, in order) and resolves once they are on disk. */
   commit(mutations: Mutation[]): Promise<void> {
     if (this.options.readOnly) return Promise.reject(new Error('This store was opened read-only.'));
@@ -190,7 +202,10 @@ export class Store {
       for (const [id, entry] of records) out[id] = entry.value;
       collections[name] = out;
     }
-    return { schemaVersion: SCHEMA_VERSION, seq: this.seq, counters: Object.fromEntries(this.counters), collections };
+    const document: StateDocument = { schemaVersion: SCHEMA_VERSION, seq: this.seq, counters: Object.fromEntries(this.counters), collections };
+    const series = this.series.export();
+    if (series) document.series = series;
+    return document;
   }
 
   /** Replaces the whole state (import, reset) and makes it durable as a new snapshot. */
@@ -201,6 +216,7 @@ export class Store {
       this.collectionRevs = new Map();
       this.counters = new Map();
       this.advancedCounters.clear();
+      this.series.clear();
       for (const index of this.allIndexes()) index.ids.clear();
       this.load({ ...document, seq }, 'the imported document');
       await this.writeSnapshot();
@@ -270,6 +286,7 @@ export class Store {
       }
       this.collectionRevs.set(name, this.seq);
     }
+    this.series.load(document.series, source);
   }
 
   private apply(line: LogLine): void {
@@ -278,6 +295,11 @@ export class Store {
       if (value > (this.counters.get(name) ?? 0)) this.counters.set(name, value);
     }
     for (const m of line.m) {
+      if (m.op === 'append') {
+        this.series.append(m.c, m.id, m.v);
+        this.collectionRevs.set(m.c, line.s);
+        continue;
+      }
       const records = this.collection(m.c);
       const previous = records.get(m.id);
       if (previous) for (const index of this.indexesOf(m.c)) this.indexRemove(index, m.id, previous.value);
@@ -288,6 +310,7 @@ export class Store {
         for (const index of this.indexesOf(m.c)) this.indexAdd(index, m.id, value);
       } else {
         records.delete(m.id);
+        this.series.delete(m.c, m.id);
       }
       this.collectionRevs.set(m.c, line.s);
     }
