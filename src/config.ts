@@ -20,6 +20,10 @@ export interface EmulatorOptions {
   asyncRequestTimeout?: number;
   /** MQTT port of the device gateway; 0 picks a free one. Default 1883. */
   mqttPort?: number;
+  /** Lifetime in seconds of a binary-data upload token a device gets with `bcx` `token`. Default 3600. */
+  uploadTokenTtl?: number;
+  /** Largest binary-data upload (blob or file) in bytes; larger ones answer 413. Default 1 GiB. */
+  uploadLimit?: number;
   /** Log size in bytes after which the snapshot is rewritten. */
   compactBytes?: number;
   /** Where warnings and errors go (default stderr). */
@@ -43,5 +47,7 @@ export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
     asyncRequestTimeout: options.asyncRequestTimeout ?? 60,
     mqttPort: options.mqttPort ?? 1883,
     compactBytes: options.compactBytes ?? 16 * 1024 * 1024,
+    uploadTokenTtl: options.uploadTokenTtl ?? 3600,
+    uploadLimit: options.uploadLimit ?? 1024 ** 3,
   };
 }

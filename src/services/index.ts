@@ -1,5 +1,6 @@
 import type { ServiceDescriptor } from '../server/contract.js';
 import { appManager } from './app-manager/index.js';
+import { binaryDataCollection } from './bcx/index.js';
 import { commandInvocation } from './cex/index.js';
 import { endpointRegister } from './epr/index.js';
 import { endpointTimeSeries } from './epts/index.js';
@@ -10,4 +11,4 @@ import { tenantManager } from './tenant-manager/index.js';
  * operations test read them. The order is only the order of listings: seeding follows each descriptor's
  * `seedsAfter`, and a bare `/api/v1` path two services share goes to the one that `ownsBarePath`.
  */
-export const services: readonly ServiceDescriptor[] = [tenantManager, appManager, endpointRegister, commandInvocation, endpointTimeSeries];
+export const services: readonly ServiceDescriptor[] = [tenantManager, appManager, endpointRegister, commandInvocation, binaryDataCollection, endpointTimeSeries];
