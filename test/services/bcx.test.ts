@@ -7,6 +7,7 @@ import { internalContext } from '../../src/emulator.js';
 import { startEmulator, type RunningEmulator } from '../../src/index.js';
 import { api, startTestEmulator, tokenFor } from '../helpers/emulator.js';
 import { TestDevice } from '../gateway/device.js';
+import { EmulatorClient, EmulatorHttpError, Kp1Device, requestUploadToken, uploadBlobFile } from '../../src/client/index.js';
 
 const BCX = '/bcx/api/v1';
 const SM = `${BCX}/applications/smart-meter`;
@@ -270,6 +271,24 @@ describe('binary data collection', async () => {
       expect(names.some((n: string) => n.includes('evil') || n.includes('..'))).toBe(false);
       const quoted = await download(own, `${SM}/endpoints/meter-001/files/${encodeURIComponent('with space & "quote".txt')}/data`);
       expect(quoted.headers.get('content-disposition')).toMatch(/^attachment; filename="with space & \\"quote\\".txt.bin"/);
+    });
+  });
+
+  describe('the client (what the simulator uploads with)', () => {
+    it('gets a token over MQTT and streams a file from disk as a blob', async () => {
+      const device = await Kp1Device.connect({ mqttUrl: emulator.mqttUrl, appVersion: 'smart-meter-v1', token: 'meter-003-token' });
+      try {
+        const token = await requestUploadToken(device);
+        const path = join(root, 'firmware-dump.bin');
+        writeFileSync(path, Buffer.alloc(70_000, 7));
+        const client = new EmulatorClient(emulator.url);
+        const blob = await uploadBlobFile(client, token, path);
+        expect(blob).toMatchObject({ name: 'firmware-dump.bin', size: 70_000, location: expect.stringContaining('/endpoints/meter-003/binary-data/') });
+        expect((await download(emulator, blob.url.slice(emulator.url.length))).bytes.equals(Buffer.alloc(70_000, 7))).toBe(true);
+        await expect(uploadBlobFile(client, 'wrong', path)).rejects.toThrow(EmulatorHttpError);
+      } finally {
+        await device.close();
+      }
     });
   });
 
