@@ -340,7 +340,7 @@ describe('binary payloads on disk', () => {
     expect((await api(emulator)('GET', `${SM}/binary-data/list`)).body).toEqual([]);
   });
 
-  it('keeps payloads across a restart, and drops files no record names', async () => {
+  it('keeps payloads across a restart, and drops files no record names (at start and on reset)', async () => {
     const dir = freshDir();
     const options = { port: 0, mqttPort: 0, dataDir: dir, log: () => undefined };
     const first = await startEmulator(options);
@@ -352,6 +352,9 @@ describe('binary payloads on disk', () => {
     try {
       expect((await download(second, `${SM}/endpoints/meter-001/binary-data/${blob.body.id}/data`)).bytes.toString()).toBe('kept');
       expect(readdirSync(join(dir, 'blobs'))).toHaveLength(1);
+      // A reset drops the records, and with them the files.
+      await second.reset();
+      expect(readdirSync(join(dir, 'blobs'))).toHaveLength(0);
     } finally {
       await second.stop();
     }
