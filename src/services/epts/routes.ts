@@ -13,11 +13,13 @@ import { writeTimeSeriesData } from './writes.js';
 /** How many data points one chunk of `GET .../time-series/data` holds at most (docs/services/time-series.md). */
 export const CHUNK_POINTS = 1000;
 
+function notFoundApp(name: string): never {
+  throw notFound(`There is no application ${name}.`);
+}
+
 function applicationOf(req: Request): Application {
   const name = pathParam(req, 'applicationName');
-  const app = findApplication(req.ctx, req.principal.tenantId, name);
-  if (!app) throw notFound(`There is no application ${name}.`);
-  return app;
+  return findApplication(req.ctx, req.principal.tenantId, name) ?? notFoundApp(name);
 }
 
 function seriesNamesOf(req: Request, app: Application): string[] {
@@ -55,10 +57,6 @@ function config(req: Request, res: Response) {
     ? [...new Set(names)].map((name) => findApplication(req.ctx, req.principal.tenantId, name) ?? notFoundApp(name))
     : listApplications(req.ctx, req.principal.tenantId);
   res.json(Object.fromEntries(apps.map((app) => [app.name, definitionsOf(req.ctx, app.name).map(presentDefinition)])));
-}
-
-function notFoundApp(name: string): never {
-  throw notFound(`There is no application ${name}.`);
 }
 
 /** Listed endpoints always appear (a series without points is `[]`); without a list, those with a point in some named series. */
