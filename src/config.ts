@@ -28,6 +28,10 @@ export interface EmulatorOptions {
    * the credentials manager's basic credentials. `basic`: every client must present valid basic credentials.
    */
   mqttAuth?: MqttAuthMode;
+  /** Lifetime in seconds of a binary-data upload token a device gets with `bcx` `token`. Default 3600. */
+  uploadTokenTtl?: number;
+  /** Largest binary-data upload (blob or file) in bytes; larger ones answer 413. Default 1 GiB. */
+  uploadLimit?: number;
   /** Log size in bytes after which the snapshot is rewritten. */
   compactBytes?: number;
   /** Where warnings and errors go (default stderr). */
@@ -52,5 +56,7 @@ export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
     mqttPort: options.mqttPort ?? 1883,
     mqttAuth: options.mqttAuth ?? 'anonymous',
     compactBytes: options.compactBytes ?? 16 * 1024 * 1024,
+    uploadTokenTtl: options.uploadTokenTtl ?? 3600,
+    uploadLimit: options.uploadLimit ?? 1024 ** 3,
   };
 }

@@ -19,6 +19,8 @@ interface StartOptions {
   mqttPort: number;
   mqttAuth: MqttAuthMode;
   compactBytes: number;
+  uploadTokenTtl: number;
+  uploadLimit: number;
 }
 
 function parseCompat(value: string, previous: Record<string, string> = {}): Record<string, string> {
@@ -91,6 +93,8 @@ async function run(options: StartOptions): Promise<void> {
       mqttPort: options.mqttPort,
       mqttAuth: options.mqttAuth,
       compactBytes: options.compactBytes,
+      uploadTokenTtl: options.uploadTokenTtl,
+      uploadLimit: options.uploadLimit,
       log: (m) => process.stderr.write(`${chalk.yellow('warning')} ${m}\n`),
     });
   } catch (err) {
@@ -154,6 +158,13 @@ export function startCommand(): Command {
         .default(16 * 1024 * 1024)
         .argParser(parsePositiveInt),
     )
+    .addOption(
+      new Option('--upload-token-ttl <seconds>', 'lifetime of the upload token a device gets from bcx (X-Auth-Token of binary-data uploads)')
+        .env('PLATFORM_EMU_UPLOAD_TOKEN_TTL')
+        .default(3600)
+        .argParser(parsePositiveInt),
+    )
+    .addOption(new Option('--upload-limit <bytes>', 'largest binary-data upload (413 beyond)').env('PLATFORM_EMU_UPLOAD_LIMIT').default(1024 ** 3).argParser(parsePositiveInt))
     .addOption(new Option('-q, --quiet', 'print only the URL').env('PLATFORM_EMU_QUIET'))
     .addHelpText(
       'after',

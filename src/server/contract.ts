@@ -68,6 +68,8 @@ export interface ServiceDescriptor {
   routes: Route[];
   /** Record schemas of the collections the service owns, checked on import. */
   collections?: Record<string, JsonSchema>;
+  /** Names of the append-only series collections the service owns (`ctx.store.append`), accepted on import. */
+  series?: string[];
   fixtures?: FixtureSection[];
   /**
    * What the record schemas cannot say about an imported state (rules across records, such as unique tokens),

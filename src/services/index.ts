@@ -1,5 +1,6 @@
 import type { ServiceDescriptor } from '../server/contract.js';
 import { appManager } from './app-manager/index.js';
+import { binaryDataCollection } from './bcx/index.js';
 import { credentialsManager } from './ccm/index.js';
 import { commandInvocation } from './cex/index.js';
 import { endpointConfiguration } from './ecr/index.js';
@@ -7,6 +8,7 @@ import { endpointRegister } from './epr/index.js';
 import { identityAndAccess } from './iam/index.js';
 import { otaOrchestrator } from './otao/index.js';
 import { applicationConfiguration } from './tekton/index.js';
+import { endpointTimeSeries } from './epts/index.js';
 import { tenantManager } from './tenant-manager/index.js';
 
 /**
@@ -14,4 +16,16 @@ import { tenantManager } from './tenant-manager/index.js';
  * operations test read them. The order is only the order of listings: seeding follows each descriptor's
  * `seedsAfter`, and a bare `/api/v1` path two services share goes to the one that `ownsBarePath`.
  */
-export const services: readonly ServiceDescriptor[] = [tenantManager, appManager, endpointRegister, commandInvocation, endpointConfiguration, otaOrchestrator, applicationConfiguration, credentialsManager, identityAndAccess];
+export const services: readonly ServiceDescriptor[] = [
+  tenantManager,
+  appManager,
+  endpointRegister,
+  commandInvocation,
+  endpointConfiguration,
+  otaOrchestrator,
+  applicationConfiguration,
+  binaryDataCollection,
+  endpointTimeSeries,
+  credentialsManager,
+  identityAndAccess,
+];

@@ -1,6 +1,7 @@
+import { isSeriesItem } from './series.js';
 import type { Mutation } from './document.js';
 import { StoreValueError } from './errors.js';
-import { checkJsonDepth } from './json-limits.js';
+import { checkJsonDepth, MAX_JSON_DEPTH } from './json-limits.js';
 
 /*
  * What the store accepts, checked before anything changes: on every commit, on every replayed log line,
@@ -33,8 +34,16 @@ export function checkMutation(m: Mutation): void {
   if (!isPlainObject(m)) throw new StoreValueError(`A mutation must be an object; got ${shown(m)}.`);
   if (typeof m.c !== 'string' || m.c === '' || m.c === '__proto__') throw new StoreValueError(`The collection of a mutation must be a non-empty string other than "__proto__"; got ${shown(m.c)}.`);
   if (m.op === 'put') checkRecord(m.c, m.id, m.v);
-  else if (m.op !== 'del') throw new StoreValueError(`A mutation's op is "put" or "del"; got ${shown((m as { op: unknown }).op)}.`);
+  else if (m.op === 'append') checkSeriesItems(m.c, m.id, m.v);
+  else if (m.op !== 'del') throw new StoreValueError(`A mutation's op is "put", "del" or "append"; got ${shown((m as { op: unknown }).op)}.`);
   else if (typeof m.id !== 'string') throw new StoreValueError(`The id of a record in ${m.c} must be a string; got ${shown(m.id)}.`);
+}
+
+/** Items appended to a series: `[time, value]` pairs, each value within the nesting limit. */
+function checkSeriesItems(c: string, id: unknown, items: unknown): void {
+  if (typeof id !== 'string' || id === '__proto__') throw new StoreValueError(`The id of a series in ${c} must be a string other than "__proto__"; got ${shown(id)}.`);
+  if (!Array.isArray(items) || !items.every(isSeriesItem)) throw new StoreValueError(`Items appended to series ${c}/${id} must be [time, value] pairs with a numeric time.`);
+  checkJsonDepth(items, () => `an item of series ${c}/${id}`, MAX_JSON_DEPTH + 2);
 }
 
 /** Counters (`nextId`) are non-negative integers. */

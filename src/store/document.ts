@@ -1,3 +1,5 @@
+import type { SeriesByCollection, SeriesItem } from './series.js';
+
 /** The version of the state document's layout; a data directory written by a newer one is refused. */
 export const SCHEMA_VERSION = 1;
 
@@ -10,11 +12,15 @@ export interface StateDocument {
   seq: number;
   counters: Record<string, number>;
   collections: Record<string, Record<string, StoredRecord>>;
+  /** Append-only series (time series points), by collection and id; absent when there is none. */
+  series?: SeriesByCollection;
 }
 
 export type Mutation =
   | { op: 'put'; c: string; id: string; v: StoredRecord }
-  | { op: 'del'; c: string; id: string };
+  | { op: 'del'; c: string; id: string }
+  /** Adds items to a series kept sorted by time; an item with the time of an existing one replaces it. */
+  | { op: 'append'; c: string; id: string; v: SeriesItem[] };
 
 /** One line of the mutation log: the mutations of one commit, applied all or none. */
 export interface LogLine {

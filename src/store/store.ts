@@ -9,6 +9,7 @@ import { DirectoryLock } from './lock.js';
 import { MutationLog } from './mutation-log.js';
 import { readLog } from './replay.js';
 import { DurableJSONFile } from './snapshot-file.js';
+import { checkSeriesDocument, SeriesCollections, type Series, type SeriesItem } from './series.js';
 
 export interface StoreOptions {
   /** Data directory; ignored with `inMemory`. */
@@ -34,6 +35,8 @@ interface Undo {
   changes: Array<{ c: string; id: string; previous: Entry | undefined; collectionRev: number | undefined }>;
 }
 
+const changesSeries = (m: Mutation) => m.op === 'append';
+
 const SNAPSHOT = 'state.json';
 const LOG = 'mutations.jsonl';
 
@@ -47,6 +50,7 @@ export class Store {
   private collectionRevs = new Map<string, number>();
   private counters = new Map<string, number>();
   private indexes = new Map<string, Map<string, Index>>();
+  private series = new SeriesCollections();
   private seq = 0;
   /** Counters `nextId` advanced since the last commit; the next log line carries them. */
   private advancedCounters = new Map<string, number>();
@@ -192,6 +196,16 @@ export class Store {
     return this.commit([{ op: 'del', c: collection, id }]);
   }
 
+  /** Adds items to a series (kept sorted by time); the log line holds only the new items, never the whole series. */
+  append(collection: string, id: string, items: SeriesItem[]): Promise<void> {
+    return this.commit([{ op: 'append', c: collection, id, v: items }]);
+  }
+
+  /** A series for reading (binary search by time, last item without a scan); never changed by the caller. */
+  getSeries(collection: string, id: string): Series | undefined {
+    return this.series.get(collection, id);
+  }
+
   /**
    * All or nothing: checks the mutations and serializes their log line first (a StoreValueError changes
    * nothing), then applies them in memory at once (all of them, in order) and resolves once they are on disk.
@@ -216,7 +230,10 @@ export class Store {
     }
     const undo: Undo = { seq: this.seq, counters: line.c, changes: [] };
     this.apply(line, undo);
-    return this.log.append(text, undo);
+    const written = this.log.append(text, undo);
+    // Series changes cannot be undone cheaply (an item may replace one of equal time): they reach memory once written.
+    if (!line.m.some(changesSeries)) return written;
+    return written.then(() => this.applySeries(line.m));
   }
 
   /** The whole state as one document (a copy a caller may keep). */
@@ -228,7 +245,10 @@ export class Store {
       for (const [id, entry] of records) setOwn(out, id, entry.value);
       setOwn(collections, name, out);
     }
-    return { schemaVersion: SCHEMA_VERSION, seq: this.seq, counters: Object.fromEntries(this.counters), collections };
+    const document: StateDocument = { schemaVersion: SCHEMA_VERSION, seq: this.seq, counters: Object.fromEntries(this.counters), collections };
+    const series = this.series.export();
+    if (series) document.series = series;
+    return document;
   }
 
   /**
@@ -238,8 +258,9 @@ export class Store {
   async replace(document: StateDocument): Promise<void> {
     try {
       checkDocument(document);
+      if (document.series !== undefined) checkSeriesDocument(document.series, 'the imported document');
     } catch (err) {
-      if (err instanceof StoreValueError) throw new StoreValueError(`The imported document: ${err.message}`);
+      if (err instanceof StoreValueError || err instanceof StoreError) throw new StoreValueError(`The imported document: ${err.message}`);
       throw err;
     }
     const apply = async () => {
@@ -256,6 +277,8 @@ export class Store {
       this.collectionRevs = new Map();
       this.counters = new Map();
       this.advancedCounters = new Map();
+      const seriesBefore = this.series;
+      this.series = new SeriesCollections();
       for (const index of indexes) index.ids = new Map();
       this.load({ ...document, seq: before.seq + 1 });
       try {
@@ -265,6 +288,7 @@ export class Store {
         const failed = new StoreWriteError(`The new state could not be written to disk (${(err as Error).message}); the state is as it was.`);
         this.log?.abandonQueued(failed);
         ({ collections: this.collections, collectionRevs: this.collectionRevs, counters: this.counters, advancedCounters: this.advancedCounters, seq: this.seq } = before);
+        this.series = seriesBefore;
         indexes.forEach((index, i) => (index.ids = before.indexIds[i]));
         throw failed;
       }
@@ -326,15 +350,24 @@ export class Store {
       }
       this.collectionRevs.set(name, this.seq);
     }
+    this.series.load(document.series, SNAPSHOT);
   }
 
-  /** Applies a checked line; with `undo`, records what it replaced. */
+  /**
+   * Applies a checked line; with `undo`, records what it replaced, and leaves its series changes to
+   * `applySeries` once the line is written.
+   */
   private apply(line: LogLine, undo?: Undo): void {
     this.seq = line.s;
     for (const [name, value] of Object.entries(line.c ?? {})) {
       if (value > (this.counters.get(name) ?? 0)) this.counters.set(name, value);
     }
+    if (!undo) this.applySeries(line.m);
     for (const m of line.m) {
+      if (m.op === 'append') {
+        this.collectionRevs.set(m.c, line.s);
+        continue;
+      }
       const records = this.collection(m.c);
       const previous = records.get(m.id);
       undo?.changes.push({ c: m.c, id: m.id, previous, collectionRev: this.collectionRevs.get(m.c) });
@@ -349,6 +382,10 @@ export class Store {
       }
       this.collectionRevs.set(m.c, line.s);
     }
+  }
+
+  private applySeries(mutations: readonly Mutation[]): void {
+    for (const m of mutations) if (m.op === 'append') this.series.append(m.c, m.id, m.v);
   }
 
   /**

@@ -114,7 +114,7 @@ describe('the mutation log', () => {
     const dir = freshDir();
     mkdirSync(dir);
     writeFileSync(join(dir, LOG), `${logLine(1, 'a')}{"s":2,"m":[{"op":"upsert","c":"things","id":"x"}]}\n`);
-    await expect(openStore(dir).opening).rejects.toThrow(/line 2 is unreadable \(not a mutation line: A mutation's op is "put" or "del"; got "upsert"/);
+    await expect(openStore(dir).opening).rejects.toThrow(/line 2 is unreadable \(not a mutation line: A mutation's op is "put", "del" or "append"; got "upsert"/);
   });
 
   it('refuses a log that does not follow its snapshot (state.json lost), instead of starting with part of the state', async () => {

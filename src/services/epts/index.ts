@@ -1,0 +1,17 @@
+import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { setupDefinitionIndexes, TIME_SERIES } from './definitions.js';
+import { definitionFixtures } from './fixtures.js';
+import { TIME_SERIES_POINTS } from './points.js';
+import { routes } from './routes.js';
+
+export const endpointTimeSeries: ServiceDescriptor = {
+  prefix: 'epts',
+  title: 'Endpoint time series',
+  serviceGroup: 'device',
+  routes,
+  collections: { [TIME_SERIES]: tenantRecord(['applicationName', 'name', 'createdDate', 'updatedDate']) },
+  series: [TIME_SERIES_POINTS],
+  fixtures: [definitionFixtures],
+  seedsAfter: ['app-manager'],
+  setup: setupDefinitionIndexes,
+};

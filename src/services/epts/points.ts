@@ -1,0 +1,111 @@
+import type { EmuContext } from '../../context.js';
+import type { Mutation, Series } from '../../store/index.js';
+import { isoOf } from './time.js';
+
+export const TIME_SERIES_POINTS = 'time-series-points';
+
+/** A data point as the API shows it (spec 2). */
+export interface DataPoint {
+  timestamp: string;
+  values: Record<string, unknown>;
+}
+
+/** A data point to write: its time in epoch milliseconds. */
+export interface NewPoint {
+  time: number;
+  values: Record<string, unknown>;
+}
+
+/** Points to write, by endpoint id, then by series name. */
+export type PointBatch = Map<string, Map<string, NewPoint[]>>;
+
+/** Endpoint ids have no `/` (`^[a-zA-Z0-9._~-]+$`), so the first `/` ends it. */
+const seriesId = (endpointId: string, name: string) => `${endpointId}/${name}`;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * What the store keeps per point: a series with the single value `value` (what devices send most) keeps the bare
+ * primitive, so that a number costs 8 bytes rather than an object; anything else keeps its values object.
+ */
+function encode(values: Record<string, unknown>): unknown {
+  const keys = Object.keys(values);
+  if (keys.length === 1 && keys[0] === 'value' && !(typeof values.value === 'object' && values.value !== null)) return values.value;
+  return values;
+}
+
+const decode = (stored: unknown): Record<string, unknown> => (isObject(stored) ? stored : { value: stored });
+
+export function addPoint(batch: PointBatch, endpointId: string, name: string, point: NewPoint): void {
+  let bySeries = batch.get(endpointId);
+  if (!bySeries) batch.set(endpointId, (bySeries = new Map()));
+  let points = bySeries.get(name);
+  if (!points) bySeries.set(name, (points = []));
+  points.push(point);
+}
+
+/** One append per endpoint and series: the log holds the new points only, whatever the size of the series. */
+export function appendMutations(batch: PointBatch): Mutation[] {
+  const mutations: Mutation[] = [];
+  for (const [endpointId, bySeries] of batch) {
+    for (const [name, points] of bySeries) {
+      mutations.push({ op: 'append', c: TIME_SERIES_POINTS, id: seriesId(endpointId, name), v: points.map((p) => [p.time, encode(p.values)]) });
+    }
+  }
+  return mutations;
+}
+
+const seriesOf = (ctx: EmuContext, endpointId: string, name: string): Series | undefined => ctx.store.getSeries(TIME_SERIES_POINTS, seriesId(endpointId, name));
+
+const pointAt = (series: Series, index: number): DataPoint => ({ timestamp: isoOf(series.timeAt(index)), values: decode(series.valueAt(index)) });
+
+/** The newest point of a series, or the newest strictly before `before`: a binary search at most, never a scan. */
+export function lastPoint(ctx: EmuContext, endpointId: string, name: string, before?: number): DataPoint | undefined {
+  const series = seriesOf(ctx, endpointId, name);
+  if (!series) return undefined;
+  const end = before === undefined ? series.length : series.lowerBound(before);
+  return end > 0 ? pointAt(series, end - 1) : undefined;
+}
+
+/** A time window; `includeFrom`/`includeTo` say whether a point exactly at a bound is in it. */
+export interface TimeRange {
+  from: number;
+  to: number;
+  includeFrom: boolean;
+  includeTo: boolean;
+}
+
+/** The points of a series inside the window, oldest first or newest first, found by binary search. */
+export function* pointsIn(ctx: EmuContext, endpointId: string, name: string, range: TimeRange, descending: boolean): Generator<DataPoint> {
+  const series = seriesOf(ctx, endpointId, name);
+  if (!series) return;
+  const start = range.includeFrom ? series.lowerBound(range.from) : series.upperBound(range.from);
+  const end = range.includeTo ? series.upperBound(range.to) : series.lowerBound(range.to);
+  if (descending) for (let i = end - 1; i >= start; i--) yield pointAt(series, i);
+  else for (let i = start; i < end; i++) yield pointAt(series, i);
+}
+
+export type Chunk = Record<string, Record<string, DataPoint[]>>;
+
+/**
+ * The answer of `GET .../time-series/data` in chunks of at most `size` points: endpoints in the order given,
+ * series in the order asked, points in the asked order; one endpoint's series continues in the next chunk when
+ * a chunk is full. Built lazily, so that a large window is never held whole in memory.
+ */
+export function* dataChunks(ctx: EmuContext, endpointIds: readonly string[], names: readonly string[], range: TimeRange, descending: boolean, size: number): Generator<Chunk> {
+  let chunk: Chunk = {};
+  let count = 0;
+  for (const endpointId of endpointIds) {
+    for (const name of names) {
+      for (const point of pointsIn(ctx, endpointId, name, range, descending)) {
+        ((chunk[endpointId] ??= {})[name] ??= []).push(point);
+        if (++count === size) {
+          yield chunk;
+          chunk = {};
+          count = 0;
+        }
+      }
+    }
+  }
+  if (count > 0) yield chunk;
+}

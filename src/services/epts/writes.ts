@@ -1,0 +1,86 @@
+import type { EmuContext } from '../../context.js';
+import { badRequest, notFound } from '../../server/errors.js';
+import { findEndpoint, type Endpoint } from '../epr/endpoints.js';
+import { definitionCovering, definitionsNamed, type Definition } from './definitions.js';
+import { addPoint, appendMutations, type NewPoint, type PointBatch } from './points.js';
+import { parseIsoTime } from './time.js';
+
+/** The body of `PUT .../time-series/data`, after its schema: endpoint id → series name → data points. */
+export type TimeSeriesBody = Record<string, Record<string, Array<{ timestamp: string; values: Record<string, unknown> }>>>;
+
+/** Where a write lands: an application, and for the `app-versions` form also the version every endpoint must be in. */
+export interface WriteTarget {
+  tenantId: string;
+  applicationName: string;
+  appVersionName?: string;
+}
+
+function checkValues(definition: Definition, values: Record<string, unknown>, where: string): void {
+  const unknown = Object.keys(values).filter((v) => !definition.values.includes(v));
+  if (unknown.length > 0) {
+    throw badRequest(`${where}.values has ${unknown.join(', ')}, not a value of time series ${definition.name} (its values: ${definition.values.join(', ')}).`);
+  }
+  const missing = definition.values.filter((v) => !Object.hasOwn(values, v));
+  if (missing.length > 0) {
+    throw badRequest(`${where}.values lacks ${missing.join(', ')} of time series ${definition.name}; send null for a value that is not known.`);
+  }
+}
+
+function endpointsOutside(ctx: EmuContext, target: WriteTarget, endpointIds: string[]): string[] {
+  return endpointIds.filter((id) => {
+    const endpoint = findEndpoint(ctx, target.tenantId, id);
+    return !endpoint || endpoint.appName !== target.applicationName || (target.appVersionName !== undefined && endpoint.appVersion.name !== target.appVersionName);
+  });
+}
+
+/**
+ * `PUT .../time-series/data`: every point must match its series' definition exactly (each value named, null
+ * allowed), every endpoint must be the application's; then all points are written in one commit, or none.
+ * A point at the time of a stored one replaces it.
+ */
+export async function writeTimeSeriesData(ctx: EmuContext, target: WriteTarget, body: TimeSeriesBody): Promise<void> {
+  const names = [...new Set(Object.values(body).flatMap((bySeries) => Object.keys(bySeries)))];
+  const definitions = new Map(definitionsNamed(ctx, target.applicationName, names).map((d) => [d.name, d]));
+  const batch: PointBatch = new Map();
+  for (const [endpointId, bySeries] of Object.entries(body)) {
+    for (const [name, points] of Object.entries(bySeries)) {
+      points.forEach((point, i) => {
+        const where = `${endpointId}.${name}[${i}]`;
+        const time = parseIsoTime(point.timestamp);
+        if (time === undefined) throw badRequest(`${where}.timestamp must be an ISO 8601 datetime with a zone, like 2024-04-26T15:41:07Z; got "${point.timestamp}".`);
+        checkValues(definitions.get(name)!, point.values, where);
+        addPoint(batch, endpointId, name, { time, values: point.values });
+      });
+    }
+  }
+  const outside = endpointsOutside(ctx, target, Object.keys(body));
+  if (outside.length > 0) {
+    const where = target.appVersionName ? `application version ${target.appVersionName}` : `application ${target.applicationName}`;
+    throw notFound(`No endpoint ${outside.join(', ')} in ${where}.`);
+  }
+  if (batch.size > 0) await ctx.store.commit(appendMutations(batch));
+}
+
+/** A point of a device's data sample, for the series it goes to. */
+export interface SamplePoint {
+  series: string;
+  point: NewPoint;
+}
+
+/**
+ * Points from an endpoint's data samples (`dcx`): a series the application does not define yet is defined by
+ * its first point, and a value name a definition lacks is added to it, in the same commit as the points.
+ */
+export async function recordSamplePoints(ctx: EmuContext, endpoint: Endpoint, points: readonly SamplePoint[]): Promise<void> {
+  const valueNames = new Map<string, Set<string>>();
+  const batch: PointBatch = new Map();
+  for (const { series, point } of points) {
+    let names = valueNames.get(series);
+    if (!names) valueNames.set(series, (names = new Set()));
+    for (const name of Object.keys(point.values)) names.add(name);
+    addPoint(batch, endpoint.endpointId, series, point);
+  }
+  const now = ctx.clock.nowIso();
+  const definitions = [...valueNames].flatMap(([series, names]) => definitionCovering(ctx, endpoint.tenantId, endpoint.appName, series, [...names], now) ?? []);
+  await ctx.store.commit([...definitions, ...appendMutations(batch)]);
+}
