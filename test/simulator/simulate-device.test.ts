@@ -107,11 +107,14 @@ describe('simulateDevice against an emulator in the same process', async () => {
     expect(await device.next('answered')).toMatchObject({ statusCode: 201, reasonPhrase: 'Made' });
   });
 
-  it('sends a telemetry sample every interval and reports each one refused while dcx does not exist', async () => {
+  it('sends a telemetry sample every interval, each accepted and readable through the time series at once', async () => {
     let made = 0;
     const device = await simulate({ appVersion: 'tracker-v1', token: 'tracker-001-token', telemetry: { sample: () => ({ n: ++made }), intervalMs: 10 } });
     const third = await device.next('telemetry', (e) => e.sample.n === 3);
-    expect(third).toMatchObject({ token: 'tracker-001-token', accepted: false, statusCode: 404, message: expect.stringContaining('Unknown extension "dcx"') });
+    expect(third).toMatchObject({ token: 'tracker-001-token', accepted: true });
+    const last = await rest('GET', '/epts/api/v1/applications/tracker/time-series/last?endpointId=tracker-001&timeSeriesName=n');
+    expect(last.status).toBe(200);
+    expect(last.body['tracker-001'].n[0].values.value).toBeGreaterThanOrEqual(3);
     const reported = device.events.filter((e) => e.event === 'telemetry');
     expect(reported.map((e) => e.sample.n).sort()).toEqual(expect.arrayContaining([1, 2, 3]));
     expect(device.events.some((e) => e.event === 'error')).toBe(false);
