@@ -42,6 +42,11 @@ export interface Route {
   deniedStatus?: 403 | 404;
   /** Routes that authenticate differently (the binary-data upload token) handle it themselves. */
   customAuth?: boolean;
+  /**
+   * Top-level request body fields that are write-only secrets (`lnsApiKeyId`): whatever records requests (the
+   * journal) must leave them out. The service itself never answers them.
+   */
+  secretBodyFields?: string[];
   handler: (req: Request, res: Response) => unknown;
 }
 
@@ -79,6 +84,11 @@ export interface ServiceDescriptor {
    * mounted at `/_emu`, guarded like the rest of it. Never the platform's own operations.
    */
   controlPlane?: (ctx: EmuContext) => Router;
+  /**
+   * Fields of stored records that are secrets, by collection (`{ 'lns-integrations': ['lnsApiKeyId'] }`): a state
+   * export leaves them out unless secrets are asked for explicitly. Never part of an answer of the service.
+   */
+  secretFields?: Record<string, string[]>;
   /** Runs once the store is open: define indexes, start timers. */
   setup?: (ctx: EmuContext) => void | Promise<void>;
   /** Runs on stop: clear timers, release waiters. */
