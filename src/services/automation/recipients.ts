@@ -82,7 +82,7 @@ function verificationMail(linkBase: string, r: Recipient): OutgoingMail {
 /** Creates an UNVERIFIED recipient and captures its verification e-mail, in one commit. */
 export async function createRecipient(ctx: EmuContext, tenantId: string, type: NotificationType, address: string, linkBase: string): Promise<Recipient> {
   const taken = listRecipients(ctx, tenantId, type).find((r) => r.recipient.toLowerCase() === address.toLowerCase());
-  if (taken) throw conflict(`${address} is already a ${type} recipient (id ${taken.id}).`);
+  if (taken) throw conflict(`${address} is already a recipient of ${type} notifications (id ${taken.id}).`);
   const now = ctx.clock.nowIso();
   const recipient: Recipient = {
     tenantId,
