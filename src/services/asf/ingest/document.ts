@@ -1,3 +1,4 @@
+import { ScriptRuntimeError } from '../painless/errors.js';
 import { fromJson, toJson } from '../painless/json.js';
 import { isList, isMap, javaType, valuesEqual, type Value, type ValueList, type ValueMap } from '../painless/values.js';
 import { ingestFailure, IngestError } from './errors.js';
@@ -39,6 +40,15 @@ export class IngestDocument {
 
   /** The answer of a simulation for this document. */
   toResponse() {
+    try {
+      return this.response();
+    } catch (err) {
+      if (err instanceof ScriptRuntimeError) throw ingestFailure(err.message);
+      throw err;
+    }
+  }
+
+  private response() {
     const meta = (field: string) => this.ctx.get(field);
     for (const field of ['_index', '_id'] as const) {
       if (typeof meta(field) !== 'string') throw ingestFailure(`${field} must be a string; the pipeline left it ${javaType(meta(field) ?? null)}`);

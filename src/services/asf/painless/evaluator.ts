@@ -31,7 +31,7 @@ export interface Budget {
 export const LIMITS = {
   /** Loop iterations of one script run (the search engine's own `max_loop_counter` default). */
   loopIterations: 1_000_000,
-  allocation: 16_000_000,
+  allocation: 4_000_000,
   stringLength: 1_000_000,
   /** Milliseconds one simulation request may compute. */
   timeMs: 1000,
@@ -69,7 +69,8 @@ function containers(root: Value, into = new Set<unknown>()): Set<unknown> {
 
 /** Walks the syntax tree. No host code is reachable: values are data, calls go through the listed methods only. */
 class Evaluator {
-  private scopes: Array<Map<string, Slot>>;
+  /** Block scopes; null until the block declares a variable (most blocks never do). */
+  private scopes: Array<Map<string, Slot> | null>;
   private steps = 0;
   private loops = 0;
   private readonly frozen: Set<unknown>;
@@ -105,7 +106,7 @@ class Evaluator {
   }
 
   private block<T>(run: () => T): T {
-    this.scopes.push(new Map());
+    this.scopes.push(null);
     try {
       return run();
     } finally {
@@ -115,10 +116,15 @@ class Evaluator {
 
   private slot(name: string): Slot {
     for (let i = this.scopes.length - 1; i >= 0; i--) {
-      const slot = this.scopes[i].get(name);
+      const slot = this.scopes[i]?.get(name);
       if (slot) return slot;
     }
     throw new Error(`unresolved variable ${name}`);
+  }
+
+  private declare(name: string, slot: Slot): void {
+    const top = this.scopes.length - 1;
+    (this.scopes[top] ??= new Map()).set(name, slot);
   }
 
   private exec(stmt: Stmt): Flow {
@@ -132,24 +138,29 @@ class Evaluator {
       case 'decl':
         for (const v of stmt.vars) {
           const value = v.init ? coerce(stmt.type, this.expr(v.init)) : defaultOf(stmt.type);
-          this.scopes[this.scopes.length - 1].set(v.name, { type: stmt.type, value });
+          this.declare(v.name, { type: stmt.type, value });
         }
         return undefined;
       case 'block':
-        return this.block(() => {
+        this.scopes.push(null);
+        try {
           for (const s of stmt.body) {
             const flow = this.exec(s);
             if (flow) return flow;
           }
           return undefined;
-        });
+        } finally {
+          this.scopes.pop();
+        }
       case 'if':
-        if (asBoolean(this.expr(stmt.test), 'an if condition')) return this.block(() => this.exec(stmt.then));
-        return stmt.else ? this.block(() => this.exec(stmt.else!)) : undefined;
+        // Bodies run in the enclosing scope: the parser already gave each its own, and Java allows no declaration
+        // as a bare body, so a `{ ... }` body opens the only scope it needs.
+        if (asBoolean(this.expr(stmt.test), 'an if condition')) return this.exec(stmt.then);
+        return stmt.else ? this.exec(stmt.else) : undefined;
       case 'while':
         while (asBoolean(this.expr(stmt.test), 'a while condition')) {
           this.loopTick();
-          const flow = this.block(() => this.exec(stmt.body));
+          const flow = this.exec(stmt.body);
           if (flow === 'break') break;
           if (typeof flow === 'object') return flow;
         }
@@ -159,7 +170,7 @@ class Evaluator {
           if (stmt.init) this.exec(stmt.init);
           while (!stmt.test || asBoolean(this.expr(stmt.test), 'a for condition')) {
             this.loopTick();
-            const flow = this.block(() => this.exec(stmt.body));
+            const flow = this.exec(stmt.body);
             if (flow === 'break') break;
             if (typeof flow === 'object') return flow;
             for (const u of stmt.update) this.expr(u);
@@ -184,7 +195,7 @@ class Evaluator {
     for (const item of list) {
       this.loopTick();
       const flow = this.block(() => {
-        this.scopes[this.scopes.length - 1].set(stmt.name, { type: stmt.type, value: coerce(stmt.type, item) });
+        this.declare(stmt.name, { type: stmt.type, value: coerce(stmt.type, item) });
         return this.exec(stmt.body);
       });
       if (list.length !== length) throw new ScriptRuntimeError('concurrent_modification_exception', 'the list changed while a for loop went over it');

@@ -120,7 +120,8 @@ const LIST_METHODS: Record<string, Method<ValueList>> = {
   addAll: (l, [x], c) => {
     if (!isList(x)) throw illegalArgument(`addAll needs a list; got ${javaType(x)}`);
     c(x.length);
-    l.push(...x);
+    // One by one: spreading a long list as arguments would overflow the stack; a copy, since x may be l itself.
+    for (const v of x.slice()) l.push(v);
     return x.length > 0;
   },
   // Java picks remove(int index) for an int argument and remove(Object) for anything else.
