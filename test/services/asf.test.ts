@@ -20,6 +20,11 @@ describe('analytics facade', async () => {
     return result.doc._source;
   };
 
+  it('is listed by GET /app-manager/api/v1/service-instances under /asf', async () => {
+    const instances = (await call('GET', '/app-manager/api/v1/service-instances')).body as any[];
+    expect(instances.filter((i) => i.urlPrefix === '/asf')).toEqual([expect.objectContaining({ name: 'asf', serviceGroup: 'device' })]);
+  });
+
   describe('pipelines', () => {
     it('PUT creates and replaces, GET answers it under the stored name (tenant-prefixed), DELETE removes it', async () => {
       const definition = { description: 'sets the OS', processors: [{ set: { field: 'host.os.name', value: '{{os}}' } }] };

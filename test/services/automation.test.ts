@@ -15,6 +15,11 @@ describe('automation connector', async () => {
   const mailTo = async (address: string) => (await call('GET', `/_emu/mail?to=${encodeURIComponent(address)}`)).body as any[];
   const pathOf = (url: string) => url.slice(emulator.url.length);
 
+  it('is listed by GET /app-manager/api/v1/service-instances under /automation', async () => {
+    const instances = (await call('GET', '/app-manager/api/v1/service-instances')).body as any[];
+    expect(instances.filter((i) => i.urlPrefix === '/automation')).toEqual([expect.objectContaining({ name: 'automation', serviceGroup: 'device' })]);
+  });
+
   it('GET /automations lists the two types, the e-mail one with its schema', async () => {
     const response = await call('GET', `${AC}/automations`);
     expect(response.status).toBe(200);

@@ -21,6 +21,11 @@ describe('LoRaWAN connector', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
 
+  it('is listed by GET /app-manager/api/v1/service-instances under /ttnc', async () => {
+    const instances = (await call('GET', '/app-manager/api/v1/service-instances')).body as any[];
+    expect(instances.filter((i) => i.urlPrefix === '/ttnc')).toEqual([expect.objectContaining({ name: 'ttnc', serviceGroup: 'device' })]);
+  });
+
   describe('POST /integrations', async () => {
     const writable = await startTestEmulator();
     const call = api(writable);
