@@ -167,6 +167,12 @@ describe('analytics facade', async () => {
       const [result] = await simulate([{ set: { field: '_index', value: 'surprise' } }], [{ _index: 'test', _id: '1', _source: { field: 'value' } }]);
       expect(result.doc._index).toBe('surprise');
       expect(result.doc._source).toEqual({ field: 'value' });
+      const [routed] = await simulate([{ set: { field: '_routing', value: '{{region}}' } }], [{ _source: { region: 'eu' } }]);
+      expect(routed.doc).toMatchObject({ _routing: 'eu', _source: { region: 'eu' } });
+      const [numeric] = await simulate([{ script: { source: 'ctx._index = 5' } }], [{ _source: {} }]);
+      expect(numeric.error.reason).toBe('_index must be a string; the pipeline left it java.lang.Integer');
+      const [clash] = await simulate([], [{ _source: { _id: 'inside' } }]);
+      expect(clash.error.reason).toMatch(/_source must not contain the metadata field \[_id\]/);
     });
 
     it('script: (field_a + field_b) * params.param_c (script processor docs)', async () => {

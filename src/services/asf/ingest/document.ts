@@ -30,7 +30,8 @@ export class IngestDocument {
 
   static from(input: SimulatedDocInput, timestamp: string): IngestDocument {
     const ctx = fromJson(input._source) as ValueMap;
-    for (const field of METADATA_FIELDS) ctx.delete(field);
+    const clash = METADATA_FIELDS.find((field) => ctx.has(field));
+    if (clash) throw ingestFailure(`_source must not contain the metadata field [${clash}]; give it beside _source`);
     ctx.set('_index', input._index ?? '_index');
     ctx.set('_id', input._id ?? '_id');
     if (input._type !== undefined) ctx.set('_type', input._type);
@@ -49,16 +50,18 @@ export class IngestDocument {
   }
 
   private response() {
-    const meta = (field: string) => this.ctx.get(field);
-    for (const field of ['_index', '_id'] as const) {
-      if (typeof meta(field) !== 'string') throw ingestFailure(`${field} must be a string; the pipeline left it ${javaType(meta(field) ?? null)}`);
+    const meta = (field: string) => this.ctx.get(field) ?? null;
+    for (const field of METADATA_FIELDS) {
+      const value = meta(field);
+      const required = field === '_index' || field === '_id';
+      if (typeof value !== 'string' && (required || value !== null)) throw ingestFailure(`${field} must be a string; the pipeline left it ${javaType(value)}`);
     }
     const source: ValueMap = new Map([...this.ctx].filter(([k]) => !(METADATA_FIELDS as readonly string[]).includes(k)));
     return {
       _index: meta('_index') as string,
-      _type: meta('_type') === undefined || meta('_type') === null ? '_doc' : (toJson(meta('_type')!) as unknown),
+      _type: (meta('_type') as string | null) ?? '_doc',
       _id: meta('_id') as string,
-      ...(meta('_routing') !== undefined && meta('_routing') !== null ? { _routing: toJson(meta('_routing')!) } : {}),
+      ...(meta('_routing') !== null ? { _routing: meta('_routing') as string } : {}),
       _source: toJson(source),
       _ingest: toJson(this.ingest),
     };
@@ -85,7 +88,7 @@ export class IngestDocument {
         }
         current = current.get(key)!;
       } else if (isList(current)) {
-        const index = listIndex(current, key, path);
+        const index = listIndex(key, path);
         if (index >= current.length) {
           if (missingIsError) throw ingestFailure(`[${key}] is out of bounds for array with length [${current.length}] as part of path [${path}]`);
           return undefined;
@@ -130,7 +133,7 @@ export class IngestDocument {
         if (!current.has(key)) current.set(key, new Map());
         current = current.get(key)!;
       } else if (isList(current)) {
-        const index = listIndex(current, key, path);
+        const index = listIndex(key, path);
         if (index >= current.length) throw ingestFailure(`[${key}] is out of bounds for array with length [${current.length}] as part of path [${path}]`);
         current = current[index];
       } else if (current === null) {
@@ -151,7 +154,7 @@ export class IngestDocument {
       parent.set(key, value);
       return;
     }
-    const index = listIndex(parent, key, path);
+    const index = listIndex(key, path);
     if (index >= parent.length) throw ingestFailure(`[${key}] is out of bounds for array with length [${parent.length}] as part of path [${path}]`);
     parent[index] = value;
   }
@@ -162,7 +165,7 @@ export class IngestDocument {
    */
   append(path: string, values: Value[], allowDuplicates: boolean): void {
     const { parent, key } = this.parent(path);
-    const index = isList(parent) ? listIndex(parent, key, path) : -1;
+    const index = isList(parent) ? listIndex(key, path) : -1;
     if (isList(parent) && index >= parent.length) throw ingestFailure(`[${key}] is out of bounds for array with length [${parent.length}] as part of path [${path}]`);
     const store = (v: Value) => (isMap(parent) ? parent.set(key, v) : (parent[index] = v));
     if (isMap(parent) && !parent.has(key)) {
@@ -182,10 +185,10 @@ export class IngestDocument {
     this.get(path);
     const parentPath = keys.slice(0, -1);
     let parent: Value = root;
-    for (const key of parentPath) parent = isMap(parent) ? parent.get(key)! : (parent as ValueList)[listIndex(parent as ValueList, key, path)];
+    for (const key of parentPath) parent = isMap(parent) ? parent.get(key)! : (parent as ValueList)[listIndex(key, path)];
     const key = keys.at(-1)!;
     if (isMap(parent)) parent.delete(key);
-    else (parent as ValueList).splice(listIndex(parent as ValueList, key, path), 1);
+    else (parent as ValueList).splice(listIndex(key, path), 1);
   }
 
   /** What a template's `{{a.b}}` reads: undefined where the path leads nowhere. */
@@ -200,7 +203,7 @@ export class IngestDocument {
   }
 }
 
-function listIndex(list: ValueList, key: string, path: string): number {
+function listIndex(key: string, path: string): number {
   if (!/^\d+$/.test(key)) throw ingestFailure(`[${key}] is not an integer, cannot be used as an index as part of path [${path}]`);
   return Number(key);
 }

@@ -2,10 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { classCast, illegalArgument, nullPointer, ScriptRuntimeError } from './errors.js';
 import { callMethod, callStatic, STATIC_CONSTANTS, type Charge } from './methods.js';
 import type { Expr, Stmt } from './parser.js';
+import { cast, coerce, defaultOf } from './types.js';
 import {
   arithmetic,
   asBoolean,
-  castNumber,
   compareNumbers,
   int,
   isList,
@@ -16,7 +16,6 @@ import {
   mapKey,
   ofType,
   valuesEqual,
-  type NumType,
   type Value,
 } from './values.js';
 
@@ -55,7 +54,6 @@ interface Slot {
 type Flow = undefined | 'break' | 'continue' | { ret: Value };
 
 const MUTATING = new Set(['put', 'remove', 'clear', 'add', 'addAll', 'set']);
-const NUMERIC_TYPES = new Set<string>(['int', 'long', 'float', 'double']);
 
 const limitError = (message: string) => new ScriptRuntimeError('circuit_breaking_exception', message);
 
@@ -355,47 +353,6 @@ function listPosition(list: Value[], index: Value): number {
   const i = index.value < 0 ? list.length + index.value : index.value;
   if (i < 0 || i >= list.length) throw new ScriptRuntimeError('index_out_of_bounds_exception', `Index ${index.value} out of bounds for length ${list.length}`);
   return i;
-}
-
-function defaultOf(type: string): Value {
-  if (NUMERIC_TYPES.has(type)) return ofType(type as NumType, 0);
-  return type === 'boolean' ? false : null;
-}
-
-/** Assignment to a declared type: widening only (`long x = 1` yes, `int x = 1.5` no), as Java allows it. */
-function coerce(type: string, v: Value): Value {
-  switch (type) {
-    case 'def':
-    case 'Object':
-      return v;
-    case 'int':
-    case 'long':
-    case 'float':
-    case 'double': {
-      const order = ['int', 'long', 'float', 'double'];
-      if (isNum(v) && order.indexOf(v.type) <= order.indexOf(type)) return ofType(type, v.value);
-      throw v === null ? nullPointer(`assign to ${type}`) : classCast(`cannot cast ${javaType(v)} to ${type}`);
-    }
-    default:
-      return checkReference(type, v);
-  }
-}
-
-/** An explicit cast `(int) x`: also narrowing between numbers. */
-function cast(type: string, v: Value): Value {
-  if (NUMERIC_TYPES.has(type)) {
-    if (v === null) throw nullPointer(`cast to ${type}`);
-    if (!isNum(v)) throw classCast(`cannot cast ${javaType(v)} to ${type}`);
-    return castNumber(type as NumType, v);
-  }
-  return type === 'def' || type === 'Object' ? v : checkReference(type, v);
-}
-
-function checkReference(type: string, v: Value): Value {
-  const fits =
-    type === 'boolean' ? typeof v === 'boolean' : v === null || (type === 'String' ? typeof v === 'string' : type === 'Map' || type === 'HashMap' ? isMap(v) : isList(v));
-  if (!fits) throw v === null ? nullPointer(`assign to ${type}`) : classCast(`cannot cast ${javaType(v)} to ${type}`);
-  return v;
 }
 
 /** Runs a parsed script on a document's `ctx`; answers the script's value (its `return`, or its last expression). */
