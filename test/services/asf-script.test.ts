@@ -71,6 +71,9 @@ describe('analytics facade: scripts', async () => {
       ["ctx.r = \"double \\\"quoted\\\"\\n\"", 'double "quoted"\n'],
       ["ctx.r = String.join('-', ['a', 'b']) + String.valueOf(2)", 'a-b2'],
       ["ctx.r = Integer.parseInt('42') + 1", 43],
+      ["ctx.r = '\\u00a0x \\t'.trim() + '|'", '\u00a0x|'],
+      ["Map m = ['k': 1]; m.replace('k', 2); m.replace('absent', 3); ctx.r = m", { k: 2 }],
+      ['ctx.r = [1, 2, 1].lastIndexOf(1) + [1, 2, 1].indexOf(1)', 2],
     ])('%s', async (source, expected) => {
       expect((await after(source, { n: 5, name: 'meter' })).r).toEqual(expected);
     });
@@ -114,6 +117,8 @@ describe('analytics facade: scripts', async () => {
       expect((await failure('ctx.r = ctx.l[5]', { l: [1] })).type).toBe('index_out_of_bounds_exception');
       expect((await failure('if (ctx.s) { ctx.r = 1 }', { s: 'x' })).type).toBe('class_cast_exception');
       expect((await failure('ctx.r = ctx.s.size()', { s: 'x' })).reason).toBe('dynamic method [java.lang.String, size/0] not found');
+      // An overload the subset lacks is an error, never a call that drops an argument.
+      expect((await failure("ctx.r = ctx.s.indexOf('x', 1)", { s: 'x' })).reason).toBe('dynamic method [java.lang.String, indexOf/2] not found');
       expect((await failure("for (def x : ctx.l) { ctx.l.add(1) }", { l: [1] })).type).toBe('concurrent_modification_exception');
     });
 
@@ -135,6 +140,8 @@ describe('analytics facade: scripts', async () => {
       ['ctx.r = new Date()', /new Date\(\) is not supported/],
       ['ctx.r = ctx.getClass()', /the method getClass\(\) is not supported/],
       ['ctx.r = Math.random()', /Math.random\(\) is not supported/],
+      ['ctx.r = Math.max(1)', /Math.max\(\) takes 2 argument\(s\)/],
+      ["ctx.r = Integer.parseInt('ff', 16)", /Integer.parseInt\(\) takes 1 argument\(s\)/],
       ['try { ctx.a = 1 } catch (Exception e) {}', /"try" is not supported/],
       ['do { ctx.a = 1 } while (false)', /"do" is not supported/],
       ['int twice(int x) { return x * 2 } ctx.r = twice(2)', /defining functions is not supported/],

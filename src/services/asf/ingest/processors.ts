@@ -1,5 +1,6 @@
 import { runScript, type Budget } from '../painless/evaluator.js';
 import { fromJson } from '../painless/json.js';
+import { javaTrim } from '../painless/methods.js';
 import { isList, isMap, javaString, javaType, type Value } from '../painless/values.js';
 import { PipelineConfigError, ProcessorConfig } from './config.js';
 import { convertProcessor } from './convert.js';
@@ -188,8 +189,7 @@ const FACTORIES: Record<string, (cfg: ProcessorConfig) => Execute> = {
   rename,
   script,
   set,
-  // Java's String.trim: characters up to U+0020 at both ends.
-  trim: stringProcessor((s) => s.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '')),
+  trim: stringProcessor(javaTrim),
   uppercase: stringProcessor((s) => s.toUpperCase()),
 };
 

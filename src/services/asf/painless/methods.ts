@@ -33,6 +33,23 @@ const str = (s: string, charge: Charge) => {
   return s;
 };
 const index = (v: Value, what: string) => asInt(v, what);
+/** Java's `String.trim`: characters up to U+0020 at both ends (not every Unicode blank, as JavaScript's). */
+export const javaTrim = (s: string) => s.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
+
+/** The argument counts each method takes: a call with another count is an error, never a call that ignores some. */
+const ARITIES: Record<string, Record<string, number[]>> = {
+  string: {
+    length: [0], isEmpty: [0], contains: [1], startsWith: [1], endsWith: [1], indexOf: [1], lastIndexOf: [1], toLowerCase: [0],
+    toUpperCase: [0], trim: [0], concat: [1], replace: [2], equalsIgnoreCase: [1], substring: [1, 2], splitOnToken: [1],
+  },
+  map: {
+    size: [0], isEmpty: [0], containsKey: [1], containsValue: [1], get: [1], getOrDefault: [2], put: [2], remove: [1], clear: [0],
+    keySet: [0], values: [0], replace: [2],
+  },
+  list: { size: [0], isEmpty: [0], get: [1], set: [2], add: [1, 2], addAll: [1], remove: [1], contains: [1], indexOf: [1], lastIndexOf: [1], clear: [0] },
+  number: { intValue: [0], longValue: [0], doubleValue: [0] },
+  any: { toString: [0], equals: [1] },
+};
 
 const STRING_METHODS: Record<string, Method<string>> = {
   length: (s) => int(s.length),
@@ -44,7 +61,7 @@ const STRING_METHODS: Record<string, Method<string>> = {
   lastIndexOf: (s, [x]) => int(s.lastIndexOf(asString(x, 'lastIndexOf'))),
   toLowerCase: (s, _a, c) => str(s.toLowerCase(), c),
   toUpperCase: (s, _a, c) => str(s.toUpperCase(), c),
-  trim: (s, _a, c) => str(s.trim(), c),
+  trim: (s, _a, c) => str(javaTrim(s), c),
   concat: (s, [x], c) => str(s + asString(x, 'concat'), c),
   replace: (s, [a, b], c) => str(s.split(asString(a, 'replace')).join(asString(b, 'replace')), c),
   equalsIgnoreCase: (s, [x]) => typeof x === 'string' && s.toLowerCase() === x.toLowerCase(),
@@ -84,6 +101,12 @@ const MAP_METHODS: Record<string, Method<ValueMap>> = {
   clear: (m) => {
     m.clear();
     return null;
+  },
+  replace: (m, [k, v]) => {
+    if (typeof k !== 'string' || !m.has(k)) return null;
+    const previous = m.get(k)!;
+    m.set(k, v);
+    return previous;
   },
   keySet: (m, _a, c) => {
     c(m.size);
@@ -133,6 +156,7 @@ const LIST_METHODS: Record<string, Method<ValueList>> = {
   },
   contains: (l, [x]) => l.some((v) => valuesEqual(v, x, true)),
   indexOf: (l, [x]) => int(l.findIndex((v) => valuesEqual(v, x, true))),
+  lastIndexOf: (l, [x]) => int(l.findLastIndex((v) => valuesEqual(v, x, true))),
   clear: (l) => {
     l.length = 0;
     return null;
@@ -157,14 +181,16 @@ const own = <T>(table: Record<string, T>, name: string): T | undefined => (Objec
 
 export function callMethod(self: Value, name: string, args: Value[], charge: Charge): Value {
   if (self === null) throw nullPointer(`call ${name}()`);
-  let method: Method<never> | undefined;
-  if (typeof self === 'string') method = own(STRING_METHODS, name);
-  else if (isMap(self)) method = own(MAP_METHODS, name);
-  else if (isList(self)) method = own(LIST_METHODS, name);
-  else if (isNum(self)) method = own(NUMBER_METHODS, name);
-  method ??= own(ANY_METHODS, name);
-  if (!method) throw illegalArgument(`dynamic method [${javaType(self)}, ${name}/${args.length}] not found`);
-  return (method as Method<Value>)(self, args, charge);
+  const kind = typeof self === 'string' ? 'string' : isMap(self) ? 'map' : isList(self) ? 'list' : isNum(self) ? 'number' : 'any';
+  const tables: Array<[string, Record<string, Method<never>>]> = [
+    [kind, { string: STRING_METHODS, map: MAP_METHODS, list: LIST_METHODS, number: NUMBER_METHODS, any: {} }[kind] as Record<string, Method<never>>],
+    ['any', ANY_METHODS as Record<string, Method<never>>],
+  ];
+  for (const [table, methods] of tables) {
+    const method = own(methods, name);
+    if (method && own(ARITIES[table], name)!.includes(args.length)) return (method as Method<Value>)(self, args, charge);
+  }
+  throw illegalArgument(`dynamic method [${javaType(self)}, ${name}/${args.length}] not found`);
 }
 
 function parseNumber(type: 'int' | 'long' | 'double', v: Value): JNum {
@@ -213,6 +239,12 @@ const STATICS: Record<string, Record<string, Static>> = {
 };
 
 export const STATIC_METHODS = new Map(Object.entries(STATICS).map(([cls, methods]) => [cls, new Set(Object.keys(methods))]));
+/** How many arguments each static takes (known when the script is compiled, so a wrong count is refused then). */
+export const STATIC_ARITY: Record<string, number> = {
+  'Math.abs': 1, 'Math.max': 2, 'Math.min': 2, 'Math.floor': 1, 'Math.ceil': 1, 'Math.sqrt': 1, 'Math.pow': 2, 'Math.round': 1,
+  'Integer.parseInt': 1, 'Integer.toString': 1, 'Long.parseLong': 1, 'Long.toString': 1, 'Double.parseDouble': 1, 'Double.toString': 1,
+  'String.valueOf': 1, 'String.join': 2,
+};
 export const STATIC_CONSTANTS: Record<string, Value> = {
   'Integer.MAX_VALUE': int(2_147_483_647),
   'Integer.MIN_VALUE': int(-2_147_483_648),

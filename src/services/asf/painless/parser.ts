@@ -1,5 +1,5 @@
 import { ScriptCompileError } from './errors.js';
-import { METHOD_NAMES, STATIC_CONSTANTS, STATIC_METHODS } from './methods.js';
+import { METHOD_NAMES, STATIC_ARITY, STATIC_CONSTANTS, STATIC_METHODS } from './methods.js';
 import { tokenize, type Token } from './tokenizer.js';
 import { double, int, JNum, type Value } from './values.js';
 
@@ -350,7 +350,9 @@ class Parser {
       const qualified = `${token.text}.${member.text}`;
       if (this.accept('(')) {
         if (!STATIC_METHODS.get(token.text)!.has(member.text)) throw new ScriptCompileError(`${qualified}() is not supported by the emulator's script subset`, member.at);
-        return { k: 'static', at, cls: token.text, name: member.text, args: this.arguments() };
+        const args = this.arguments();
+        if (args.length !== STATIC_ARITY[qualified]) throw new ScriptCompileError(`${qualified}() takes ${STATIC_ARITY[qualified]} argument(s) in the emulator's script subset; got ${args.length}`, member.at);
+        return { k: 'static', at, cls: token.text, name: member.text, args };
       }
       if (!(qualified in STATIC_CONSTANTS)) throw new ScriptCompileError(`${qualified} is not supported by the emulator's script subset`, member.at);
       return { k: 'static', at, cls: token.text, name: member.text, args: null };
