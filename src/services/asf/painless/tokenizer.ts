@@ -24,10 +24,11 @@ const OPERATORS = [
 /** Operators of the language that the subset leaves out: refused by name rather than misread. */
 const UNSUPPORTED = ['>>>=', '<<=', '>>=', '>>>', '<<', '>>', '->', '::', '&=', '|=', '^=', '=~', '==~', '&', '|', '^', '~', '@', '#', '$', '`', '\\'];
 
-const NUMBER = /^(?:0[xX][0-9a-fA-F]+[lL]?|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[lLfFdD]?)/;
+/** Painless's literals: hex, octal (`022` is 18), decimal with an optional fraction and exponent, a type suffix. */
+const NUMBER = /^(?:0[xX][0-9a-fA-F]+[lL]?|0[0-7]+[lL]?|(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?[lLfFdD]?)/;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', '\\': '\\', "'": "'", '"': '"' };
 
+/** Painless strings know two escapes: `\\` and the string's own quote (`\'` or `\"`); a line break may be literal. */
 function readString(source: string, start: number): { text: string; end: number } {
   const quote = source[start];
   let text = '';
@@ -35,13 +36,10 @@ function readString(source: string, start: number): { text: string; end: number 
   while (i < source.length && source[i] !== quote) {
     if (source[i] === '\\') {
       const next = source[i + 1];
-      if (next === 'u' && /^[0-9a-fA-F]{4}$/.test(source.slice(i + 2, i + 6))) {
-        text += String.fromCharCode(parseInt(source.slice(i + 2, i + 6), 16));
-        i += 6;
-        continue;
+      if (next !== '\\' && next !== quote) {
+        throw new ScriptCompileError(`the escape \\${next ?? ''} is not one of Painless's (\\\\ and \\${quote}); write the character itself`, i);
       }
-      if (next === undefined || !(next in ESCAPES)) throw new ScriptCompileError(`unsupported escape \\${next ?? ''} in a string literal`, i);
-      text += ESCAPES[next];
+      text += next;
       i += 2;
       continue;
     }
@@ -79,9 +77,9 @@ export function tokenize(source: string): Token[] {
       i = end;
       continue;
     }
-    const number = /^[0-9]/.test(c) || (c === '.' && /^[0-9]/.test(source[i + 1] ?? '')) ? NUMBER.exec(rest) : null;
+    const number = /^[0-9]/.test(c) ? NUMBER.exec(rest) : null;
     if (number) {
-      if (NAME.test(source.slice(i + number[0].length, i + number[0].length + 1))) throw new ScriptCompileError(`malformed number ${number[0]}${source[i + number[0].length]}`, i);
+      if (/^[A-Za-z0-9_]/.test(source.slice(i + number[0].length, i + number[0].length + 1))) throw new ScriptCompileError(`malformed number ${number[0]}${source[i + number[0].length]}`, i);
       tokens.push({ kind: 'number', text: number[0], at: i });
       i += number[0].length;
       continue;
