@@ -190,6 +190,12 @@ describe('analytics facade: scripts', async () => {
       expect((await failure('def l = [1]; while (true) { l.addAll(l) }')).reason).toMatch(/memory limit/);
     });
 
+    it('processors share the memory limit: copying a large field again and again stops', async () => {
+      const processors = Array.from({ length: 100 }, () => ({ set: { field: 'copy', copy_from: 'big' } }));
+      const response = await call('POST', SIMULATE, { body: { pipeline: { processors }, docs: [{ _source: { big: Array.from({ length: 50_000 }, () => 1) } }] } });
+      expect(response.body.docs[0].error).toMatchObject({ type: 'circuit_breaking_exception', reason: expect.stringMatching(/memory limit/), processor_type: 'set' });
+    });
+
     it('prototype names are plain fields: nothing reaches an object prototype', async () => {
       const source = await after("ctx.viaProto = ctx.__proto__; ctx.viaConstructor = ctx.constructor; ctx['__proto__'] = 'a field'; ctx.nested = [:]; ctx.nested.__proto__ = 'also a field'; ctx.prototype = params.__proto__", {}, {});
       // Computed keys: `{ __proto__: ... }` in a literal would set the literal's prototype instead.

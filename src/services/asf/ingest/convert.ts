@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { sizeOf, spend, type Budget } from '../painless/budget.js';
 import { isList, javaString, JNum, type Value } from '../painless/values.js';
 import type { ProcessorConfig } from './config.js';
 import type { IngestDocument } from './document.js';
@@ -75,12 +76,13 @@ export function convertProcessor(cfg: ProcessorConfig) {
   if (!(TYPES as readonly string[]).includes(type)) cfg.fail(`[type] type [${type}] not supported, cannot convert field.`);
   const target = cfg.string('target_field') ?? field;
   const ignoreMissing = cfg.boolean('ignore_missing', false);
-  return (doc: IngestDocument) => {
+  return (doc: IngestDocument, budget: Budget) => {
     const value = doc.getOptional(field, ignoreMissing);
     if (value === null) {
       if (ignoreMissing) return;
       throw ingestFailure(`Field [${field}] is null, cannot be converted to type [${type}]`);
     }
+    spend(budget, sizeOf(value));
     const converted = isList(value) ? value.map((v) => convertOne(v, type as ConvertType)) : convertOne(value, type as ConvertType);
     doc.set(target, converted);
   };

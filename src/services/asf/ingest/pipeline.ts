@@ -1,4 +1,4 @@
-import { newBudget, type Budget } from '../painless/evaluator.js';
+import { checkTime, newBudget, type Budget } from '../painless/budget.js';
 import { PipelineConfigError } from './config.js';
 import { IngestDocument, type SimulatedDocInput } from './document.js';
 import { asIngestError, errorBody, IngestError } from './errors.js';
@@ -46,6 +46,7 @@ function handleFailure(doc: IngestDocument, err: IngestError, handlers: Compiled
 function runProcessors(processors: CompiledProcessor[], doc: IngestDocument, pipeline: string, budget: Budget): void {
   for (const processor of processors) {
     try {
+      checkTime(budget);
       if (processor.condition && !processor.condition(doc, budget)) continue;
       processor.execute(doc, budget);
     } catch (thrown) {

@@ -1,11 +1,12 @@
-import { runScript, type Budget } from '../painless/evaluator.js';
+import { sizeOf, spend, type Budget } from '../painless/budget.js';
+import { runScript } from '../painless/evaluator.js';
 import { fromJson } from '../painless/json.js';
 import { javaTrim } from '../painless/methods.js';
 import { isList, isMap, javaString, javaType, type Value } from '../painless/values.js';
 import { PipelineConfigError, ProcessorConfig } from './config.js';
 import { convertProcessor } from './convert.js';
 import type { IngestDocument } from './document.js';
-import { ingestFailure } from './errors.js';
+import { ingestFailure, scriptFailure } from './errors.js';
 import type { MediaType } from './template.js';
 
 export type Execute = (doc: IngestDocument, budget: Budget) => void;
@@ -56,16 +57,18 @@ function set(cfg: ProcessorConfig): Execute {
   const rawValue = copyFrom === undefined ? cfg.required('value') : undefined;
   const value = copyFrom === undefined ? valueSource(cfg, 'value', rawValue, mediaType) : undefined;
   const templated = typeof rawValue === 'string' && rawValue.includes('{{');
-  return (doc) => {
+  return (doc, budget) => {
     const path = field.render(doc);
     if (!override && doc.has(path) && doc.get(path) !== null) return;
     if (copyFrom !== undefined) {
       const copied = doc.getOptional(copyFrom, ignoreEmpty);
       if (ignoreEmpty && (copied === null || copied === '')) return;
+      spend(budget, sizeOf(copied));
       doc.set(path, copyValue(copied));
       return;
     }
     const resolved = value!(doc);
+    spend(budget, sizeOf(resolved));
     if (ignoreEmpty && templated && (resolved === null || resolved === '')) return;
     doc.set(path, resolved);
   };
@@ -76,8 +79,9 @@ function append(cfg: ProcessorConfig): Execute {
   const mediaType = cfg.mediaType();
   const value = valueSource(cfg, 'value', cfg.required('value'), mediaType);
   const allowDuplicates = cfg.boolean('allow_duplicates', true);
-  return (doc) => {
+  return (doc, budget) => {
     const values = value(doc);
+    spend(budget, sizeOf(values));
     doc.append(field.render(doc), isList(values) ? values : [values], allowDuplicates);
   };
 }
@@ -127,12 +131,13 @@ function stringProcessor(change: (s: string) => string) {
     const field = cfg.requiredString('field');
     const target = cfg.string('target_field') ?? field;
     const ignoreMissing = cfg.boolean('ignore_missing', false);
-    return (doc) => {
+    return (doc, budget) => {
       const value = doc.getOptional(field, ignoreMissing);
       if (value === null) {
         if (ignoreMissing) return;
         throw ingestFailure(`field [${field}] is null, cannot process it.`);
       }
+      spend(budget, sizeOf(value));
       if (isList(value)) {
         doc.set(
           target,
@@ -164,7 +169,11 @@ function script(cfg: ProcessorConfig): Execute {
   const options = Object.fromEntries(['lang', 'id', 'source', 'params'].map((k) => [k, cfg.raw(k)]).filter(([, v]) => v !== undefined));
   const { program, params } = scriptOptions(cfg, 'source', options);
   return (doc, budget) => {
-    runScript(program, { ctx: doc.ctx, params: fromJson(params), budget });
+    try {
+      runScript(program, { ctx: doc.ctx, params: fromJson(params), budget });
+    } catch (err) {
+      throw scriptFailure(err);
+    }
   };
 }
 
@@ -175,7 +184,12 @@ function condition(cfg: ProcessorConfig): CompiledProcessor['condition'] {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) cfg.fail('[if] must be a script: a string, or an object with source');
   const { program, params } = scriptOptions(cfg, 'if', options as Record<string, unknown>);
   return (doc, budget) => {
-    const result = runScript(program, { ctx: doc.ctx, params: fromJson(params), budget, readOnly: true });
+    let result;
+    try {
+      result = runScript(program, { ctx: doc.ctx, params: fromJson(params), budget, readOnly: true });
+    } catch (err) {
+      throw scriptFailure(err);
+    }
     if (typeof result !== 'boolean') throw ingestFailure(`the if condition must answer true or false; it answered ${javaType(result)}`);
     return result;
   };

@@ -1,4 +1,4 @@
-import { performance } from 'node:perf_hooks';
+import { checkTime, limitError, LIMITS, spend, type Budget } from './budget.js';
 import { classCast, illegalArgument, nullPointer, ScriptRuntimeError } from './errors.js';
 import { callMethod, callStatic, STATIC_CONSTANTS, type Charge } from './methods.js';
 import type { Expr, Stmt } from './parser.js';
@@ -19,25 +19,6 @@ import {
   type Value,
 } from './values.js';
 
-/** What one simulation may spend, across all its documents and scripts. */
-export interface Budget {
-  /** `performance.now()` past which the run stops: CPU time, not the emulator's (possibly virtual) clock. */
-  deadline: number;
-  /** Characters of strings and elements of maps and lists made so far. */
-  allocated: number;
-}
-
-export const LIMITS = {
-  /** Loop iterations of one script run (the search engine's own `max_loop_counter` default). */
-  loopIterations: 1_000_000,
-  allocation: 4_000_000,
-  stringLength: 1_000_000,
-  /** Milliseconds one simulation request may compute. */
-  timeMs: 1000,
-};
-
-export const newBudget = (): Budget => ({ deadline: performance.now() + LIMITS.timeMs, allocated: 0 });
-
 export interface RunInput {
   ctx: Value;
   params: Value;
@@ -54,8 +35,6 @@ interface Slot {
 type Flow = undefined | 'break' | 'continue' | { ret: Value };
 
 const MUTATING = new Set(['put', 'remove', 'clear', 'add', 'addAll', 'set']);
-
-const limitError = (message: string) => new ScriptRuntimeError('circuit_breaking_exception', message);
 
 function containers(root: Value, into = new Set<unknown>()): Set<unknown> {
   if ((isMap(root) || isList(root)) && !into.has(root)) {
@@ -77,10 +56,7 @@ class Evaluator {
   constructor(private readonly input: RunInput) {
     this.scopes = [new Map([['ctx', { type: 'Map', value: input.ctx }], ['params', { type: 'Map', value: input.params }]])];
     this.frozen = input.readOnly ? containers(input.ctx) : new Set();
-    this.charge = (units) => {
-      input.budget.allocated += units;
-      if (input.budget.allocated > LIMITS.allocation) throw limitError(`the script made more than ${LIMITS.allocation} characters and elements, the emulator's memory limit for one simulation`);
-    };
+    this.charge = (units) => spend(input.budget, units);
   }
 
   run(program: Stmt[]): Value {
@@ -94,9 +70,7 @@ class Evaluator {
   }
 
   private tick(): void {
-    if ((++this.steps & 63) === 0 && performance.now() > this.input.budget.deadline) {
-      throw limitError(`the simulation took longer than ${LIMITS.timeMs} ms, the emulator's limit`);
-    }
+    if ((++this.steps & 15) === 0) checkTime(this.input.budget);
   }
 
   private loopTick(): void {
