@@ -101,10 +101,11 @@ describe('platform-emu mail', async () => {
     expect(JSON.parse((await cli('mail', '--json', '--url', own.url)).stdout)).toEqual([]);
   });
 
-  it('--smtp delivers the mail to an SMTP server as well', async () => {
+  it('--smtp delivers the mail to an SMTP server as well; with --follow, only new mail', async () => {
     const received: Array<{ to: string[]; data: string }> = [];
-    let onMessage: () => void = () => undefined;
-    const delivered = new Promise<void>((resolve) => (onMessage = resolve));
+    let waiters: Array<{ count: number; resolve: () => void }> = [];
+    /** Resolves once the SMTP server has received `count` messages. */
+    const receivedCount = (count: number) => new Promise<void>((resolve) => (received.length >= count ? resolve() : waiters.push({ count, resolve })));
     const server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS'],
@@ -114,22 +115,33 @@ describe('platform-emu mail', async () => {
         stream.on('end', () => {
           received.push({ to: session.envelope.rcptTo.map((r) => r.address), data });
           done();
-          onMessage();
+          waiters = waiters.filter((w) => !(received.length >= w.count && (w.resolve(), true)));
         });
       },
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const smtp = `127.0.0.1:${(server.server.address() as AddressInfo).port}`;
     try {
       await call('POST', EMAIL, { body: { recipient: 'smtp@acme.test' } });
-      const port = (server.server.address() as AddressInfo).port;
-      const result = await cli('mail', '--to', 'smtp@acme.test', '--smtp', `127.0.0.1:${port}`, ...url);
+      const result = await cli('mail', '--to', 'smtp@acme.test', '--smtp', smtp, ...url);
       expect(result.exitCode, result.stderr).toBe(0);
-      await delivered;
-      expect(received).toHaveLength(1);
+      await receivedCount(1);
       expect(received[0].to).toEqual(['smtp@acme.test']);
       expect(received[0].data).toMatch(/Subject: Confirm your e-mail address/);
       // The body is quoted-printable: soft line breaks are `=` at the end of a line.
       expect(received[0].data.replace(/=\r?\n/g, '')).toMatch(new RegExp(`${emulator.url}${EMAIL}/\\d+/verification/`));
+
+      const follow = follower('--smtp', smtp, ...url);
+      try {
+        // Listed again by the follower, but not delivered again: only new mail is.
+        await follow.mailTo('smtp@acme.test');
+        await call('POST', EMAIL, { body: { recipient: 'smtp-new@acme.test' } });
+        await follow.mailTo('smtp-new@acme.test');
+        await receivedCount(2);
+        expect(received.map((r) => r.to[0])).toEqual(['smtp@acme.test', 'smtp-new@acme.test']);
+      } finally {
+        await follow.stop();
+      }
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
