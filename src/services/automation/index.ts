@@ -1,7 +1,7 @@
 import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
 import { mailControlRouter } from './control.js';
-import { releaseMailWaiters } from './mail.js';
-import { setupRecipientIndexes } from './recipients.js';
+import { CAPTURED_MAIL, releaseMailWaiters } from './mail.js';
+import { RECIPIENTS, setupRecipientIndexes } from './recipients.js';
 import { routes } from './routes.js';
 
 export const automationConnector: ServiceDescriptor = {
@@ -10,8 +10,8 @@ export const automationConnector: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    'notification-recipients': tenantRecord('notificationType', 'recipient', 'state', 'verificationToken', 'createdAt', 'updatedAt'),
-    'captured-mail': tenantRecord('to', 'subject', 'text', 'sentAt'),
+    [RECIPIENTS]: tenantRecord('notificationType', 'recipient', 'state', 'verificationToken', 'createdAt', 'updatedAt'),
+    [CAPTURED_MAIL]: tenantRecord('to', 'subject', 'text', 'sentAt'),
   },
   controlPlane: mailControlRouter,
   setup: setupRecipientIndexes,
