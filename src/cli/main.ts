@@ -3,6 +3,7 @@ import { VERSION } from '../version.js';
 import { callCommand } from './call.js';
 import { deviceCommand } from './device/index.js';
 import { fixturesCommand } from './fixtures.js';
+import { mailCommand } from './mail.js';
 import { CliError } from './shared.js';
 import { startCommand } from './start.js';
 import { tokenCommand } from './token.js';
@@ -22,7 +23,7 @@ Examples:
   $ platform-emu token                   # a bearer token for the default tenant
   $ platform-emu fixtures export > state.json`,
     );
-  for (const command of [startCommand(), tokenCommand(), fixturesCommand(), deviceCommand(), callCommand()]) program.addCommand(command);
+  for (const command of [startCommand(), tokenCommand(), fixturesCommand(), deviceCommand(), callCommand(), mailCommand()]) program.addCommand(command);
   const exitOverride = (err: CommanderError) => {
     if (err.exitCode === 0) process.exit(0);
     process.exit(USAGE_EXIT);

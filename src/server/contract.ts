@@ -44,6 +44,11 @@ export interface Route {
   customAuth?: boolean;
   /** Answers 400, 401 and 403 without a body, where the spec says so (identity and access manager). */
   bareErrors?: boolean;
+  /**
+   * Top-level request body fields that are write-only secrets (`lnsApiKeyId`): whatever records requests (the
+   * journal) must leave them out. The service itself never answers them.
+   */
+  secretBodyFields?: string[];
   handler: (req: Request, res: Response) => unknown;
 }
 
@@ -93,6 +98,11 @@ export interface ServiceDescriptor {
    * under the service's name), listed by `GET /service-instances` as `appVersionConfigurationSchema`.
    */
   appVersionConfigurationSchema?: JsonSchema;
+  /**
+   * Fields of stored records that are secrets, by collection (`{ 'lns-integrations': ['lnsApiKeyId'] }`): a state
+   * export leaves them out unless secrets are asked for explicitly. Never part of an answer of the service.
+   */
+  secretFields?: Record<string, string[]>;
   /** Runs once the store is open: define indexes, start timers. */
   setup?: (ctx: EmuContext) => void | Promise<void>;
   /** Runs on stop: clear timers, release waiters. */

@@ -1,0 +1,11 @@
+import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { PIPELINES } from './pipelines.js';
+import { routes } from './routes.js';
+
+export const analyticsFacade: ServiceDescriptor = {
+  prefix: 'asf',
+  title: 'Analytics facade',
+  serviceGroup: 'device',
+  routes,
+  collections: { [PIPELINES]: tenantRecord(['pipelineId', 'storedName', 'createdAt', 'updatedAt']) },
+};

@@ -1,0 +1,76 @@
+import type { EmuContext } from '../../context.js';
+import { badRequest, notFound } from '../../server/errors.js';
+import type { StoredRecord } from '../../store/index.js';
+import { PipelineConfigError } from './ingest/config.js';
+import type { SimulatedDocInput } from './ingest/document.js';
+import { compilePipeline, simulate, type CompiledPipeline, type PipelineDefinition } from './ingest/pipeline.js';
+
+export const PIPELINES = 'ingest-pipelines';
+
+export interface StoredPipeline extends StoredRecord {
+  tenantId: string;
+  pipelineId: string;
+  /** The name the search engine stores it under: the tenant's identifier, `-`, the pipeline's id (spec 2). */
+  storedName: string;
+  definition: PipelineDefinition;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const recordId = (tenantId: string, pipelineId: string) => `${tenantId}/${encodeURIComponent(pipelineId)}`;
+export const storedName = (tenantId: string, pipelineId: string) => `${tenantId}-${pipelineId}`;
+
+/** The tenant's pipeline; another tenant's is invisible. */
+export function findPipeline(ctx: EmuContext, tenantId: string, pipelineId: string): StoredPipeline | undefined {
+  return ctx.store.get<StoredPipeline>(PIPELINES, recordId(tenantId, pipelineId));
+}
+
+function requirePipeline(ctx: EmuContext, tenantId: string, pipelineId: string): StoredPipeline {
+  const pipeline = findPipeline(ctx, tenantId, pipelineId);
+  if (!pipeline) throw notFound(`There is no ingest pipeline ${pipelineId}.`);
+  return pipeline;
+}
+
+function compiled(name: string, definition: PipelineDefinition): CompiledPipeline {
+  try {
+    return compilePipeline(name, definition);
+  } catch (err) {
+    if (err instanceof PipelineConfigError) throw badRequest(`Invalid pipeline: ${err.message}.`);
+    throw err;
+  }
+}
+
+/** Creates or replaces a pipeline; one that the simulator could not run is refused (400) and nothing is stored. */
+export async function putPipeline(ctx: EmuContext, tenantId: string, pipelineId: string, definition: PipelineDefinition): Promise<void> {
+  compiled(storedName(tenantId, pipelineId), definition);
+  const now = ctx.clock.nowIso();
+  const existing = findPipeline(ctx, tenantId, pipelineId);
+  const record: StoredPipeline = {
+    tenantId,
+    pipelineId,
+    storedName: storedName(tenantId, pipelineId),
+    definition,
+    createdAt: existing?.createdAt ?? now,
+    updatedAt: now,
+  };
+  await ctx.store.put(PIPELINES, recordId(tenantId, pipelineId), record);
+}
+
+export function getPipeline(ctx: EmuContext, tenantId: string, pipelineId: string): StoredPipeline {
+  return requirePipeline(ctx, tenantId, pipelineId);
+}
+
+export async function deletePipeline(ctx: EmuContext, tenantId: string, pipelineId: string): Promise<void> {
+  requirePipeline(ctx, tenantId, pipelineId);
+  await ctx.store.delete(PIPELINES, recordId(tenantId, pipelineId));
+}
+
+export function simulateStored(ctx: EmuContext, tenantId: string, pipelineId: string, docs: SimulatedDocInput[]) {
+  const pipeline = requirePipeline(ctx, tenantId, pipelineId);
+  return simulate(compiled(pipeline.storedName, pipeline.definition), docs, ctx.clock.nowIso());
+}
+
+/** The inline pipeline is named as the search engine names it in a simulation. */
+export function simulateInline(ctx: EmuContext, definition: PipelineDefinition, docs: SimulatedDocInput[]) {
+  return simulate(compiled('_simulate_pipeline', definition), docs, ctx.clock.nowIso());
+}

@@ -1,0 +1,54 @@
+import type { Request, Response } from 'express';
+import type { Route } from '../../server/contract.js';
+import { pathParam } from '../../server/params.js';
+import { deletePipeline, getPipeline, putPipeline, simulateInline, simulateStored } from './pipelines.js';
+import { inlineSimulationSchema, pipelineSchema, storedSimulationSchema } from './schemas.js';
+
+const acknowledged = { acknowledged: true };
+
+async function put(req: Request, res: Response) {
+  await putPipeline(req.ctx, req.principal.tenantId, pathParam(req, 'pipelineID'), req.body);
+  res.json(acknowledged);
+}
+
+function get(req: Request, res: Response) {
+  const pipeline = getPipeline(req.ctx, req.principal.tenantId, pathParam(req, 'pipelineID'));
+  res.json({ [pipeline.storedName]: pipeline.definition });
+}
+
+async function remove(req: Request, res: Response) {
+  await deletePipeline(req.ctx, req.principal.tenantId, pathParam(req, 'pipelineID'));
+  res.json(acknowledged);
+}
+
+function simulateWithStored(req: Request, res: Response) {
+  res.json(simulateStored(req.ctx, req.principal.tenantId, pathParam(req, 'pipelineID'), req.body.docs));
+}
+
+function simulateWithInline(req: Request, res: Response) {
+  res.json(simulateInline(req.ctx, req.body.pipeline, req.body.docs));
+}
+
+const PIPELINE = '/_ingest/pipeline/{pipelineID}';
+
+export const routes: Route[] = [
+  { method: 'PUT', path: PIPELINE, scope: 'application:update', summary: 'Create or replace an ingest pipeline', bodySchema: pipelineSchema, handler: put },
+  { method: 'GET', path: PIPELINE, scope: 'application:read', summary: 'Get an ingest pipeline (keyed by its stored name)', handler: get },
+  { method: 'DELETE', path: PIPELINE, scope: 'application:delete', summary: 'Delete an ingest pipeline', handler: remove },
+  {
+    method: 'POST',
+    path: '/_ingest/pipeline/simulate/{pipelineID}',
+    scope: 'application:update',
+    summary: 'Run documents through a stored pipeline',
+    bodySchema: storedSimulationSchema,
+    handler: simulateWithStored,
+  },
+  {
+    method: 'POST',
+    path: '/_ingest/pipeline/simulate/',
+    scope: null,
+    summary: 'Run documents through a pipeline given in the request',
+    bodySchema: inlineSimulationSchema,
+    handler: simulateWithInline,
+  },
+];

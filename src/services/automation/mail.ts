@@ -1,0 +1,103 @@
+import { runtimeOf, type EmuContext } from '../../context.js';
+import { STATE_REPLACED } from '../../server/events.js';
+import type { Mutation, StoredRecord } from '../../store/index.js';
+
+/**
+ * Every e-mail the platform would send is captured here instead: kept in the store (it survives a restart, a reset
+ * or an import replaces it with the state), the newest MAX_CAPTURED_MAIL only.
+ */
+export const CAPTURED_MAIL = 'captured-mail';
+export const MAX_CAPTURED_MAIL = 1000;
+/** The longest a `GET /_emu/mail?wait=` may hold a request open. */
+export const MAX_MAIL_WAIT_SECONDS = 60;
+
+const MAIL_EVENT = 'automation:mail';
+
+export interface OutgoingMail {
+  tenantId: string;
+  to: string;
+  subject: string;
+  text: string;
+  links: string[];
+}
+
+export interface CapturedMail extends OutgoingMail, StoredRecord {
+  id: number;
+  sentAt: string;
+}
+
+/** The answer shape of `GET /_emu/mail`: newest last. */
+export const presentMail = (m: CapturedMail) => ({ id: m.id, tenantId: m.tenantId, to: m.to, subject: m.subject, text: m.text, links: m.links, sentAt: m.sentAt });
+
+export function listMail(ctx: EmuContext, filter: { to?: string; after?: number } = {}): CapturedMail[] {
+  const to = filter.to?.toLowerCase();
+  return [...ctx.store.values<CapturedMail>(CAPTURED_MAIL)]
+    .filter((m) => (to === undefined || m.to.toLowerCase() === to) && (filter.after === undefined || m.id > filter.after))
+    .sort((a, b) => a.id - b.id);
+}
+
+/** The writes that capture one mail (and drop the oldest past the bound): committed with the change that sends it. */
+export function mailMutations(ctx: EmuContext, mail: OutgoingMail): { mutations: Mutation[]; captured: CapturedMail } {
+  const captured: CapturedMail = { ...mail, id: ctx.store.nextId(CAPTURED_MAIL), sentAt: ctx.clock.nowIso() };
+  const mutations: Mutation[] = [{ op: 'put', c: CAPTURED_MAIL, id: String(captured.id), v: captured }];
+  const excess = ctx.store.count(CAPTURED_MAIL) + 1 - MAX_CAPTURED_MAIL;
+  if (excess > 0) {
+    for (const old of listMail(ctx).slice(0, excess)) mutations.push({ op: 'del', c: CAPTURED_MAIL, id: String(old.id) });
+  }
+  return { mutations, captured };
+}
+
+/** After the commit: wakes the requests waiting for new mail. */
+export function announceMail(ctx: EmuContext, mail: CapturedMail): void {
+  ctx.events.emit(MAIL_EVENT, mail);
+}
+
+export async function clearMail(ctx: EmuContext): Promise<number> {
+  const ids = [...ctx.store.values<CapturedMail>(CAPTURED_MAIL)].map((m) => String(m.id));
+  if (ids.length > 0) await ctx.store.commit(ids.map((id) => ({ op: 'del' as const, c: CAPTURED_MAIL, id })));
+  return ids.length;
+}
+
+const waiters = (ctx: EmuContext) => runtimeOf(ctx, 'automation:mail-waiters', () => new Set<() => void>());
+
+/**
+ * The mails newer than `after`, waiting up to `ms` for one to arrive when there are none yet (a long poll, never a
+ * loop over the store). An `after` past the newest mail means the ids started again (a reset, an import): it then
+ * counts from the newest mail there is. A replaced state, a stop or a closed connection end the wait with none.
+ */
+export function mailAfter(ctx: EmuContext, after: number, ms: number, onClose: (listener: () => void) => () => void, to?: string): Promise<CapturedMail[]> {
+  const all = listMail(ctx);
+  const newest = all.at(-1)?.id ?? 0;
+  const since = Math.min(after, newest);
+  const ready = listMail(ctx, { to, after: since });
+  if (ready.length > 0 || ms <= 0) return Promise.resolve(ready);
+  return new Promise((resolve) => {
+    const finish = (mail: CapturedMail[]) => {
+      clearTimeout(timer);
+      ctx.events.off(MAIL_EVENT, onMail);
+      ctx.events.off(STATE_REPLACED, onStop);
+      removeClose();
+      waiters(ctx).delete(onStop);
+      resolve(mail);
+    };
+    const onMail = () => {
+      const fresh = listMail(ctx, { to, after: since });
+      if (fresh.length > 0) finish(fresh);
+    };
+    const onStop = () => finish([]);
+    const timer = setTimeout(onStop, ms);
+    ctx.events.on(MAIL_EVENT, onMail);
+    ctx.events.on(STATE_REPLACED, onStop);
+    const removeClose = onClose(onStop);
+    waiters(ctx).add(onStop);
+  });
+}
+
+/** On stop: every waiting request answers now instead of holding the shutdown. */
+export function releaseMailWaiters(ctx: EmuContext): void {
+  for (const stop of [...waiters(ctx)]) stop();
+}
+
+export function mailWaiterCount(ctx: EmuContext): number {
+  return waiters(ctx).size;
+}

@@ -1,0 +1,20 @@
+import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { lorawanControlRouter } from './control.js';
+import { integrationFixtures } from './fixtures.js';
+import { INTEGRATIONS, setupIntegrationIndexes } from './integrations.js';
+import { routes } from './routes.js';
+
+export const lorawanConnector: ServiceDescriptor = {
+  prefix: 'ttnc',
+  title: 'LoRaWAN connector',
+  serviceGroup: 'device',
+  routes,
+  collections: {
+    [INTEGRATIONS]: tenantRecord(['appName', 'lnsUsername', 'lnsIdentityServerHost', 'lnsPlainMqttServerUrl', 'name', 'status', 'state']),
+  },
+  secretFields: { [INTEGRATIONS]: ['lnsApiKeyId'] },
+  fixtures: [integrationFixtures],
+  seedsAfter: ['app-manager', 'epr'],
+  controlPlane: lorawanControlRouter,
+  setup: setupIntegrationIndexes,
+};

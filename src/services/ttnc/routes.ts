@@ -1,0 +1,53 @@
+import type { Request, Response } from 'express';
+import type { Route } from '../../server/contract.js';
+import { notFound } from '../../server/errors.js';
+import { locationOf } from '../../server/location.js';
+import { pathInt, queryEnum, queryString } from '../../server/params.js';
+import { createIntegration, findIntegration, listIntegrations, presentIntegration } from './integrations.js';
+import { integrationCreationSchema } from './schemas.js';
+
+async function create(req: Request, res: Response) {
+  const integration = await createIntegration(req.ctx, req.principal.tenantId, req.body);
+  res.status(201).location(locationOf(req, 'integrations', integration.id)).json(presentIntegration(integration, true));
+}
+
+function list(req: Request, res: Response) {
+  const query = {
+    applicationName: queryString(req, 'applicationName'),
+    status: queryEnum(req, 'status', ['ACTIVE', 'SUSPENDED'] as const) ?? 'ACTIVE',
+  };
+  const content = listIntegrations(req.ctx, req.principal.tenantId, query).map((i) => presentIntegration(i, false));
+  res.json({ totalElements: content.length, content });
+}
+
+function getOne(req: Request, res: Response) {
+  const id = pathInt(req, 'appIntegrationId');
+  const integration = findIntegration(req.ctx, req.principal.tenantId, id);
+  if (!integration) throw notFound(`There is no LoRaWAN integration ${id}.`);
+  res.json(presentIntegration(integration, true));
+}
+
+export const routes: Route[] = [
+  {
+    method: 'POST',
+    path: '/integrations',
+    scope: 'application:lns-app-integration:create',
+    summary: 'Integrate an application with a LoRaWAN network server',
+    bodySchema: integrationCreationSchema,
+    secretBodyFields: ['lnsApiKeyId'],
+    successStatus: 201,
+    handler: create,
+  },
+  {
+    method: 'GET',
+    path: '/integrations',
+    scope: 'lns-app-integration:read',
+    summary: 'List integrations (ACTIVE unless status says otherwise)',
+    query: [
+      { name: 'applicationName' },
+      { name: 'status', description: 'ACTIVE (default) or SUSPENDED', schema: { enum: ['ACTIVE', 'SUSPENDED'] } },
+    ],
+    handler: list,
+  },
+  { method: 'GET', path: '/integrations/{appIntegrationId}', scope: 'lns-app-integration:read', summary: 'Get an integration with its devices', handler: getOne },
+];
