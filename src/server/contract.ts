@@ -83,6 +83,11 @@ export interface ServiceDescriptor {
   setup?: (ctx: EmuContext) => void | Promise<void>;
   /** Runs on stop: clear timers, release waiters. */
   teardown?: (ctx: EmuContext) => void | Promise<void>;
+  /**
+   * Where two revisions of the service answer differently: the revisions `--compat <prefix>=<revision>` accepts
+   * (anything else is refused at start), and the one answered without it.
+   */
+  compat?: { revisions: string[]; default: string };
 }
 
 /** Schema of a stored record owned by a tenant: an object with its `tenantId` and the named string fields. */
