@@ -134,13 +134,13 @@ export function startCommand(): Command {
     .addOption(dataOption())
     .addOption(new Option('--in-memory', 'keep all state in memory and write nothing').env('PLATFORM_EMU_IN_MEMORY'))
     .addOption(
-      new Option('--fixtures <file>', 'fixture file that seeds a new, empty state; "none" for an empty platform')
+      new Option('--fixtures <file>', 'fixture file (or a `fixtures export`) that seeds a new, empty state; "none" for an empty platform')
         .env('PLATFORM_EMU_FIXTURES')
         .default(DEFAULT_FIXTURES, 'the bundled fixtures/default.json'),
     )
     .addOption(new Option('--auth <mode>', 'require bearer tokens').choices(['off', 'on']).env('PLATFORM_EMU_AUTH').default('off'))
     .addOption(
-      new Option('--compat <service=revision>', 'answer like an earlier revision of a service (repeatable)').env('PLATFORM_EMU_COMPAT').argParser(parseCompat).default({}),
+      new Option('--compat <service=revision>', 'answer like another revision of a service where two differ (repeatable): cex=1, app-manager=1').env('PLATFORM_EMU_COMPAT').argParser(parseCompat).default({}),
     )
     .addOption(new Option('--body-limit <bytes>', 'largest request body accepted (413 beyond)').env('PLATFORM_EMU_BODY_LIMIT').default(1048576).argParser(parsePositiveInt))
     .addOption(
@@ -159,7 +159,7 @@ export function startCommand(): Command {
     .addOption(new Option('--import <file>', 'replace the state at start with this file (from `fixtures export`, or a fixture file), whatever the data directory holds').env('PLATFORM_EMU_IMPORT'))
     .addOption(new Option('--export-on-exit <file>', 'at a clean stop (SIGINT, SIGTERM, `platform-emu stop`), write the whole state to this file').env('PLATFORM_EMU_EXPORT_ON_EXIT'))
     .addOption(new Option('-q, --quiet', 'print only the URL').env('PLATFORM_EMU_QUIET'))
-    .addOption(new Option('--json', 'print one JSON line when ready: url, mqttUrl, port, mqttPort, pid, dataDir (and adminToken with --auth on)').env('PLATFORM_EMU_JSON'))
+    .addOption(new Option('--json', 'print one JSON line when ready: url, mqttUrl, port, mqttPort, pid, dataDir (and adminToken when auth is on)').env('PLATFORM_EMU_JSON'))
     .addOption(new Option('--detach', 'run in the background: return once ready, log to <data dir>/emulator.log; `platform-emu stop` ends it'))
     .addOption(new Option('--detached-child').hideHelp())
     .addHelpText(

@@ -111,6 +111,27 @@ describe('platform-emu call', async () => {
     expect(JSON.parse(sent.stdout).message).toBe('Invalid request body: appVersion.name is required.');
   });
 
+  it('--expect: 0 for the statuses it names, 6 for another answer below 400 (a command no device answered), 4 or 5 above', async () => {
+    const pending = await cli('call', 'POST', '/endpoints/meter-001/commands/reboot?waitTimeout=0', '-d', '{}', '--expect', '200', ...url);
+    expect(pending.stderr).toContain('202 Accepted');
+    expect(pending.exitCode).toBe(6);
+    expect((await cli('call', 'GET', '/endpoints/meter-001', '--expect', '200,304', ...url)).exitCode).toBe(0);
+    expect((await cli('call', 'GET', '/endpoints/no-such-endpoint', '--expect', '404', ...url)).exitCode).toBe(0);
+    expect((await cli('call', 'GET', '/endpoints/no-such-endpoint', '--expect', '200', ...url)).exitCode).toBe(4);
+    const bad = await cli('call', 'GET', '/endpoints', '--expect', 'ok', ...url);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('expected HTTP statuses from 100 to 599');
+  });
+
+  it('still takes the body from the deprecated --data, with one warning; never both', async () => {
+    const created = await cli('call', 'POST', '/endpoints', '--data', '{"appVersion":{"name":"tracker-v1"},"endpointId":"call-3"}', ...url);
+    expect(created.exitCode).toBe(0);
+    expect(created.stderr.match(/deprecated/g)).toHaveLength(1);
+    expect(created.stderr).toContain('use -d/--body for the request body (--data-dir names the data directory)');
+    expect((await api(emulator)('GET', '/epr/api/v1/endpoints/call-3')).status).toBe(200);
+    expect((await cli('call', 'POST', '/endpoints', '--data', '{}', '--body', '{}', ...url)).exitCode).toBe(2);
+  });
+
   it('usage errors exit 2: no method, an unknown method, a path no operation matches', async () => {
     expect((await cli('call', ...url)).exitCode).toBe(2);
     const method = await cli('call', 'FETCH', '/endpoints', ...url);

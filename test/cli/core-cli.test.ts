@@ -2,6 +2,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyAccessToken } from '../../src/auth/tokens.js';
 import { assertBuilt, cli, startProcess, type EmulatorProcess } from '../store/emulator-process.js';
 
 const root = mkdtempSync(join(tmpdir(), 'platform-emu-cli-'));
@@ -209,6 +210,11 @@ describe.concurrent('usage errors', () => {
     [['start'], { PLATFORM_EMU_PORT: 'abc' }, /'abc' from env 'PLATFORM_EMU_PORT' is invalid/],
     [['start', '--auth', 'maybe'], {}, /Allowed choices are off, on/],
     [['start', '--compat', 'ecr'], {}, /expected <service>=<revision>/],
+    [['start', '--compat', 'foo=9'], {}, /--compat foo=9: foo has no revisions to choose from; the choices are .*cex=1\|2/],
+    [['start', '--compat', 'cex=9'], {}, /--compat cex=9: the revisions of cex are 1, 2 \(default 2\)/],
+    [['exec', '--compat', 'app-manager=3', '--', 'true'], {}, /the revisions of app-manager are 1, 2/],
+    [['token', '--scope', 'bogus:scope'], {}, /Unknown scope bogus:scope; the scopes are: .*emulator:admin.*endpoint:read/],
+    [['status', '--bogus'], {}, /unknown option '--bogus'/],
     [['token', '--ttl', '0'], {}, /--ttl.*at least 1/],
     [['fixtures', 'import'], {}, /missing required argument 'file'/],
   ])('%j prints one line on stderr and exits 2', async (args, env, pattern) => {
@@ -269,6 +275,18 @@ describe('platform-emu token', () => {
     expect(list.status).toBe(200);
     expect(list.body.totalElements).toBe(10);
     await emulator.stop('SIGTERM');
+  });
+
+  it('--admin signs the control plane\'s token with the data directory\'s key', async () => {
+    const dir = await seededDir();
+    const result = await cli(['token', '--admin', '--json', '--data-dir', dir]);
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    const { token, claims } = JSON.parse(String(result.stdout));
+    expect(claims).toMatchObject({ scope: 'emulator:admin', iss: 'urn:platform-emu:control-plane' });
+    expect(claims).not.toHaveProperty('exp');
+    const key = JSON.parse(readFileSync(join(dir, 'signing-key.json'), 'utf8'));
+    expect(verifyAccessToken(key, token).scope).toBe('emulator:admin');
+    expectOneLineError(await cli(['token', '--admin', '--data-dir', join(root, 'never-started')]), 1, /has no signing key and no running emulator there keeps an admin token/);
   });
 
   it('with --json prints the decoded claims; --scope is repeatable; --tenant and --ttl are honoured', async () => {
