@@ -12,8 +12,10 @@ export interface EmulatorOptions {
   /** Data directory (default `./.platform-emu`); ignored with `inMemory`. */
   dataDir?: string;
   inMemory?: boolean;
-  /** Fixture file that seeds a new, empty state; `none` for an empty platform. */
+  /** Fixture file, or a state document from `fixtures export`, that seeds a new, empty state; `none` for an empty platform. */
   fixtures?: string;
+  /** A state document (or fixture file) that replaces the state at start, whatever the data directory holds. */
+  import?: string;
   auth?: AuthMode;
   /** Per service, the revision whose answers to give where two revisions differ: `{ ecr: '1' }`. */
   compat?: Record<string, string>;
@@ -38,7 +40,7 @@ export interface EmulatorOptions {
   log?: (message: string) => void;
 }
 
-export type EmulatorConfig = Required<Omit<EmulatorOptions, 'dataDir' | 'log'>> & { dataDir: string | undefined };
+export type EmulatorConfig = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 'import'>> & { dataDir: string | undefined };
 
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.json', import.meta.url));
 

@@ -13,6 +13,7 @@ import { validateStateDocument } from './seed/validate.js';
 import { createApp } from './server/app.js';
 import { controlRouter } from './server/control.js';
 import { openApiDocument } from './server/openapi.js';
+import { recordCounts } from './server/service-list.js';
 import { STATE_REPLACED } from './server/events.js';
 import { services } from './services/index.js';
 import { oidcRouter } from './services/oidc/router.js';
@@ -91,7 +92,7 @@ export async function documentFromImport(ctx: EmuContext, input: unknown, source
 async function fixtureState(ctx: EmuContext): Promise<StateDocument | undefined> {
   if (ctx.config.fixtures === 'none') return undefined;
   const path = resolve(ctx.config.fixtures);
-  return stateFromFixture(ctx, await readJsonFile(path, 'fixture file'), path);
+  return documentFromImport(ctx, await readJsonFile(path, 'fixture file'), path);
 }
 
 const EMPTY_STATE: StateDocument = { schemaVersion: 1, seq: 0, counters: {}, collections: {} };
@@ -157,8 +158,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   let ready = false;
   let url = '';
   let gateway: Gateway | undefined;
+  const startedAt = new Date().toISOString();
   try {
-    if (store.isEmpty()) {
+    if (options.import) {
+      const path = resolve(options.import);
+      await store.replace(await documentFromImport(ctx, await readJsonFile(path, 'import file'), path));
+    } else if (store.isEmpty()) {
       const seed = await fixtureState(ctx);
       if (seed) await store.replace(seed);
     }
@@ -182,6 +187,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
               defaultTenant: ctx.defaultTenantId(),
               mqtt: { url: mqttUrl, port: mqttPort, auth: config.mqttAuth, onlineEndpoints: onlineEndpointCount(ctx) },
               services: services.map((s) => ({ name: s.prefix, title: s.title, url: `${url}/${s.prefix}/api/v1` })),
+              pid: process.pid,
+              startedAt,
+              counts: recordCounts(services, (collection) => store.count(collection)),
             }),
             exportState: () => store.exportDocument(),
             importState: async (input) => replaceState(ctx, await documentFromImport(ctx, input, 'the imported document')),

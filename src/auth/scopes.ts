@@ -1,7 +1,22 @@
 import type { ServiceDescriptor } from '../server/contract.js';
+import { EMULATOR_ADMIN_SCOPE } from './tokens.js';
 
 /** The spec writes the platform's own scope family as `<platform>:`; the emulator names it `platform:`. */
 export const PLATFORM_SCOPE = 'platform';
+
+/** The scopes a token can carry: every scope some operation requires, and the control plane's own. */
+export function knownScopes(services: readonly ServiceDescriptor[]): string[] {
+  return [...allScopes(services), EMULATOR_ADMIN_SCOPE].sort();
+}
+
+/** Refuses a scope no operation knows (a typo would otherwise give a token that opens nothing), naming the known ones. */
+export function checkKnownScopes(requested: readonly string[], services: readonly ServiceDescriptor[]): void {
+  const known = knownScopes(services);
+  const unknown = requested.filter((scope) => !known.includes(scope));
+  if (unknown.length > 0) {
+    throw new Error(`Unknown scope${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; the scopes are: ${known.join(', ')}.`);
+  }
+}
 
 /** The scopes a route accepts: one, or either of two (`a | b`). */
 export function acceptedScopes(scope: string): string[] {

@@ -1,5 +1,9 @@
-import jwt from 'jsonwebtoken';
+import { createRequire } from 'node:module';
 import type { SigningKey } from './keys.js';
+
+// jsonwebtoken is loaded when a token is first signed or verified: the CLI reads scopes and paths from here without it.
+let jwtModule: typeof import('jsonwebtoken') | undefined;
+const jwt = () => (jwtModule ??= createRequire(import.meta.url)('jsonwebtoken') as typeof import('jsonwebtoken'));
 
 export interface AccessClaims {
   iss: string;
@@ -37,7 +41,7 @@ export function signAccessToken(key: SigningKey, request: TokenRequest): string 
     ...(request.clientId ? { azp: request.clientId } : {}),
     ...(request.username ? { preferred_username: request.username } : {}),
   };
-  return jwt.sign(claims, key.privateKeyPem, {
+  return jwt().sign(claims, key.privateKeyPem, {
     algorithm: 'RS256',
     keyid: key.kid,
     expiresIn: request.ttlSeconds,
@@ -47,5 +51,16 @@ export function signAccessToken(key: SigningKey, request: TokenRequest): string 
 
 /** Verifies signature (RS256 only: `alg: none` and HMAC are refused) and expiry; throws with the reason. */
 export function verifyAccessToken(key: SigningKey, token: string): AccessClaims {
-  return jwt.verify(token, key.publicKeyPem, { algorithms: ['RS256'] }) as AccessClaims;
+  return jwt().verify(token, key.publicKeyPem, { algorithms: ['RS256'] }) as AccessClaims;
+}
+
+/** The scope of the emulator's own control plane (`/_emu/...`) when auth is on. */
+export const EMULATOR_ADMIN_SCOPE = 'emulator:admin';
+/** The issuer of admin tokens: no tenant's realm, so an admin token opens no service operation. */
+export const ADMIN_ISSUER = 'urn:platform-emu:control-plane';
+
+/** The emulator's admin token: signed with its key, no expiry (it lives as long as the key), scope `emulator:admin`. */
+export function signAdminToken(key: SigningKey, issuedAt: Date): string {
+  const claims = { sub: 'platform-emu-admin', scope: EMULATOR_ADMIN_SCOPE, typ: 'Bearer', iat: Math.floor(issuedAt.getTime() / 1000) };
+  return jwt().sign(claims, key.privateKeyPem, { algorithm: 'RS256', keyid: key.kid, issuer: ADMIN_ISSUER });
 }

@@ -4,14 +4,18 @@ import { STATUS_CODES } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_EMULATOR_URL } from '../client/defaults.js';
 import type { ClientResponse } from '../client/http-client.js';
-import { acceptedScopes } from '../auth/scopes.js';
 import { CliError, runningUrl, urlOption } from './shared.js';
 
 const USAGE = 2;
+/** An answer below 400 that is not one `--expect` names: the command was accepted but is not done (a 202). */
+const UNEXPECTED_STATUS = 6;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
 interface CallOptions {
+  body?: string;
+  /** Deprecated spelling of `body`. */
   data?: string;
+  expect?: number[];
   header: Record<string, string>;
   token?: string;
   auth?: boolean;
@@ -37,7 +41,23 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** `--data`: inline text, `@file`, or `@-` for stdin. JSON is checked unless another content type is set. */
+function parseStatuses(value: string, previous: number[] = []): number[] {
+  const statuses = value.split(/[\s,]+/).filter(Boolean).map(Number);
+  if (statuses.length === 0 || statuses.some((n) => !Number.isInteger(n) || n < 100 || n > 599)) {
+    throw new InvalidArgumentError('expected HTTP statuses from 100 to 599, for example 200 or 200,204.');
+  }
+  return [...previous, ...statuses];
+}
+
+/** The exit code for an answer: 0, or 4/5 for 4xx/5xx, or 6 for another answer than `--expect` names. */
+function exitCodeOf(status: number, expected: number[] | undefined): number {
+  if (expected?.includes(status)) return 0;
+  if (status >= 500) return 5;
+  if (status >= 400) return 4;
+  return expected ? UNEXPECTED_STATUS : 0;
+}
+
+/** `--body`: inline text, `@file`, or `@-` for stdin. JSON is checked unless another content type is set. */
 async function requestBody(data: string | undefined, headers: Record<string, string>): Promise<string | undefined> {
   if (data === undefined) return undefined;
   let text = data;
@@ -53,7 +73,7 @@ async function requestBody(data: string | undefined, headers: Record<string, str
       JSON.parse(text);
     } catch (err) {
       throw new CliError(
-        `--data is not valid JSON (${(err as Error).message}). To send it as is, set a content type: --header "Content-Type: text/plain".`,
+        `--body is not valid JSON (${(err as Error).message}). To send it as is, set a content type: --header "Content-Type: text/plain".`,
         USAGE,
       );
     }
@@ -61,16 +81,26 @@ async function requestBody(data: string | undefined, headers: Record<string, str
   return text;
 }
 
-/** A bare operation path (`/endpoints`) gets its service prefix from the route table the server mounts. */
-async function fullPath(method: string, path: string): Promise<string> {
+/** Paths that name where they go: a service prefix, the bare base, the control plane, KP1, OIDC. */
+const PLACED_PATH = /^\/(?:(?:api|_emu|kp1|auth)(?:[/?]|$)|[^/?]+\/api\/v1(?:[/?]|$))/;
+
+/**
+ * Where a path is sent: as is when it names its place, else (`/endpoints`, an operation path as the spec writes it)
+ * under the bare `/api/v1`, where the server picks the service by the route table it mounts. The CLI need not load
+ * that table to call an operation.
+ */
+function targetPath(path: string): { target: string; bare: boolean } {
   const withSlash = path.startsWith('/') ? path : `/${path}`;
-  const { isRoutablePath, resolveBarePath } = await import('../services/operations.js');
-  if (isRoutablePath(withSlash)) return withSlash;
-  const operation = resolveBarePath(method, withSlash);
-  if (!operation) {
+  return PLACED_PATH.test(withSlash) ? { target: withSlash, bare: false } : { target: `/api/v1${withSlash}`, bare: true };
+}
+
+/** A 404 for a bare path that no operation matches at all is a mistyped path: a usage error that points to --list. */
+async function checkBarePath(method: string, path: string): Promise<void> {
+  const { resolveBarePath } = await import('../services/operations.js');
+  const withSlash = path.startsWith('/') ? path : `/${path}`;
+  if (!resolveBarePath(method, withSlash)) {
     throw new CliError(`No operation matches ${method} ${withSlash}. \`platform-emu call --list\` shows every operation and its path.`, USAGE);
   }
-  return `/${operation.service.prefix}/api/v1${withSlash}`;
 }
 
 function statusLine(response: ClientResponse): string {
@@ -92,13 +122,14 @@ function printBody(response: ClientResponse, raw: boolean | undefined): void {
 async function checkBody(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<void> {
   if (body === undefined || !/json/i.test(headers['content-type'] ?? '')) return;
   const [{ resolveOperation }, { schemaProblem }] = await Promise.all([import('../services/operations.js'), import('../server/json-schema.js')]);
-  const schema = resolveOperation(method, path)?.route.bodySchema;
+  const operation = resolveOperation(method, path);
+  const schema = operation?.route.bodySchema;
   const problem = schema ? schemaProblem(schema, JSON.parse(body)) : null;
-  if (problem) throw new CliError(`Invalid request body for ${method} ${path.split('?')[0]}: ${problem}. (--no-validate sends it anyway.)`, USAGE);
+  if (problem) throw new CliError(`Invalid request body for ${method} ${operation!.fullPath}: ${problem}. (--no-validate sends it anyway.)`, USAGE);
 }
 
 async function printOperations(json: boolean | undefined): Promise<void> {
-  const { listOperations } = await import('../services/operations.js');
+  const [{ listOperations }, { acceptedScopes }] = await Promise.all([import('../services/operations.js'), import('../auth/scopes.js')]);
   const operations = listOperations();
   // The scope as a token must carry it (`platform:`, not the spec's `<platform>:`).
   const scopeOf = (scope: string | null) => (scope ? acceptedScopes(scope).join(' | ') : '(no scope)');
@@ -132,21 +163,26 @@ async function run(method: string | undefined, path: string | undefined, options
   const verb = method.toUpperCase();
   if (!METHODS.includes(verb)) throw new CliError(`Unknown method ${method}; use one of ${METHODS.join(', ')}.`, USAGE);
 
+  if (options.data !== undefined) {
+    process.stderr.write('platform-emu: call --data is deprecated: use -d/--body for the request body (--data-dir names the data directory).\n');
+    if (options.body !== undefined) throw new CliError('Give the request body once: -d/--body (or the deprecated --data), not both.', USAGE);
+  }
   const headers = { ...options.header };
-  const body = await requestBody(options.data, headers);
+  const body = await requestBody(options.body ?? options.data, headers);
   const { EmulatorClient, EmulatorHttpError, EmulatorUnreachableError } = await import('../client/http-client.js');
   const client = new EmulatorClient(runningUrl({ url: options.url, data: options.dataDir }) ?? DEFAULT_EMULATOR_URL, options.token);
   try {
     if (options.auth) client.accessToken = await client.issueToken({ tenant: options.tenant });
-    const target = await fullPath(verb, path);
+    const { target, bare } = targetPath(path);
     if (options.validate) await checkBody(verb, target, body, headers);
     const response = await client.request(verb, target, { body, headers });
+    if (response.status === 404 && bare) await checkBarePath(verb, path);
     process.stderr.write(`${statusLine(response)}\n`);
     if (options.include) {
       for (const [name, value] of Object.entries(response.headers)) process.stderr.write(`${chalk.dim(`${name}:`)} ${value}\n`);
     }
     printBody(response, options.raw);
-    if (response.status >= 400) process.exitCode = response.status >= 500 ? 5 : 4;
+    process.exitCode = exitCodeOf(response.status, options.expect);
   } catch (err) {
     if (err instanceof EmulatorUnreachableError || err instanceof EmulatorHttpError) throw new CliError(err.message);
     throw err;
@@ -158,7 +194,9 @@ export function callCommand(): Command {
     .description('Call any operation of the running emulator and print the answer (JSON pretty-printed, status line on stderr).')
     .argument('[method]', `HTTP method: ${METHODS.join(', ')}`)
     .argument('[path]', 'operation path, with or without the service prefix: /endpoints or /epr/api/v1/endpoints; query strings as usual')
-    .addOption(new Option('-d, --data <json|@file>', 'request body: JSON text, @file, or @- for stdin (checked as JSON unless a Content-Type header says otherwise)'))
+    .addOption(new Option('-d, --body <json|@file>', 'request body: JSON text, @file, or @- for stdin (checked as JSON unless a Content-Type header says otherwise)'))
+    .addOption(new Option('--data <json|@file>', 'deprecated: -d/--body').hideHelp())
+    .addOption(new Option('--expect <status>', 'the answers that count as success (repeatable or comma-separated): any other exits 4, 5 or 6').argParser(parseStatuses))
     .addOption(new Option('-H, --header <name:value>', 'a request header (repeatable)').argParser(parseHeader).default({}, 'none'))
     .addOption(new Option('--token <jwt>', 'bearer token to send').env('PLATFORM_EMU_TOKEN'))
     .addOption(new Option('--auth', 'fetch a test token from the emulator (POST /_emu/token) and send it instead of --token'))
@@ -174,12 +212,14 @@ export function callCommand(): Command {
       'after',
       `
 Exit codes: 0 for 1xx-3xx, 4 for a 4xx answer, 5 for a 5xx answer, 1 when the emulator cannot be reached, 2 for usage errors.
+With --expect: 0 for the statuses it names, 4 or 5 for other 4xx/5xx, 6 for any other (a 202 when 200 was expected:
+the device did not answer the command in time).
 The emulator is found by --url, PLATFORM_EMU_URL, the lock of --data-dir, or else ${DEFAULT_EMULATOR_URL}.
 
 Examples:
   $ platform-emu call GET /endpoints?include=metadata
-  $ platform-emu call POST /endpoints --data '{"appVersion":{"name":"smart-meter-v1"}}'
-  $ platform-emu call POST '/endpoints/meter-001/commands/reboot?waitTimeout=10' -d '{"delay":1}'
+  $ platform-emu call POST /endpoints --body '{"appVersion":{"name":"smart-meter-v1"}}'
+  $ platform-emu call POST '/endpoints/meter-001/commands/reboot?waitTimeout=10' -d '{"delay":1}' --expect 200
   $ platform-emu call GET /endpoints/meter-001 -H 'If-None-Match: "3"' -i
   $ platform-emu call POST /applications -d '{"name":"my-app"}'
   $ platform-emu call --list

@@ -64,7 +64,7 @@ export function fixturesCommand(): Command {
     .description('write the whole state as JSON (to stdout when no file is given)')
     .addOption(dataOption())
     .addOption(urlOption())
-    .addHelpText('after', '\nExamples:\n  $ platform-emu fixtures export > state.json\n  $ platform-emu fixtures export snapshot.json --data /tmp/emu')
+    .addHelpText('after', '\nExamples:\n  $ platform-emu fixtures export > state.json\n  $ platform-emu fixtures export snapshot.json --data-dir /tmp/emu')
     .action(exportState);
   command
     .command('import <file>')

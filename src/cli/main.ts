@@ -2,11 +2,15 @@ import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { callCommand } from './call.js';
 import { deviceCommand } from './device/index.js';
+import { execCommand } from './exec.js';
 import { fixturesCommand } from './fixtures.js';
 import { mailCommand } from './mail.js';
 import { CliError } from './shared.js';
 import { startCommand } from './start.js';
+import { statusCommand } from './status.js';
+import { stopCommand } from './stop.js';
 import { tokenCommand } from './token.js';
+import { waitCommand } from './wait.js';
 
 /** Usage errors (unknown flags, bad values) exit 2; failures of the work itself exit 1. */
 const USAGE_EXIT = 2;
@@ -20,10 +24,14 @@ export function buildProgram(): Command {
       `
 Examples:
   $ platform-emu start                   # every service on http://127.0.0.1:8080
+  $ platform-emu exec -- npm test        # CI: an emulator for the length of one command
   $ platform-emu token                   # a bearer token for the default tenant
   $ platform-emu fixtures export > state.json`,
-    );
+    )
+    // `exec` hands everything after its command to that command, flags included.
+    .enablePositionalOptions();
   for (const command of [startCommand(), tokenCommand(), fixturesCommand(), deviceCommand(), callCommand(), mailCommand()]) program.addCommand(command);
+  for (const command of [execCommand(), statusCommand(), stopCommand(), waitCommand()]) program.addCommand(command);
   const exitOverride = (err: CommanderError) => {
     if (err.exitCode === 0) process.exit(0);
     process.exit(USAGE_EXIT);

@@ -2,9 +2,10 @@ import { InvalidArgumentError, Option } from 'commander';
 import chalk from 'chalk';
 import { resolve } from 'node:path';
 import type { EmuContext } from '../context.js';
-import { readLock } from '../store/index.js';
+import { readLock, type LockInfo } from '../store/lock.js';
+import { coloursWanted } from './terminal.js';
 
-if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') chalk.level = 0;
+if (!coloursWanted(process.stdout)) chalk.level = 0;
 
 /** A CLI failure the user can fix: printed as one line on stderr, with this exit code. */
 export class CliError extends Error {
@@ -32,11 +33,12 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, ...value.split(/[\s,]+/).filter(Boolean)];
 }
 
+/** `--data-dir` (`--data` still works: the value is `options.data`); `call` alone names it `--data-dir` only. */
 export const dataOption = () =>
-  new Option('--data <dir>', 'data directory of the emulator').env('PLATFORM_EMU_DATA').default('./.platform-emu');
+  new Option('--data-dir, --data <dir>', 'data directory of the emulator').env('PLATFORM_EMU_DATA').default('./.platform-emu');
 
 export const urlOption = () =>
-  new Option('--url <url>', 'URL of a running emulator (default: the one that holds --data, if any)').env('PLATFORM_EMU_URL');
+  new Option('--url <url>', 'URL of a running emulator (default: the one that holds --data-dir, if any)').env('PLATFORM_EMU_URL');
 
 /** Ends a context opened on a stopped data directory: the services' timers first, then the store (and its lock). */
 export async function closeOffline(ctx: EmuContext): Promise<void> {
@@ -45,6 +47,11 @@ export async function closeOffline(ctx: EmuContext): Promise<void> {
   } finally {
     await ctx.store.close();
   }
+}
+
+/** Who holds the data directory (pid, URLs, admin token), if a live process does. */
+export function lockOf(options: { data?: string }): LockInfo | undefined {
+  return options.data ? readLock(resolve(options.data)) : undefined;
 }
 
 /** The running emulator to talk to: `--url`, or the one whose lock holds the data directory. */

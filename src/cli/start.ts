@@ -3,9 +3,11 @@ import chalk from 'chalk';
 import { resolve } from 'node:path';
 import type { RunningEmulator } from '../emulator.js';
 import { DEFAULT_FIXTURES, type AuthMode, type MqttAuthMode } from '../config.js';
+import { runInForeground } from './foreground.js';
 import { CliError, dataOption, parsePort, parsePositiveInt } from './shared.js';
+import { isPersonsTerminal } from './terminal.js';
 
-interface StartOptions {
+export interface StartOptions {
   port: number;
   host: string;
   data: string;
@@ -14,6 +16,11 @@ interface StartOptions {
   auth: AuthMode;
   compat: Record<string, string>;
   quiet?: boolean;
+  json?: boolean;
+  detach?: boolean;
+  detachedChild?: boolean;
+  import?: string;
+  exportOnExit?: string;
   bodyLimit: number;
   asyncTimeout: number;
   mqttPort: number;
@@ -24,19 +31,19 @@ interface StartOptions {
 }
 
 function parseCompat(value: string, previous: Record<string, string> = {}): Record<string, string> {
-  const match = /^([a-z-]+)=(\d+)$/.exec(value);
-  if (!match) throw new InvalidArgumentError('expected <service>=<revision>, for example ecr=1.');
+  const match = /^([a-z0-9-]+)=([A-Za-z0-9._-]+)$/.exec(value);
+  if (!match) throw new InvalidArgumentError('expected <service>=<revision>, for example cex=1.');
   return { ...previous, [match[1]]: match[2] };
 }
 
 /** What `platform-emu token` needs to find this emulator: nothing for the default data directory. */
 function tokenTarget(emulator: RunningEmulator): string {
   if (!emulator.dataDir) return ` --url ${emulator.url}`;
-  return emulator.dataDir === resolve('.platform-emu') ? '' : ` --data ${emulator.dataDir}`;
+  return emulator.dataDir === resolve('.platform-emu') ? '' : ` --data-dir ${emulator.dataDir}`;
 }
 
 /** A busy port is the most common start failure: say which flag moves it. */
-function portInUse(err: unknown, options: StartOptions): CliError | undefined {
+export function portInUse(err: unknown, options: StartOptions): CliError | undefined {
   const error = err as NodeJS.ErrnoException & { port?: number; address?: string };
   if (error?.code !== 'EADDRINUSE') return undefined;
   const flag = error.port === options.mqttPort && error.port !== options.port ? '--mqtt-port' : '--port';
@@ -70,22 +77,24 @@ interface BannerModules {
   listTenants: typeof import('../services/tenant-manager/tenants.js').listTenants;
 }
 
-async function run(options: StartOptions): Promise<void> {
-  // Loaded here, not at the top: `--help`, `--version` and the other commands do not pay for the whole emulator.
-  const [{ default: ora }, { startEmulator, internalContext }, { listTenants }] = await Promise.all([
-    import('ora'),
-    import('../emulator.js'),
-    import('../services/tenant-manager/tenants.js'),
-  ]);
-  const spinner = ora({ text: 'Loading state', stream: process.stderr, isSilent: options.quiet || !process.stderr.isTTY }).start();
-  let emulator: RunningEmulator;
+/** Values commander cannot check alone: the `--compat` revisions each service offers. Exit 2 like any usage error. */
+export async function checkStartOptions(options: StartOptions): Promise<void> {
+  const [{ services }, { compatProblem }] = await Promise.all([import('../services/index.js'), import('../server/service-list.js')]);
+  const problem = compatProblem(options.compat, services);
+  if (problem) throw new CliError(problem, 2);
+}
+
+/** Starts the emulator the options describe, in this process (`start`, its detached child, and `exec`). */
+export async function launch(options: StartOptions): Promise<RunningEmulator> {
+  const { startEmulator } = await import('../emulator.js');
   try {
-    emulator = await startEmulator({
+    return await startEmulator({
       port: options.port,
       host: options.host,
       dataDir: options.data,
       inMemory: options.inMemory,
       fixtures: options.fixtures,
+      import: options.import,
       auth: options.auth,
       compat: options.compat,
       bodyLimit: options.bodyLimit,
@@ -99,27 +108,28 @@ async function run(options: StartOptions): Promise<void> {
     });
   } catch (err) {
     throw portInUse(err, options) ?? err;
-  } finally {
-    spinner.stop();
   }
-  let signals = 0;
-  const shutdown = (signal: string) => {
-    if (++signals > 1) process.exit(1);
-    if (!options.quiet) process.stderr.write(`\n${signal}: finishing requests and saving state...\n`);
-    emulator.stop().then(
-      () => process.exit(0),
-      (err: Error) => {
-        process.stderr.write(`Could not stop cleanly: ${err.message}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  // Before the URL is printed: whoever reads it may signal at once.
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
 
-  if (!options.quiet) process.stdout.write(`${banner(emulator, options, { internalContext, listTenants })}\n`);
-  else process.stdout.write(`${emulator.url}\n`);
+/** A spinner only for a person watching a real terminal: never in CI, in a pipe, on a 0x0 pseudo-terminal, with --quiet or --json. */
+async function spinnerFor(options: StartOptions): Promise<{ stop(): void }> {
+  if (options.quiet || options.json || options.detachedChild || !isPersonsTerminal(process.stderr)) return { stop: () => undefined };
+  const { default: ora } = await import('ora');
+  // discardStdin off: Ctrl-C stays a SIGINT, handled like any other time.
+  return ora({ text: 'Loading state', stream: process.stderr, discardStdin: false }).start();
+}
+
+/** What a person reads once the emulator is ready: where everything is. */
+export async function printBanner(emulator: RunningEmulator, options: StartOptions): Promise<void> {
+  const [{ internalContext }, { listTenants }] = await Promise.all([import('../emulator.js'), import('../services/tenant-manager/tenants.js')]);
+  process.stdout.write(`${banner(emulator, options, { internalContext, listTenants })}\n`);
+}
+
+async function run(options: StartOptions): Promise<void> {
+  await checkStartOptions(options);
+  if (options.detach) return (await import('./detach.js')).startDetached(options);
+  const spinner = await spinnerFor(options);
+  await runInForeground(options, () => launch(options).finally(() => spinner.stop()), (emulator) => printBanner(emulator, options));
 }
 
 export function startCommand(): Command {
@@ -130,13 +140,13 @@ export function startCommand(): Command {
     .addOption(dataOption())
     .addOption(new Option('--in-memory', 'keep all state in memory and write nothing').env('PLATFORM_EMU_IN_MEMORY'))
     .addOption(
-      new Option('--fixtures <file>', 'fixture file that seeds a new, empty state; "none" for an empty platform')
+      new Option('--fixtures <file>', 'fixture file (or a `fixtures export`) that seeds a new, empty state; "none" for an empty platform')
         .env('PLATFORM_EMU_FIXTURES')
         .default(DEFAULT_FIXTURES, 'the bundled fixtures/default.json'),
     )
     .addOption(new Option('--auth <mode>', 'require bearer tokens').choices(['off', 'on']).env('PLATFORM_EMU_AUTH').default('off'))
     .addOption(
-      new Option('--compat <service=revision>', 'answer like an earlier revision of a service (repeatable)').env('PLATFORM_EMU_COMPAT').argParser(parseCompat).default({}),
+      new Option('--compat <service=revision>', 'answer like another revision of a service where two differ (repeatable): cex=1, app-manager=1').env('PLATFORM_EMU_COMPAT').argParser(parseCompat).default({}),
     )
     .addOption(new Option('--body-limit <bytes>', 'largest request body accepted (413 beyond)').env('PLATFORM_EMU_BODY_LIMIT').default(1048576).argParser(parsePositiveInt))
     .addOption(
@@ -165,14 +175,21 @@ export function startCommand(): Command {
         .argParser(parsePositiveInt),
     )
     .addOption(new Option('--upload-limit <bytes>', 'largest binary-data upload (413 beyond)').env('PLATFORM_EMU_UPLOAD_LIMIT').default(1024 ** 3).argParser(parsePositiveInt))
+    .addOption(new Option('--import <file>', 'replace the state at start with this file (from `fixtures export`, or a fixture file), whatever the data directory holds').env('PLATFORM_EMU_IMPORT'))
+    .addOption(new Option('--export-on-exit <file>', 'at a clean stop (SIGINT, SIGTERM, `platform-emu stop`), write the whole state to this file').env('PLATFORM_EMU_EXPORT_ON_EXIT'))
     .addOption(new Option('-q, --quiet', 'print only the URL').env('PLATFORM_EMU_QUIET'))
+    .addOption(new Option('--json', 'print one JSON line when ready: url, mqttUrl, port, mqttPort, pid, dataDir (and adminToken when auth is on)').env('PLATFORM_EMU_JSON'))
+    .addOption(new Option('--detach', 'run in the background: return once ready, log to <data dir>/emulator.log; `platform-emu stop` ends it'))
+    .addOption(new Option('--detached-child').hideHelp())
     .addHelpText(
       'after',
       `
 Examples:
   $ platform-emu start                          # port 8080, state in ./.platform-emu, default fixtures
-  $ platform-emu start --port 0 --in-memory     # a throwaway emulator on a free port (CI)
-  $ platform-emu start --auth on --data /tmp/emu --fixtures my-fixtures.json`,
+  $ platform-emu start --port 0 --in-memory     # a throwaway emulator on a free port
+  $ platform-emu start --detach --port 0 --mqtt-port 0 --json   # in the background (CI); platform-emu stop ends it
+  $ platform-emu start --in-memory --import state.json --export-on-exit state.json
+  $ platform-emu start --auth on --data-dir /tmp/emu --fixtures my-fixtures.json`,
     )
     .action(function (this: Command, options: StartOptions) {
       // commander turns a boolean flag on for any value of its variable; `PLATFORM_EMU_IN_MEMORY=0` means off.

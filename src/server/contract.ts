@@ -107,6 +107,11 @@ export interface ServiceDescriptor {
   setup?: (ctx: EmuContext) => void | Promise<void>;
   /** Runs on stop: clear timers, release waiters. */
   teardown?: (ctx: EmuContext) => void | Promise<void>;
+  /**
+   * Where two revisions of the service answer differently: the revisions `--compat <prefix>=<revision>` accepts
+   * (anything else is refused at start), and the one answered without it.
+   */
+  compat?: { revisions: string[]; default: string };
 }
 
 /** A date-time as the emulator stores them (`toISOString()`); other ISO 8601 offsets are read too. */

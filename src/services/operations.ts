@@ -28,13 +28,6 @@ export function resolveBarePath(method: string, path: string): Operation | undef
   return matching.find((o) => o.route.method === method.toUpperCase()) ?? matching[0];
 }
 
-/** Paths that already name where they go: a service prefix, the bare base, the control plane, KP1, OIDC. */
-export function isRoutablePath(path: string): boolean {
-  const [first = '', second] = segmentsOf(path);
-  if (['api', '_emu', 'kp1', 'auth'].includes(first)) return true;
-  return services.some((s) => s.prefix === first && second === 'api');
-}
-
 /** The operation a full path (`/epr/api/v1/endpoints/x`) or bare path names, for checking a body before it is sent. */
 export function resolveOperation(method: string, path: string): Operation | undefined {
   const [first, second, third, ...rest] = segmentsOf(path.split('?')[0]);

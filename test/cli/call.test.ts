@@ -22,13 +22,13 @@ describe('platform-emu call', async () => {
   const emulator = await startTestEmulator();
   const url = ['--url', emulator.url];
 
-  it('calls a bare path through its service prefix and prints pretty JSON, the status line on stderr', async () => {
+  it('calls a bare path through the bare /api/v1 and prints pretty JSON, the status line on stderr', async () => {
     const result = await cli('call', 'GET', '/endpoints/meter-001', ...url);
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ endpointId: 'meter-001', appVersion: { name: 'smart-meter-v1' } });
     expect(result.stdout).toContain('\n  "endpointId"');
     expect(result.stderr).toContain('200 OK');
-    expect(result.stderr).toContain(`GET ${emulator.url}/epr/api/v1/endpoints/meter-001`);
+    expect(result.stderr).toContain(`GET ${emulator.url}/api/v1/endpoints/meter-001`);
   });
 
   it('takes a full path with its prefix as is, and a path without a leading slash', async () => {
@@ -41,16 +41,16 @@ describe('platform-emu call', async () => {
 
   it('resolves a bare path to the most specific route of any service, as the bare /api/v1 of the server does', async () => {
     const listed = await cli('call', 'GET', '/endpoints/commands?endpointId=meter-001&commandTypes=reboot', ...url);
-    expect(listed.stderr).toContain(`GET ${emulator.url}/cex/api/v1/endpoints/commands?endpointId=meter-001`);
+    expect(listed.stderr).toContain(`GET ${emulator.url}/api/v1/endpoints/commands?endpointId=meter-001`);
     expect(listed.exitCode).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([{ endpointId: 'meter-001', commands: [] }]);
-    const invoked = await cli('call', 'POST', '/endpoints/meter-001/commands/reboot?waitTimeout=0', '-d', '{}', ...url);
-    expect(invoked.stderr).toContain(`POST ${emulator.url}/cex/api/v1/endpoints/meter-001/commands/reboot`);
+    const invoked = await cli('call', 'POST', '/endpoints/meter-001/commands/reboot?waitTimeout=0', '-d', '{}', '-i', ...url);
     expect(invoked.stderr).toContain('202 Accepted');
+    expect(invoked.stderr).toMatch(/location: \S*\/api\/v1\/endpoints\/meter-001\/commands\/reboot\/\d+/);
   });
 
-  it('sends --data as the JSON body, also from @file, and --header', async () => {
-    const created = await cli('call', 'POST', '/endpoints', '--data', '{"appVersion":{"name":"tracker-v1"},"endpointId":"call-1"}', '-i', ...url);
+  it('sends --body as the JSON body, also from @file, and --header', async () => {
+    const created = await cli('call', 'POST', '/endpoints', '--body', '{"appVersion":{"name":"tracker-v1"},"endpointId":"call-1"}', '-i', ...url);
     expect(created.exitCode).toBe(0);
     expect(created.stderr).toContain('201 Created');
     expect(created.stderr).toMatch(/location: .*\/endpoints\/call-1/);
@@ -87,7 +87,7 @@ describe('platform-emu call', async () => {
     expect(JSON.parse(invalid.stdout).message).toMatch(/application version/i);
   });
 
-  it('refuses --data that is not JSON (exit 2) and sends nothing; a text content type sends it as is', async () => {
+  it('refuses a --body that is not JSON (exit 2) and sends nothing; a text content type sends it as is', async () => {
     const before = (await api(emulator)('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements;
     const bad = await cli('call', 'POST', '/endpoints', '-d', '{"appVersion":', ...url);
     expect(bad.exitCode).toBe(2);
@@ -109,6 +109,27 @@ describe('platform-emu call', async () => {
     const sent = await cli('call', 'POST', '/epr/api/v1/endpoints', '-d', '{"appVersion":{}}', '--no-validate', ...url);
     expect(sent.exitCode).toBe(4);
     expect(JSON.parse(sent.stdout).message).toBe('Invalid request body: appVersion.name is required.');
+  });
+
+  it('--expect: 0 for the statuses it names, 6 for another answer below 400 (a command no device answered), 4 or 5 above', async () => {
+    const pending = await cli('call', 'POST', '/endpoints/meter-001/commands/reboot?waitTimeout=0', '-d', '{}', '--expect', '200', ...url);
+    expect(pending.stderr).toContain('202 Accepted');
+    expect(pending.exitCode).toBe(6);
+    expect((await cli('call', 'GET', '/endpoints/meter-001', '--expect', '200,304', ...url)).exitCode).toBe(0);
+    expect((await cli('call', 'GET', '/endpoints/no-such-endpoint', '--expect', '404', ...url)).exitCode).toBe(0);
+    expect((await cli('call', 'GET', '/endpoints/no-such-endpoint', '--expect', '200', ...url)).exitCode).toBe(4);
+    const bad = await cli('call', 'GET', '/endpoints', '--expect', 'ok', ...url);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('expected HTTP statuses from 100 to 599');
+  });
+
+  it('still takes the body from the deprecated --data, with one warning; never both', async () => {
+    const created = await cli('call', 'POST', '/endpoints', '--data', '{"appVersion":{"name":"tracker-v1"},"endpointId":"call-3"}', ...url);
+    expect(created.exitCode).toBe(0);
+    expect(created.stderr.match(/deprecated/g)).toHaveLength(1);
+    expect(created.stderr).toContain('use -d/--body for the request body (--data-dir names the data directory)');
+    expect((await api(emulator)('GET', '/epr/api/v1/endpoints/call-3')).status).toBe(200);
+    expect((await cli('call', 'POST', '/endpoints', '--data', '{}', '--body', '{}', ...url)).exitCode).toBe(2);
   });
 
   it('usage errors exit 2: no method, an unknown method, a path no operation matches', async () => {

@@ -2,6 +2,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyAccessToken } from '../../src/auth/tokens.js';
 import { assertBuilt, cli, startProcess, type EmulatorProcess } from '../store/emulator-process.js';
 
 const root = mkdtempSync(join(tmpdir(), 'platform-emu-cli-'));
@@ -71,7 +72,7 @@ describe('platform-emu start', () => {
     expect(banner).toContain(`${emulator.url}/epr/api/v1`);
     expect(banner).toContain(`State     ${dir}`);
     expect(banner).toContain('Tenants   acme (default), globex');
-    expect(banner).toContain(`platform-emu token --data ${dir}`);
+    expect(banner).toContain(`platform-emu token --data-dir ${dir}`);
 
     const health = await getJson(`${emulator.url}/_emu/health`);
     expect(health).toMatchObject({ status: 200, body: { status: 'ready', url: emulator.url, dataDir: dir, inMemory: false, auth: 'off' } });
@@ -209,6 +210,11 @@ describe.concurrent('usage errors', () => {
     [['start'], { PLATFORM_EMU_PORT: 'abc' }, /'abc' from env 'PLATFORM_EMU_PORT' is invalid/],
     [['start', '--auth', 'maybe'], {}, /Allowed choices are off, on/],
     [['start', '--compat', 'ecr'], {}, /expected <service>=<revision>/],
+    [['start', '--compat', 'foo=9'], {}, /--compat foo=9: foo has no revisions to choose from; the choices are .*cex=1\|2/],
+    [['start', '--compat', 'cex=9'], {}, /--compat cex=9: the revisions of cex are 1, 2 \(default 2\)/],
+    [['exec', '--compat', 'app-manager=3', '--', 'true'], {}, /the revisions of app-manager are 1, 2/],
+    [['token', '--scope', 'bogus:scope'], {}, /Unknown scope bogus:scope; the scopes are: .*emulator:admin.*endpoint:read/],
+    [['status', '--bogus'], {}, /unknown option '--bogus'/],
     [['token', '--ttl', '0'], {}, /--ttl.*at least 1/],
     [['fixtures', 'import'], {}, /missing required argument 'file'/],
   ])('%j prints one line on stderr and exits 2', async (args, env, pattern) => {
@@ -245,7 +251,8 @@ describe.concurrent('usage errors', () => {
   it('start --help documents the environment variable of every flag', async () => {
     const help = String((await cli(['start', '--help'])).stdout);
     const flat = help.replace(/\s+/g, ' ');
-    const flags = [...help.matchAll(/^\s+(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]).filter((f) => f !== '--help');
+    // --detach alone has none: a variable would also detach the background process it starts.
+    const flags = [...help.matchAll(/^\s+(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]).filter((f) => f !== '--help' && f !== '--detach');
     expect(flags.length).toBeGreaterThan(8);
     for (const variable of ['PLATFORM_EMU_PORT', 'PLATFORM_EMU_HOST', 'PLATFORM_EMU_DATA', 'PLATFORM_EMU_IN_MEMORY', 'PLATFORM_EMU_FIXTURES', 'PLATFORM_EMU_AUTH', 'PLATFORM_EMU_COMPAT', 'PLATFORM_EMU_QUIET']) {
       expect(flat).toContain(`env: ${variable}`);
@@ -270,12 +277,24 @@ describe('platform-emu token', () => {
     await emulator.stop('SIGTERM');
   });
 
+  it('--admin signs the control plane\'s token with the data directory\'s key', async () => {
+    const dir = await seededDir();
+    const result = await cli(['token', '--admin', '--json', '--data-dir', dir]);
+    expect(result.exitCode, String(result.stderr)).toBe(0);
+    const { token, claims } = JSON.parse(String(result.stdout));
+    expect(claims).toMatchObject({ scope: 'emulator:admin', iss: 'urn:platform-emu:control-plane' });
+    expect(claims).not.toHaveProperty('exp');
+    const key = JSON.parse(readFileSync(join(dir, 'signing-key.json'), 'utf8'));
+    expect(verifyAccessToken(key, token).scope).toBe('emulator:admin');
+    expectOneLineError(await cli(['token', '--admin', '--data-dir', join(root, 'never-started')]), 1, /has no signing key and no running emulator there keeps an admin token/);
+  });
+
   it('with --json prints the decoded claims; --scope is repeatable; --tenant and --ttl are honoured', async () => {
     const dir = await seededDir();
-    const result = await cli(['token', '--data', dir, '--json', '--tenant', 'globex', '--scope', 'endpoint:read', '--scope', 'application:read tenant:read', '--ttl', '60']);
+    const result = await cli(['token', '--data', dir, '--json', '--tenant', 'globex', '--scope', 'endpoint:read', '--scope', 'application:read endpoint:update', '--ttl', '60']);
     expect(result.exitCode, String(result.stderr)).toBe(0);
     const printed = JSON.parse(String(result.stdout));
-    expect(printed.claims).toMatchObject({ tenant_id: 'globex', scope: 'endpoint:read application:read tenant:read', iss: expect.stringMatching(/\/auth\/realms\/globex$/) });
+    expect(printed.claims).toMatchObject({ tenant_id: 'globex', scope: 'endpoint:read application:read endpoint:update', iss: expect.stringMatching(/\/auth\/realms\/globex$/) });
     expect(printed.claims.exp - printed.claims.iat).toBe(60);
     expect(printed.token.split('.')).toHaveLength(3);
   });
@@ -296,9 +315,9 @@ describe('platform-emu token', () => {
     await emulator.stop('SIGTERM');
   });
 
-  it('fails with one clear line for an unknown tenant, a directory never started, or an emulator that is gone', async () => {
+  it('fails with one clear line for an unknown tenant (exit 2), a directory never started, or an emulator that is gone', async () => {
     const dir = await seededDir();
-    expectOneLineError(await cli(['token', '--data', dir, '--tenant', 'initech']), 1, /There is no tenant initech; tenants: acme, globex/);
+    expectOneLineError(await cli(['token', '--data', dir, '--tenant', 'initech']), 2, /There is no tenant initech; tenants: acme, globex/);
     expectOneLineError(await cli(['token', '--data', join(root, 'never-started')]), 1, /has no signing key yet/);
     expectOneLineError(await cli(['token', '--url', 'http://127.0.0.1:9']), 1, /Cannot reach the emulator at http:\/\/127\.0\.0\.1:9/);
   });

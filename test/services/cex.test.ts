@@ -187,8 +187,13 @@ describe('command invocation over REST', async () => {
     expect(poll.payload).toEqual([{ id: response.body.commandId, payload: 'not {json' }]);
   });
 
-  it('415 for other content types; an empty JSON body is a command without payload', async () => {
-    expect((await post('?waitTimeout=0', { rawBody: '<a/>', headers: { 'content-type': 'application/xml' } })).status).toBe(415);
+  it('reads JSON under any other content type (curl -d sends a form type); an empty JSON body is a command without payload', async () => {
+    const form = await post('?waitTimeout=0', { rawBody: '{"delay":1}', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(form.status).toBe(202);
+    expect(form.body.requestPayload).toEqual({ delay: 1 });
+    const xml = await post('?waitTimeout=0', { rawBody: '<a/>', headers: { 'content-type': 'application/xml' } });
+    expect(xml.status).toBe(400);
+    expect(xml.body.message).toMatch(/not valid JSON.*text\/plain/);
     const empty = await post('?waitTimeout=0', {});
     expect(empty.status).toBe(202);
     expect(empty.body).not.toHaveProperty('requestPayload');

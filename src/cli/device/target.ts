@@ -6,7 +6,7 @@ import { readLock } from '../../store/index.js';
 import { CliError, runningUrl } from '../shared.js';
 import type { TargetOptions } from './options.js';
 
-/** The emulator (`--url`, `PLATFORM_EMU_URL`, the lock of `--data`, or the default URL), ready to call. */
+/** The emulator (`--url`, `PLATFORM_EMU_URL`, the lock of `--data-dir`, or the default URL), ready to call. */
 export async function connectTarget(options: TargetOptions): Promise<EmulatorTarget> {
   return openEmulator(runningUrl(options) ?? DEFAULT_EMULATOR_URL, options).catch((err: unknown) => {
     throw asCliError(err);

@@ -34,4 +34,6 @@ export const appManager: ServiceDescriptor = {
   fixtures: [serviceInstanceFixtures, applicationFixtures],
   seedsAfter: ['tenant-manager'],
   setup: setupApplicationIndexes,
+  // 1: an application's name is required at creation; 2: it may be generated.
+  compat: { revisions: ['1', '2'], default: '2' },
 };

@@ -29,4 +29,6 @@ export const commandInvocation: ServiceDescriptor = {
     stopDeadlines(ctx);
     releaseWaiters(ctx);
   },
+  // 1: awaitTimeout and commandTtl (a 60 s TTL by default); 2: waitTimeout and commandRetentionTtl.
+  compat: { revisions: ['1', '2'], default: '2' },
 };

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { badRequest, HttpError } from '../../server/errors.js';
+import { badRequest } from '../../server/errors.js';
 import { queryInt } from '../../server/params.js';
 import type { CommandLifetime } from './commands.js';
 
@@ -44,14 +44,14 @@ export function invocationOf(req: Request): Invocation {
   };
 }
 
-/** The request payload: JSON (validated) under `application/json` or no Content-Type; a string, unvalidated, under `text/plain`. */
+/**
+ * The request payload: a string, unvalidated, under `text/plain`; JSON (validated) under any other Content-Type or
+ * none, as every JSON route reads it (`curl -d` sends form-urlencoded).
+ */
 export function commandPayloadOf(req: Request): unknown {
   const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type === 'text/plain') return raw.toString('utf8');
-  if (type !== '' && type !== 'application/json' && !type.endsWith('+json')) {
-    throw new HttpError(415, `Content-Type ${type} is not accepted: send application/json (validated as JSON) or text/plain (stored as is).`);
-  }
   const text = raw.toString('utf8');
   if (text.trim() === '') return undefined;
   try {

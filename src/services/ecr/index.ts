@@ -4,7 +4,7 @@ import { routes } from './routes.js';
 import { setupConfigIndexes } from './records.js';
 import { ecrVersionSettingsSchema } from './schema-check.js';
 
-export { compatRevisions, defaultCompatRevision } from './compat.js';
+import { compatRevisions, defaultCompatRevision } from './compat.js';
 
 const configRecord = tenantRecord(['appName', 'appVersionName', 'configId', 'contentType', 'kind', 'createdDate', 'updatedDate']);
 
@@ -21,5 +21,6 @@ export const endpointConfiguration: ServiceDescriptor = {
   fixtures: [configurationFixtures],
   seedsAfter: ['epr', 'tekton'],
   appVersionConfigurationSchema: ecrVersionSettingsSchema,
+  compat: { revisions: [...compatRevisions], default: defaultCompatRevision },
   setup: setupConfigIndexes,
 };

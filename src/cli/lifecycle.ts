@@ -1,0 +1,73 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { RunningEmulator } from '../emulator.js';
+import type { DirectoryLock } from '../store/lock.js';
+import { CliError } from './shared.js';
+
+/** The file a detached emulator writes its output to, in its data directory. */
+export const LOG_FILE = 'emulator.log';
+
+/** What `start --json`, `start --detach` and `exec` tell a script about a ready emulator. */
+export interface ReadyInfo {
+  url: string;
+  mqttUrl: string;
+  port: number;
+  mqttPort: number;
+  pid: number;
+  /** null in memory. */
+  dataDir: string | null;
+  /** With `--auth on`: the bearer token of the control plane (`/_emu`). */
+  adminToken?: string;
+}
+
+/**
+ * The admin token of an emulator this process started: the handle's own where the control plane provides one,
+ * else one signed with the emulator's key (scope `emulator:admin`, which the control plane accepts as well).
+ */
+async function adminTokenOf(emulator: RunningEmulator): Promise<string> {
+  const own = (emulator as RunningEmulator & { adminToken?: string }).adminToken;
+  if (own) return own;
+  const [{ internalContext }, { signAdminToken }] = await Promise.all([import('../emulator.js'), import('../auth/tokens.js')]);
+  return signAdminToken(internalContext(emulator).keys, new Date());
+}
+
+/**
+ * The ready line, and with auth on the admin token kept in the lock of the data directory (readable by its owner
+ * only): how the CLI's other commands reach the control plane of an emulator they did not start.
+ */
+export async function readyInfo(emulator: RunningEmulator, auth: string, runLock?: DirectoryLock): Promise<ReadyInfo> {
+  const info: ReadyInfo = {
+    url: emulator.url,
+    mqttUrl: emulator.mqttUrl,
+    port: emulator.port,
+    mqttPort: emulator.mqttPort,
+    pid: process.pid,
+    dataDir: emulator.dataDir ?? null,
+  };
+  if (auth === 'on') info.adminToken = await adminTokenOf(emulator);
+  const { internalContext } = await import('../emulator.js');
+  const lock = runLock ?? internalContext(emulator).store.directoryLock;
+  lock?.update({ url: emulator.url, mqttUrl: emulator.mqttUrl, ...(info.adminToken ? { adminToken: info.adminToken } : {}) });
+  return info;
+}
+
+/** The whole state as `fixtures export --include-secrets` writes it, replaced in one rename. */
+function writeExport(emulator: RunningEmulator, file: string, document: unknown): void {
+  const path = resolve(file);
+  const temp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temp, `${JSON.stringify(document, null, 2)}\n`);
+    renameSync(temp, path);
+  } catch (err) {
+    throw new CliError(`The emulator at ${emulator.url} stopped, but the state could not be written to ${path}: ${(err as Error).message}`);
+  }
+}
+
+/** A clean stop: in-flight requests finish, the state is durable, then `--export-on-exit` is written. */
+export async function stopEmulator(emulator: RunningEmulator, exportOnExit: string | undefined): Promise<void> {
+  await emulator.stop();
+  if (!exportOnExit) return;
+  const { internalContext } = await import('../emulator.js');
+  // Read after the stop: every request the emulator accepted is in it.
+  writeExport(emulator, exportOnExit, internalContext(emulator).store.exportDocument());
+}
