@@ -21,6 +21,8 @@ export interface TokenRequest {
   ttlSeconds: number;
   clientId?: string;
   username?: string;
+  /** The issue time (`iat`; `exp` counts from it): the emulator's virtual clock. Default: the machine's time. */
+  issuedAt?: Date;
 }
 
 export const DEFAULT_TOKEN_TTL = 3600;
@@ -36,6 +38,7 @@ export function signAccessToken(key: SigningKey, request: TokenRequest): string 
     typ: 'Bearer',
     ...(request.clientId ? { azp: request.clientId } : {}),
     ...(request.username ? { preferred_username: request.username } : {}),
+    ...(request.issuedAt ? { iat: Math.floor(request.issuedAt.getTime() / 1000) } : {}),
   };
   return jwt.sign(claims, key.privateKeyPem, {
     algorithm: 'RS256',
@@ -45,7 +48,22 @@ export function signAccessToken(key: SigningKey, request: TokenRequest): string 
   });
 }
 
-/** Verifies signature (RS256 only: `alg: none` and HMAC are refused) and expiry; throws with the reason. */
-export function verifyAccessToken(key: SigningKey, token: string): AccessClaims {
-  return jwt.verify(token, key.publicKeyPem, { algorithms: ['RS256'] }) as AccessClaims;
+/**
+ * Verifies signature (RS256 only: `alg: none` and HMAC are refused) and expiry at `now` (the emulator's virtual
+ * clock; default the machine's time); throws with the reason.
+ */
+export function verifyAccessToken(key: SigningKey, token: string, now?: Date): AccessClaims {
+  const clockTimestamp = now ? Math.floor(now.getTime() / 1000) : undefined;
+  return jwt.verify(token, key.publicKeyPem, { algorithms: ['RS256'], clockTimestamp }) as AccessClaims;
+}
+
+/** The scope of the emulator's own control plane (`/_emu/...`) when auth is on. */
+export const EMULATOR_ADMIN_SCOPE = 'emulator:admin';
+/** The issuer of admin tokens: no tenant's realm, so an admin token opens no service operation. */
+export const ADMIN_ISSUER = 'urn:platform-emu:control-plane';
+
+/** The emulator's admin token: signed with its key, no expiry (it lives as long as the key), scope `emulator:admin`. */
+export function signAdminToken(key: SigningKey, issuedAt: Date): string {
+  const claims = { sub: 'platform-emu-admin', scope: EMULATOR_ADMIN_SCOPE, typ: 'Bearer', iat: Math.floor(issuedAt.getTime() / 1000) };
+  return jwt.sign(claims, key.privateKeyPem, { algorithm: 'RS256', keyid: key.kid, issuer: ADMIN_ISSUER });
 }

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { DEFAULT_EMULATOR_URL } from '../client/defaults.js';
 import type { ClientResponse } from '../client/http-client.js';
 import { acceptedScopes } from '../auth/scopes.js';
-import { CliError, runningUrl, urlOption } from './shared.js';
+import { adminTokenFor, CliError, runningUrl, urlOption } from './shared.js';
 
 const USAGE = 2;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -112,6 +112,7 @@ async function run(method: string | undefined, path: string | undefined, options
   const body = await requestBody(options.data, headers);
   const { EmulatorClient, EmulatorHttpError, EmulatorUnreachableError } = await import('../client/http-client.js');
   const client = new EmulatorClient(runningUrl({ url: options.url, data: options.dataDir }) ?? DEFAULT_EMULATOR_URL, options.token);
+  client.adminToken = adminTokenFor(client.baseUrl, { data: options.dataDir });
   try {
     if (options.auth) client.accessToken = await client.issueToken({ tenant: options.tenant });
     const response = await client.request(verb, await fullPath(verb, path), { body, headers });

@@ -34,7 +34,7 @@ async function issueOffline(options: TokenOptions): Promise<Issued> {
 async function run(options: TokenOptions): Promise<void> {
   const url = runningUrl(options);
   const issued = url
-    ? await emulatorJson<Issued>(url, 'POST', '/_emu/token', { tenant: options.tenant, scopes: options.scope, ttlSeconds: options.ttl })
+    ? await emulatorJson<Issued>(url, 'POST', '/_emu/token', { tenant: options.tenant, scopes: options.scope, ttlSeconds: options.ttl }, options)
     : await issueOffline(options);
   const { default: jwt } = await import('jsonwebtoken');
   if (options.json) process.stdout.write(`${JSON.stringify({ ...issued, claims: jwt.decode(issued.token) }, null, 2)}\n`);

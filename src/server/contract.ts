@@ -67,6 +67,11 @@ export interface ServiceDescriptor {
   /** Record schemas of the collections the service owns, checked on import. */
   collections?: Record<string, JsonSchema>;
   fixtures?: FixtureSection[];
+  /**
+   * Secret fields per collection (`{ tenants: ['client_backend_secret'] }`): `GET /_emu/state` shows them as
+   * `<redacted>` unless asked with `includeSecrets=true`, and an import that has `<redacted>` keeps the stored value.
+   */
+  secretFields?: Record<string, string[]>;
   /** Prefixes of the services whose fixtures must be seeded first (their records are referenced). */
   seedsAfter?: string[];
   /**

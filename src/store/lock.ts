@@ -7,6 +7,8 @@ export interface LockInfo {
   startedAt: string;
   url?: string;
   mqttUrl?: string;
+  /** With auth on: the token the control plane (`/_emu`) needs. The file is readable by its owner only. */
+  adminToken?: string;
 }
 
 const LOCK_FILE = 'emulator.lock';
@@ -48,7 +50,7 @@ export class DirectoryLock {
     const info: LockInfo = { pid: process.pid, startedAt: new Date().toISOString() };
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        const fd = openSync(path, 'wx');
+        const fd = openSync(path, 'wx', 0o600);
         writeSync(fd, JSON.stringify(info));
         closeSync(fd);
         heldByThisProcess.add(path);
@@ -75,7 +77,7 @@ export class DirectoryLock {
     this.info = { ...this.info, ...extra };
     // Replaced by a rename, so that a CLI reading the lock never sees half of it.
     const temp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(this.info));
+    writeFileSync(temp, JSON.stringify(this.info), { mode: 0o600 });
     renameSync(temp, this.path);
   }
 

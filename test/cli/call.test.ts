@@ -142,7 +142,7 @@ describe('platform-emu call against an emulator with --auth on', async () => {
     expect(authed.exitCode).toBe(0);
     expect(JSON.parse(authed.stdout).endpointId).toBe('meter-001');
 
-    const token = (await api(emulator)('POST', '/_emu/token', { body: { scopes: ['endpoint:read'] } })).body.token;
+    const token = (await api(emulator)('POST', '/_emu/token', { body: { scopes: ['endpoint:read'] }, token: emulator.adminToken })).body.token;
     const explicit = await cli('call', 'GET', '/endpoints/meter-001', '--token', token, ...url);
     expect(explicit.exitCode).toBe(0);
     const otherTenant = await cli('call', 'GET', '/endpoints/meter-001', '--auth', '--tenant', 'globex', ...url);

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { DEFAULT_EMULATOR_URL, EmulatorClient, EmulatorHttpError, EmulatorUnreachableError, type EmulatorHealth } from '../../client/http-client.js';
 import { readLock } from '../../store/index.js';
-import { CliError, runningUrl } from '../shared.js';
+import { adminTokenFor, CliError, runningUrl } from '../shared.js';
 import type { TargetOptions } from './options.js';
 
 export interface Target {
@@ -12,6 +12,7 @@ export interface Target {
 /** The emulator (`--url`, `PLATFORM_EMU_URL`, the lock of `--data`, or the default URL), ready to call. */
 export async function connectTarget(options: TargetOptions): Promise<Target> {
   const client = new EmulatorClient(runningUrl(options) ?? DEFAULT_EMULATOR_URL, options.accessToken);
+  client.adminToken = adminTokenFor(client.baseUrl, options);
   try {
     const health = await client.health();
     // A simulated device is a means to an end: against `--auth on`, fetch a token rather than fail.

@@ -76,6 +76,7 @@ function token(req: Request, res: Response): void {
     ttlSeconds: DEFAULT_TOKEN_TTL,
     clientId: client?.clientId,
     username,
+    issuedAt: ctx.clock.now(),
   });
   res.set('Cache-Control', 'no-store').json({
     access_token: accessToken,

@@ -17,5 +17,6 @@ export const tenantManager: ServiceDescriptor = {
     ...Object.fromEntries(TEMPLATE_KINDS.map((k) => [k.collection, { type: 'object', required: ['id', 'template', 'description'] }])),
   },
   fixtures: [tenantFixtures],
+  secretFields: { tenants: ['client_backend_secret'], 'realm-clients': ['secret'], 'realm-users': ['password'] },
   setup: setupTenantIndexes,
 };
