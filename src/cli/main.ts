@@ -1,9 +1,14 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { callCommand } from './call.js';
+import { clockCommand } from './clock.js';
 import { deviceCommand } from './device/index.js';
+import { faultsCommand } from './faults.js';
 import { fixturesCommand } from './fixtures.js';
+import { logsCommand } from './logs.js';
+import { resetCommand } from './reset.js';
 import { CliError } from './shared.js';
+import { snapshotCommand } from './snapshot.js';
 import { startCommand } from './start.js';
 import { tokenCommand } from './token.js';
 
@@ -23,6 +28,11 @@ Examples:
   $ platform-emu fixtures export > state.json`,
     );
   for (const command of [startCommand(), tokenCommand(), fixturesCommand(), deviceCommand(), callCommand()]) program.addCommand(command);
+  program.addCommand(resetCommand());
+  program.addCommand(snapshotCommand());
+  program.addCommand(logsCommand());
+  program.addCommand(clockCommand());
+  program.addCommand(faultsCommand());
   const exitOverride = (err: CommanderError) => {
     if (err.exitCode === 0) process.exit(0);
     process.exit(USAGE_EXIT);

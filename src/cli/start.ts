@@ -3,7 +3,7 @@ import chalk from 'chalk';
 import { resolve } from 'node:path';
 import type { RunningEmulator } from '../emulator.js';
 import { DEFAULT_FIXTURES, type AuthMode } from '../config.js';
-import { CliError, dataOption, parsePort, parsePositiveInt } from './shared.js';
+import { CliError, collect, dataOption, parsePort, parsePositiveInt } from './shared.js';
 
 interface StartOptions {
   port: number;
@@ -18,6 +18,10 @@ interface StartOptions {
   asyncTimeout: number;
   mqttPort: number;
   compactBytes: number;
+  journalSize: number;
+  allowHost: string[];
+  adminToken?: string;
+  log?: 'requests';
 }
 
 function parseCompat(value: string, previous: Record<string, string> = {}): Record<string, string> {
@@ -40,6 +44,13 @@ function portInUse(err: unknown, options: StartOptions): CliError | undefined {
   return new CliError(`Port ${error.port} on ${error.address} is already in use: choose another with ${flag} (0 picks a free one).`);
 }
 
+/** With auth on, how to reach the control plane: the CLI finds the token in the lock; in memory it is only shown here. */
+function adminHint(emulator: RunningEmulator, options: StartOptions): string {
+  if (options.adminToken) return chalk.dim('the control plane (/_emu) takes the --admin-token you gave');
+  if (emulator.dataDir) return chalk.dim(`the control plane's admin token is in ${emulator.dataDir}/emulator.lock (the CLI reads it from there)`);
+  return `PLATFORM_EMU_ADMIN_TOKEN=${emulator.adminToken}  ${chalk.dim('(the control plane /_emu needs it)')}`;
+}
+
 function banner(emulator: RunningEmulator, options: StartOptions, modules: BannerModules): string {
   const { url } = emulator;
   const ctx = modules.internalContext(emulator);
@@ -55,6 +66,7 @@ function banner(emulator: RunningEmulator, options: StartOptions, modules: Banne
     `${chalk.bold('Tenants')}   ${listTenants(ctx).map((t) => (t.id === ctx.defaultTenantId() ? `${t.id} (default)` : t.id)).join(', ') || 'none'}`,
     `${chalk.bold('Token')}     platform-emu token${tokenTarget(emulator)}   ${chalk.dim('(or the OIDC token endpoint of each realm)')}`,
     `${chalk.bold('Health')}    ${url}/_emu/health`,
+    ...(options.auth === 'on' ? [`${chalk.bold('Admin')}     ${adminHint(emulator, options)}`] : []),
     `${chalk.bold('MQTT')}      ${chalk.cyan(emulator.mqttUrl)}   ${chalk.dim('(KP1 devices; also POST /kp1/... on the REST port)')}`,
     '',
     chalk.dim(`Try: curl ${url}/epr/api/v1/endpoints`),
@@ -89,6 +101,9 @@ async function run(options: StartOptions): Promise<void> {
       asyncRequestTimeout: options.asyncTimeout,
       mqttPort: options.mqttPort,
       compactBytes: options.compactBytes,
+      journalSize: options.journalSize,
+      allowHosts: options.allowHost,
+      adminToken: options.adminToken,
       log: (m) => process.stderr.write(`${chalk.yellow('warning')} ${m}\n`),
     });
   } catch (err) {
@@ -114,6 +129,7 @@ async function run(options: StartOptions): Promise<void> {
 
   if (!options.quiet) process.stdout.write(`${banner(emulator, options, { internalContext, listTenants })}\n`);
   else process.stdout.write(`${emulator.url}\n`);
+  if (options.log === 'requests') (await import('./request-log.js')).printRequests(internalContext(emulator));
 }
 
 export function startCommand(): Command {
@@ -146,6 +162,20 @@ export function startCommand(): Command {
         .default(16 * 1024 * 1024)
         .argParser(parsePositiveInt),
     )
+    .addOption(
+      new Option('--journal-size <entries>', 'requests and KP1 messages the request journal keeps (GET /_emu/requests)')
+        .env('PLATFORM_EMU_JOURNAL_SIZE')
+        .default(1000)
+        .argParser(parsePositiveInt),
+    )
+    .addOption(
+      new Option('--allow-host <name>', 'also answer requests whose Host is this name (repeatable; loopback names always work)')
+        .env('PLATFORM_EMU_ALLOW_HOST')
+        .argParser(collect)
+        .default([]),
+    )
+    .addOption(new Option('--admin-token <secret>', 'with --auth on, the admin token of the control plane (default: one the emulator signs)').env('PLATFORM_EMU_ADMIN_TOKEN'))
+    .addOption(new Option('--log <what>', 'print one line per REST request and KP1 message as it happens').choices(['requests']).env('PLATFORM_EMU_LOG'))
     .addOption(new Option('-q, --quiet', 'print only the URL').env('PLATFORM_EMU_QUIET'))
     .addHelpText(
       'after',

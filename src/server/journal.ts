@@ -156,6 +156,16 @@ function matches(raw: Raw, filter: JournalFilter): boolean {
   return true;
 }
 
+/** The same filter over an entry as presented (the event stream's entries). */
+export function entryMatches(entry: JournalEntry, filter: JournalFilter): boolean {
+  if (filter.type !== undefined && entry.type !== filter.type) return false;
+  if (filter.status !== undefined && !statusMatches(entry.status, filter.status)) return false;
+  if (filter.path !== undefined && !(entry.path ?? entry.topic ?? '').startsWith(filter.path)) return false;
+  if (filter.service !== undefined && entry.service !== filter.service) return false;
+  if (filter.endpointId !== undefined && entry.endpointId !== filter.endpointId) return false;
+  return true;
+}
+
 function present(raw: Raw): JournalEntry {
   const common = { seq: raw.seq, time: new Date(raw.at).toISOString(), type: raw.type, service: serviceOf(raw) };
   const who = {

@@ -12,8 +12,9 @@ import {
   STATE_REPLACED,
   type ClockChange,
 } from '../events.js';
-import { journalOf, type JournalEntry } from '../journal.js';
-import { queryInt, queryList } from '../params.js';
+import { entryMatches, journalOf, type JournalEntry, type JournalFilter } from '../journal.js';
+import { queryList } from '../params.js';
+import { journalFilter } from './journal.js';
 import type { ControlRoute } from './route.js';
 
 /** The event types of the stream, each from one in-process event. */
@@ -42,7 +43,7 @@ function shape(type: EventType, payload: unknown): unknown {
   return payload ?? {};
 }
 
-function stream(ctx: EmuContext, res: Response, types: EventType[], after: number | undefined): void {
+function stream(ctx: EmuContext, res: Response, types: EventType[], after: number | undefined, filter: JournalFilter): void {
   res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
   res.write(`retry: 2000\n: platform-emu events (${types.join(', ')})\n\n`);
   let dropped = 0;
@@ -61,7 +62,7 @@ function stream(ctx: EmuContext, res: Response, types: EventType[], after: numbe
   const listeners: Array<[string, (payload: unknown) => void]> = [];
   const onEntry = (entry: JournalEntry) => {
     const type = entry.type === 'kp1' ? 'kp1' : 'request';
-    if (wanted.has(type)) send(type, entry);
+    if (wanted.has(type) && entryMatches(entry, filter)) send(type, entry);
   };
   if (wanted.has('request') || wanted.has('kp1')) listeners.push([REQUEST_RECORDED, onEntry as (payload: unknown) => void]);
   for (const type of types) {
@@ -71,7 +72,7 @@ function stream(ctx: EmuContext, res: Response, types: EventType[], after: numbe
   listeners.push([EMULATOR_STOPPING, end]);
   for (const [event, listener] of listeners) ctx.events.on(event, listener);
   // Entries recorded before the stream opened, when asked: subscribed first, replayed in the same turn, so none is missed.
-  if (after !== undefined) for (const entry of journalOf(ctx).list({ after, limit: journalOf(ctx).size })) onEntry(entry);
+  if (after !== undefined) for (const entry of journalOf(ctx).list({ ...filter, after, limit: journalOf(ctx).size })) onEntry(entry);
   const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
   heartbeat.unref();
   res.on('close', () => {
@@ -89,7 +90,8 @@ export const eventRoutes: ControlRoute[] = [
       const asked = queryList(req, 'types');
       const unknown = asked?.find((t) => !TYPES.includes(t as EventType));
       if (unknown !== undefined) throw badRequest(`Unknown event type "${unknown}"; the types are ${TYPES.join(', ')}.`);
-      stream(ctx, res, asked && asked.length > 0 ? (asked as EventType[]) : TYPES, queryInt(req, 'after'));
+      const { after, limit: _limit, ...filter } = journalFilter(req, journalOf(ctx).size);
+      stream(ctx, res, asked && asked.length > 0 ? (asked as EventType[]) : TYPES, after, filter);
     },
   },
 ];

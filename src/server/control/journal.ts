@@ -25,7 +25,8 @@ export const journalRoutes: ControlRoute[] = [
     path: '/requests',
     handler: (req, res, ctx) => {
       const journal = journalOf(ctx);
-      res.json(journal.list(journalFilter(req, journal.size)));
+      // Where the journal stands: `GET /_emu/events?after=<this>` continues exactly after this answer.
+      res.set('X-Journal-Seq', String(journal.lastSeq)).json(journal.list(journalFilter(req, journal.size)));
     },
   },
 ];
