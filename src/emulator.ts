@@ -100,27 +100,37 @@ const EMPTY_STATE: StateDocument = { schemaVersion: 1, seq: 0, counters: {}, col
 const replacing = new WeakMap<EmuContext, Promise<unknown>>();
 
 /**
- * Replaces the whole state (counters kept), then restarts every service's runtime (timers, waiters) on it.
- * Replacements run one at a time: two resets at once end in one of the two states, never a mix.
+ * Runs whole-state changes (reset, import, restore) one at a time, in the order they were asked: two resets at
+ * once end in the state the later one asked for, never a mix.
  */
-export function replaceState(ctx: EmuContext, document: StateDocument): Promise<void> {
-  const run = async () => {
-    for (const service of services) await service.teardown?.(ctx);
-    await ctx.store.replace(keepCounters(ctx, document));
-    ctx.events.emit(STATE_REPLACED);
-    for (const service of services) await service.setup?.(ctx);
-  };
-  const done = (replacing.get(ctx) ?? Promise.resolve()).then(run, run);
+function exclusive<T>(ctx: EmuContext, work: () => Promise<T>): Promise<T> {
+  const done = (replacing.get(ctx) ?? Promise.resolve()).then(work, work);
   replacing.set(ctx, done.catch(() => undefined));
   return done;
 }
 
+/** Replaces the whole state (counters kept), then restarts every service's runtime (timers, waiters) on it. */
+async function replaceNow(ctx: EmuContext, document: StateDocument): Promise<void> {
+  for (const service of services) await service.teardown?.(ctx);
+  await ctx.store.replace(keepCounters(ctx, document));
+  ctx.events.emit(STATE_REPLACED);
+  for (const service of services) await service.setup?.(ctx);
+}
+
+export const replaceState = (ctx: EmuContext, document: StateDocument) => exclusive(ctx, () => replaceNow(ctx, document));
+
+/** `PUT /_emu/state`: a state document or fixture file, checked against the state it replaces (secrets kept). */
+export const importState = (ctx: EmuContext, input: unknown, source: string) =>
+  exclusive(ctx, async () => replaceNow(ctx, await documentFromImport(ctx, input, source)));
+
 /** Back to the fixtures (or empty): the real clock again, no faults; the journal and id counters go on. */
-export async function resetState(ctx: EmuContext, options: { empty?: boolean } = {}): Promise<void> {
-  faultsOf(ctx).clear();
-  if (ctx.clock instanceof VirtualClock) await ctx.clock.real();
-  const document = options.empty ? undefined : await fixtureState(ctx);
-  await replaceState(ctx, document ?? EMPTY_STATE);
+export function resetState(ctx: EmuContext, options: { empty?: boolean } = {}): Promise<void> {
+  return exclusive(ctx, async () => {
+    faultsOf(ctx).clear();
+    if (ctx.clock instanceof VirtualClock) await ctx.clock.real();
+    const document = options.empty ? undefined : await fixtureState(ctx);
+    await replaceNow(ctx, document ?? EMPTY_STATE);
+  });
 }
 
 export async function openContext(config: EmulatorConfig, log: (m: string) => void, readOnly = false): Promise<EmuContext> {
@@ -194,7 +204,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
               journal: { size: config.journalSize, lastSeq: journalOf(ctx).lastSeq },
               services: services.map((s) => ({ name: s.prefix, title: s.title, url: `${url}/${s.prefix}/api/v1` })),
             }),
-            importState: async (input) => replaceState(ctx, await documentFromImport(ctx, input, 'the imported document')),
+            importState: (input) => importState(ctx, input, 'the imported document'),
             replaceState: (document) => replaceState(ctx, document),
             reset: (resetOptions) => resetState(ctx, resetOptions),
             issueToken,

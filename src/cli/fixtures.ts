@@ -43,10 +43,10 @@ async function importState(file: string, options: Target): Promise<void> {
   if (url) {
     await emulatorJson(url, 'PUT', '/_emu/state', input, options);
   } else {
-    const { documentFromImport, openContext, replaceState } = await import('../emulator.js');
+    const { importState: importInto, openContext } = await import('../emulator.js');
     const ctx = await openContext(resolveConfig({ dataDir: resolve(options.data) }), warn);
     try {
-      await replaceState(ctx, await documentFromImport(ctx, input, file));
+      await importInto(ctx, input, file);
     } catch (err) {
       throw new CliError((err as Error).message);
     } finally {
