@@ -8,9 +8,9 @@ interface Fault {
   [field: string]: unknown;
 }
 
-function withTarget(command: Command): Command {
+function withTarget(command: Command, ...examples: string[]): Command {
   for (const option of controlTargetOptions()) command.addOption(option);
-  return command;
+  return command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ platform-emu faults ${e}`).join('\n')}`);
 }
 
 function parseStatus(value: string): number {
@@ -66,7 +66,9 @@ Examples:
   $ platform-emu faults list
   $ platform-emu faults clear`,
     );
-  const addCommand = new Command('add').description('add a fault; prints its id');
+  const addCommand = new Command('add')
+    .description('add a fault; prints its id')
+    .addHelpText('after', '\nExamples:\n  $ platform-emu faults add http --path /epr --status 503\n  $ platform-emu faults add device meter-001 offline');
   addCommand.addCommand(
     withTarget(
       new Command('http')
@@ -79,6 +81,9 @@ Examples:
         .option('--drop', 'close the connection without an answer')
         .addOption(new Option('--probability <p>', 'chance (0..1) that a matching request is hit').argParser(parseProbability))
         .addOption(new Option('--count <n>', 'hit this many requests, then go away').argParser(parsePositiveInt)),
+      'add http --path /epr/api/v1/endpoints --status 503 --count 2',
+      "add http --path '/cex/**' --latency 1500 --probability 0.3",
+      'add http --path /tenant-manager --method POST --drop',
     ).action((options: HttpFaultOptions) =>
       add(options, {
         kind: 'http',
@@ -100,20 +105,23 @@ Examples:
         .argument('<endpointId>')
         .addArgument(new Argument('<mode>', 'offline, slow or disconnect').choices(['offline', 'slow', 'disconnect']))
         .addOption(new Option('--latency <ms>', 'the delay of slow (default 1000)').argParser(parseMs)),
+      'add device meter-001 offline',
+      'add device meter-002 slow --latency 3000',
+      'add device meter-003 disconnect',
     ).action((endpointId: string, mode: string, options: ControlTarget & { latency?: number }) =>
       add(options, { kind: 'device', endpointId, mode, ...(options.latency !== undefined ? { latencyMs: options.latency } : {}) }),
     ),
   );
   command.addCommand(addCommand);
   command.addCommand(
-    withTarget(new Command('list').description('the faults in force').option('--json', 'as JSON')).action(async (options: ControlTarget & { json?: boolean }) => {
+    withTarget(new Command('list').description('the faults in force').option('--json', 'as JSON'), 'list', 'list --json').action(async (options: ControlTarget & { json?: boolean }) => {
       const faults = await control<Fault[]>(options, 'GET', '/_emu/faults');
       if (options.json) process.stdout.write(`${JSON.stringify(faults, null, 2)}\n`);
       else for (const fault of faults) process.stdout.write(`${describe(fault)}\n`);
     }),
   );
   command.addCommand(
-    withTarget(new Command('clear').argument('[id]', 'only this fault').description('remove one fault, or all')).action(async (id: string | undefined, options: ControlTarget) => {
+    withTarget(new Command('clear').argument('[id]', 'only this fault').description('remove one fault, or all'), 'clear', 'clear fault-3').action(async (id: string | undefined, options: ControlTarget) => {
       await control(options, 'DELETE', id ? `/_emu/faults/${encodeURIComponent(id)}` : '/_emu/faults');
       process.stderr.write(id ? `Removed fault ${id}.\n` : 'Removed every fault.\n');
     }),
