@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
 import { afterAll, describe, expect, it } from 'vitest';
+import { internalContext } from '../../src/emulator.js';
 import { startEmulator } from '../../src/index.js';
+import { REQUEST_RECORDED } from '../../src/server/events.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 
 /** A request with headers fetch() does not let us set (Host), over node:http. */
@@ -67,6 +69,18 @@ describe('the control plane with auth on', async () => {
     const forged = jwt.sign({ scope: 'emulator:admin' }, 'guessed', { algorithm: 'HS256' });
     expect((await call('GET', '/_emu/state', { token: forged })).status).toBe(401);
     expect((await call('GET', '/_emu/state', { token: emulator.token({ scopes: ['emulator:admin'] }) })).status).toBe(200);
+  });
+
+  it('the event stream also takes the admin token as access_token (EventSource sends no headers)', async () => {
+    const recorded = new Promise((resolve) => internalContext(emulator).events.once(REQUEST_RECORDED, resolve));
+    const stream = await fetch(`${emulator.url}/_emu/events?access_token=${encodeURIComponent(emulator.adminToken)}`);
+    expect(stream.status).toBe(200);
+    await stream.body?.cancel();
+    await recorded;
+    expect((await fetch(`${emulator.url}/_emu/requests?access_token=${encodeURIComponent(emulator.adminToken)}`)).status).toBe(401);
+    const journal = await call('GET', '/_emu/requests?path=/_emu/events', { token: emulator.adminToken });
+    expect(journal.text).not.toContain(emulator.adminToken);
+    expect(journal.text).toContain('access_token=<redacted>');
   });
 
   it('the admin token opens no service operation', async () => {
