@@ -44,6 +44,8 @@ export function journalKp1(
   entry: { topic: string; transport: 'mqtt' | 'http'; status: number; endpoint?: Endpoint; started: number; out?: boolean },
 ): void {
   journalOf(ctx).record({
+    seq: 0,
+    at: 0,
     type: 'kp1',
     how: entry.transport,
     target: entry.topic,

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { VirtualClock } from '../clock.js';
 import { runtimeOf, type EmuContext } from '../context.js';
 import { REDACTED } from './control/secrets.js';
 import { REQUEST_RECORDED } from './events.js';
@@ -39,6 +40,8 @@ interface Raw {
   latencyMs: number;
   out?: boolean;
 }
+
+export type JournalRecord = Raw;
 
 export interface JournalFilter {
   type?: 'http' | 'kp1';
@@ -110,20 +113,27 @@ export class Journal {
   private next = 0;
   private seq = 0;
 
+  private readonly now: () => number;
+
   constructor(
     private readonly ctx: EmuContext,
     readonly size: number,
   ) {
     this.ring = new Array(size);
+    const clock = ctx.clock;
+    this.now = clock instanceof VirtualClock ? () => clock.nowMs() : () => clock.now().getTime();
   }
 
   get lastSeq(): number {
     return this.seq;
   }
 
-  record(entry: Omit<Raw, 'seq' | 'at'>): void {
-    const target = entry.target.length > MAX_TARGET ? `${entry.target.slice(0, MAX_TARGET)}...` : entry.target;
-    const raw: Raw = { ...entry, target, seq: ++this.seq, at: this.ctx.clock.now().getTime() };
+  /** Takes ownership of `entry` (a fresh object from the caller): numbered, dated and kept as it is. */
+  record(entry: Raw): void {
+    const raw = entry as Raw;
+    if (raw.target.length > MAX_TARGET) raw.target = `${raw.target.slice(0, MAX_TARGET)}...`;
+    raw.seq = ++this.seq;
+    raw.at = this.now();
     this.ring[this.next] = raw;
     this.next = (this.next + 1) % this.size;
     if (this.ctx.events.listenerCount(REQUEST_RECORDED) > 0) this.ctx.events.emit(REQUEST_RECORDED, present(raw));
@@ -201,12 +211,15 @@ export function requestJournal(ctx: EmuContext): (req: Request, res: Response) =
     const req = this.req;
     if (req.journaledAsKp1) return;
     journal.record({
+      seq: 0,
+      at: 0,
       type: 'http',
       how: req.method,
       target: req.originalUrl,
       tenantId: req.principal?.tenantId,
       status: this.writableFinished ? this.statusCode : 0,
       latencyMs: performance.now() - req.arrivedAt,
+      out: false,
     });
   }
   return (req, res) => {
