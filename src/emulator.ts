@@ -66,6 +66,8 @@ export function createContext(config: EmulatorConfig, store: Store, keys: Signin
 /** Builds the state a fixture describes in a scratch store, so that a bad record changes nothing. */
 async function stateFromFixture(ctx: EmuContext, fixture: unknown, source: string): Promise<StateDocument> {
   const scratch = createContext(ctx.config, await Store.open({ inMemory: true }), undefined, ctx.log);
+  // Dated by the emulator's clock: a fixture imported at a set time has records of that time.
+  scratch.clock = ctx.clock;
   for (const service of services) await service.setup?.(scratch);
   await seedFixture(scratch, fixture, source);
   return scratch.store.exportDocument();

@@ -41,8 +41,6 @@ interface Raw {
   out?: boolean;
 }
 
-export type JournalRecord = Raw;
-
 export interface JournalFilter {
   type?: 'http' | 'kp1';
   service?: string;
@@ -128,9 +126,8 @@ export class Journal {
     return this.seq;
   }
 
-  /** Takes ownership of `entry` (a fresh object from the caller): numbered, dated and kept as it is. */
-  record(entry: Raw): void {
-    const raw = entry as Raw;
+  /** Takes ownership of `raw` (a fresh object from the caller, `seq` and `at` still 0): numbered, dated and kept as is. */
+  record(raw: Raw): void {
     if (raw.target.length > MAX_TARGET) raw.target = `${raw.target.slice(0, MAX_TARGET)}...`;
     raw.seq = ++this.seq;
     raw.at = this.now();
@@ -149,11 +146,6 @@ export class Journal {
       if (matches(raw, filter)) found.push(present(raw));
     }
     return found.reverse();
-  }
-
-  clear(): void {
-    this.ring.fill(undefined);
-    this.next = 0;
   }
 }
 

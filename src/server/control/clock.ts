@@ -20,10 +20,11 @@ export interface ClockRequest {
   frozen?: boolean;
 }
 
-const presentClock = (ctx: EmuContext) => {
+/** `{ now, mode }`, as `GET /_emu/clock` and health show it. */
+export function presentClock(ctx: EmuContext): { now: string; mode: string } {
   const { now, mode } = virtualClock(ctx).state();
   return { now: now.toISOString(), mode };
-};
+}
 
 /** Applies one clock request and resolves once what became due has run (expiry, retention, ...). */
 export async function moveClock(ctx: EmuContext, request: ClockRequest): Promise<{ now: string; mode: string }> {
@@ -72,4 +73,3 @@ export const clockRoutes: ControlRoute[] = [
   },
 ];
 
-export { presentClock };

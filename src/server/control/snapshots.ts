@@ -1,3 +1,4 @@
+import type { Response } from 'express';
 import type { EmuContext } from '../../context.js';
 import { FixtureError } from '../../seed/errors.js';
 import { validateStateDocument } from '../../seed/validate.js';
@@ -52,7 +53,7 @@ export async function deleteSnapshot(ctx: EmuContext, name: string): Promise<voi
   if (!(await snapshotStorage(ctx).delete(checkSnapshotName(name)))) throw notFound(`There is no snapshot ${name}.`);
 }
 
-async function save(ctx: EmuContext, name: unknown, res: import('express').Response): Promise<void> {
+async function save(ctx: EmuContext, name: unknown, res: Response): Promise<void> {
   const { info, replaced } = await saveSnapshot(ctx, checkSnapshotName(name));
   res.status(replaced ? 200 : 201).json(info);
 }
