@@ -36,15 +36,27 @@ export interface EmulatorOptions {
   uploadLimit?: number;
   /** Log size in bytes after which the snapshot is rewritten. */
   compactBytes?: number;
+  /**
+   * Extra `Host` names the emulator answers (DNS rebinding guard). Bound to a loopback address (the default), only
+   * `localhost`, `127.0.0.1` and `[::1]` are accepted besides these; bound to another address, any name unless some are given.
+   */
+  allowHosts?: string[];
+  /** Entries the request journal keeps (`GET /_emu/requests`). Default 1000. */
+  journalSize?: number;
+  /** With auth on, the secret the control plane (`/_emu`) accepts as admin token. Default: a token the emulator signs at start. */
+  adminToken?: string;
   /** Where warnings and errors go (default stderr). */
   log?: (message: string) => void;
 }
 
-export type EmulatorConfig = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 'import'>> & { dataDir: string | undefined };
+export type EmulatorConfig = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 'import' | 'adminToken'>> & { dataDir: string | undefined; adminToken?: string };
 
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.json', import.meta.url));
 
 export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
+  if (options.journalSize !== undefined && (!Number.isSafeInteger(options.journalSize) || options.journalSize < 1 || options.journalSize > 1_000_000)) {
+    throw new RangeError(`journalSize must be a whole number from 1 to 1000000; got ${options.journalSize}.`);
+  }
   return {
     port: options.port ?? 8080,
     host: options.host ?? '127.0.0.1',
@@ -60,5 +72,8 @@ export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
     compactBytes: options.compactBytes ?? 16 * 1024 * 1024,
     uploadTokenTtl: options.uploadTokenTtl ?? 3600,
     uploadLimit: options.uploadLimit ?? 1024 ** 3,
+    allowHosts: options.allowHosts ?? [],
+    journalSize: options.journalSize ?? 1000,
+    ...(options.adminToken ? { adminToken: options.adminToken } : {}),
   };
 }

@@ -1,46 +1,35 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Router } from 'express';
-import { realmPath } from './auth/tokens.js';
 import { resolve } from 'node:path';
+import { Router } from 'express';
 import { inMemoryKey, loadOrMakeKey, readKey, type SigningKey } from './auth/keys.js';
+import { realmPath, signAdminToken } from './auth/tokens.js';
+import { VirtualClock } from './clock.js';
 import { resolveConfig, type EmulatorConfig, type EmulatorOptions } from './config.js';
-import { createEventBus, realClock, type EmuContext } from './context.js';
+import { createEventBus, type EmuContext } from './context.js';
 import { kp1HttpRouter, onlineEndpointCount, startGateway, type Gateway } from './gateway/index.js';
 import { FixtureError } from './seed/errors.js';
 import { readJsonFile, seedFixture } from './seed/load.js';
 import { validateStateDocument } from './seed/validate.js';
 import { createApp } from './server/app.js';
-import { controlRouter } from './server/control.js';
+import { onClientError } from './server/client-error.js';
+import { presentClock } from './server/control/clock.js';
+import { controlRouter } from './server/control/index.js';
+import { keepStoredSecrets } from './server/control/secrets.js';
+import { CLOCK_CHANGED, EMULATOR_STOPPING, STATE_REPLACED, type ClockChange } from './server/events.js';
+import { faultsOf } from './server/faults.js';
+import { journalOf } from './server/journal.js';
 import { openApiDocument } from './server/openapi.js';
 import { recordCounts } from './server/service-list.js';
-import { STATE_REPLACED } from './server/events.js';
+import { emulatorHandle, type RunningEmulator, type TokenOptions } from './handle.js';
 import { services } from './services/index.js';
 import { oidcRouter } from './services/oidc/router.js';
-import { issueTestToken, type TestTokenRequest } from './services/oidc/test-tokens.js';
+import { issueTestToken } from './services/oidc/test-tokens.js';
 import { defaultTenantId, getTenant, tenantByRealm } from './services/tenant-manager/tenants.js';
 import { Store, type StateDocument } from './store/index.js';
 import { VERSION } from './version.js';
 
-export type TokenOptions = Omit<TestTokenRequest, 'baseUrl'>;
-
-/** What `startEmulator` hands a user: addresses, a token, reset and stop. Internals stay inside. */
-export interface RunningEmulator {
-  /** `http://host:port` of the REST port. */
-  url: string;
-  port: number;
-  host: string;
-  dataDir: string | undefined;
-  /** The device gateway's MQTT port and `mqtt://host:port`. */
-  mqttPort: number;
-  mqttUrl: string;
-  /** A signed access token of a fixture tenant (default: the default tenant, its first user's scopes). */
-  token(options?: TokenOptions): string;
-  /** Back to the fixtures the emulator started with (or empty with `--fixtures none`). */
-  reset(): Promise<void>;
-  /** Stops accepting, lets in-flight requests finish, makes the state durable and releases the data directory. */
-  stop(): Promise<void>;
-}
+export type { RunningEmulator, TokenOptions };
 
 const contexts = new WeakMap<RunningEmulator, EmuContext>();
 
@@ -65,7 +54,11 @@ export function createContext(config: EmulatorConfig, store: Store, keys: Signin
       return keys ?? inMemoryKey();
     },
     realms: { tenantIdOfRealm: (realm) => tenantByRealm(ctx, realm)?.id },
-    clock: realClock,
+    clock: new VirtualClock(async (state) => {
+      const change: ClockChange = { ...state, work: [] };
+      ctx.events.emit(CLOCK_CHANGED, change);
+      await Promise.all(change.work);
+    }),
     events: createEventBus(),
     devices: noDevices,
     runtime: new Map(),
@@ -78,15 +71,29 @@ export function createContext(config: EmulatorConfig, store: Store, keys: Signin
 /** Builds the state a fixture describes in a scratch store, so that a bad record changes nothing. */
 async function stateFromFixture(ctx: EmuContext, fixture: unknown, source: string): Promise<StateDocument> {
   const scratch = createContext(ctx.config, await Store.open({ inMemory: true }), undefined, ctx.log);
+  // Dated by the emulator's clock: a fixture imported at a set time has records of that time.
+  scratch.clock = ctx.clock;
   for (const service of services) await service.setup?.(scratch);
   await seedFixture(scratch, fixture, source);
   return scratch.store.exportDocument();
 }
 
-/** A state document (`fixtures export`) or a fixture file, checked before anything is replaced. */
+/**
+ * A state document (`fixtures export`) or a fixture file, checked before anything is replaced. Secrets an export
+ * redacted keep their stored values.
+ */
 export async function documentFromImport(ctx: EmuContext, input: unknown, source: string): Promise<StateDocument> {
   const looksLikeState = typeof input === 'object' && input !== null && 'collections' in input;
-  return looksLikeState ? validateStateDocument(input, services, source) : stateFromFixture(ctx, input, source);
+  return looksLikeState
+    ? keepStoredSecrets(validateStateDocument(input, services, source), ctx.store, services, source)
+    : stateFromFixture(ctx, input, source);
+}
+
+/** The document with every id counter at least where the current state has it: an id is never handed out twice. */
+function keepCounters(ctx: EmuContext, document: StateDocument): StateDocument {
+  const counters = { ...document.counters };
+  for (const [name, value] of Object.entries(ctx.store.exportDocument().counters)) if (value > (counters[name] ?? 0)) counters[name] = value;
+  return { ...document, counters };
 }
 
 async function fixtureState(ctx: EmuContext): Promise<StateDocument | undefined> {
@@ -97,16 +104,44 @@ async function fixtureState(ctx: EmuContext): Promise<StateDocument | undefined>
 
 const EMPTY_STATE: StateDocument = { schemaVersion: 1, seq: 0, counters: {}, collections: {} };
 
-/** Replaces the whole state, then restarts every service's runtime (timers, waiters) on the new state. */
-async function replaceState(ctx: EmuContext, document: StateDocument): Promise<void> {
+const replacing = new WeakMap<EmuContext, Promise<unknown>>();
+
+/**
+ * Runs whole-state changes (reset, import, restore) one at a time, in the order they were asked: two resets at
+ * once end in the state the later one asked for, never a mix.
+ */
+function exclusive<T>(ctx: EmuContext, work: () => Promise<T>): Promise<T> {
+  const done = (replacing.get(ctx) ?? Promise.resolve()).then(work, work);
+  replacing.set(ctx, done.catch(() => undefined));
+  return done;
+}
+
+/** Replaces the whole state (counters kept), then restarts every service's runtime (timers, waiters) on it. */
+async function replaceNow(ctx: EmuContext, document: StateDocument): Promise<void> {
   for (const service of services) await service.teardown?.(ctx);
   try {
-    await ctx.store.replace(document);
+    await ctx.store.replace(keepCounters(ctx, document));
     ctx.events.emit(STATE_REPLACED);
   } finally {
     // Also when the state could not be replaced: the services run again on the state that stayed.
     for (const service of services) await service.setup?.(ctx);
   }
+}
+
+export const replaceState = (ctx: EmuContext, document: StateDocument) => exclusive(ctx, () => replaceNow(ctx, document));
+
+/** `PUT /_emu/state`: a state document or fixture file, checked against the state it replaces (secrets kept). */
+export const importState = (ctx: EmuContext, input: unknown, source: string) =>
+  exclusive(ctx, async () => replaceNow(ctx, await documentFromImport(ctx, input, source)));
+
+/** Back to the fixtures (or empty): the real clock again, no faults; the journal and id counters go on. */
+export function resetState(ctx: EmuContext, options: { empty?: boolean } = {}): Promise<void> {
+  return exclusive(ctx, async () => {
+    faultsOf(ctx).clear();
+    if (ctx.clock instanceof VirtualClock) await ctx.clock.real();
+    const document = options.empty ? undefined : await fixtureState(ctx);
+    await replaceNow(ctx, document ?? EMPTY_STATE);
+  });
 }
 
 /** `GET /_emu/openapi.json`, addressed to the host the caller used. */
@@ -116,8 +151,6 @@ function openApiRouter(ctx: EmuContext): Router {
     res.json(openApiDocument(services, { version: VERSION, serverUrl: base, tokenUrl: `${base}${realmPath(tenantRealm(ctx))}/protocol/openid-connect/token` }));
   });
 }
-
-const resetState = async (ctx: EmuContext) => replaceState(ctx, (await fixtureState(ctx)) ?? EMPTY_STATE);
 
 export async function openContext(config: EmulatorConfig, log: (m: string) => void, readOnly = false): Promise<EmuContext> {
   // A new data directory's RSA key is made on the thread pool while the store loads (and saved once it has opened);
@@ -149,6 +182,12 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   });
 }
 
+/** The admin token: the one given (`--admin-token`), else signed with the emulator's key when first needed. */
+function adminTokenOf(ctx: EmuContext): () => string {
+  let token = ctx.config.adminToken;
+  return () => (token ??= signAdminToken(ctx.keys, ctx.clock.now()));
+}
+
 /** Starts an emulator: opens (or seeds) the state, mounts every service, listens. The library's entry point. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const config = resolveConfig(options);
@@ -170,11 +209,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     gateway = await startGateway(ctx);
     const { mqttPort, mqttUrl } = gateway;
     const issueToken = (request: TokenOptions = {}) => issueTestToken(ctx, { ...request, baseUrl: url });
+    const adminToken = adminTokenOf(ctx);
     const app = createApp(ctx, {
+      adminToken,
       mounts: [
         {
           path: '/_emu',
-          router: controlRouter({
+          router: controlRouter(ctx, {
             health: () => ({
               // While the store cannot write, the emulator is not ready: 503 with the reason, until a write succeeds again.
               ready: ready && !store.failure,
@@ -186,14 +227,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
               auth: config.auth,
               defaultTenant: ctx.defaultTenantId(),
               mqtt: { url: mqttUrl, port: mqttPort, auth: config.mqttAuth, onlineEndpoints: onlineEndpointCount(ctx) },
+              clock: presentClock(ctx),
+              faults: faultsOf(ctx).list(),
+              journal: { size: config.journalSize, lastSeq: journalOf(ctx).lastSeq },
               services: services.map((s) => ({ name: s.prefix, title: s.title, url: `${url}/${s.prefix}/api/v1` })),
               pid: process.pid,
               startedAt,
               counts: recordCounts(services, (collection) => store.count(collection)),
             }),
-            exportState: () => store.exportDocument(),
-            importState: async (input) => replaceState(ctx, await documentFromImport(ctx, input, 'the imported document')),
-            reset: () => resetState(ctx),
+            importState: (input) => importState(ctx, input, 'the imported document'),
+            replaceState: (document) => replaceState(ctx, document),
+            reset: (resetOptions) => resetState(ctx, resetOptions),
             issueToken,
           }),
         },
@@ -204,26 +248,31 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       ],
     });
     const server = createServer({ keepAliveTimeout: 5000 }, app);
+    server.on('clientError', onClientError);
     const address = await listen(server, config.port, config.host);
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
     url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${address.port}`;
-    store.directoryLock?.update({ url, mqttUrl });
+    // The lock file is the CLI's way to a running emulator, its admin token included (the file is readable by its owner only).
+    store.directoryLock?.update({ url, mqttUrl, ...(config.auth === 'on' ? { adminToken: adminToken() } : {}) });
     ready = true;
 
     let stopping: Promise<void> | undefined;
-    const handle: RunningEmulator = {
+    const handle = emulatorHandle(ctx, {
       url,
       port: address.port,
       host: config.host,
       dataDir: config.dataDir ? resolve(config.dataDir) : undefined,
       mqttPort,
       mqttUrl,
-      token: (request) => issueToken(request).token,
-      reset: () => resetState(ctx),
+      adminToken,
+      issueToken: (request) => issueToken(request).token,
+      reset: (resetOptions) => resetState(ctx, resetOptions),
+      replaceState: (document) => replaceState(ctx, document),
       stop: () =>
         (stopping ??= (async () => {
           ready = false;
           const closed = new Promise<void>((done) => server.close(() => done()));
+          ctx.events.emit(EMULATOR_STOPPING);
           server.closeIdleConnections();
           await gateway?.stop();
           for (const service of services) await service.teardown?.(ctx);
@@ -232,7 +281,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
           clearTimeout(force);
           await store.close();
         })()),
-    };
+    });
     contexts.set(handle, ctx);
     return handle;
   } catch (err) {

@@ -1,6 +1,20 @@
-export { startEmulator, type RunningEmulator } from './emulator.js';
+export { startEmulator } from './emulator.js';
+export type {
+  RunningEmulator,
+  TokenOptions,
+  EmulatorClock,
+  EmulatorFaults,
+  ClockMode,
+  Fault,
+  FaultInput,
+  JournalEntry,
+  JournalFilter,
+  SnapshotInfo,
+} from './handle.js';
 export type { EmulatorOptions, AuthMode } from './config.js';
 export type { ServiceDescriptor, Route } from './server/contract.js';
 export { services } from './services/index.js';
 export * from './simulator/index.js';
 export { Kp1Device, type Kp1Command, type Kp1ConnectOptions, type Kp1Reply } from './client/kp1-device.js';
+export { parseDuration } from './clock.js';
+export { EMULATOR_ADMIN_SCOPE } from './auth/tokens.js';

@@ -5,6 +5,9 @@ import { measure } from '../lib/report.js';
 import { benchEndpointId, writeJsonServerData } from '../lib/state.js';
 import { medians } from '../lib/stats.js';
 
+/** With --auth on the control plane (test tokens) needs an admin token: one chosen at start. */
+const ADMIN_TOKEN = 'bench-admin-token';
+
 const CONNECTIONS = 50;
 
 const READS = [
@@ -43,13 +46,14 @@ export default {
 
     const rps = await bench.usingAll(
       {
-        authOn: async () => bench.startEmulator({ dataDir: await bench.largeStateCopy('auth-on'), auth: 'on' }),
+        authOn: async () => bench.startEmulator({ dataDir: await bench.largeStateCopy('auth-on'), auth: 'on', args: ['--admin-token', ADMIN_TOKEN] }),
         bare: () => bench.startReference('bare-http', bench.file('bare-reads.json', { routes: bareRoutes })),
         framework: () => bench.startReference('express-one-route', bench.file('express-reads.json', { routes: expressRoutes })),
         jsonServer: () => bench.startReference('json-server', jsonServerData),
       },
       async (servers) => {
-        const { token } = await httpJson(`${servers.authOn.url}/_emu/token`, { method: 'POST', body: { scopes: ['endpoint:read'] } });
+        const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+        const { token } = await httpJson(`${servers.authOn.url}/_emu/token`, { method: 'POST', headers: admin, body: { scopes: ['endpoint:read'] } });
         const targets = {
           off: { url: emulator.url, path: (r) => r.path },
           on: { url: servers.authOn.url, path: (r) => r.path, headers: { authorization: `Bearer ${token}` } },

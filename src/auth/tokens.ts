@@ -25,6 +25,8 @@ export interface TokenRequest {
   ttlSeconds: number;
   clientId?: string;
   username?: string;
+  /** The issue time (`iat`; `exp` counts from it): the emulator's virtual clock. Default: the machine's time. */
+  issuedAt?: Date;
 }
 
 export const DEFAULT_TOKEN_TTL = 3600;
@@ -40,6 +42,7 @@ export function signAccessToken(key: SigningKey, request: TokenRequest): string 
     typ: 'Bearer',
     ...(request.clientId ? { azp: request.clientId } : {}),
     ...(request.username ? { preferred_username: request.username } : {}),
+    ...(request.issuedAt ? { iat: Math.floor(request.issuedAt.getTime() / 1000) } : {}),
   };
   return jwt().sign(claims, key.privateKeyPem, {
     algorithm: 'RS256',
@@ -49,9 +52,13 @@ export function signAccessToken(key: SigningKey, request: TokenRequest): string 
   });
 }
 
-/** Verifies signature (RS256 only: `alg: none` and HMAC are refused) and expiry; throws with the reason. */
-export function verifyAccessToken(key: SigningKey, token: string): AccessClaims {
-  return jwt().verify(token, key.publicKeyPem, { algorithms: ['RS256'] }) as AccessClaims;
+/**
+ * Verifies signature (RS256 only: `alg: none` and HMAC are refused) and expiry at `now` (the emulator's virtual
+ * clock; default the machine's time); throws with the reason.
+ */
+export function verifyAccessToken(key: SigningKey, token: string, now?: Date): AccessClaims {
+  const clockTimestamp = now ? Math.floor(now.getTime() / 1000) : undefined;
+  return jwt().verify(token, key.publicKeyPem, { algorithms: ['RS256'], clockTimestamp }) as AccessClaims;
 }
 
 /** The scope of the emulator's own control plane (`/_emu/...`) when auth is on. */

@@ -4,7 +4,7 @@ import { STATUS_CODES } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_EMULATOR_URL } from '../client/defaults.js';
 import type { ClientResponse } from '../client/http-client.js';
-import { CliError, runningUrl, urlOption } from './shared.js';
+import { adminTokenFor, CliError, runningUrl, urlOption } from './shared.js';
 
 const USAGE = 2;
 /** An answer below 400 that is not one `--expect` names: the command was accepted but is not done (a 202). */
@@ -171,6 +171,7 @@ async function run(method: string | undefined, path: string | undefined, options
   const body = await requestBody(options.body ?? options.data, headers);
   const { EmulatorClient, EmulatorHttpError, EmulatorUnreachableError } = await import('../client/http-client.js');
   const client = new EmulatorClient(runningUrl({ url: options.url, data: options.dataDir }) ?? DEFAULT_EMULATOR_URL, options.token);
+  client.adminToken = adminTokenFor(client.baseUrl, { data: options.dataDir });
   try {
     if (options.auth) client.accessToken = await client.issueToken({ tenant: options.tenant });
     const { target, bare } = targetPath(path);

@@ -7,6 +7,7 @@ import { CliError, closeOffline, dataOption, emulatorJson, runningUrl, urlOption
 interface Target {
   data: string;
   url?: string;
+  includeSecrets?: boolean;
 }
 
 const warn = (m: string) => process.stderr.write(`warning: ${m}\n`);
@@ -15,11 +16,11 @@ async function exportState(file: string | undefined, options: Target): Promise<v
   const url = runningUrl(options);
   let document: unknown;
   if (url) {
-    document = await emulatorJson(url, 'GET', '/_emu/state');
+    document = await emulatorJson(url, 'GET', `/_emu/state${options.includeSecrets ? '?includeSecrets=true' : ''}`, undefined, options);
   } else {
-    const { openContext } = await import('../emulator.js');
+    const [{ openContext }, { redactSecrets }] = await Promise.all([import('../emulator.js'), import('../server/control/secrets.js')]);
     const ctx = await openContext(resolveConfig({ dataDir: resolve(options.data) }), warn, true);
-    document = ctx.store.exportDocument();
+    document = options.includeSecrets ? ctx.store.exportDocument() : redactSecrets(ctx.store.exportDocument(), ctx.services);
     await closeOffline(ctx);
   }
   const text = `${JSON.stringify(document, null, 2)}\n`;
@@ -40,12 +41,12 @@ async function importState(file: string, options: Target): Promise<void> {
   }
   const url = runningUrl(options);
   if (url) {
-    await emulatorJson(url, 'PUT', '/_emu/state', input);
+    await emulatorJson(url, 'PUT', '/_emu/state', input, options);
   } else {
-    const { documentFromImport, openContext } = await import('../emulator.js');
+    const { importState: importInto, openContext } = await import('../emulator.js');
     const ctx = await openContext(resolveConfig({ dataDir: resolve(options.data) }), warn);
     try {
-      await ctx.store.replace(await documentFromImport(ctx, input, file));
+      await importInto(ctx, input, file);
     } catch (err) {
       throw new CliError((err as Error).message);
     } finally {
@@ -62,6 +63,7 @@ export function fixturesCommand(): Command {
   command
     .command('export [file]')
     .description('write the whole state as JSON (to stdout when no file is given)')
+    .option('--include-secrets', 'write client secrets and passwords in clear (by default they read "<redacted>", and importing keeps the stored ones)')
     .addOption(dataOption())
     .addOption(urlOption())
     .addHelpText('after', '\nExamples:\n  $ platform-emu fixtures export > state.json\n  $ platform-emu fixtures export snapshot.json --data-dir /tmp/emu')

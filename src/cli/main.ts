@@ -1,11 +1,16 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { callCommand } from './call.js';
+import { clockCommand } from './clock.js';
 import { deviceCommand } from './device/index.js';
 import { execCommand } from './exec.js';
 import { fixturesCommand } from './fixtures.js';
 import { mailCommand } from './mail.js';
+import { faultsCommand } from './faults.js';
+import { logsCommand } from './logs.js';
+import { resetCommand } from './reset.js';
 import { CliError } from './shared.js';
+import { snapshotCommand } from './snapshot.js';
 import { startCommand } from './start.js';
 import { statusCommand } from './status.js';
 import { stopCommand } from './stop.js';
@@ -32,12 +37,13 @@ Examples:
     .enablePositionalOptions();
   for (const command of [startCommand(), tokenCommand(), fixturesCommand(), deviceCommand(), callCommand(), mailCommand()]) program.addCommand(command);
   for (const command of [execCommand(), statusCommand(), stopCommand(), waitCommand()]) program.addCommand(command);
+  for (const command of [resetCommand(), snapshotCommand(), logsCommand(), clockCommand(), faultsCommand()]) program.addCommand(command);
   const exitOverride = (err: CommanderError) => {
     if (err.exitCode === 0) process.exit(0);
     process.exit(USAGE_EXIT);
   };
   // A usage error is one line on stderr, hint included.
-  const oneLine = { outputError: (text: string, write: (s: string) => void) => write(`${text.trimEnd()} (see --help)\n`) };
+  const oneLine = { outputError: (text: string, write: (s: string) => void) => write(`${text.trimEnd().replace(/\s*\n\s*/g, ' ')} (see --help)\n`) };
   const apply = (command: Command) => {
     command.exitOverride(exitOverride).configureOutput(oneLine);
     command.commands.forEach(apply);

@@ -60,8 +60,20 @@ export function runningUrl(options: { url?: string; data?: string }): string | u
   return options.data ? readLock(resolve(options.data))?.url : undefined;
 }
 
-/** A JSON request to a running emulator through the one client (`src/client`), loaded only when needed. */
-export async function emulatorJson<T = unknown>(url: string, method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * The admin token for the control plane of the emulator at `url` (needed with `--auth on`): `PLATFORM_EMU_ADMIN_TOKEN`,
+ * else the one in the lock of `--data` when that lock names this URL.
+ */
+export function adminTokenFor(url: string, options: { data?: string } = {}): string | undefined {
+  if (process.env.PLATFORM_EMU_ADMIN_TOKEN) return process.env.PLATFORM_EMU_ADMIN_TOKEN;
+  const lock = options.data ? readLock(resolve(options.data)) : undefined;
+  return lock?.url === url.replace(/\/$/, '') ? lock.adminToken : undefined;
+}
+
+/** A JSON request to a running emulator's control plane through the one client (`src/client`), loaded only when needed. */
+export async function emulatorJson<T = unknown>(url: string, method: string, path: string, body?: unknown, target: { data?: string } = {}): Promise<T> {
   const { EmulatorClient } = await import('../client/http-client.js');
-  return (await new EmulatorClient(url).json<T>(method, path, body)).body;
+  const client = new EmulatorClient(url);
+  client.adminToken = adminTokenFor(url, target);
+  return (await client.json<T>(method, path, body)).body;
 }

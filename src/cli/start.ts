@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { RunningEmulator } from '../emulator.js';
 import { DEFAULT_FIXTURES, type AuthMode, type MqttAuthMode } from '../config.js';
 import { runInForeground } from './foreground.js';
-import { CliError, dataOption, parsePort, parsePositiveInt } from './shared.js';
+import { CliError, collect, dataOption, parsePort, parsePositiveInt } from './shared.js';
 import { isPersonsTerminal } from './terminal.js';
 
 export interface StartOptions {
@@ -28,6 +28,10 @@ export interface StartOptions {
   compactBytes: number;
   uploadTokenTtl: number;
   uploadLimit: number;
+  journalSize: number;
+  allowHost: string[];
+  adminToken?: string;
+  log?: 'requests';
 }
 
 function parseCompat(value: string, previous: Record<string, string> = {}): Record<string, string> {
@@ -50,6 +54,13 @@ export function portInUse(err: unknown, options: StartOptions): CliError | undef
   return new CliError(`Port ${error.port} on ${error.address} is already in use: choose another with ${flag} (0 picks a free one).`);
 }
 
+/** With auth on, how to reach the control plane: the CLI finds the token in the lock; in memory it is only shown here. */
+function adminHint(emulator: RunningEmulator, options: StartOptions): string {
+  if (options.adminToken) return chalk.dim('the control plane (/_emu) takes the --admin-token you gave');
+  if (emulator.dataDir) return chalk.dim(`the control plane's admin token is in ${emulator.dataDir}/emulator.lock (the CLI reads it from there)`);
+  return `PLATFORM_EMU_ADMIN_TOKEN=${emulator.adminToken}  ${chalk.dim('(the control plane /_emu needs it)')}`;
+}
+
 function banner(emulator: RunningEmulator, options: StartOptions, modules: BannerModules): string {
   const { url } = emulator;
   const ctx = modules.internalContext(emulator);
@@ -65,6 +76,7 @@ function banner(emulator: RunningEmulator, options: StartOptions, modules: Banne
     `${chalk.bold('Tenants')}   ${listTenants(ctx).map((t) => (t.id === ctx.defaultTenantId() ? `${t.id} (default)` : t.id)).join(', ') || 'none'}`,
     `${chalk.bold('Token')}     platform-emu token${tokenTarget(emulator)}   ${chalk.dim('(or the OIDC token endpoint of each realm)')}`,
     `${chalk.bold('Health')}    ${url}/_emu/health`,
+    ...(options.auth === 'on' ? [`${chalk.bold('Admin')}     ${adminHint(emulator, options)}`] : []),
     `${chalk.bold('MQTT')}      ${chalk.cyan(emulator.mqttUrl)}   ${chalk.dim('(KP1 devices; also POST /kp1/... on the REST port)')}`,
     '',
     chalk.dim(`Try: curl ${url}/epr/api/v1/endpoints`),
@@ -104,6 +116,9 @@ export async function launch(options: StartOptions): Promise<RunningEmulator> {
       compactBytes: options.compactBytes,
       uploadTokenTtl: options.uploadTokenTtl,
       uploadLimit: options.uploadLimit,
+      journalSize: options.journalSize,
+      allowHosts: options.allowHost,
+      adminToken: options.adminToken,
       log: (m) => process.stderr.write(`${chalk.yellow('warning')} ${m}\n`),
     });
   } catch (err) {
@@ -129,7 +144,17 @@ async function run(options: StartOptions): Promise<void> {
   await checkStartOptions(options);
   if (options.detach) return (await import('./detach.js')).startDetached(options);
   const spinner = await spinnerFor(options);
-  await runInForeground(options, () => launch(options).finally(() => spinner.stop()), (emulator) => printBanner(emulator, options));
+  await runInForeground(options, () => launch(options).then(logRequests(options)).finally(() => spinner.stop()), (emulator) => printBanner(emulator, options));
+}
+
+/** `--log requests`: one line per REST request and KP1 message, from the journal, as they happen. */
+function logRequests(options: StartOptions) {
+  return async (emulator: RunningEmulator): Promise<RunningEmulator> => {
+    if (options.log !== 'requests') return emulator;
+    const [{ internalContext }, { printRequests }] = await Promise.all([import('../emulator.js'), import('./request-log.js')]);
+    printRequests(internalContext(emulator));
+    return emulator;
+  };
 }
 
 export function startCommand(): Command {
@@ -177,6 +202,20 @@ export function startCommand(): Command {
     .addOption(new Option('--upload-limit <bytes>', 'largest binary-data upload (413 beyond)').env('PLATFORM_EMU_UPLOAD_LIMIT').default(1024 ** 3).argParser(parsePositiveInt))
     .addOption(new Option('--import <file>', 'replace the state at start with this file (from `fixtures export`, or a fixture file), whatever the data directory holds').env('PLATFORM_EMU_IMPORT'))
     .addOption(new Option('--export-on-exit <file>', 'at a clean stop (SIGINT, SIGTERM, `platform-emu stop`), write the whole state to this file').env('PLATFORM_EMU_EXPORT_ON_EXIT'))
+    .addOption(
+      new Option('--journal-size <entries>', 'requests and KP1 messages the request journal keeps (GET /_emu/requests)')
+        .env('PLATFORM_EMU_JOURNAL_SIZE')
+        .default(1000)
+        .argParser(parsePositiveInt),
+    )
+    .addOption(
+      new Option('--allow-host <name>', 'also answer requests whose Host is this name (repeatable; loopback names always work)')
+        .env('PLATFORM_EMU_ALLOW_HOST')
+        .argParser(collect)
+        .default([]),
+    )
+    .addOption(new Option('--admin-token <secret>', 'with --auth on, the admin token of the control plane (default: one the emulator signs)').env('PLATFORM_EMU_ADMIN_TOKEN'))
+    .addOption(new Option('--log <what>', 'print one line per REST request and KP1 message as it happens').choices(['requests']).env('PLATFORM_EMU_LOG'))
     .addOption(new Option('-q, --quiet', 'print only the URL').env('PLATFORM_EMU_QUIET'))
     .addOption(new Option('--json', 'print one JSON line when ready: url, mqttUrl, port, mqttPort, pid, dataDir (and adminToken when auth is on)').env('PLATFORM_EMU_JSON'))
     .addOption(new Option('--detach', 'run in the background: return once ready, log to <data dir>/emulator.log; `platform-emu stop` ends it'))

@@ -40,7 +40,7 @@ async function issueOffline(options: TokenOptions): Promise<Issued> {
 async function issueOnline(url: string, options: TokenOptions): Promise<Issued> {
   const { EmulatorHttpError } = await import('../client/http-client.js');
   try {
-    return await emulatorJson<Issued>(url, 'POST', '/_emu/token', { tenant: options.tenant, scopes: options.scope, platform: options.platform, ttlSeconds: options.ttl });
+    return await emulatorJson<Issued>(url, 'POST', '/_emu/token', { tenant: options.tenant, scopes: options.scope, platform: options.platform, ttlSeconds: options.ttl }, options);
   } catch (err) {
     if (err instanceof EmulatorHttpError) throw new CliError(err.message, err.status === 400 ? BAD_VALUE : 1);
     throw err;

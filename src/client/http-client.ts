@@ -92,6 +92,8 @@ async function send(url: string, method: string, headers: Record<string, string>
 /** A small JSON client of a running emulator (or of the real platform: it only speaks HTTP). */
 export class EmulatorClient {
   readonly baseUrl: string;
+  /** Sent instead of `accessToken` to the control plane (`/_emu/...`), which needs it with `--auth on`. */
+  adminToken?: string;
 
   constructor(
     baseUrl: string,
@@ -105,7 +107,8 @@ export class EmulatorClient {
   async request(method: string, path: string, options: RequestOptions = {}): Promise<ClientResponse> {
     const url = this.baseUrl + (path.startsWith('/') ? path : `/${path}`);
     const headers: Record<string, string> = {};
-    if (this.accessToken) headers.authorization = `Bearer ${this.accessToken}`;
+    const bearer = this.adminToken && /^\/?_emu\//.test(path) ? this.adminToken : this.accessToken;
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
     let body = options.body;
     if (options.json !== undefined) {
       body = JSON.stringify(options.json);

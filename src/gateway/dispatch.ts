@@ -5,7 +5,8 @@ import { findVersion } from '../services/app-manager/applications.js';
 import { activateToken, endpointByToken, findEndpoint, type Endpoint } from '../services/epr/endpoints.js';
 import { kp1Error, matchResource, type Kp1Extension, type Kp1Resource } from './extension.js';
 import { extensions } from './extensions/index.js';
-import { Kp1PathError, parseKp1Path } from './topics.js';
+import { journalKp1, underDeviceFault } from './faults.js';
+import { asRequestId, Kp1PathError, parseKp1Path } from './topics.js';
 
 const byName = new Map<string, Kp1Extension>(extensions.map((e) => [e.name, e]));
 
@@ -23,6 +24,8 @@ export interface Kp1Reply {
   /** `<extension>/<resource>`: the key pushes for this resource are published under. */
   resourceKey?: string;
   observe?: boolean;
+  /** An `offline` device fault swallowed the message: no reply, and over HTTP the connection is dropped. */
+  dropped?: boolean;
 }
 
 function failure(statusCode: number, reasonPhrase: string, extra: Partial<Kp1Reply> = {}): Kp1Reply {
@@ -79,10 +82,18 @@ async function activate(ctx: EmuContext, endpoint: Endpoint): Promise<void> {
 }
 
 /**
- * Handles one KP1 request, from MQTT or HTTP: topic grammar, token lookup and activation, the extension's
- * resource handler, and the reply. Never throws: every failure is an error reply a firmware developer can read.
+ * Handles one KP1 request, from MQTT or HTTP: the device's fault (if one is set) first, then the message, then
+ * its journal entry. Never throws: every failure is an error reply a firmware developer can read.
  */
 export async function handleKp1(ctx: EmuContext, path: string, raw: Buffer, transport: 'mqtt' | 'http'): Promise<Kp1Reply> {
+  const started = performance.now();
+  const { reply, endpoint } = await underDeviceFault(ctx, path, () => handleMessage(ctx, path, raw, transport));
+  journalKp1(ctx, { topic: path, transport, status: reply.statusCode, endpoint: reply.endpoint ?? endpoint, started });
+  return reply;
+}
+
+/** Topic grammar, token lookup and activation, the extension's resource handler, and the reply. */
+async function handleMessage(ctx: EmuContext, path: string, raw: Buffer, transport: 'mqtt' | 'http'): Promise<Kp1Reply> {
   let parsed;
   try {
     parsed = parseKp1Path(path);

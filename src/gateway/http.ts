@@ -24,7 +24,12 @@ export function kp1HttpRouter(ctx: EmuContext): Router {
       throw new HttpError(400, `The path ${req.originalUrl} is not correctly percent-encoded.`);
     }
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    req.journaledAsKp1 = true;
     const reply = await handleKp1(ctx, path, body, 'http');
+    if (reply.dropped) {
+      req.socket.destroy();
+      return;
+    }
     if (reply.endpoint) sessionsOf(ctx).seen(reply.endpoint.endpointId, 'http');
     res.status(reply.statusCode).json(reply.payload);
   });

@@ -1,4 +1,5 @@
 import type { EmuContext } from '../context.js';
+import { faultAwareDevices } from './faults.js';
 import { startMqtt } from './mqtt.js';
 
 export { kp1HttpRouter } from './http.js';
@@ -19,12 +20,14 @@ export interface Gateway {
 export async function startGateway(ctx: EmuContext): Promise<Gateway> {
   const mqtt = await startMqtt(ctx, { host: ctx.config.host, port: ctx.config.mqttPort });
   const previous = ctx.devices;
-  ctx.devices = mqtt.devices;
+  const push = faultAwareDevices(ctx, mqtt.devices);
+  ctx.devices = push.devices;
   return {
     mqttPort: mqtt.port,
     mqttUrl: mqtt.url,
     stop: async () => {
       ctx.devices = previous;
+      push.stop();
       await mqtt.close();
     },
   };

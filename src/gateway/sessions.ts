@@ -1,5 +1,6 @@
 import type { Client } from 'aedes';
 import { runtimeOf, type EmuContext } from '../context.js';
+import { CONNECTION_CHANGED } from '../server/events.js';
 
 /** What the emulator knows about an endpoint's link to it (runtime only; not part of the stored state). */
 export interface DeviceConnection {
@@ -32,12 +33,14 @@ class Sessions {
   readonly byEndpoint = new Map<string, Session>();
   private readonly byClient = new Map<Client, Set<string>>();
 
+  constructor(private readonly ctx: EmuContext) {}
+
   /**
    * A request with the endpoint's token arrived; over MQTT its connection now speaks for the endpoint, unless it
    * closed while the request waited its turn (or the request was its last will): it went offline before it spoke.
    */
   seen(endpointId: string, transport: 'mqtt' | 'http', client?: Client): Session {
-    const now = new Date().toISOString();
+    const now = this.ctx.clock.nowIso();
     let session = this.byEndpoint.get(endpointId);
     if (!session) {
       session = { state: { endpointId, online: false, transport, lastSeen: now }, observers: new Map(), muted: new Set() };
@@ -56,6 +59,7 @@ class Sessions {
       let endpoints = this.byClient.get(client);
       if (!endpoints) this.byClient.set(client, (endpoints = new Set()));
       endpoints.add(endpointId);
+      this.ctx.events.emit(CONNECTION_CHANGED, { ...session.state });
     }
     return session;
   }
@@ -70,6 +74,7 @@ class Sessions {
       session.muted.clear();
       session.state.online = false;
       session.state.connectedSince = undefined;
+      this.ctx.events.emit(CONNECTION_CHANGED, { ...session.state });
     }
     this.byClient.delete(client);
   }
@@ -81,7 +86,7 @@ class Sessions {
   }
 }
 
-export const sessionsOf = (ctx: EmuContext) => runtimeOf(ctx, 'gateway:sessions', () => new Sessions());
+export const sessionsOf = (ctx: EmuContext) => runtimeOf(ctx, 'gateway:sessions', () => new Sessions(ctx));
 
 /** Connection state of an endpoint (online/offline, last seen), or undefined when it has not spoken since the start. */
 export function deviceConnection(ctx: EmuContext, endpointId: string): DeviceConnection | undefined {

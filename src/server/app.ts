@@ -1,13 +1,19 @@
 import express, { type Express, type Request, type Router } from 'express';
 import type { EmuContext } from '../context.js';
 import { tokenVerifier } from './authenticate.js';
+import { controlGuard } from './control/guard.js';
 import { errorHandler, HttpError } from './errors.js';
+import { applyHttpFault, faultsOf } from './faults.js';
+import { hostCheck } from './host-check.js';
+import { requestJournal } from './journal.js';
 import { methodNotAllowed, serviceRouter } from './router.js';
 import { bareOperations } from './service-list.js';
 
 export interface AppExtras {
   /** Routers mounted beside the services: the control plane, the KP1 HTTP binding, the OIDC realms. */
   mounts: Array<{ path: string; router: Router }>;
+  /** The admin token the control plane accepts with auth on (made when first asked). */
+  adminToken: () => string;
 }
 
 /** The platform's ingress merges repeated slashes (`/bcx/api/v1//applications`), and so do we. */
@@ -30,14 +36,27 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
     mount.use(`/${service.prefix}/api/v1`, serviceRouter(ctx, service.routes, verify), methodNotAllowed(service.routes));
     byPrefix.set(service.prefix, mount);
   }
+  const journal = requestJournal(ctx);
+  const checkHost = hostCheck(ctx.config);
+  const faults = faultsOf(ctx);
   app.use((req, res, next) => {
+    journal(req, res);
     mergeSlashes(req);
     req.ctx = ctx;
+    checkHost?.(req);
+    if (faults.http.length > 0) {
+      const fault = faults.hit(req);
+      if (fault) return applyHttpFault(fault, req, res, () => route(req, res, next));
+    }
+    route(req, res, next);
+  });
+  const route = (req: Request, res: express.Response, next: express.NextFunction) => {
     const end = req.path.indexOf('/', 1);
     const mount = byPrefix.get(req.path.slice(1, end === -1 ? undefined : end));
     if (mount) mount(req, res, next);
     else next();
-  });
+  };
+  app.use('/_emu', controlGuard(ctx, extras.adminToken));
   for (const { path, router } of extras.mounts) app.use(path, router);
 
   // Spec 1 `{base_url}`: the same operations without a prefix; a path two services share goes to its owner.

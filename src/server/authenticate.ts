@@ -50,10 +50,12 @@ export function tokenVerifier(ctx: EmuContext) {
   ctx.events.on(STATE_REPLACED, () => cache.clear());
   return (token: string): Principal => {
     const hit = cache.get(token);
-    if (hit && hit.expiresAt > Date.now()) return hit.principal;
+    const now = ctx.clock.now();
+    if (hit && hit.expiresAt > now.getTime()) return hit.principal;
     let claims;
     try {
-      claims = verifyAccessToken(ctx.keys, token);
+      // Expiry by the emulator's clock: advancing it past a token's `exp` makes the token expire.
+      claims = verifyAccessToken(ctx.keys, token, now);
     } catch (err) {
       throw unauthorized(`The bearer token is not valid: ${(err as Error).message}. Get a new one with \`platform-emu token\`.`);
     }

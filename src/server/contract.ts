@@ -99,8 +99,9 @@ export interface ServiceDescriptor {
    */
   appVersionConfigurationSchema?: JsonSchema;
   /**
-   * Fields of stored records that are secrets, by collection (`{ 'lns-integrations': ['lnsApiKeyId'] }`): a state
-   * export leaves them out unless secrets are asked for explicitly. Never part of an answer of the service.
+   * Secret fields per collection (`{ tenants: ['client_backend_secret'] }`): `GET /_emu/state` shows them as
+   * `<redacted>` unless asked with `includeSecrets=true`, and an import that has `<redacted>` keeps the stored value.
+   * Never part of an answer of the service.
    */
   secretFields?: Record<string, string[]>;
   /** Runs once the store is open: define indexes, start timers. */

@@ -12,10 +12,13 @@ import { api, startTestEmulator } from '../helpers/emulator.js';
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
 if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) throw new Error('Run `npm run build` before the CLI tests.');
 
+/** The control-plane admin token of the `--auth on` emulator below, given to the CLI as a user would. */
+const ADMIN_TOKEN = 'call-test-admin-token';
+
 /** The real CLI in a child process; no environment that could point it elsewhere. */
 function cli(...args: string[]) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PLATFORM_EMU_')));
-  return execa('node', [BIN, ...args], { reject: false, env: { ...env, NO_COLOR: '1' }, extendEnv: false });
+  return execa('node', [BIN, ...args], { reject: false, env: { ...env, NO_COLOR: '1', PLATFORM_EMU_ADMIN_TOKEN: ADMIN_TOKEN }, extendEnv: false });
 }
 
 describe('platform-emu call', async () => {
@@ -175,7 +178,7 @@ describe('platform-emu call', async () => {
 });
 
 describe('platform-emu call against an emulator with --auth on', async () => {
-  const emulator = await startTestEmulator({ auth: 'on' });
+  const emulator = await startTestEmulator({ auth: 'on', adminToken: ADMIN_TOKEN });
   const url = ['--url', emulator.url];
 
   it('gets 401 without a token, and 200 with --auth (a test token from the emulator) or --token', async () => {
@@ -187,7 +190,7 @@ describe('platform-emu call against an emulator with --auth on', async () => {
     expect(authed.exitCode).toBe(0);
     expect(JSON.parse(authed.stdout).endpointId).toBe('meter-001');
 
-    const token = (await api(emulator)('POST', '/_emu/token', { body: { scopes: ['endpoint:read'] } })).body.token;
+    const token = (await api(emulator)('POST', '/_emu/token', { body: { scopes: ['endpoint:read'] }, token: emulator.adminToken })).body.token;
     const explicit = await cli('call', 'GET', '/endpoints/meter-001', '--token', token, ...url);
     expect(explicit.exitCode).toBe(0);
     const otherTenant = await cli('call', 'GET', '/endpoints/meter-001', '--auth', '--tenant', 'globex', ...url);

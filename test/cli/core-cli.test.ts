@@ -300,8 +300,10 @@ describe('platform-emu token', () => {
   });
 
   it('asks a running emulator given by --url (an in-memory one has no keys on disk)', async () => {
-    const emulator = await start(['--port', '0', '--quiet', '--in-memory', '--auth', 'on']);
-    const result = await cli(['token', '--url', emulator.url, '--json', '--scope', 'endpoint:read']);
+    // Its control plane needs the admin token: one chosen at start and given to the CLI, as in CI.
+    const admin = { PLATFORM_EMU_ADMIN_TOKEN: 'in-memory-admin-token' };
+    const emulator = await start(['--port', '0', '--quiet', '--in-memory', '--auth', 'on'], admin);
+    const result = await cli(['token', '--url', emulator.url, '--json', '--scope', 'endpoint:read'], { env: admin });
     expect(result.exitCode, String(result.stderr)).toBe(0);
     const { token, claims } = JSON.parse(String(result.stdout));
     expect(claims).toMatchObject({ tenant_id: 'acme', scope: 'endpoint:read', iss: `${emulator.url}/auth/realms/acme` });

@@ -10,8 +10,12 @@ import { api, startTestEmulator } from '../helpers/emulator.js';
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
 if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) throw new Error('Run `npm run build` before the CLI tests.');
 
+/** The control-plane admin token of the `--auth on` emulator below, given to the CLI as a user would. */
+const ADMIN_TOKEN = 'device-test-admin-token';
+
 const cleanEnv = () => ({
   ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PLATFORM_EMU_'))),
+  PLATFORM_EMU_ADMIN_TOKEN: ADMIN_TOKEN,
   NO_COLOR: '1',
 });
 
@@ -247,7 +251,7 @@ describe('platform-emu device', async () => {
 });
 
 describe('platform-emu device against an emulator with --auth on', async () => {
-  const emulator = await startTestEmulator({ auth: 'on' });
+  const emulator = await startTestEmulator({ auth: 'on', adminToken: ADMIN_TOKEN });
 
   it('fetches a test token for its REST calls unless --access-token is given', async () => {
     const registered = await cli('device', 'register', '--app-version', 'tracker-v1', '--id', 'authed-1', '--json', '--url', emulator.url);

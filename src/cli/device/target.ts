@@ -3,12 +3,13 @@ import { DEFAULT_EMULATOR_URL, EmulatorHttpError, EmulatorUnreachableError } fro
 import { DeviceConnectError, SimulatorOptionsError } from '../../simulator/errors.js';
 import { openEmulator, type EmulatorTarget } from '../../simulator/target.js';
 import { readLock } from '../../store/index.js';
-import { CliError, runningUrl } from '../shared.js';
+import { adminTokenFor, CliError, runningUrl } from '../shared.js';
 import type { TargetOptions } from './options.js';
 
 /** The emulator (`--url`, `PLATFORM_EMU_URL`, the lock of `--data-dir`, or the default URL), ready to call. */
 export async function connectTarget(options: TargetOptions): Promise<EmulatorTarget> {
-  return openEmulator(runningUrl(options) ?? DEFAULT_EMULATOR_URL, options).catch((err: unknown) => {
+  const url = runningUrl(options) ?? DEFAULT_EMULATOR_URL;
+  return openEmulator(url, { ...options, adminToken: adminTokenFor(url, options) }).catch((err: unknown) => {
     throw asCliError(err);
   });
 }

@@ -1,5 +1,6 @@
 import { runtimeOf, type EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
+import { CLOCK_CHANGED, COMMAND_CHANGED, type ClockChange } from '../../server/events.js';
 import type { Mutation, StoredRecord } from '../../store/index.js';
 import type { Endpoint } from '../epr/endpoints.js';
 import { DeadlineQueue } from './deadlines.js';
@@ -65,18 +66,18 @@ export function checkCommandType(commandType: string): void {
 }
 
 /** The status a reader sees: a pending command past its expiry is EXPIRED even in the moment before its timer runs. */
-export function effectiveStatus(command: CommandRecord, now = Date.now()): CommandStatus {
+export function effectiveStatus(command: CommandRecord, now: number): CommandStatus {
   if (command.status === 'PENDING' && command.expiresAt !== undefined && Date.parse(command.expiresAt) <= now) return 'EXPIRED';
   return command.status;
 }
 
-/** The command fields of both revisions (the later one adds `createdAt` and `updatedAt`). */
-export function presentCommand(command: CommandRecord) {
+/** The command fields of both revisions (the later one adds `createdAt` and `updatedAt`), status as of `now`. */
+export function presentCommand(command: CommandRecord, now: number) {
   return {
     commandId: command.commandId,
     commandType: command.commandType,
     endpointId: command.endpointId,
-    status: effectiveStatus(command),
+    status: effectiveStatus(command, now),
     ...(command.statusCode !== undefined ? { statusCode: command.statusCode } : {}),
     ...(command.reasonPhrase !== undefined ? { reasonPhrase: command.reasonPhrase } : {}),
     ...(command.requestPayload !== undefined ? { requestPayload: command.requestPayload } : {}),
@@ -115,7 +116,7 @@ export function lastExecuted(ctx: EmuContext, endpoint: Endpoint, commandType: s
 
 /** What the device is offered on `command/<type>` (poll reply and push): every outstanding command of that type. */
 export function outstandingCommands(ctx: EmuContext, endpoint: Endpoint, commandType: string): Array<{ id: number; payload?: unknown }> {
-  const now = Date.now();
+  const now = ctx.clock.now().getTime();
   return ctx.store
     .lookup<CommandRecord>(COMMANDS, 'pending', pendingKey(endpoint.endpointId, commandType))
     .filter((c) => effectiveStatus(c, now) === 'PENDING')
@@ -136,7 +137,7 @@ export async function invokeCommand(
   lifetime: CommandLifetime,
 ): Promise<CommandRecord> {
   checkCommandType(commandType);
-  const now = Date.now();
+  const now = ctx.clock.now().getTime();
   const createdAt = new Date(now).toISOString();
   const commandId = ctx.store.nextId(COMMANDS);
   const command: CommandRecord = {
@@ -153,6 +154,7 @@ export async function invokeCommand(
     retainUntil: new Date(now + lifetime.retentionHours * 3_600_000).toISOString(),
   };
   await ctx.store.put(COMMANDS, String(commandId), command);
+  commandChanged(ctx, command, command.status);
   scheduleDeadlines(ctx, command);
   pushOutstanding(ctx, endpoint, commandType);
   return command;
@@ -163,7 +165,7 @@ export async function invokeCommand(
  * Wakes the REST requests waiting for them.
  */
 export async function reportResults(ctx: EmuContext, endpoint: Endpoint, commandType: string, results: DeviceResult[]): Promise<CommandRecord[]> {
-  const now = Date.now();
+  const now = ctx.clock.now().getTime();
   const updatedAt = new Date(now).toISOString();
   const executed: CommandRecord[] = [];
   for (const result of results) {
@@ -182,42 +184,67 @@ export async function reportResults(ctx: EmuContext, endpoint: Endpoint, command
     });
   }
   await ctx.store.commit(executed.map((c): Mutation => ({ op: 'put', c: COMMANDS, id: String(c.commandId), v: c })));
-  for (const command of executed) ctx.events.emit(settledEvent(command.commandId), command);
+  for (const command of executed) {
+    commandChanged(ctx, command, command.status);
+    ctx.events.emit(settledEvent(command.commandId), command);
+  }
   return executed;
 }
 
 export async function deleteCommand(ctx: EmuContext, command: CommandRecord): Promise<void> {
   await ctx.store.delete(COMMANDS, String(command.commandId));
+  commandChanged(ctx, command, 'DELETED');
   ctx.events.emit(settledEvent(command.commandId), undefined);
 }
 
 /** Runs when a deadline of a command passes: a pending command expires; a record past its retention is deleted. */
 export async function applyDeadlines(ctx: EmuContext, commandIds: Iterable<number>): Promise<void> {
-  const now = Date.now();
+  const now = ctx.clock.now().getTime();
   const updatedAt = new Date(now).toISOString();
   const mutations: Mutation[] = [];
-  const settled: Array<[number, CommandRecord | undefined]> = [];
+  const changed: Array<[CommandRecord, CommandStatus | 'DELETED']> = [];
   for (const commandId of new Set(commandIds)) {
     const command = ctx.store.get<CommandRecord>(COMMANDS, String(commandId));
     if (!command) continue;
     if (Date.parse(command.retainUntil) <= now) {
       mutations.push({ op: 'del', c: COMMANDS, id: String(commandId) });
-      if (command.status === 'PENDING') settled.push([commandId, undefined]);
+      changed.push([command, 'DELETED']);
     } else if (command.status === 'PENDING' && effectiveStatus(command, now) === 'EXPIRED') {
       const expired: CommandRecord = { ...command, status: 'EXPIRED', updatedAt };
       mutations.push({ op: 'put', c: COMMANDS, id: String(commandId), v: expired });
-      settled.push([commandId, expired]);
+      changed.push([expired, 'EXPIRED']);
     }
   }
   if (mutations.length === 0) return;
   await ctx.store.commit(mutations);
-  for (const [commandId, command] of settled) ctx.events.emit(settledEvent(commandId), command);
+  for (const [command, status] of changed) {
+    commandChanged(ctx, command, status);
+    // Only a wait on a pending command is listening: a deleted one answers 202, an expired one its record.
+    if (status === 'EXPIRED' || command.status === 'PENDING') ctx.events.emit(settledEvent(command.commandId), status === 'DELETED' ? undefined : command);
+  }
+}
+
+/** For the control plane's event stream: a command appeared, changed status, or went away. */
+function commandChanged(ctx: EmuContext, command: CommandRecord, status: CommandStatus | 'DELETED'): void {
+  const { commandId, endpointId, tenantId, commandType } = command;
+  ctx.events.emit(COMMAND_CHANGED, { commandId, endpointId, tenantId, commandType, status });
 }
 
 function deadlines(ctx: EmuContext): DeadlineQueue {
-  return runtimeOf(ctx, 'cex:deadlines', () => new DeadlineQueue((ids) => {
-    applyDeadlines(ctx, ids).catch((err: Error) => ctx.log(`Command expiry or retention failed: ${err.message}`));
-  }));
+  return runtimeOf(
+    ctx,
+    'cex:deadlines',
+    () =>
+      new DeadlineQueue(
+        (ids) => applyDeadlines(ctx, ids).catch((err: Error) => ctx.log(`Command expiry or retention failed: ${err.message}`)),
+        () => ctx.clock.now().getTime(),
+      ),
+  );
+}
+
+/** The virtual clock moved: what became due runs now, and the move is answered once it has. */
+function onClockChanged(ctx: EmuContext) {
+  return runtimeOf(ctx, 'cex:clock-listener', () => (change: ClockChange) => change.work.push(deadlines(ctx).clockMoved()));
 }
 
 function scheduleDeadlines(ctx: EmuContext, command: CommandRecord): void {
@@ -231,8 +258,10 @@ export function startDeadlines(ctx: EmuContext): void {
   // A stopped data directory opened by the CLI is never written: its deadlines wait for the emulator.
   if (ctx.store.isReadOnly) return;
   for (const command of ctx.store.values<CommandRecord>(COMMANDS)) scheduleDeadlines(ctx, command);
+  ctx.events.on(CLOCK_CHANGED, onClockChanged(ctx));
 }
 
 export function stopDeadlines(ctx: EmuContext): void {
+  ctx.events.off(CLOCK_CHANGED, onClockChanged(ctx));
   deadlines(ctx).stop();
 }

@@ -9,14 +9,18 @@ interface Deadline {
 /**
  * Deadlines of many records on one timer: a binary min-heap by time, armed for the earliest. Adding is O(log n)
  * and nothing is scanned when a request comes in. Entries may be stale (the record changed or went away): the
- * owner re-checks each id it is handed.
+ * owner re-checks each id it is handed. Time is the emulator's (virtual) clock: when it moves, `clockMoved` runs
+ * what became due at once and re-arms the timer for the new distance.
  */
 export class DeadlineQueue {
   private heap: Deadline[] = [];
   private timer: NodeJS.Timeout | undefined;
   private armedFor = Infinity;
 
-  constructor(private readonly onDue: (ids: number[]) => void) {}
+  constructor(
+    private readonly onDue: (ids: number[]) => void | Promise<void>,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get size(): number {
     return this.heap.length;
@@ -33,6 +37,11 @@ export class DeadlineQueue {
       i = parent;
     }
     if (at < this.armedFor) this.arm();
+  }
+
+  /** The clock jumped: hands over what is due now; resolves when the owner has dealt with it. */
+  clockMoved(): Promise<void> {
+    return this.fire();
   }
 
   stop(): void {
@@ -70,15 +79,15 @@ export class DeadlineQueue {
     const first = this.heap[0];
     if (!first) return;
     this.armedFor = first.at;
-    this.timer = setTimeout(() => this.fire(), Math.min(Math.max(0, first.at - Date.now()), MAX_DELAY));
+    this.timer = setTimeout(() => void this.fire(), Math.min(Math.max(0, first.at - this.now()), MAX_DELAY));
     this.timer.unref();
   }
 
-  private fire(): void {
-    const now = Date.now();
+  private async fire(): Promise<void> {
+    const now = this.now();
     const due: number[] = [];
     while (this.heap.length > 0 && this.heap[0].at <= now) due.push(this.pop().id);
     this.arm();
-    if (due.length > 0) this.onDue(due);
+    if (due.length > 0) await this.onDue(due);
   }
 }

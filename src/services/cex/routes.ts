@@ -65,11 +65,11 @@ async function invoke(req: Request, res: Response) {
   res
     .status(202)
     .location(locationOf(req, 'endpoints', endpoint.endpointId, 'commands', commandType, command.commandId))
-    .json(presentCommand(settled ?? findCommand(req.ctx, endpoint, commandType, command.commandId) ?? command));
+    .json(presentCommand(settled ?? findCommand(req.ctx, endpoint, commandType, command.commandId) ?? command, req.ctx.clock.now().getTime()));
 }
 
 function getOne(req: Request, res: Response) {
-  res.json(presentCommand(commandOf(req)));
+  res.json(presentCommand(commandOf(req), req.ctx.clock.now().getTime()));
 }
 
 async function deleteOne(req: Request, res: Response) {
@@ -92,10 +92,13 @@ function last(req: Request, res: Response) {
   const endpoint = endpointOf(req);
   const command = lastExecuted(req.ctx, endpoint, commandType);
   if (!command) throw notFound(`Endpoint ${endpoint.endpointId} has no executed command of type ${commandType}.`);
-  res.json(presentCommand(command));
+  res.json(presentCommand(command, req.ctx.clock.now().getTime()));
 }
 
-const descriptor = (endpointId: string, commands: CommandRecord[]) => ({ endpointId, commands: commands.map(presentCommand) });
+const descriptor = (req: Request, endpointId: string, commands: CommandRecord[]) => {
+  const now = req.ctx.clock.now().getTime();
+  return { endpointId, commands: commands.map((c) => presentCommand(c, now)) };
+};
 
 /** Both revisions: `endpointId` (required), and the later revision's `commandTypes` (optional here). */
 function listByEndpoints(req: Request, res: Response) {
@@ -103,7 +106,7 @@ function listByEndpoints(req: Request, res: Response) {
   if (!ids || ids.length === 0) throw badRequest('Query parameter endpointId is required: one endpoint id or a comma-separated list.');
   const types = commandTypesOf(req);
   const found = [...new Set(ids)].map((id) => findEndpoint(req.ctx, req.principal.tenantId, id)).filter((e): e is Endpoint => e !== undefined);
-  res.json(found.map((e) => descriptor(e.endpointId, commandsOfEndpoint(req.ctx, e.endpointId, types))));
+  res.json(found.map((e) => descriptor(req, e.endpointId, commandsOfEndpoint(req.ctx, e.endpointId, types))));
 }
 
 /** Pages of endpoints (`offset`, `limit` default 100, 0 = all), each with its commands; docs/services/command-invocation.md. */
@@ -121,7 +124,7 @@ function listByApplication(req: Request, res: Response) {
   const endpointIds = [...byEndpoint.keys()].sort();
   const page = paginate(req, endpointIds, 100);
   res.json({
-    content: page.items.map((id) => descriptor(id, byEndpoint.get(id)!.sort((a, b) => a.commandId - b.commandId))),
+    content: page.items.map((id) => descriptor(req, id, byEndpoint.get(id)!.sort((a, b) => a.commandId - b.commandId))),
     totalElements: page.total,
     offset: page.offset,
     limit: page.limit,

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { runtimeOf, type EmuContext } from '../../context.js';
 import { badRequest, conflict } from '../../server/errors.js';
+import { ENDPOINT_CHANGED } from '../../server/events.js';
 import type { StoredRecord } from '../../store/index.js';
 import { findTenantVersion, findVersion } from '../app-manager/applications.js';
 
@@ -109,6 +110,7 @@ export function newEndpoint(ctx: EmuContext, tenantId: string, input: Registrati
 export async function registerEndpoint(ctx: EmuContext, tenantId: string, input: Registration): Promise<Endpoint> {
   const endpoint = newEndpoint(ctx, tenantId, input, ctx.clock.nowIso());
   await ctx.store.put(ENDPOINTS, endpoint.endpointId, endpoint);
+  endpointChanged(ctx, endpoint, 'registered');
   return endpoint;
 }
 
@@ -116,6 +118,7 @@ export async function registerEndpoint(ctx: EmuContext, tenantId: string, input:
 export async function activateToken(ctx: EmuContext, endpoint: Endpoint): Promise<void> {
   if (endpoint.tokenStatus === 'Active') return;
   await ctx.store.put(ENDPOINTS, endpoint.endpointId, { ...endpoint, tokenStatus: 'Active', updatedDate: ctx.clock.nowIso() });
+  endpointChanged(ctx, endpoint, 'activated');
 }
 
 /** Replaces (`merge: false`) or merges into an endpoint's metadata; `null` values are kept as JSON null. */
@@ -128,7 +131,13 @@ export async function writeMetadata(ctx: EmuContext, endpoint: Endpoint, metadat
     updatedDate: now,
   };
   await ctx.store.put(ENDPOINTS, endpoint.endpointId, next);
+  endpointChanged(ctx, endpoint, 'metadata');
   return next;
+}
+
+/** For the control plane's event stream (`GET /_emu/events`). */
+function endpointChanged(ctx: EmuContext, endpoint: Endpoint, change: 'registered' | 'activated' | 'metadata'): void {
+  ctx.events.emit(ENDPOINT_CHANGED, { endpointId: endpoint.endpointId, tenantId: endpoint.tenantId, change });
 }
 
 export async function deleteMetadataKeys(ctx: EmuContext, endpoint: Endpoint, keys: string[]): Promise<Endpoint> {

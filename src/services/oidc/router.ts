@@ -90,6 +90,7 @@ async function token(req: Request, res: Response): Promise<void> {
     ttlSeconds: DEFAULT_TOKEN_TTL,
     clientId: client?.clientId ?? (frontend ? clientId : undefined),
     username: grantee.username,
+    issuedAt: ctx.clock.now(),
   });
   res.set('Cache-Control', 'no-store').json({
     access_token: accessToken,

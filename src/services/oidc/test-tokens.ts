@@ -42,6 +42,6 @@ export function issueTestToken(ctx: EmuContext, request: TestTokenRequest) {
   const scopes = request.scopes && request.scopes.length > 0 ? request.scopes : grant.scopes;
   const ttlSeconds = request.ttlSeconds ?? DEFAULT_TOKEN_TTL;
   const issuer = `${request.baseUrl.replace(/\/$/, '')}${realmPath(tenant.realm_name)}`;
-  const token = signAccessToken(ctx.keys, { issuer, tenantId: tenant.id, subject: grant.subject, scopes, ttlSeconds });
+  const token = signAccessToken(ctx.keys, { issuer, tenantId: tenant.id, subject: grant.subject, scopes, ttlSeconds, issuedAt: ctx.clock.now() });
   return { token, tenantId: tenant.id, realm: tenant.realm_name, issuer, scopes, expiresIn: ttlSeconds };
 }

@@ -31,5 +31,6 @@ export const tenantManager: ServiceDescriptor = {
     ),
   },
   fixtures: [tenantFixtures],
+  secretFields: { tenants: ['client_backend_secret'], 'realm-clients': ['secret'], 'realm-users': ['password'] },
   setup: setupTenantIndexes,
 };

@@ -1,0 +1,98 @@
+import { Command, Option } from 'commander';
+import { request } from 'undici';
+import type { JournalEntry } from '../server/journal.js';
+import { controlClient, controlTargetOptions, type ControlTarget } from './control-client.js';
+import { formatEntry } from './request-log.js';
+import { CliError, parsePositiveInt } from './shared.js';
+
+interface LogsOptions extends ControlTarget {
+  follow?: boolean;
+  json?: boolean;
+  service?: string;
+  path?: string;
+  status?: string;
+  endpoint?: string;
+  type?: 'http' | 'kp1';
+  limit?: number;
+}
+
+const print = (entry: JournalEntry, json: boolean | undefined) => process.stdout.write(`${json ? JSON.stringify(entry) : formatEntry(entry)}\n`);
+
+function filterQuery(options: LogsOptions): URLSearchParams {
+  const query = new URLSearchParams();
+  const fields: Array<[string, string | number | undefined]> = [
+    ['service', options.service],
+    ['path', options.path],
+    ['status', options.status],
+    ['endpointId', options.endpoint],
+    ['type', options.type],
+  ];
+  for (const [name, value] of fields) if (value !== undefined) query.set(name, String(value));
+  return query;
+}
+
+/** Reads the server-sent events of `/_emu/events` and prints the request and KP1 entries, until the stream ends. */
+async function follow(baseUrl: string, adminToken: string | undefined, query: URLSearchParams, json: boolean | undefined): Promise<void> {
+  query.set('types', 'request,kp1');
+  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  if (adminToken) headers.authorization = `Bearer ${adminToken}`;
+  const response = await request(`${baseUrl}/_emu/events?${query}`, { headers }).catch((err: Error) => {
+    throw new CliError(`Cannot reach the emulator at ${baseUrl}: ${err.message}.`);
+  });
+  if (response.statusCode !== 200) throw new CliError(`GET /_emu/events answered ${response.statusCode}: ${await response.body.text()}`);
+  let buffer = '';
+  for await (const chunk of response.body) {
+    buffer += (chunk as Buffer).toString('utf8');
+    let end;
+    while ((end = buffer.indexOf('\n\n')) !== -1) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const event = /^event: (.*)$/m.exec(block)?.[1];
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if ((event === 'request' || event === 'kp1') && data) print(JSON.parse(data) as JournalEntry, json);
+      if (event === 'dropped' && data) process.stderr.write(`(${(JSON.parse(data) as { count: number }).count} entries skipped: this reader fell behind)\n`);
+    }
+  }
+  process.stderr.write('The emulator closed the stream (it stopped).\n');
+}
+
+async function run(options: LogsOptions): Promise<void> {
+  const client = await controlClient(options);
+  const query = filterQuery(options);
+  const list = new URLSearchParams(query);
+  if (options.limit !== undefined) list.set('limit', String(options.limit));
+  const response = await client.request('GET', `/_emu/requests?${list}`).catch((err: Error) => {
+    throw new CliError(err.message);
+  });
+  if (response.status !== 200) {
+    const message = (response.json as { message?: string } | undefined)?.message ?? response.raw.toString('utf8');
+    throw new CliError(`GET /_emu/requests answered ${response.status}: ${message}`);
+  }
+  for (const entry of response.json as JournalEntry[]) print(entry, options.json);
+  if (!options.follow) return;
+  query.set('after', response.headers['x-journal-seq'] ?? '0');
+  await follow(client.baseUrl, client.adminToken, query, options.json);
+}
+
+export function logsCommand(): Command {
+  const command = new Command('logs')
+    .description("Print a running emulator's request journal: REST requests and KP1 messages, with time, status, tenant and latency (never a secret).")
+    .option('-f, --follow', 'keep printing new entries as they happen')
+    .option('--json', 'one JSON object per line')
+    .option('--service <name>', 'only this first path level: epr, cex, _emu, auth, kp1, ...')
+    .option('--path <prefix>', 'only paths (or KP1 topics) that start with this')
+    .option('--status <status>', 'only this status (404) or class (4xx)')
+    .option('--endpoint <endpointId>', 'only requests and messages about this endpoint')
+    .addOption(new Option('--type <type>', 'only REST requests or only KP1 messages').choices(['http', 'kp1']))
+    .addOption(new Option('--limit <n>', 'how many past entries to print first (default 100)').argParser(parsePositiveInt))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ platform-emu logs                              # the last 100 requests and KP1 messages
+  $ platform-emu logs --follow --status 5xx
+  $ platform-emu logs --endpoint meter-001 --json | jq .`,
+    );
+  for (const option of controlTargetOptions()) command.addOption(option);
+  return command.action(run);
+}

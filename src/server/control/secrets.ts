@@ -1,0 +1,61 @@
+import { FixtureError } from '../../seed/errors.js';
+import type { StateDocument, StoredRecord, Store } from '../../store/index.js';
+import type { ServiceDescriptor } from '../contract.js';
+
+/** What an export shows instead of a secret; on import it means "keep the stored value". */
+export const REDACTED = '<redacted>';
+
+/** Collection → secret field names, as the services declare them (`secretFields`). */
+function secretFields(services: readonly ServiceDescriptor[]): Map<string, string[]> {
+  const fields = new Map<string, string[]>();
+  for (const service of services) {
+    for (const [collection, names] of Object.entries(service.secretFields ?? {})) fields.set(collection, [...(fields.get(collection) ?? []), ...names]);
+  }
+  return fields;
+}
+
+function mapSecrets(
+  document: StateDocument,
+  services: readonly ServiceDescriptor[],
+  replace: (collection: string, id: string, field: string, value: unknown) => unknown,
+): StateDocument {
+  const collections = { ...document.collections };
+  for (const [collection, names] of secretFields(services)) {
+    const records = collections[collection];
+    if (!records) continue;
+    const copy: Record<string, StoredRecord> = {};
+    for (const [id, record] of Object.entries(records)) {
+      let next = record;
+      for (const field of names) {
+        if (!(field in record)) continue;
+        const value = replace(collection, id, field, record[field]);
+        if (value !== record[field]) next = { ...next, [field]: value };
+      }
+      copy[id] = next;
+    }
+    collections[collection] = copy;
+  }
+  return { ...document, collections };
+}
+
+/** The document with every declared secret replaced by `<redacted>` (the records themselves are not touched). */
+export function redactSecrets(document: StateDocument, services: readonly ServiceDescriptor[]): StateDocument {
+  return mapSecrets(document, services, () => REDACTED);
+}
+
+/**
+ * An imported document whose secrets are `<redacted>` keeps the values stored now, so that an export without
+ * secrets imports again. A redacted secret with nothing stored to keep is refused.
+ */
+export function keepStoredSecrets(document: StateDocument, store: Store, services: readonly ServiceDescriptor[], source: string): StateDocument {
+  return mapSecrets(document, services, (collection, id, field, value) => {
+    if (value !== REDACTED) return value;
+    const stored = store.get(collection, id)?.[field];
+    if (stored === undefined) {
+      throw new FixtureError(
+        `${source}: collections.${collection}["${id}"].${field} is ${REDACTED} and no stored record holds it to keep; export with secrets (includeSecrets=true, fixtures export --include-secrets).`,
+      );
+    }
+    return stored;
+  });
+}
