@@ -49,10 +49,11 @@ function query(params: Record<string, string | number | undefined>): string {
   return text ? `?${text}` : '';
 }
 
-async function request<T>(url: string, method: string, path: string): Promise<T> {
+/** A control-plane request, with the admin token of the emulator at `url` when it needs one (`--auth on`). */
+async function request<T>(url: string, method: string, path: string, options: MailOptions): Promise<T> {
   const { EmulatorHttpError, EmulatorUnreachableError } = await import('../client/http-client.js');
   try {
-    return await emulatorJson<T>(url, method, path);
+    return await emulatorJson<T>(url, method, path, undefined, options);
   } catch (err) {
     if (err instanceof EmulatorUnreachableError || err instanceof EmulatorHttpError) throw new CliError(err.message);
     throw err;
@@ -84,7 +85,7 @@ async function follow(url: string, options: MailOptions, after: number, deliver:
   process.once('SIGTERM', stop);
   let last = after;
   for (;;) {
-    const fresh = await request<CapturedMail[]>(url, 'GET', `/_emu/mail${query({ after: last, wait: POLL_SECONDS, to: options.to })}`);
+    const fresh = await request<CapturedMail[]>(url, 'GET', `/_emu/mail${query({ after: last, wait: POLL_SECONDS, to: options.to })}`, options);
     for (const mail of fresh) {
       printMail(mail, options.json);
       await deliver(mail);
@@ -98,7 +99,7 @@ async function follow(url: string, options: MailOptions, after: number, deliver:
 async function run(options: MailOptions): Promise<void> {
   const url = runningUrl(options) ?? DEFAULT_EMULATOR_URL;
   if (options.clear) {
-    await request(url, 'DELETE', '/_emu/mail');
+    await request(url, 'DELETE', '/_emu/mail', options);
     process.stderr.write('The captured mail was cleared.\n');
     return;
   }
@@ -106,7 +107,7 @@ async function run(options: MailOptions): Promise<void> {
   const deliver = async (mail: CapturedMail) => {
     if (relay) await relay(mail);
   };
-  const mails = await request<CapturedMail[]>(url, 'GET', `/_emu/mail${query({ to: options.to })}`);
+  const mails = await request<CapturedMail[]>(url, 'GET', `/_emu/mail${query({ to: options.to })}`, options);
   if (options.json && !options.follow) {
     process.stdout.write(`${JSON.stringify(mails, null, 2)}\n`);
   } else {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
@@ -23,7 +24,11 @@ export interface Kp1ConnectOptions {
   mqttUrl: string;
   appVersion: string;
   token: string;
+  /** Default: `platform-emu-<pid>-<random hex>`; never the token, which is the device's credential. */
   clientId?: string;
+  /** MQTT login (CONNECT username and password), checked by a broker with `--mqtt-auth basic`. */
+  username?: string;
+  password?: string;
   connectTimeoutMs?: number;
   /** How long a request waits for its `/status` or `/error` reply. */
   replyTimeoutMs?: number;
@@ -46,22 +51,36 @@ function parsePayload(message: Buffer): unknown {
   }
 }
 
+/** A resource whose pushes the device listens to (`observe`). */
+interface Watched {
+  extension: string;
+  resource: string;
+  /** `kp1/<v>/<extension>/<token>/<resource>`: pushes come on `<topic>/status` and `<topic>/<observeRequestId>/status`. */
+  topic: string;
+}
+
+type ConnectionOptions = Required<Omit<Kp1ConnectOptions, 'clientId' | 'username' | 'password'>>;
+
 /**
- * A device speaking KP1 over MQTT for one endpoint token: requests with request ids and their replies,
- * and the `cex` command pushes. Emits `commands` (commandType, Kp1Command[]), `close` when the connection
- * ends without `close()`, and `transportError` (an MQTT client error). Exported by the package (docs/devices.md).
+ * A device speaking KP1 over MQTT for one endpoint token: requests with request ids and their replies, the `cex`
+ * command pushes, and the pushes of observed resources (`cmx`, `cmx_ota`). Emits `commands` (commandType,
+ * Kp1Command[]), `push` (extension, resource, payload), `close` when the connection ends without `close()`, and
+ * `transportError` (an MQTT client error). Exported by the package (docs/devices.md).
  */
 export class Kp1Device extends EventEmitter {
   private nextRequestId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly replyFilters = new Map<string, Promise<unknown>>();
+  /** Observed resources by push topic (`<topic>/status`), and by the request id of their observe request. */
+  private readonly watchedTopics = new Map<string, Watched>();
+  private readonly observeRequests = new Map<number, Watched>();
   private closing = false;
   private closed = false;
   private readonly commandPush: RegExp;
 
   private constructor(
     private readonly client: MqttClient,
-    readonly options: Required<Omit<Kp1ConnectOptions, 'clientId'>>,
+    readonly options: ConnectionOptions,
   ) {
     super();
     this.commandPush = new RegExp(`^${escape(this.base('cex'))}/command/([^/]+)/status$`);
@@ -78,13 +97,15 @@ export class Kp1Device extends EventEmitter {
   static async connect(options: Kp1ConnectOptions): Promise<Kp1Device> {
     const resolved = { connectTimeoutMs: 5000, replyTimeoutMs: 10_000, ...options };
     const client = await connectOnce(resolved.mqttUrl, {
-      clientId: options.clientId ?? `platform-emu-${process.pid}-${options.token}`.slice(0, 64),
+      clientId: options.clientId ?? `platform-emu-${process.pid}-${randomBytes(8).toString('hex')}`,
+      ...(options.username !== undefined ? { username: options.username } : {}),
+      ...(options.password !== undefined ? { password: options.password } : {}),
       reconnectPeriod: 0,
       connectTimeout: resolved.connectTimeoutMs,
       clean: true,
     });
     (client.stream as { setNoDelay?: (noDelay: boolean) => void }).setNoDelay?.(true);
-    const { clientId: _ignored, ...rest } = resolved;
+    const { clientId: _clientId, username: _username, password: _password, ...rest } = resolved;
     const device = new Kp1Device(client, rest);
     await client.subscribeAsync(`${device.base('cex')}/command/+/status`, { qos: 1 });
     return device;
@@ -104,7 +125,26 @@ export class Kp1Device extends EventEmitter {
   }
 
   /** Publishes with a fresh request id and resolves with the `/status` or `/error` reply. */
-  async request(extension: string, resource: string, payload: unknown): Promise<Kp1Reply> {
+  request(extension: string, resource: string, payload: unknown): Promise<Kp1Reply> {
+    return this.send(extension, resource, payload);
+  }
+
+  /**
+   * Listens to a resource's pushes and asks it with `{ ...payload, "observe": true }`: resolves with the reply; every
+   * later push, on `<resource>/status` and on the observe request's reply topic, is a `push` event.
+   */
+  async observe(extension: string, resource: string, payload: Record<string, unknown> = {}): Promise<Kp1Reply> {
+    this.assertOpen();
+    const topic = this.topic(extension, resource);
+    if (!this.watchedTopics.has(`${topic}/status`)) {
+      const watched = { extension, resource, topic };
+      this.watchedTopics.set(`${topic}/status`, watched);
+      await this.client.subscribeAsync(`${topic}/status`, { qos: 1 });
+    }
+    return this.send(extension, resource, { ...payload, observe: true }, this.watchedTopics.get(`${topic}/status`));
+  }
+
+  private async send(extension: string, resource: string, payload: unknown, observing?: Watched): Promise<Kp1Reply> {
     this.assertOpen();
     const topic = this.topic(extension, resource);
     // One subscription per resource covers every reply: `<topic>/<requestId>/status|error`.
@@ -120,6 +160,7 @@ export class Kp1Device extends EventEmitter {
       }, this.options.replyTimeoutMs);
       this.pending.set(requestId, { topic, resolve, reject, timer });
     });
+    if (observing) this.observeRequests.set(requestId, observing);
     // close() may fail the reply while the publish still waits for its PUBACK: the caller hears of it below.
     reply.catch(() => undefined);
     try {
@@ -128,6 +169,7 @@ export class Kp1Device extends EventEmitter {
       const pending = this.pending.get(requestId);
       if (pending) clearTimeout(pending.timer);
       this.pending.delete(requestId);
+      this.observeRequests.delete(requestId);
       this.assertOpen();
       throw err;
     }
@@ -159,11 +201,24 @@ export class Kp1Device extends EventEmitter {
       return;
     }
     const reply = /^(.*)\/(\d+)\/(status|error)$/.exec(topic);
-    const pending = reply ? this.pending.get(Number(reply[2])) : undefined;
-    if (!reply || !pending || pending.topic !== reply[1]) return;
-    this.pending.delete(Number(reply[2]));
+    if (!reply) {
+      const watched = this.watchedTopics.get(topic);
+      if (watched) this.emit('push', watched.extension, watched.resource, parsePayload(message));
+      return;
+    }
+    const requestId = Number(reply[2]);
+    const pending = this.pending.get(requestId);
+    const observed = this.observeRequests.get(requestId);
+    if (!pending) {
+      // After the reply to an observe request, its reply topic carries the resource's pushes.
+      if (observed?.topic === reply[1] && reply[3] === 'status') this.emit('push', observed.extension, observed.resource, parsePayload(message));
+      return;
+    }
+    if (pending.topic !== reply[1]) return;
+    this.pending.delete(requestId);
     clearTimeout(pending.timer);
     const payload = parsePayload(message);
+    if (reply[3] === 'error') this.observeRequests.delete(requestId);
     if (reply[3] === 'status') {
       pending.resolve({ ok: true, statusCode: 200, payload });
     } else {

@@ -1,5 +1,8 @@
+import { requestUploadToken, uploadBlobFile } from '../client/binary-data.js';
+import { EmulatorHttpError, type EmulatorClient } from '../client/http-client.js';
 import type { Kp1Command, Kp1Device } from '../client/kp1-device.js';
 import { DeviceEvents, type DeviceEvent, type DeviceEventName, type DeviceEventOf, type ReceivedCommand } from './events.js';
+import { OFFER_RESOURCE, OfferExchange, type OfferHandling } from './offers.js';
 import { answerFrom, ruleFor, type Answer, type Rules } from './rules.js';
 import type { SampleMaker } from './telemetry.js';
 
@@ -9,6 +12,12 @@ export interface DeviceBehaviour {
   decide?: (command: ReceivedCommand, suggested: Answer) => Answer | Promise<Answer>;
   metadata?: Record<string, unknown>;
   telemetry?: { makeSample: SampleMaker; intervalMs: number };
+  /** Configuration offered over `cmx`: applied unless false (not asked) or 'reject'. */
+  config?: OfferHandling;
+  /** Software offered over `cmx_ota`: applied unless false (not asked) or 'reject'. */
+  software?: OfferHandling;
+  /** A file uploaded once as a blob (`bcx` token, then `POST /bcx/api/v1/binary-data`). */
+  upload?: string;
 }
 
 /** A device simulated in this process, answering commands on its own KP1 connection (see docs/devices.md). */
@@ -21,6 +30,10 @@ export interface SimulatedDevice {
   readonly mqttUrl: string;
   /** Commands answered so far (results the server accepted). */
   readonly answered: number;
+  /** The configuration (`configId`) it last applied; undefined before the first. */
+  readonly configId: string | undefined;
+  /** The software version it last applied; undefined before the first. */
+  readonly softwareVersion: string | undefined;
   /** Its events so far, oldest first (the last 1000). */
   readonly events: readonly DeviceEvent[];
   on<N extends DeviceEventName>(name: N, listener: (event: DeviceEventOf<N>) => void): this;
@@ -43,6 +56,7 @@ export class DeviceSimulation implements SimulatedDevice {
   private telemetryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private stopping: Promise<void> | undefined;
+  private readonly offers: OfferExchange[];
 
   constructor(
     private readonly kp1: Kp1Device,
@@ -50,8 +64,17 @@ export class DeviceSimulation implements SimulatedDevice {
     readonly mqttUrl: string,
     readonly endpointId: string | undefined,
     private readonly log: DeviceEvents,
+    /** The emulator's REST side, for the upload. */
+    private readonly rest?: EmulatorClient,
   ) {
+    const emit = (event: DeviceEvent) => this.emit(event);
+    this.offers = (['config', 'software'] as const)
+      .filter((kind) => (behaviour[kind] ?? true) !== false)
+      .map((kind) => new OfferExchange(kp1, kind, behaviour[kind] === 'reject', emit));
     kp1.on('commands', (commandType: string, commands: Kp1Command[]) => this.receive(commandType, commands));
+    kp1.on('push', (extension: string, resource: string, payload: unknown) => {
+      if (resource === OFFER_RESOURCE) void this.offers.find((offer) => offer.extension === extension)?.offered(payload);
+    });
     kp1.once('close', () => {
       const message = `The connection to ${mqttUrl} was lost (is the emulator still running?).`;
       this.emit({ event: 'disconnected', token: this.token, message });
@@ -69,6 +92,14 @@ export class DeviceSimulation implements SimulatedDevice {
 
   get answered(): number {
     return this.answeredCount;
+  }
+
+  get configId(): string | undefined {
+    return this.offers.find((offer) => offer.kind === 'config')?.applied;
+  }
+
+  get softwareVersion(): string | undefined {
+    return this.offers.find((offer) => offer.kind === 'software')?.applied;
   }
 
   get events(): readonly DeviceEvent[] {
@@ -93,10 +124,14 @@ export class DeviceSimulation implements SimulatedDevice {
     if (!this.stopped) this.log.emit(event);
   }
 
-  /** After connecting: metadata, then any commands left outstanding for the types the rules name, then telemetry. */
+  /**
+   * After connecting: metadata; the configuration and software offered (asked with `observe`, so later offers are
+   * pushed); any commands left outstanding for the types the rules name; the upload; then telemetry.
+   */
   async start(): Promise<void> {
     this.emit({ event: 'connected', token: this.token, appVersion: this.appVersion, mqttUrl: this.mqttUrl, ...(this.endpointId ? { endpointId: this.endpointId } : {}) });
     if (this.behaviour.metadata) await this.publishMetadata(this.behaviour.metadata);
+    for (const offer of this.offers) await offer.start();
     for (const commandType of Object.keys(this.behaviour.rules?.commands ?? {})) {
       try {
         this.receive(commandType, await this.kp1.poll(commandType));
@@ -104,6 +139,7 @@ export class DeviceSimulation implements SimulatedDevice {
         this.emit({ event: 'error', token: this.token, message: (err as Error).message });
       }
     }
+    if (this.behaviour.upload !== undefined && !this.stopped) await this.upload(this.behaviour.upload);
     const telemetry = this.behaviour.telemetry;
     if (telemetry && !this.stopped) this.telemetryTimer = setInterval(() => void this.publishSample(telemetry.makeSample()), telemetry.intervalMs);
   }
@@ -115,6 +151,17 @@ export class DeviceSimulation implements SimulatedDevice {
       else this.emit({ event: 'error', token: this.token, statusCode: reply.statusCode, message: `metadata rejected: ${reply.reasonPhrase ?? ''}`.trim() });
     } catch (err) {
       this.emit({ event: 'error', token: this.token, message: `metadata: ${(err as Error).message}` });
+    }
+  }
+
+  private async upload(path: string): Promise<void> {
+    try {
+      if (!this.rest) throw new Error("the emulator's REST URL is not known");
+      const blob = await uploadBlobFile(this.rest, await requestUploadToken(this.kp1), path);
+      this.emit({ event: 'uploaded', token: this.token, blobId: blob.id, name: blob.name, size: blob.size, url: blob.url });
+    } catch (err) {
+      const statusCode = err instanceof EmulatorHttpError ? { statusCode: err.status } : {};
+      this.emit({ event: 'error', token: this.token, ...statusCode, message: `upload of ${path}: ${(err as Error).message}` });
     }
   }
 

@@ -18,6 +18,16 @@ export type DeviceEvent =
   | { event: 'ignored'; token: string; commandType: string; commandId: number }
   /** One per sample sent: `accepted`, or refused with the server's status code and reason (or why no reply came). */
   | { event: 'telemetry'; token: string; sample: Record<string, unknown>; accepted: boolean; statusCode?: number; message?: string }
+  /** The configuration offered over `cmx`; `configId: ""` (and `config: null`) is "no configuration". */
+  | { event: 'config'; token: string; configId: string; config: unknown }
+  | { event: 'config-applied'; token: string; configId: string }
+  | { event: 'config-rejected'; token: string; configId: string; statusCode: number; reasonPhrase: string }
+  /** The software offered over `cmx_ota`; `version: ""` (and `specification: null`) is "nothing offered". */
+  | { event: 'software'; token: string; version: string; specification: unknown }
+  | { event: 'software-applied'; token: string; version: string }
+  | { event: 'software-rejected'; token: string; version: string; statusCode: number; reasonPhrase: string }
+  /** A file uploaded as a blob (`--upload`): the blob's id, size and download URL. */
+  | { event: 'uploaded'; token: string; blobId: string; name: string; size: number; url: string }
   | { event: 'error'; token: string; message: string; statusCode?: number }
   /** The MQTT connection ended without `stop()`: the device has stopped. */
   | { event: 'disconnected'; token: string; message: string };

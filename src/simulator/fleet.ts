@@ -5,6 +5,11 @@ import { DeviceSimulation, type DeviceBehaviour } from './device.js';
 import { DeviceConnectError, type ConnectFailure } from './errors.js';
 import { DeviceEvents, type DeviceEvent } from './events.js';
 
+export interface MqttLogin {
+  username: string;
+  password?: string;
+}
+
 /** One device to simulate: its token, and its endpoint id (to register, or as known). */
 export interface DeviceIdentity {
   token?: string;
@@ -18,6 +23,10 @@ export interface FleetOptions {
   behaviour: DeviceBehaviour;
   /** Registers every device first (`POST /epr/api/v1/endpoints`); tokens and ids left out are generated. */
   registerWith?: EmulatorClient;
+  /** The emulator's REST side, for `behaviour.upload`. */
+  rest?: EmulatorClient;
+  /** MQTT login of every device (CONNECT username and password). */
+  login?: MqttLogin;
   /** Every event of every device, as it happens (also those before the devices are returned). */
   onEvent?: (event: DeviceEvent) => void;
 }
@@ -46,13 +55,13 @@ export async function inBatches<T, R>(items: T[], limit: number, work: (item: T,
 export async function startFleet(options: FleetOptions): Promise<DeviceSimulation[]> {
   const logs = options.devices.map(() => new DeviceEvents(options.onEvent));
   const identities = options.registerWith ? await registerAll(options.registerWith, options, logs) : options.devices;
-  const connections = await inBatches(identities, CONNECT_CONCURRENCY, ({ token }) => connectKp1(options.mqttUrl, options.appVersion, token!));
+  const connections = await inBatches(identities, CONNECT_CONCURRENCY, ({ token }) => connectKp1(options, token!));
   const failures = connections.filter((c): c is ConnectFailure => !(c instanceof Kp1Device));
   if (failures.length > 0) {
     await Promise.all(connections.map((c) => (c instanceof Kp1Device ? c.close() : undefined)));
     throw new DeviceConnectError(failures);
   }
-  const devices = (connections as Kp1Device[]).map((kp1, i) => new DeviceSimulation(kp1, options.behaviour, options.mqttUrl, identities[i].endpointId, logs[i]));
+  const devices = (connections as Kp1Device[]).map((kp1, i) => new DeviceSimulation(kp1, options.behaviour, options.mqttUrl, identities[i].endpointId, logs[i], options.rest));
   await Promise.all(devices.map((device) => device.start()));
   return devices;
 }
@@ -61,18 +70,30 @@ export async function startFleet(options: FleetOptions): Promise<DeviceSimulatio
  * Connects, then asks the time: a wrong token or application version is refused at once rather than leaving a
  * device that never hears of its commands, and the connection now speaks for the endpoint (spec 4, Pushes).
  */
-async function connectKp1(mqttUrl: string, appVersion: string, token: string): Promise<Kp1Device | ConnectFailure> {
+async function connectKp1({ mqttUrl, appVersion, login }: FleetOptions, token: string): Promise<Kp1Device | ConnectFailure> {
   let device: Kp1Device;
   try {
-    device = await Kp1Device.connect({ mqttUrl, appVersion, token });
+    device = await Kp1Device.connect({ mqttUrl, appVersion, token, ...login });
   } catch (err) {
-    return { token, message: `Cannot connect to ${mqttUrl}: ${(err as Error).message || (err as NodeJS.ErrnoException).code}` };
+    return { token, message: connectFailure(mqttUrl, err as Error & { code?: unknown }, login) };
   }
   const reply = await device.time().catch((err: Error) => ({ ok: false, statusCode: undefined, reasonPhrase: err.message }));
   if (reply.ok) return device;
   await device.close();
   const status = reply.statusCode ? `${reply.statusCode} ` : '';
   return { token, message: `The broker at ${mqttUrl} refused the token for ${appVersion}: ${status}${reply.reasonPhrase ?? ''}`.trim() };
+}
+
+/** CONNACK return codes 4 and 5 (MQTT 3.1.1): the login was refused. */
+const LOGIN_REFUSALS: Record<number, (login: MqttLogin | undefined) => string> = {
+  4: (login) => (login ? `bad user name or password (user name "${login.username}")` : 'bad user name or password'),
+  5: (login) => (login ? 'not authorized' : 'not authorized: the broker requires a user name and password'),
+};
+
+function connectFailure(mqttUrl: string, err: Error & { code?: unknown }, login: MqttLogin | undefined): string {
+  const refusal = typeof err.code === 'number' ? LOGIN_REFUSALS[err.code] : undefined;
+  if (refusal) return `The broker at ${mqttUrl} refused the connection (CONNACK ${err.code}): ${refusal(login)}.`;
+  return `Cannot connect to ${mqttUrl}: ${err.message || err.code}`;
 }
 
 async function registerAll(client: EmulatorClient, options: FleetOptions, logs: DeviceEvents[]): Promise<DeviceIdentity[]> {

@@ -1,8 +1,10 @@
+import { open } from 'node:fs/promises';
 import { openEmulator } from './target.js';
 import type { DeviceBehaviour, SimulatedDevice } from './device.js';
 import { SimulatorOptionsError } from './errors.js';
 import type { DeviceEvent, ReceivedCommand } from './events.js';
-import { startFleet } from './fleet.js';
+import { startFleet, type MqttLogin } from './fleet.js';
+import type { OfferHandling } from './offers.js';
 import { loadRules, validateRules, type Answer, type Rules } from './rules.js';
 import { parseTelemetrySpec, type SampleMaker } from './telemetry.js';
 
@@ -16,11 +18,17 @@ export interface BehaviourOptions {
   metadata?: Record<string, unknown>;
   /** Data samples sent every `intervalMs` (default 1000) to `dcx` `json`: a spec like `"temp=20..25,n=seq"`, or a function. */
   telemetry?: { sample: string | SampleMaker; intervalMs?: number };
+  /** The configuration offered over `cmx`: applied (true, default), reported rejected ('reject'), or not asked (false). */
+  config?: OfferHandling;
+  /** The software offered over `cmx_ota`: applied (true, default), reported rejected ('reject'), or not asked (false). */
+  software?: OfferHandling;
+  /** A file to upload once as a blob, after the metadata (`bcx` upload token, then `POST /bcx/api/v1/binary-data`). */
+  upload?: string;
 }
 
 export interface SimulateDeviceOptions extends BehaviourOptions {
   /** The emulator: the handle `startEmulator()` returns (its `url` and `mqttUrl`), or the REST URL of a running one. */
-  emulator?: string | { url: string; mqttUrl?: string };
+  emulator?: string | { url: string; mqttUrl?: string; adminToken?: string };
   /** The broker; default: the emulator's `mqttUrl`, else what its `GET /_emu/health` reports. */
   mqttUrl?: string;
   appVersion: string;
@@ -34,6 +42,12 @@ export interface SimulateDeviceOptions extends BehaviourOptions {
   accessToken?: string;
   /** Tenant of that fetched test token (default: the default tenant). */
   tenant?: string;
+  /** With auth on, the control plane's admin token that fetching a test token needs (default: the handle's `adminToken`). */
+  adminToken?: string;
+  /** MQTT login (CONNECT username), for a broker with `mqttAuth: 'basic'`. */
+  username?: string;
+  /** MQTT login password; needs `username`. */
+  password?: string;
   /** Every event as it happens, including `registered` and `connected` before the device is returned. */
   onEvent?: (event: DeviceEvent) => void;
 }
@@ -47,19 +61,50 @@ export async function behaviourFrom(options: BehaviourOptions): Promise<DeviceBe
     if (!Number.isInteger(intervalMs) || intervalMs < 1) throw new SimulatorOptionsError(`telemetry.intervalMs must be a whole number of milliseconds of at least 1; got ${intervalMs}.`);
     telemetry = { makeSample: typeof sample === 'string' ? parseTelemetrySpec(sample) : sample, intervalMs };
   }
-  return { rules, decide: options.decide, metadata: options.metadata, telemetry };
+  for (const kind of ['config', 'software'] as const) {
+    const handling = options[kind];
+    if (handling !== undefined && typeof handling !== 'boolean' && handling !== 'reject') throw new SimulatorOptionsError(`${kind} must be true, false or 'reject'; got ${JSON.stringify(handling)}.`);
+  }
+  if (options.upload !== undefined) await checkReadable(options.upload);
+  return { rules, decide: options.decide, metadata: options.metadata, telemetry, config: options.config, software: options.software, upload: options.upload };
+}
+
+/** The file to upload is opened once before any connection: a typo is an options error, not a failed upload later. */
+async function checkReadable(path: string): Promise<void> {
+  try {
+    const file = await open(path, 'r');
+    try {
+      if (!(await file.stat()).isFile()) throw new Error('not a regular file');
+    } finally {
+      await file.close();
+    }
+  } catch (err) {
+    throw new SimulatorOptionsError(`Cannot read the file to upload, ${path}: ${(err as Error).message}`);
+  }
+}
+
+/** The MQTT login, if any: a password needs a user name (MQTT 3.1.1 sends none without one). */
+export function mqttLogin(options: { username?: string; password?: string }): MqttLogin | undefined {
+  if (options.password !== undefined && !options.username) throw new SimulatorOptionsError('A password needs a user name to log in with.');
+  if (!options.username) return undefined;
+  return { username: options.username, ...(options.password !== undefined ? { password: options.password } : {}) };
 }
 
 /**
  * Connects one simulated device to the emulator's broker and starts it. Resolves once it is connected, its
- * metadata published and the commands left outstanding for the types its rules name picked up.
+ * metadata published, the configuration and software offered handled, the commands left outstanding for the types
+ * its rules name picked up and its file uploaded.
  */
 export async function simulateDevice(options: SimulateDeviceOptions): Promise<SimulatedDevice> {
   if (!options.token && !options.register) throw new SimulatorOptionsError('Give the endpoint token (token), or register a new endpoint (register: true).');
   const behaviour = await behaviourFrom(options);
+  const login = mqttLogin(options);
   const emulator = typeof options.emulator === 'string' ? { url: options.emulator } : options.emulator;
   let mqttUrl = options.mqttUrl ?? emulator?.mqttUrl;
-  const target = options.register || !mqttUrl ? await openEmulator(requireUrl(emulator?.url, Boolean(options.register)), options) : undefined;
+  // Why the REST side is needed, as the end of the message when the emulator's URL is missing.
+  const needsRest = options.register ? ' to register the endpoint' : options.upload !== undefined ? ' to upload a file' : !mqttUrl ? ', or mqttUrl' : undefined;
+  const auth = { ...options, adminToken: options.adminToken ?? emulator?.adminToken };
+  const target = needsRest ? await openEmulator(requireUrl(emulator?.url, needsRest), auth) : undefined;
   mqttUrl ??= target?.health.mqtt?.url;
   if (!mqttUrl) throw new SimulatorOptionsError(`The emulator at ${emulator?.url} reports no MQTT URL; give mqttUrl.`);
   const [device] = await startFleet({
@@ -68,12 +113,14 @@ export async function simulateDevice(options: SimulateDeviceOptions): Promise<Si
     mqttUrl,
     behaviour,
     registerWith: options.register ? target!.client : undefined,
+    rest: target?.client,
+    login,
     onEvent: options.onEvent,
   });
   return device;
 }
 
-function requireUrl(url: string | undefined, registering: boolean): string {
+function requireUrl(url: string | undefined, why: string): string {
   if (url) return url;
-  throw new SimulatorOptionsError(`Give the emulator (the handle startEmulator returns, or its URL)${registering ? ' to register the endpoint' : ', or mqttUrl'}.`);
+  throw new SimulatorOptionsError(`Give the emulator (the handle startEmulator returns, or its URL)${why}.`);
 }

@@ -1,5 +1,6 @@
 import { execa, type ResultPromise } from 'execa';
 import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -173,7 +174,8 @@ describe('platform-emu device', async () => {
     const registered = [await sim.next('registered', (e) => e.endpointId === 'fleet-01'), await sim.next('registered', (e) => e.endpointId === 'fleet-02')];
     expect(registered.map((e) => e.token)).toEqual(['fleet-1-token', 'fleet-2-token']);
     await sim.next('metadata', (e) => e.token === 'fleet-2-token');
-    expect((await rest('GET', '/epr/api/v1/endpoints/fleet-01?include=metadata')).body.metadata).toEqual({ sim: true });
+    // The software the devices are offered and apply adds `softwareVersion`, perhaps later.
+    expect((await rest('GET', '/epr/api/v1/endpoints/fleet-01?include=metadata')).body.metadata).toMatchObject({ sim: true });
 
     const echoed = await rest('POST', '/cex/api/v1/endpoints/fleet-02/commands/locate?waitTimeout=20', { body: { precise: true } });
     expect(echoed.body).toEqual({ precise: true });
@@ -181,6 +183,52 @@ describe('platform-emu device', async () => {
     await sim.next('answered', (e) => e.token === 'fleet-2-token');
     expect((await sim.interrupt()).exitCode).toBe(0);
     expect(sim.events.at(-1)).toMatchObject({ event: 'stopped', devices: 2, answered: 1 });
+  });
+
+  it('simulate shows the configuration and software it applies as events; --reject-config and --no-software change that', async () => {
+    const sim = simulator('--app-version', 'smart-meter-v1', '--token', 'meter-002-token', ...url);
+    await sim.next('software', (e) => e.version === '');
+    const offers = sim.events.filter((e) => e.event.startsWith('config') || e.event.startsWith('software')).map(({ time: _time, token: _token, ...e }) => e);
+    expect(offers).toEqual([
+      { event: 'config', configId: expect.any(String), config: { reportingIntervalSeconds: 900, tariff: 'flat' } },
+      { event: 'config-applied', configId: offers[0].configId },
+      { event: 'software', version: '1.0.0', specification: expect.any(Object) },
+      { event: 'software-applied', version: '1.0.0' },
+      { event: 'software', version: '1.1.0', specification: expect.any(Object) },
+      { event: 'software-applied', version: '1.1.0' },
+      { event: 'software', version: '', specification: null },
+    ]);
+    expect((await sim.interrupt()).exitCode).toBe(0);
+
+    const rejecting = simulator('--app-version', 'smart-meter-v1', '--token', 'meter-003-token', '--reject-config', '--no-software', ...url);
+    expect(await rejecting.next('config-rejected')).toMatchObject({ statusCode: 400, reasonPhrase: 'Rejected by the simulated device.' });
+    // A command answered after start: no software was asked for.
+    expect((await rest('POST', '/cex/api/v1/endpoints/meter-003/commands/ping?waitTimeout=20', { body: {} })).status).toBe(200);
+    await rejecting.next('answered');
+    expect(rejecting.events.map((e) => e.event)).toEqual(['connected', 'config', 'config-rejected', 'command', 'answered']);
+    expect((await rejecting.interrupt()).exitCode).toBe(0);
+
+    const both = await cli('device', 'simulate', '--app-version', 'smart-meter-v1', '--token', 'meter-003-token', '--no-config', '--reject-config', ...url);
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain("'--reject-config' cannot be used with option '--no-config'");
+  });
+
+  it('simulate --upload uploads the file as a blob of the endpoint: listed, and downloaded byte for byte', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'device-upload-')), 'photo.jpg');
+    const bytes = randomBytes(70_000);
+    await writeFile(file, bytes);
+    const sim = simulator('--app-version', 'tracker-v1', '--token', 'tracker-002-token', '--upload', file, '--no-config', '--no-software', ...url);
+    const uploaded = await sim.next('uploaded');
+    expect(uploaded).toMatchObject({ token: 'tracker-002-token', blobId: expect.any(String), name: 'photo.jpg', size: 70_000, url: expect.any(String) });
+    const listed = await rest('GET', '/bcx/api/v1/applications/tracker/binary-data/list?endpointId=tracker-002');
+    expect(listed.body).toEqual([expect.objectContaining({ id: uploaded.blobId, endpointId: 'tracker-002', name: 'photo.jpg', size: 70_000, url: uploaded.url })]);
+    const download = await fetch(uploaded.url);
+    expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+    expect((await sim.interrupt()).exitCode).toBe(0);
+
+    const missing = await cli('device', 'simulate', '--app-version', 'tracker-v1', '--token', 'tracker-002-token', '--upload', `${file}.missing`, ...url);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toBe(`platform-emu: Cannot read the file to upload, ${file}.missing: ENOENT: no such file or directory, open '${file}.missing'`);
   });
 
   it('--interactive without a terminal is a usage error (exit 2), not a prompt nobody can answer', async () => {
@@ -260,6 +308,26 @@ describe('platform-emu device against an emulator with --auth on', async () => {
     const badToken = await cli('device', 'register', '--app-version', 'tracker-v1', '--access-token', 'not-a-jwt', '--url', emulator.url);
     expect(badToken.exitCode).toBe(1);
     expect(badToken.stderr).toContain('401');
+  });
+});
+
+describe('platform-emu device simulate against a broker with --mqtt-auth basic', async () => {
+  const emulator = await startTestEmulator({ mqttAuth: 'basic' });
+  const args = ['--app-version', 'smart-meter-v1', '--token', 'meter-001-token', '--no-config', '--no-software', '--url', emulator.url];
+
+  it('--username and --password log in; a refused login is an error event and exit 1', async () => {
+    const sim = simulator(...args, '--username', 'meter-001', '--password', 'meter-001-password');
+    await sim.next('connected');
+    expect((await api(emulator)('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=20', { body: { n: 1 } })).body).toEqual({ n: 1 });
+    expect((await sim.interrupt()).exitCode).toBe(0);
+
+    const wrong = await cli('device', 'simulate', '--json', ...args, '--username', 'meter-001', '--password', 'wrong');
+    expect(wrong.exitCode).toBe(1);
+    expect(JSON.parse(wrong.stdout.trim().split('\n')[0])).toMatchObject({
+      event: 'error',
+      token: 'meter-001-token',
+      message: `The broker at ${emulator.mqttUrl} refused the connection (CONNACK 4): bad user name or password (user name "meter-001").`,
+    });
   });
 });
 

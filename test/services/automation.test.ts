@@ -244,7 +244,7 @@ describe('automation connector', async () => {
       expect((await emu('GET', EMAIL, { token: globex })).body).toEqual([]);
       expect((await emu('PUT', `${EMAIL}/verify`, { body: [created.body.id], token: globex })).status).toBe(404);
       expect((await emu('DELETE', `${EMAIL}/${created.body.id}`, { token: globex })).status).toBe(404);
-      const [mail] = (await emu('GET', '/_emu/mail?to=secure@acme.test')).body;
+      const [mail] = (await emu('GET', '/_emu/mail?to=secure@acme.test', { token: secured.adminToken })).body;
       const opened = await emu('GET', mail.links[0].slice(secured.url.length));
       expect(opened.status).toBe(200);
       expect(opened.body.state).toBe('VERIFIED');

@@ -53,7 +53,7 @@ describe('platform scopes belong to the platform administrator, not to a tenant'
     const platform = await tokenFor(emulator, { platform: true });
     expect(jwt.decode(platform)).toMatchObject({ tenant_id: 'acme', sub: 'admin@platform.test' });
     expect((await call('GET', `${TM}/tenants/globex`, { token: platform })).status).toBe(200);
-    const named = await call('POST', '/_emu/token', { body: { platform: true, tenant: 'globex' } });
+    const named = await call('POST', '/_emu/token', { body: { platform: true, tenant: 'globex' }, token: emulator.adminToken });
     expect(named.status).toBe(400);
     expect(named.body.message).toMatch(/do not name a tenant/);
   });
@@ -61,7 +61,7 @@ describe('platform scopes belong to the platform administrator, not to a tenant'
   describe('platform-emu token --platform', () => {
     beforeAll(assertBuilt);
     it('prints the platform administrator’s token', async () => {
-      const result = await cli(['token', '--url', emulator.url, '--platform', '--json']);
+      const result = await cli(['token', '--url', emulator.url, '--platform', '--json'], { env: { PLATFORM_EMU_ADMIN_TOKEN: emulator.adminToken } });
       expect(result.exitCode, String(result.stderr)).toBe(0);
       const { token, claims } = JSON.parse(String(result.stdout));
       expect(claims).toMatchObject({ tenant_id: 'acme', sub: 'admin@platform.test' });
@@ -160,18 +160,18 @@ describe('fixture and import passwords', async () => {
   });
 
   it("a fixture tenant without clients still has the working backend client its record names", async () => {
-    const state = (await call('GET', '/_emu/state')).body;
+    const state = (await call('GET', '/_emu/state?includeSecrets=true', { token: emulator.adminToken })).body;
     const tenant = state.collections.tenants.solo;
     const issued = await grant(emulator.url, 'solo', { grant_type: 'client_credentials', client_id: tenant.client_backend_id, client_secret: tenant.client_backend_secret });
     expect(issued.status).toBe(200);
   });
 
   it('a state import keeps hashes as they are, and refuses a clear password', async () => {
-    const state = (await call('GET', '/_emu/state')).body;
-    expect((await call('PUT', '/_emu/state', { body: state })).status).toBe(204);
+    const state = (await call('GET', '/_emu/state?includeSecrets=true', { token: emulator.adminToken })).body;
+    expect((await call('PUT', '/_emu/state', { body: state, token: emulator.adminToken })).status).toBe(204);
     expect((await grant(emulator.url, 'solo', { grant_type: 'password', username: 'hashed', password: 'from-a-hash' })).status).toBe(200);
     state.collections['realm-users']['solo/clear'].passwordHash = 'in-clear';
-    const refused = await call('PUT', '/_emu/state', { body: state });
+    const refused = await call('PUT', '/_emu/state', { body: state, token: emulator.adminToken });
     expect(refused.status).toBe(400);
     expect(refused.body.message).toMatch(/realm-users\["solo\/clear"\].*passwordHash must match pattern/);
   });

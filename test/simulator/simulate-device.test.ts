@@ -70,13 +70,15 @@ describe('simulateDevice against an emulator in the same process', async () => {
     const device = await simulate({ appVersion: 'tracker-v1', register: true, metadata: { sim: true }, onEvent: (event) => events.push(event) });
     expect(device.endpointId).toEqual(expect.any(String));
     expect(device.token).toEqual(expect.any(String));
-    // Everything before the handle came back went to onEvent and is kept in the device's events.
-    expect(events.map((e) => e.event)).toEqual(['registered', 'connected', 'metadata']);
+    // Applying 3.2.0 left nothing more to offer: that is pushed, after the handle came back or before.
+    await device.next('software', (e) => e.version === '');
+    // Everything before the handle came back went to onEvent too, and is kept in the device's events.
+    expect(events.map((e) => e.event)).toEqual(['registered', 'connected', 'metadata', 'config', 'config-applied', 'software', 'software-applied', 'software']);
     expect(device.events).toEqual(events);
     expect(events[0]).toMatchObject({ endpointId: device.endpointId, token: device.token, appVersion: 'tracker-v1' });
 
     const endpoint = await rest('GET', `/epr/api/v1/endpoints/${device.endpointId}?include=metadata`);
-    expect(endpoint.body.metadata).toEqual({ sim: true });
+    expect(endpoint.body.metadata).toEqual({ sim: true, softwareVersion: '3.2.0' });
     const echoed = await rest('POST', `/cex/api/v1/endpoints/${device.endpointId}/commands/locate?waitTimeout=20`, { body: { precise: true, n: [1, 2] } });
     expect(echoed.status).toBe(200);
     expect(echoed.body).toEqual({ precise: true, n: [1, 2] });
@@ -107,16 +109,19 @@ describe('simulateDevice against an emulator in the same process', async () => {
     expect(await device.next('answered')).toMatchObject({ statusCode: 201, reasonPhrase: 'Made' });
   });
 
-  it('sends a telemetry sample every interval, each accepted and readable through the time series at once', async () => {
+  it('sends a telemetry sample every interval; each one reported accepted is readable at once through time-series/last', async () => {
     let made = 0;
-    const device = await simulate({ appVersion: 'tracker-v1', token: 'tracker-001-token', telemetry: { sample: () => ({ n: ++made }), intervalMs: 10 } });
+    const device = await simulate({ appVersion: 'tracker-v1', token: 'tracker-001-token', telemetry: { sample: () => ({ n: ++made, timestamp: 1714146067000 + made }), intervalMs: 10 } });
     const third = await device.next('telemetry', (e) => e.sample.n === 3);
-    expect(third).toMatchObject({ token: 'tracker-001-token', accepted: true });
+    expect(third).toEqual({ event: 'telemetry', token: 'tracker-001-token', sample: { n: 3, timestamp: 1714146067003 }, accepted: true });
     const last = await rest('GET', '/epts/api/v1/applications/tracker/time-series/last?endpointId=tracker-001&timeSeriesName=n');
     expect(last.status).toBe(200);
-    expect(last.body['tracker-001'].n[0].values.value).toBeGreaterThanOrEqual(3);
+    const [point] = last.body['tracker-001'].n;
+    // The third sample at least; a later one may have been stored since.
+    expect(point.values.value).toBeGreaterThanOrEqual(3);
+    expect(Date.parse(point.timestamp)).toBe(1714146067000 + point.values.value);
     const reported = device.events.filter((e) => e.event === 'telemetry');
-    expect(reported.map((e) => e.sample.n).sort()).toEqual(expect.arrayContaining([1, 2, 3]));
+    expect(reported.map((e) => e.sample.n)).toEqual(expect.arrayContaining([1, 2, 3]));
     expect(device.events.some((e) => e.event === 'error')).toBe(false);
   });
 
@@ -129,7 +134,7 @@ describe('simulateDevice against an emulator in the same process', async () => {
   });
 
   it('stop() disconnects: the endpoint goes offline, later waits reject, and commands stay pending', async () => {
-    const device = await simulate({ appVersion: 'tracker-v1', token: 'tracker-003-token' });
+    const device = await simulate({ appVersion: 'tracker-v1', token: 'tracker-003-token', config: false, software: false });
     const online = async () => (await rest('GET', '/_emu/health')).body.mqtt.onlineEndpoints as number;
     const before = await online();
     await device.stop();
@@ -140,7 +145,7 @@ describe('simulateDevice against an emulator in the same process', async () => {
   });
 
   it('next() with timeoutMs rejects naming the events seen', async () => {
-    const device = await simulate({ appVersion: 'tracker-v1', token: 'tracker-004-token' });
+    const device = await simulate({ appVersion: 'tracker-v1', token: 'tracker-004-token', config: false, software: false });
     await expect(device.next('answered', undefined, { timeoutMs: 20 })).rejects.toThrow('No "answered" event: none within 20 ms (events so far: connected).');
   });
 
@@ -181,9 +186,12 @@ describe('simulateDevice when the emulator goes away or wants tokens', () => {
 
   it('registers against an emulator with auth on, fetching a test token unless one is given', async () => {
     const emulator = await startTestEmulator({ auth: 'on' });
-    const device = await simulateDevice({ emulator: emulator.url, appVersion: 'tracker-v1', register: true, endpointId: 'authed-sim-1' });
+    // By URL, the control plane's admin token must be given; the handle carries its own.
+    await expect(simulateDevice({ emulator: emulator.url, appVersion: 'tracker-v1', register: true })).rejects.toThrow(/admin token/);
+    const device = await simulateDevice({ emulator: emulator.url, adminToken: emulator.adminToken, appVersion: 'tracker-v1', register: true, endpointId: 'authed-sim-1' });
     running.push(device);
     expect(device.endpointId).toBe('authed-sim-1');
+    running.push(await simulateDevice({ emulator, appVersion: 'tracker-v1', register: true, endpointId: 'authed-sim-2' }));
     expect(device.mqttUrl).toBe(emulator.mqttUrl);
     await expect(simulateDevice({ emulator, appVersion: 'tracker-v1', register: true, accessToken: 'not-a-jwt' })).rejects.toThrow(/401/);
   });

@@ -35,6 +35,24 @@ function human(line: Line): string {
     }
     case 'ignored':
       return `${chalk.yellow('ignored')} ${chalk.bold(line.commandType)} #${line.commandId} (rule "ignore": never answered)`;
+    case 'config':
+      return line.configId === ''
+        ? `${chalk.cyan('config')} none offered (no configuration for this version)`
+        : [`${chalk.cyan('config')} ${chalk.bold(line.configId)} offered`, chalk.dim(compact(line.config))].filter(Boolean).join(' ');
+    case 'config-applied':
+      return `${chalk.green('config-applied')} ${chalk.bold(line.configId)}`;
+    case 'config-rejected':
+      return `${chalk.yellow('config-rejected')} ${chalk.bold(line.configId)} ${chalk.yellow(`${line.statusCode} ${line.reasonPhrase}`)}`;
+    case 'software':
+      return line.version === ''
+        ? `${chalk.cyan('software')} none offered`
+        : [`${chalk.cyan('software')} ${chalk.bold(line.version)} offered`, chalk.dim(compact(line.specification))].filter(Boolean).join(' ');
+    case 'software-applied':
+      return `${chalk.green('software-applied')} ${chalk.bold(line.version)}`;
+    case 'software-rejected':
+      return `${chalk.yellow('software-rejected')} ${chalk.bold(line.version)} ${chalk.yellow(`${line.statusCode} ${line.reasonPhrase}`)}`;
+    case 'uploaded':
+      return `${chalk.green('uploaded')} ${line.name} as blob ${chalk.bold(line.blobId)} (${line.size} bytes) ${chalk.dim(line.url)}`;
     case 'telemetry':
       return chalk.dim(`telemetry ${compact(line.sample)}`);
     case 'error':

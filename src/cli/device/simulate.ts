@@ -16,6 +16,15 @@ export interface SimulateOptions extends TargetOptions {
   interval: number;
   json?: boolean;
   mqttUrl?: string;
+  /** false with `--no-config`. */
+  config: boolean;
+  rejectConfig?: boolean;
+  /** false with `--no-software`. */
+  software: boolean;
+  rejectSoftware?: boolean;
+  upload?: string;
+  username?: string;
+  password?: string;
 }
 
 function telemetrySpec(value: string): SampleMaker {
@@ -48,15 +57,25 @@ export function simulateCommand(): Command {
     .addOption(new Option('--metadata <json>', 'metadata (JSON object) published on connect (epmx update/keys)').argParser(parseJsonObject))
     .addOption(new Option('--telemetry <spec>', 'data samples to publish (dcx json), like "temperature=20..25,state=on|off,n=seq"').argParser(telemetrySpec))
     .addOption(new Option('--interval <ms>', 'milliseconds between telemetry samples').default(1000).argParser(parsePositiveInt))
-    .option('--json', 'one JSON line per event on stdout (registered, connected, metadata, command, answered, ignored, telemetry, error, stopped)')
-    .addOption(new Option('--mqtt-url <url>', "MQTT URL of the KP1 broker (default: the emulator's, from /_emu/health)").env('PLATFORM_EMU_MQTT_URL'));
+    .option('--no-config', 'do not ask for the configuration (cmx); by default it is applied and reported applied')
+    .addOption(new Option('--reject-config', 'report every configuration offered as rejected (statusCode 400)').conflicts('config'))
+    .option('--no-software', 'do not ask for software (cmx_ota); by default each version offered is applied and reported applied')
+    .addOption(new Option('--reject-software', 'report every software version offered as rejected (statusCode 400)').conflicts('software'))
+    .option('--upload <file>', 'upload this file once as a blob (bcx upload token, then POST /bcx/api/v1/binary-data)')
+    .option(
+      '--json',
+      'one JSON line per event on stdout (registered, connected, metadata, config, config-applied, config-rejected, software, software-applied, software-rejected, uploaded, command, answered, ignored, telemetry, error, stopped)',
+    )
+    .addOption(new Option('--mqtt-url <url>', "MQTT URL of the KP1 broker (default: the emulator's, from /_emu/health)").env('PLATFORM_EMU_MQTT_URL'))
+    .addOption(new Option('--username <name>', 'MQTT login user name (for an emulator started with --mqtt-auth basic)').env('PLATFORM_EMU_MQTT_USERNAME'))
+    .addOption(new Option('--password <password>', 'MQTT login password').env('PLATFORM_EMU_MQTT_PASSWORD'));
   for (const option of targetOptions()) command.addOption(option);
   return command
     .addHelpText(
       'after',
       `
-Runs until Ctrl-C (exit 0); exits 1 when a connection fails or is lost, 2 for usage errors (also a bad --rules file,
-or --interactive without a terminal).
+Runs until Ctrl-C (exit 0); exits 1 when a connection fails or is lost (also a login the broker refuses), 2 for
+usage errors (also a bad --rules file, an --upload file that cannot be read, or --interactive without a terminal).
 
 Examples:
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token
@@ -64,7 +83,9 @@ Examples:
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-002-token --interactive
   $ platform-emu device simulate --app-version smart-meter-v1 --fleet 3 --token 'meter-{nnn}-token'
   $ platform-emu device simulate --app-version tracker-v1 --register --fleet 50 --telemetry 'lat=52.0..52.6,lon=13.0..13.8' --interval 5000
-  $ platform-emu device simulate --app-version smart-meter-v1 --token meter-003-token --metadata '{"firmware":"1.2.0"}'`,
+  $ platform-emu device simulate --app-version smart-meter-v1 --token meter-003-token --metadata '{"firmware":"1.2.0"}'
+  $ platform-emu device simulate --app-version smart-meter-v1 --token meter-002-token --upload photo.jpg
+  $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token --username meter-001 --password meter-001-password`,
     )
     .action(run);
 }

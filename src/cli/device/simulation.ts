@@ -1,7 +1,7 @@
 import type { DeviceSimulation } from '../../simulator/device.js';
 import { DeviceConnectError } from '../../simulator/errors.js';
 import { startFleet } from '../../simulator/fleet.js';
-import { behaviourFrom } from '../../simulator/simulate-device.js';
+import { behaviourFrom, mqttLogin } from '../../simulator/simulate-device.js';
 import { planFleet } from './plan.js';
 import { createReporter, type Report } from './reporter.js';
 import type { SimulateOptions } from './simulate.js';
@@ -34,15 +34,28 @@ async function simulate(options: SimulateOptions, report: Report): Promise<numbe
     decide: options.interactive ? (await import('./interactive.js')).interactiveDecider(() => requestStop(0)) : undefined,
     metadata: options.metadata,
     telemetry: options.telemetry ? { sample: options.telemetry, intervalMs: options.interval } : undefined,
+    config: options.rejectConfig ? 'reject' : options.config,
+    software: options.rejectSoftware ? 'reject' : options.software,
+    upload: options.upload,
   });
-  const target = options.register || !options.mqttUrl ? await connectTarget(options) : undefined;
+  const login = mqttLogin(options);
+  const target = options.register || options.upload !== undefined || !options.mqttUrl ? await connectTarget(options) : undefined;
   const mqttUrl = mqttUrlOf(target, options);
   const onEvent: Report = (event) => {
     report(event);
     if (event.event === 'disconnected') requestStop(1);
   };
   try {
-    devices = await startFleet({ appVersion: options.appVersion, devices: plan, mqttUrl, behaviour, registerWith: options.register ? target!.client : undefined, onEvent });
+    devices = await startFleet({
+      appVersion: options.appVersion,
+      devices: plan,
+      mqttUrl,
+      behaviour,
+      registerWith: options.register ? target!.client : undefined,
+      rest: target?.client,
+      login,
+      onEvent,
+    });
   } catch (err) {
     if (!(err instanceof DeviceConnectError)) throw err;
     for (const failure of err.failures) report({ event: 'error', token: failure.token, message: failure.message });
