@@ -1,15 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
-import { emptyDocument, SCHEMA_VERSION, setOwn, type LogLine, type Mutation, type StateDocument, type StoredRecord } from './document.js';
+import { emptyDocument, SCHEMA_VERSION, type LogLine, type Mutation, type StateDocument, type StoredRecord } from './document.js';
 import { checkDocument, checkMutation } from './checks.js';
 import { StoreError, StoreValueError, StoreWriteError } from './errors.js';
-import { indexAdd, indexRemove, type Index, type IndexKey } from './indexes.js';
+import type { IndexKey } from './indexes.js';
 import { DirectoryLock } from './lock.js';
 import { MutationLog } from './mutation-log.js';
 import { readLog } from './replay.js';
 import { DurableJSONFile } from './snapshot-file.js';
-import { checkSeriesDocument, SeriesCollections, type Series, type SeriesItem } from './series.js';
+import { MemoryState, type Undo } from './memory.js';
+import { checkSeriesDocument, type Series, type SeriesItem } from './series.js';
 
 export interface StoreOptions {
   /** Data directory; ignored with `inMemory`. */
@@ -20,19 +21,6 @@ export interface StoreOptions {
   warn?: (message: string) => void;
   /** Open without taking the lock and without writing (for `token` and `fixtures export` on a stopped directory). */
   readOnly?: boolean;
-}
-
-interface Entry {
-  value: StoredRecord;
-  rev: number;
-}
-
-/** What one applied commit changed, so that it can be undone if its log line never reaches the disk. */
-interface Undo {
-  /** The sequence number before the commit. */
-  seq: number;
-  counters: Record<string, number> | undefined;
-  changes: Array<{ c: string; id: string; previous: Entry | undefined; collectionRev: number | undefined }>;
 }
 
 const changesSeries = (m: Mutation) => m.op === 'append';
@@ -46,14 +34,7 @@ const LOG = 'mutations.jsonl';
  * rejects if they cannot be written). Reads are plain map lookups.
  */
 export class Store {
-  private collections = new Map<string, Map<string, Entry>>();
-  private collectionRevs = new Map<string, number>();
-  private counters = new Map<string, number>();
-  private indexes = new Map<string, Map<string, Index>>();
-  private series = new SeriesCollections();
-  private seq = 0;
-  /** Counters `nextId` advanced since the last commit; the next log line carries them. */
-  private advancedCounters = new Map<string, number>();
+  private state = new MemoryState();
   private log: MutationLog<Undo> | undefined;
   private lock: DirectoryLock | undefined;
   private compacting = false;
@@ -96,12 +77,12 @@ export class Store {
             'Upgrade platform-emu or use another --data directory.',
         );
       }
-      store.load(db.data);
+      store.state.load(db.data, snapshot);
       const size = await store.replay(join(dir, LOG), warn);
       if (!options.readOnly) {
         store.log = await MutationLog.open(join(dir, LOG), size, {
           afterFlush: (bytes) => store.maybeCompact(bytes),
-          lost: (undos) => store.revert(undos),
+          lost: (undos) => store.state.revert(undos),
         });
       }
       return store;
@@ -125,7 +106,7 @@ export class Store {
   }
 
   get revision(): number {
-    return this.seq;
+    return this.state.seq;
   }
 
   /** Why the last write to disk failed, while no write has succeeded since (the emulator reports itself failing). */
@@ -134,58 +115,42 @@ export class Store {
   }
 
   isEmpty(): boolean {
-    for (const records of this.collections.values()) if (records.size > 0) return false;
-    return true;
+    return this.state.isEmpty();
   }
 
   get<T = StoredRecord>(collection: string, id: string): T | undefined {
-    return this.collections.get(collection)?.get(id)?.value as T | undefined;
+    return this.state.get<T>(collection, id);
   }
 
   has(collection: string, id: string): boolean {
-    return this.collections.get(collection)?.has(id) ?? false;
+    return this.state.has(collection, id);
   }
 
   /** The revision of one record (for its ETag), or of the whole collection when `id` is absent. */
   rev(collection: string, id?: string): number {
-    if (id === undefined) return this.collectionRevs.get(collection) ?? 0;
-    return this.collections.get(collection)?.get(id)?.rev ?? 0;
+    return this.state.rev(collection, id);
   }
 
-  *values<T = StoredRecord>(collection: string): IterableIterator<T> {
-    const records = this.collections.get(collection);
-    if (!records) return;
-    for (const entry of records.values()) yield entry.value as T;
+  values<T = StoredRecord>(collection: string): IterableIterator<T> {
+    return this.state.values<T>(collection);
   }
 
   count(collection: string): number {
-    return this.collections.get(collection)?.size ?? 0;
+    return this.state.count(collection);
   }
 
   /** The next integer id of a counter (never reused, also across restarts). */
   nextId(counter: string): number {
-    const next = (this.counters.get(counter) ?? 0) + 1;
-    this.counters.set(counter, next);
-    this.advancedCounters.set(counter, next);
-    return next;
+    return this.state.nextId(counter);
   }
 
   /** A secondary index kept up to date on every commit; `lookup` answers it without a scan. */
   defineIndex(collection: string, name: string, key: IndexKey): void {
-    const index: Index = { key, ids: new Map() };
-    let byName = this.indexes.get(collection);
-    if (!byName) this.indexes.set(collection, (byName = new Map()));
-    byName.set(name, index);
-    for (const [id, entry] of this.collections.get(collection) ?? []) indexAdd(index, id, entry.value);
+    this.state.defineIndex(collection, name, key);
   }
 
   lookup<T = StoredRecord>(collection: string, indexName: string, key: string): T[] {
-    const index = this.indexes.get(collection)?.get(indexName);
-    if (!index) throw new Error(`No index ${indexName} on ${collection}`);
-    const ids = index.ids.get(key);
-    if (!ids) return [];
-    const records = this.collections.get(collection)!;
-    return [...ids].map((id) => records.get(id)!.value as T);
+    return this.state.lookup<T>(collection, indexName, key);
   }
 
   put(collection: string, id: string, value: StoredRecord): Promise<void> {
@@ -203,7 +168,7 @@ export class Store {
 
   /** A series for reading (binary search by time, last item without a scan); never changed by the caller. */
   getSeries(collection: string, id: string): Series | undefined {
-    return this.series.get(collection, id);
+    return this.state.getSeries(collection, id);
   }
 
   /**
@@ -214,8 +179,9 @@ export class Store {
   commit(mutations: Mutation[]): Promise<void> {
     if (this.options.readOnly) return Promise.reject(new Error('This store was opened read-only.'));
     if (this.closed) return Promise.reject(new Error('The store is closed: the emulator is stopping.'));
-    const line: LogLine = { s: this.seq + 1, m: mutations };
-    if (this.advancedCounters.size > 0) line.c = Object.fromEntries(this.advancedCounters);
+    const state = this.state;
+    const line: LogLine = { s: state.seq + 1, m: mutations };
+    if (state.advancedCounters.size > 0) line.c = Object.fromEntries(state.advancedCounters);
     let text = '';
     try {
       for (const m of mutations) checkMutation(m);
@@ -223,32 +189,22 @@ export class Store {
     } catch (err) {
       return Promise.reject(err instanceof StoreValueError ? err : new StoreValueError(`The change cannot be stored: ${(err as Error).message}.`));
     }
-    this.advancedCounters.clear();
+    state.advancedCounters.clear();
     if (!this.log) {
-      this.apply(line);
+      state.apply(line);
       return Promise.resolve();
     }
-    const undo: Undo = { seq: this.seq, counters: line.c, changes: [] };
-    this.apply(line, undo);
+    const undo: Undo = { seq: state.seq, counters: line.c, changes: [] };
+    state.apply(line, undo);
     const written = this.log.append(text, undo);
     // Series changes cannot be undone cheaply (an item may replace one of equal time): they reach memory once written.
     if (!line.m.some(changesSeries)) return written;
-    return written.then(() => this.applySeries(line.m));
+    return written.then(() => state.applySeries(line.m));
   }
 
   /** The whole state as one document (a copy a caller may keep). */
   exportDocument(): StateDocument {
-    const collections: StateDocument['collections'] = {};
-    for (const [name, records] of this.collections) {
-      if (records.size === 0) continue;
-      const out: Record<string, StoredRecord> = {};
-      for (const [id, entry] of records) setOwn(out, id, entry.value);
-      setOwn(collections, name, out);
-    }
-    const document: StateDocument = { schemaVersion: SCHEMA_VERSION, seq: this.seq, counters: Object.fromEntries(this.counters), collections };
-    const series = this.series.export();
-    if (series) document.series = series;
-    return document;
+    return this.state.exportDocument();
   }
 
   /**
@@ -264,32 +220,17 @@ export class Store {
       throw err;
     }
     const apply = async () => {
-      const indexes = [...this.allIndexes()];
-      const before = {
-        collections: this.collections,
-        collectionRevs: this.collectionRevs,
-        counters: this.counters,
-        advancedCounters: this.advancedCounters,
-        seq: this.seq,
-        indexIds: indexes.map((index) => index.ids),
-      };
-      this.collections = new Map();
-      this.collectionRevs = new Map();
-      this.counters = new Map();
-      this.advancedCounters = new Map();
-      const seriesBefore = this.series;
-      this.series = new SeriesCollections();
-      for (const index of indexes) index.ids = new Map();
-      this.load({ ...document, seq: before.seq + 1 });
+      const before = this.state;
+      const next = before.emptyCopy();
+      next.load({ ...document, seq: before.seq + 1 }, 'the imported document');
+      this.state = next;
       try {
         await this.writeSnapshot();
       } catch (err) {
         // The disk keeps the old state, so memory does too; changes made on the new state meanwhile are undone first.
         const failed = new StoreWriteError(`The new state could not be written to disk (${(err as Error).message}); the state is as it was.`);
         this.log?.abandonQueued(failed);
-        ({ collections: this.collections, collectionRevs: this.collectionRevs, counters: this.counters, advancedCounters: this.advancedCounters, seq: this.seq } = before);
-        this.series = seriesBefore;
-        indexes.forEach((index, i) => (index.ids = before.indexIds[i]));
+        this.state = before;
         throw failed;
       }
     };
@@ -322,135 +263,20 @@ export class Store {
    */
   private async replay(path: string, warn: (message: string) => void): Promise<number> {
     const { lines, lineNumbers, size } = await readLog(path, warn, !this.options.readOnly);
-    const snapshotSeq = this.seq;
+    const state = this.state;
+    const snapshotSeq = state.seq;
     lines.forEach((line, i) => {
-      if (line.s <= snapshotSeq && this.seq === snapshotSeq) return;
-      if (line.s !== this.seq + 1) {
+      if (line.s <= snapshotSeq && state.seq === snapshotSeq) return;
+      if (line.s !== state.seq + 1) {
         throw new StoreError(
-          `${path} line ${lineNumbers[i]} holds mutation ${line.s} where mutation ${this.seq + 1} was expected ` +
+          `${path} line ${lineNumbers[i]} holds mutation ${line.s} where mutation ${state.seq + 1} was expected ` +
             `(${SNAPSHOT} ends at mutation ${snapshotSeq}): the log does not belong to this snapshot or lost lines. ` +
             'The emulator did not touch either file; restore them, or move them away to start empty.',
         );
       }
-      this.apply(line);
+      state.apply(line);
     });
     return size;
-  }
-
-  /** Loads a document `checkDocument` accepted. */
-  private load(document: StateDocument): void {
-    this.seq = document.seq ?? 0;
-    for (const [name, value] of Object.entries(document.counters ?? {})) this.counters.set(name, value);
-    for (const [name, records] of Object.entries(document.collections)) {
-      const map = this.collection(name);
-      for (const [id, value] of Object.entries(records)) {
-        map.set(id, { value: Object.freeze(value), rev: this.seq });
-        this.bumpCounter(name, id);
-        for (const index of this.indexesOf(name)) indexAdd(index, id, value);
-      }
-      this.collectionRevs.set(name, this.seq);
-    }
-    this.series.load(document.series, SNAPSHOT);
-  }
-
-  /**
-   * Applies a checked line; with `undo`, records what it replaced, and leaves its series changes to
-   * `applySeries` once the line is written.
-   */
-  private apply(line: LogLine, undo?: Undo): void {
-    this.seq = line.s;
-    for (const [name, value] of Object.entries(line.c ?? {})) {
-      if (value > (this.counters.get(name) ?? 0)) this.counters.set(name, value);
-    }
-    if (!undo) this.applySeries(line.m);
-    for (const m of line.m) {
-      if (m.op === 'append') {
-        this.collectionRevs.set(m.c, line.s);
-        continue;
-      }
-      const records = this.collection(m.c);
-      const previous = records.get(m.id);
-      undo?.changes.push({ c: m.c, id: m.id, previous, collectionRev: this.collectionRevs.get(m.c) });
-      if (previous) for (const index of this.indexesOf(m.c)) indexRemove(index, m.id, previous.value);
-      if (m.op === 'put') {
-        const value = Object.freeze(m.v);
-        records.set(m.id, { value, rev: line.s });
-        this.bumpCounter(m.c, m.id);
-        for (const index of this.indexesOf(m.c)) indexAdd(index, m.id, value);
-      } else {
-        records.delete(m.id);
-      }
-      this.collectionRevs.set(m.c, line.s);
-    }
-  }
-
-  private applySeries(mutations: readonly Mutation[]): void {
-    for (const m of mutations) if (m.op === 'append') this.series.append(m.c, m.id, m.v);
-  }
-
-  /**
-   * Undoes commits whose log lines never reached the disk, newest first, so that memory holds what the disk
-   * holds. Counters stay advanced (an id handed out is never handed out again) and go with the next line.
-   */
-  private revert(undos: Undo[]): void {
-    for (let u = undos.length - 1; u >= 0; u--) {
-      const undo = undos[u];
-      for (let i = undo.changes.length - 1; i >= 0; i--) {
-        const { c, id, previous, collectionRev } = undo.changes[i];
-        const records = this.collection(c);
-        const current = records.get(id);
-        if (current) for (const index of this.indexesOf(c)) indexRemove(index, id, current.value);
-        if (previous) {
-          records.set(id, previous);
-          for (const index of this.indexesOf(c)) indexAdd(index, id, previous.value);
-        } else {
-          records.delete(id);
-        }
-        if (collectionRev === undefined) this.collectionRevs.delete(c);
-        else this.collectionRevs.set(c, collectionRev);
-      }
-      this.seq = undo.seq;
-      for (const [name, value] of Object.entries(undo.counters ?? {})) {
-        if (value > (this.advancedCounters.get(name) ?? 0)) this.advancedCounters.set(name, value);
-      }
-    }
-  }
-
-  /** The state the disk holds: memory without the commits whose lines are not written yet. */
-  private durableDocument(): StateDocument {
-    const document = this.exportDocument();
-    const unwritten = this.log?.unwritten ?? [];
-    for (let u = unwritten.length - 1; u >= 0; u--) {
-      const undo = unwritten[u];
-      for (let i = undo.changes.length - 1; i >= 0; i--) {
-        const { c, id, previous } = undo.changes[i];
-        if (!Object.hasOwn(document.collections, c)) setOwn(document.collections, c, {});
-        const records = document.collections[c];
-        if (previous) setOwn(records, id, previous.value);
-        else delete records[id];
-      }
-      document.seq = undo.seq;
-    }
-    return document;
-  }
-
-  private bumpCounter(collection: string, id: string): void {
-    const n = Number(id);
-    if (Number.isSafeInteger(n) && n > (this.counters.get(collection) ?? 0)) this.counters.set(collection, n);
-  }
-
-  private collection(name: string): Map<string, Entry> {
-    let records = this.collections.get(name);
-    if (!records) this.collections.set(name, (records = new Map()));
-    return records;
-  }
-
-  private indexesOf(collection: string): Iterable<Index> {
-    return this.indexes.get(collection)?.values() ?? [];
-  }
-
-  private *allIndexes(): Iterable<Index> {
-    for (const byName of this.indexes.values()) yield* byName.values();
   }
 
   /** Runs inside the log's flush loop, so no append interleaves with the snapshot. */
@@ -470,7 +296,7 @@ export class Store {
   private async writeSnapshot(): Promise<void> {
     if (this.options.inMemory || this.options.readOnly) return;
     // Never what the log has not taken: a line still queued may yet fail, and its change be undone.
-    this.db.data = this.durableDocument();
+    this.db.data = this.state.durableDocument(this.log?.unwritten ?? []);
     try {
       await this.db.write();
     } finally {
