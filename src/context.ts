@@ -4,9 +4,17 @@ import type { EmulatorConfig } from './config.js';
 import type { ServiceDescriptor } from './server/contract.js';
 import type { Store } from './store/index.js';
 
+/** The endpoint a push goes to: the record the service already holds (no second lookup by token). */
+export interface PushTarget {
+  tenantId: string;
+  endpointId: string;
+  token: string;
+  appVersion: { name: string };
+}
+
 /** What the gateway offers the services: pushing a message to a connected device. */
 export interface DevicePush {
-  push(endpointToken: string, appVersionName: string, extension: string, resource: string, payload: unknown): void;
+  push(endpoint: PushTarget, extension: string, resource: string, payload: unknown): void;
 }
 
 /** The realms of the tenants, as the server's token check needs them; the tenant manager provides it. */

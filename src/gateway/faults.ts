@@ -41,7 +41,7 @@ export async function underDeviceFault(
 
 export function journalKp1(
   ctx: EmuContext,
-  entry: { topic: string; transport: 'mqtt' | 'http'; status: number; endpoint?: Endpoint; started: number; out?: boolean },
+  entry: { topic: string; transport: 'mqtt' | 'http'; status: number; endpoint?: Pick<Endpoint, 'tenantId' | 'endpointId'>; started: number; out?: boolean },
 ): void {
   journalOf(ctx).record({
     seq: 0,
@@ -69,17 +69,16 @@ export function faultAwareDevices(ctx: EmuContext, inner: DevicePush): { devices
   };
   ctx.events.on(FAULTS_CHANGED, onFaults);
   const devices: DevicePush = {
-    push(token, appVersionName, extension, resource, payload) {
+    push(endpoint, extension, resource, payload) {
       const started = performance.now();
-      const endpoint = endpointByToken(ctx, appVersionName, token);
-      const fault = endpoint && faults.device.size > 0 ? faults.device.get(endpoint.endpointId) : undefined;
-      const topic = `${KP1_ROOT}/${appVersionName}/${extension}/${token}/${resource}/status`;
+      const fault = faults.device.size > 0 ? faults.device.get(endpoint.endpointId) : undefined;
+      const topic = `${KP1_ROOT}/${endpoint.appVersion.name}/${extension}/${endpoint.token}/${resource}/status`;
       if (fault?.mode === 'offline') {
         journalKp1(ctx, { topic, transport: 'mqtt', status: 0, endpoint, started, out: true });
         return;
       }
       const deliver = () => {
-        inner.push(token, appVersionName, extension, resource, payload);
+        inner.push(endpoint, extension, resource, payload);
         journalKp1(ctx, { topic, transport: 'mqtt', status: 200, endpoint, started, out: true });
       };
       if (fault?.mode !== 'slow') return deliver();

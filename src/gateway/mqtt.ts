@@ -1,7 +1,6 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { Aedes, type Client, type PublishPacket } from 'aedes';
 import type { DevicePush, EmuContext } from '../context.js';
-import { endpointByToken } from '../services/epr/endpoints.js';
 import { applyBrokerRules, isKp1Topic, isPlatformTopic, receivesBySubscription } from './broker-rules.js';
 import { handleKp1 } from './dispatch.js';
 import { limitPacketSize, maxPacketSize, PACKET_HEADROOM } from './packet-limit.js';
@@ -118,11 +117,10 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
   const shownHost = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
 
   const devices: DevicePush = {
-    push(token, appVersionName, extension, resource, payload) {
-      const endpoint = endpointByToken(ctx, appVersionName, token);
-      const session = endpoint ? sessions.byEndpoint.get(endpoint.endpointId) : undefined;
+    push(endpoint, extension, resource, payload) {
+      const session = sessions.byEndpoint.get(endpoint.endpointId);
       const key = `${extension}/${resource}`;
-      const base = `${KP1_ROOT}/${appVersionName}/${extension}/${token}/${resource}`;
+      const base = `${KP1_ROOT}/${endpoint.appVersion.name}/${extension}/${endpoint.token}/${resource}`;
       if (!session?.muted.has(key)) deliver(`${base}/status`, payload, PUSH_QOS, session?.client);
       for (const [requestId, qos] of session?.observers.get(key) ?? []) deliver(`${base}/${requestId}/status`, payload, qos, session?.client);
     },

@@ -125,7 +125,7 @@ export function outstandingCommands(ctx: EmuContext, endpoint: Endpoint, command
 }
 
 function pushOutstanding(ctx: EmuContext, endpoint: Endpoint, commandType: string): void {
-  ctx.devices.push(endpoint.token, endpoint.appVersion.name, 'cex', `command/${commandType}`, outstandingCommands(ctx, endpoint, commandType));
+  ctx.devices.push(endpoint, 'cex', `command/${commandType}`, outstandingCommands(ctx, endpoint, commandType));
 }
 
 /** Creates a PENDING command (durably), schedules its expiry and retention, and pushes it to the device. */

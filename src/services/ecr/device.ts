@@ -32,7 +32,7 @@ export function configurationFor(ctx: EmuContext, endpoint: Endpoint, knownConfi
 
 /** Tells the endpoint's device (observing or subscribed) its configuration now. */
 export function pushConfiguration(ctx: EmuContext, endpoint: Endpoint): void {
-  ctx.devices.push(endpoint.token, endpoint.appVersion.name, 'cmx', 'config/json', deviceConfiguration(ctx, endpoint));
+  ctx.devices.push(endpoint, 'cmx', 'config/json', deviceConfiguration(ctx, endpoint));
 }
 
 /** After a change of a version's configuration: every endpoint now on that version that the change reaches. */

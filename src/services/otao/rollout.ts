@@ -73,7 +73,7 @@ export function softwareFor(ctx: EmuContext, endpoint: Endpoint, knownVersion: s
 }
 
 function pushOffer(ctx: EmuContext, endpoint: Endpoint, offer: SoftwareOffer): void {
-  ctx.devices.push(endpoint.token, endpoint.appVersion.name, 'cmx_ota', 'config/json', offer);
+  ctx.devices.push(endpoint, 'cmx_ota', 'config/json', offer);
 }
 
 /** What each endpoint of the application is offered now (or at `at`), by endpointId. */
