@@ -60,6 +60,19 @@ export function compileUserSchema(schema: unknown): ValidateFunction {
   if (typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
     throw new Error('a JSON Schema is an object or a boolean');
   }
+  // The same schema text comes back at every seed, reset and import: compile it once (an ajv instance is costly).
+  const text = JSON.stringify(schema);
+  const known = userSchemas.get(text);
+  if (known) return known;
+  const compiled = compileFresh(schema);
+  if (userSchemas.size >= 256) userSchemas.clear();
+  userSchemas.set(text, compiled);
+  return compiled;
+}
+
+const userSchemas = new Map<string, ValidateFunction>();
+
+function compileFresh(schema: object | boolean): ValidateFunction {
   const draft = typeof schema === 'object' ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
   const options: Options = { allErrors: true, strict: false };
   const instance = draft.includes('2020-12') ? new Ajv2020(options) : draft.includes('2019-09') ? new Ajv2019(options) : new Ajv(options);
