@@ -12,7 +12,7 @@ export type {
   SnapshotInfo,
 } from './handle.js';
 export type { EmulatorOptions, AuthMode } from './config.js';
-export type { ServiceDescriptor, Route } from './server/contract.js';
+export type { ServiceDescriptor, Route } from './contract.js';
 export { services } from './services/index.js';
 export * from './simulator/index.js';
 export { Kp1Device, type Kp1Command, type Kp1ConnectOptions, type Kp1Reply } from './client/kp1-device.js';

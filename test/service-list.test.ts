@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { ServiceDescriptor } from '../src/server/contract.js';
+import type { ServiceDescriptor } from '../src/contract.js';
 import { bareOperations } from '../src/server/service-list.js';
 import { seedOrder } from '../src/seed/load.js';
 import { services } from '../src/services/index.js';

@@ -1,4 +1,4 @@
-import type { ServiceDescriptor } from '../server/contract.js';
+import type { ServiceDescriptor } from '../contract.js';
 import { EMULATOR_ADMIN_SCOPE } from './tokens.js';
 
 /** The spec writes the platform's own scope family as `<platform>:`; the emulator names it `platform:`. */

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { readLock } from '../store/lock.js';
 import { LOG_FILE, type ReadyInfo } from './lifecycle.js';
 import { CliError } from './shared.js';
-import type { StartOptions } from './start.js';
+import type { StartOptions } from './start-options.js';
 
 /** Longest wait for a detached emulator to be ready (a large state takes a while to load). */
 const READY_TIMEOUT_MS = 120_000;

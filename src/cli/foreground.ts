@@ -4,7 +4,7 @@ import type { RunningEmulator } from '../emulator.js';
 import type { DirectoryLock } from '../store/lock.js';
 import { readyInfo, stopEmulator, type ReadyInfo } from './lifecycle.js';
 import { CliError } from './shared.js';
-import type { StartOptions } from './start.js';
+import type { StartOptions } from './start-options.js';
 
 const warn = (message: string) => process.stderr.write(`warning ${message}\n`);
 

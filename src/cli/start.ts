@@ -3,36 +3,13 @@ import chalk from 'chalk';
 import { resolve } from 'node:path';
 import type { RunningEmulator } from '../emulator.js';
 import { DEFAULT_FIXTURES, type AuthMode, type MqttAuthMode } from '../config.js';
+import type { StartOptions } from './start-options.js';
 import { runInForeground } from './foreground.js';
 import { CliError, collect, dataOption, parsePort, parsePositiveInt } from './shared.js';
 import { isPersonsTerminal } from './terminal.js';
 
-export interface StartOptions {
-  port: number;
-  host: string;
-  data: string;
-  inMemory?: boolean;
-  fixtures: string;
-  auth: AuthMode;
-  compat: Record<string, string>;
-  quiet?: boolean;
-  json?: boolean;
-  detach?: boolean;
-  detachedChild?: boolean;
-  import?: string;
-  exportOnExit?: string;
-  bodyLimit: number;
-  asyncTimeout: number;
-  mqttPort: number;
-  mqttAuth: MqttAuthMode;
-  compactBytes: number;
-  uploadTokenTtl: number;
-  uploadLimit: number;
-  journalSize: number;
-  allowHost: string[];
-  adminToken?: string;
-  log?: 'requests';
-}
+export type { StartOptions };
+
 
 function parseCompat(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const match = /^([a-z0-9-]+)=([A-Za-z0-9._-]+)$/.exec(value);

@@ -3,7 +3,9 @@ import { checkJsonDepth, StoreValueError, StoreWriteError } from '../store/index
 import { HttpError } from '../server/errors.js';
 import { findVersion } from '../services/app-manager/applications.js';
 import { activateToken, endpointByToken, findEndpoint, type Endpoint } from '../services/epr/endpoints.js';
-import { kp1Error, matchResource, type Kp1Extension, type Kp1Resource } from './extension.js';
+import { kp1Error, matchResource, type Kp1Extension, type Kp1Reply, type Kp1Resource } from './extension.js';
+
+export type { Kp1Reply };
 import { extensions } from './extensions/index.js';
 import { journalKp1, underDeviceFault } from './faults.js';
 import { asRequestId, Kp1PathError, parseKp1Path } from './topics.js';
@@ -12,21 +14,6 @@ const byName = new Map<string, Kp1Extension>(extensions.map((e) => [e.name, e]))
 
 export const OK_STATUS = { statusCode: 200, reasonPhrase: 'OK' };
 
-/** The outcome of one KP1 request, whatever the transport. */
-export interface Kp1Reply {
-  ok: boolean;
-  statusCode: number;
-  /** Success: the extension's payload (or `OK_STATUS` when it has none). Error: `{ statusCode, reasonPhrase }`. */
-  payload: unknown;
-  requestId?: number;
-  /** The endpoint the token resolved to, also when the request failed afterwards: the token was used. */
-  endpoint?: Endpoint;
-  /** `<extension>/<resource>`: the key pushes for this resource are published under. */
-  resourceKey?: string;
-  observe?: boolean;
-  /** An `offline` device fault swallowed the message: no reply, and over HTTP the connection is dropped. */
-  dropped?: boolean;
-}
 
 function failure(statusCode: number, reasonPhrase: string, extra: Partial<Kp1Reply> = {}): Kp1Reply {
   return { ...extra, ok: false, statusCode, payload: { statusCode, reasonPhrase } };

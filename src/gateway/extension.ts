@@ -67,3 +67,19 @@ export function describeValue(value: unknown): string {
   if (typeof value === 'object') return 'an object';
   return `${typeof value} ${JSON.stringify(value)}`;
 }
+
+/** The outcome of one KP1 request, whatever the transport. */
+export interface Kp1Reply {
+  ok: boolean;
+  statusCode: number;
+  /** Success: the extension's payload (or `OK_STATUS` when it has none). Error: `{ statusCode, reasonPhrase }`. */
+  payload: unknown;
+  requestId?: number;
+  /** The endpoint the token resolved to, also when the request failed afterwards: the token was used. */
+  endpoint?: Endpoint;
+  /** `<extension>/<resource>`: the key pushes for this resource are published under. */
+  resourceKey?: string;
+  observe?: boolean;
+  /** An `offline` device fault swallowed the message: no reply, and over HTTP the connection is dropped. */
+  dropped?: boolean;
+}

@@ -3,7 +3,7 @@ import { FAULTS_CHANGED } from '../server/events.js';
 import { faultsOf, type DeviceFault } from '../server/faults.js';
 import { journalOf } from '../server/journal.js';
 import { endpointByToken, type Endpoint } from '../services/epr/endpoints.js';
-import type { Kp1Reply } from './dispatch.js';
+import type { Kp1Reply } from './extension.js';
 import { sessionsOf } from './sessions.js';
 import { KP1_ROOT, parseKp1Path } from './topics.js';
 

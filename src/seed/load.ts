@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { EmuContext } from '../context.js';
-import type { ServiceDescriptor } from '../server/contract.js';
+import type { ServiceDescriptor } from '../contract.js';
 import { FixtureError } from './errors.js';
 import { validateFixture } from './validate.js';
 

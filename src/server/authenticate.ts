@@ -4,7 +4,7 @@ import { acceptedScopes } from '../auth/scopes.js';
 import { verifyAccessToken } from '../auth/tokens.js';
 import { HttpError } from './errors.js';
 import { STATE_REPLACED } from './events.js';
-import type { Route } from './contract.js';
+import type { Route } from '../contract.js';
 
 /** Who is calling: the tenant the request acts in and what it may do. */
 export interface Principal {

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { runtimeOf, type EmuContext } from '../context.js';
-import type { JsonSchema } from './contract.js';
+import type { JsonSchema } from '../contract.js';
 import { badRequest } from './errors.js';
 import { FAULTS_CHANGED } from './events.js';
 import { schemaProblem } from './json-schema.js';

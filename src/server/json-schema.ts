@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { JsonSchema } from './contract.js';
+import type { JsonSchema } from '../contract.js';
 
 const withFormats = <T extends Ajv>(instance: T): T => ((addFormats as unknown as (a: Ajv) => void)(instance), instance);
 

@@ -1,4 +1,4 @@
-import type { JsonSchema, Route, ServiceDescriptor } from './contract.js';
+import type { JsonSchema, Route, ServiceDescriptor } from '../contract.js';
 import { acceptedScopes, allScopes } from '../auth/scopes.js';
 import { bodyKind } from './router.js';
 import { templateParams } from './path-template.js';

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { QueryParam } from './contract.js';
+import type { QueryParam } from '../contract.js';
 import { queryInt } from './params.js';
 
 export interface Page<T> {

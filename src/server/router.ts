@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { EmuContext } from '../context.js';
 import { authenticate, type Principal } from './authenticate.js';
-import type { Route } from './contract.js';
+import type { Route } from '../contract.js';
 import { checkJsonDepth } from '../store/index.js';
 import { HttpError } from './errors.js';
 import { compileSchema, describeSchemaError } from './json-schema.js';

@@ -1,4 +1,4 @@
-import { routeKey, type Route, type ServiceDescriptor } from './contract.js';
+import { routeKey, type Route, type ServiceDescriptor } from '../contract.js';
 
 /** One operation of the route table, with its full path. */
 export interface Operation {

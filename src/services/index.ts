@@ -1,4 +1,4 @@
-import type { ServiceDescriptor } from '../server/contract.js';
+import type { ServiceDescriptor } from '../contract.js';
 import { appManager } from './app-manager/index.js';
 import { analyticsFacade } from './asf/index.js';
 import { automationConnector } from './automation/index.js';

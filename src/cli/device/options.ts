@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
+import type { SampleMaker } from '../../simulator/telemetry.js';
 import { dataOption, urlOption } from '../shared.js';
 
 /** How the device commands find the emulator and authenticate to its REST side. */
@@ -26,4 +27,29 @@ export function parseJsonObject(value: string): Record<string, unknown> {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidArgumentError('expected a JSON object, like {"model":"m1"}.');
   return parsed as Record<string, unknown>;
+}
+
+/** The flags of `device simulate`. */
+export interface SimulateOptions extends TargetOptions {
+  appVersion: string;
+  token?: string[];
+  register?: boolean;
+  id?: string;
+  fleet?: number;
+  rules?: string;
+  interactive?: boolean;
+  metadata?: Record<string, unknown>;
+  telemetry?: SampleMaker;
+  interval: number;
+  json?: boolean;
+  mqttUrl?: string;
+  /** false with `--no-config`. */
+  config: boolean;
+  rejectConfig?: boolean;
+  /** false with `--no-software`. */
+  software: boolean;
+  rejectSoftware?: boolean;
+  upload?: string;
+  username?: string;
+  password?: string;
 }

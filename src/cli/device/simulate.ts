@@ -1,31 +1,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseTelemetrySpec, type SampleMaker } from '../../simulator/telemetry.js';
 import { CliError, collect, parsePositiveInt } from '../shared.js';
-import { parseJsonObject, targetOptions, type TargetOptions } from './options.js';
+import { parseJsonObject, targetOptions, type SimulateOptions } from './options.js';
 
-export interface SimulateOptions extends TargetOptions {
-  appVersion: string;
-  token?: string[];
-  register?: boolean;
-  id?: string;
-  fleet?: number;
-  rules?: string;
-  interactive?: boolean;
-  metadata?: Record<string, unknown>;
-  telemetry?: SampleMaker;
-  interval: number;
-  json?: boolean;
-  mqttUrl?: string;
-  /** false with `--no-config`. */
-  config: boolean;
-  rejectConfig?: boolean;
-  /** false with `--no-software`. */
-  software: boolean;
-  rejectSoftware?: boolean;
-  upload?: string;
-  username?: string;
-  password?: string;
-}
+export type { SimulateOptions };
+
 
 function telemetrySpec(value: string): SampleMaker {
   try {

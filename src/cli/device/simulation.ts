@@ -4,7 +4,7 @@ import { startFleet } from '../../simulator/fleet.js';
 import { behaviourFrom, mqttLogin } from '../../simulator/simulate-device.js';
 import { planFleet } from './plan.js';
 import { createReporter, type Report } from './reporter.js';
-import type { SimulateOptions } from './simulate.js';
+import type { SimulateOptions } from './options.js';
 import { asCliError, connectTarget, mqttUrlOf } from './target.js';
 
 /** Resolves with the exit code: 0 after SIGINT/SIGTERM, 1 when a connection fails or is lost. */

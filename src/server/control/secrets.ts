@@ -1,6 +1,6 @@
 import { FixtureError } from '../../seed/errors.js';
 import type { StateDocument, StoredRecord, Store } from '../../store/index.js';
-import type { ServiceDescriptor } from '../contract.js';
+import type { ServiceDescriptor } from '../../contract.js';
 
 /** What an export shows instead of a secret; on import it means "keep the stored value". */
 export const REDACTED = '<redacted>';

@@ -1,5 +1,5 @@
 import type { Mutation } from '../../store/index.js';
-import type { FixtureSection } from '../../server/contract.js';
+import type { FixtureSection } from '../../contract.js';
 import { APP_VERSIONS, APPLICATIONS } from './applications.js';
 import { APP_NAME_PATTERN, VERSION_NAME_PATTERN } from './schemas.js';
 import { SERVICE_INSTANCES } from './service-instances.js';

@@ -1,4 +1,4 @@
-import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { setupApplicationIndexes } from './applications.js';
 import { APP_NAME_PATTERN, VERSION_NAME_PATTERN } from './schemas.js';
 import { applicationFixtures, serviceInstanceFixtures } from './fixtures.js';

@@ -3,7 +3,7 @@ import { PLATFORM_SCOPE } from '../../auth/scopes.js';
 import { badRequest, HttpError, notFound } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
 import { pathParam, queryList, queryString } from '../../server/params.js';
-import type { QueryParam, Route } from '../../server/contract.js';
+import type { QueryParam, Route } from '../../contract.js';
 import { applicationCreateSchema, versionCreateSchema } from './schemas.js';
 import { getTenant } from '../tenant-manager/tenants.js';
 import {

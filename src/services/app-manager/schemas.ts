@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../server/contract.js';
+import type { JsonSchema } from '../../contract.js';
 
 export const APP_NAME_PATTERN = '^[a-z0-9_-]+$';
 /** Version names stand in KP1 topics: URL-unreserved characters, not `.` or `..` alone. */

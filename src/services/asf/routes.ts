@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { Route } from '../../server/contract.js';
+import type { Route } from '../../contract.js';
 import { pathParam } from '../../server/params.js';
 import { deletePipeline, getPipeline, putPipeline, simulateInline, simulateStored } from './pipelines.js';
 import { inlineSimulationSchema, pipelineSchema, storedSimulationSchema } from './schemas.js';

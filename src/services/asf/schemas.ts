@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../server/contract.js';
+import type { JsonSchema } from '../../contract.js';
 
 export const MAX_PROCESSORS = 1000;
 export const MAX_SIMULATED_DOCS = 1000;

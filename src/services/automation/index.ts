@@ -1,4 +1,4 @@
-import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { mailControlRouter } from './control.js';
 import { CAPTURED_MAIL, releaseMailWaiters } from './mail.js';
 import { RECIPIENTS, setupRecipientIndexes } from './recipients.js';

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { Route } from '../../server/contract.js';
+import type { Route } from '../../contract.js';
 import { locationOf } from '../../server/location.js';
 import { pathInt, pathParam, queryEnum } from '../../server/params.js';
 import {

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../server/contract.js';
+import type { JsonSchema } from '../../contract.js';
 
 /** `GET /automations`: the two types spec 2 shows, the e-mail one with its body schema. */
 export const AUTOMATIONS = [

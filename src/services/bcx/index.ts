@@ -1,4 +1,4 @@
-import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { BLOBS, FILES, payloadFiles, removeUnlistedPayloads, setupPayloadIndexes } from './payloads.js';
 import { routes } from './routes.js';
 import { setupUploadTokenIndexes, UPLOAD_TOKENS } from './upload-tokens.js';

@@ -3,7 +3,7 @@ import { badRequest, HttpError, notFound } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathParam, queryDate, queryEnum, queryList, queryString, requiredQuery } from '../../server/params.js';
-import type { QueryParam, Route } from '../../server/contract.js';
+import type { QueryParam, Route } from '../../contract.js';
 import { findApplication, type Application } from '../app-manager/applications.js';
 import { findEndpoint, type Endpoint } from '../epr/endpoints.js';
 import { sendPayload } from './download.js';

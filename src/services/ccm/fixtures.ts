@@ -1,5 +1,5 @@
 import { storedPassword } from '../../auth/passwords.js';
-import type { FixtureSection } from '../../server/contract.js';
+import type { FixtureSection } from '../../contract.js';
 import { FixtureError } from '../../seed/errors.js';
 import { getTenant } from '../tenant-manager/tenants.js';
 import { BASIC_CREDENTIALS, newBasicCredential, type BasicCredential } from './basic-credentials.js';

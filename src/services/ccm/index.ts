@@ -1,5 +1,5 @@
 import { withPasswordHash } from '../../auth/passwords.js';
-import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { setupCredentialIndexes } from './basic-credentials.js';
 import { basicCredentialFixtures } from './fixtures.js';
 import { routes } from './routes.js';

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../server/contract.js';
+import type { JsonSchema } from '../../contract.js';
 
 // Lengths here; the characters (spec 1, Limits: ASCII, no `:` or `@` in a username) in `checkCharacters`, whose
 // 400 says which character is wrong rather than quoting a pattern.

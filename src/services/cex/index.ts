@@ -1,4 +1,4 @@
-import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { COMMAND_TYPE_PATTERN, setupCommandIndexes, startDeadlines, stopDeadlines } from './commands.js';
 import { routes } from './routes.js';
 import { releaseWaiters } from './wait.js';

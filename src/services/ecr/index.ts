@@ -1,4 +1,4 @@
-import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { configurationFixtures } from './fixtures.js';
 import { routes } from './routes.js';
 import { setupConfigIndexes } from './records.js';

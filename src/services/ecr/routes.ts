@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { checkPreconditions, etagOf, notModified } from '../../server/conditional.js';
-import type { JsonSchema, Route } from '../../server/contract.js';
+import type { JsonSchema, Route } from '../../contract.js';
 import { notFound } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
 import { pathParam } from '../../server/params.js';

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import type { EmuContext } from '../../context.js';
-import type { JsonSchema } from '../../server/contract.js';
+import type { JsonSchema } from '../../contract.js';
 import { HttpError, notFound } from '../../server/errors.js';
 import { compileUserSchema, describeSchemaErrors } from '../../server/json-schema.js';
 import { appConfigRecord, serviceConfiguration } from '../tekton/app-configs.js';

@@ -1,4 +1,4 @@
-import type { FixtureSection } from '../../server/contract.js';
+import type { FixtureSection } from '../../contract.js';
 import type { Mutation } from '../../store/index.js';
 import { findVersion, getApplication } from '../app-manager/applications.js';
 import { ENDPOINTS, newEndpoint } from './endpoints.js';

@@ -1,4 +1,4 @@
-import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { setupEndpointIndexes } from './endpoints.js';
 import { endpointIdSchema, endpointTokenSchema, metadataSchema } from './schemas.js';
 import { setupFilterIndexes } from './filters.js';

@@ -4,7 +4,7 @@ import { badRequest, notFound } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathParam, queryList, queryString } from '../../server/params.js';
-import type { QueryParam, Route } from '../../server/contract.js';
+import type { QueryParam, Route } from '../../contract.js';
 import { ENDPOINTS, findEndpoint, isMetadataObject, registerEndpoint, type Endpoint } from './endpoints.js';
 import { ENDPOINT_FILTERS, matchingFilterIds } from './filters.js';
 import { listEndpoints } from './listing.js';

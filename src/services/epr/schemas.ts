@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../server/contract.js';
+import type { JsonSchema } from '../../contract.js';
 
 /** Longest endpointId the emulator takes (spec 1 names no limit; docs/services/endpoint-register.md). */
 export const MAX_ENDPOINT_ID_LENGTH = 255;

@@ -1,5 +1,5 @@
 import { FixtureError } from '../../seed/errors.js';
-import type { FixtureSection } from '../../server/contract.js';
+import type { FixtureSection } from '../../contract.js';
 import { getApplication } from '../app-manager/applications.js';
 import { definitionCovering, findDefinition } from './definitions.js';
 import { definitionFixtureSchema } from './schemas.js';

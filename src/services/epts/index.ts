@@ -1,4 +1,4 @@
-import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { setupDefinitionIndexes, TIME_SERIES } from './definitions.js';
 import { definitionFixtures } from './fixtures.js';
 import { TIME_SERIES_POINTS } from './points.js';

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { badRequest, notFound } from '../../server/errors.js';
 import { sendJsonArray } from '../../server/json-stream.js';
 import { pathParam, queryDate, queryEnum, queryList, requiredQuery } from '../../server/params.js';
-import type { QueryParam, Route } from '../../server/contract.js';
+import type { QueryParam, Route } from '../../contract.js';
 import { findApplication, findTenantVersion, listApplications, type Application } from '../app-manager/applications.js';
 import { endpointsOfApplication, findEndpoint, listingOrder } from '../epr/endpoints.js';
 import { definitionsNamed, definitionsOf, presentDefinition } from './definitions.js';

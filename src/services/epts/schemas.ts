@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../server/contract.js';
+import type { JsonSchema } from '../../contract.js';
 
 /** Series names are listed comma-separated in queries, so a name never holds a comma. */
 export const SERIES_NAME_PATTERN = '^[^,]+$';

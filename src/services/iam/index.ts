@@ -1,5 +1,5 @@
 import { withPasswordHash } from '../../auth/passwords.js';
-import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { GROUPS, POLICIES, RESOURCE_POLICIES, setupIamIndexes, USERS } from './records.js';
 import { routes } from './routes.js';
 

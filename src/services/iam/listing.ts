@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { QueryParam } from '../../server/contract.js';
+import type { QueryParam } from '../../contract.js';
 import { pageNumberParams, paginateByPage } from '../../server/pagination.js';
 import { queryEnum } from '../../server/params.js';
 

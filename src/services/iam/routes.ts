@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { Route } from '../../server/contract.js';
+import type { Route } from '../../contract.js';
 import { pathParam, queryString } from '../../server/params.js';
 import { createGroup, listGroups } from './groups.js';
 import { listAnswer, listParams } from './listing.js';

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../server/contract.js';
+import type { JsonSchema } from '../../contract.js';
 
 /** Spec 3, User and Group: the patterns as written. */
 export const EMAIL_PATTERN = '^[a-z0-9]+[._]?[a-z0-9]+[@][a-z]+[.][a-z]{2,3}$';

@@ -1,4 +1,4 @@
-import type { FixtureSection } from '../../server/contract.js';
+import type { FixtureSection } from '../../contract.js';
 import { FixtureError } from '../../seed/errors.js';
 import { getApplication } from '../app-manager/applications.js';
 import { softwareCreateSchema } from './schemas.js';

@@ -1,4 +1,4 @@
-import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { softwareFixtures } from './fixtures.js';
 import { startRolloutDates, stopRolloutDates } from './rollout-dates.js';
 import { routes } from './routes.js';

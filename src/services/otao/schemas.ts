@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../server/contract.js';
+import type { JsonSchema } from '../../contract.js';
 import { ROLLOUT_STRATEGIES } from './software.js';
 
 /** Spec 2: `yyyy-MM-dd'T'HH:mm:ss'Z'`. */

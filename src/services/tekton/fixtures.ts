@@ -1,4 +1,4 @@
-import type { FixtureSection } from '../../server/contract.js';
+import type { FixtureSection } from '../../contract.js';
 import { FixtureError } from '../../seed/errors.js';
 import { findVersion } from '../app-manager/applications.js';
 import { APP_CONFIGS, newAppConfig } from './app-configs.js';

@@ -1,4 +1,4 @@
-import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { appConfigFixtures } from './fixtures.js';
 import { routes } from './routes.js';
 

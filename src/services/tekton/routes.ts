@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { HttpError } from '../../server/errors.js';
 import { pathParam } from '../../server/params.js';
-import type { Route } from '../../server/contract.js';
+import type { Route } from '../../contract.js';
 import { patchAppConfig, putAppConfig, versionConfiguration, versionOfApplication } from './app-configs.js';
 import { jsonPatchSchema } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../server/contract.js';
+import type { JsonSchema } from '../../contract.js';
 
 /** RFC 6902: an array of operations, each with `op` and `path`; the rest of each operation is checked as it is applied. */
 export const jsonPatchSchema: JsonSchema = {

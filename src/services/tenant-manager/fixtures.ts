@@ -1,7 +1,7 @@
 import { REALM_NAME_PATTERN, TENANT_ID_PATTERN } from './schemas.js';
 import type { EmuContext } from '../../context.js';
 import type { Mutation } from '../../store/index.js';
-import type { FixtureSection } from '../../server/contract.js';
+import type { FixtureSection } from '../../contract.js';
 import { storedPassword } from '../../auth/passwords.js';
 import { backendClient, newTenantRecord, REALM_CLIENTS, REALM_USERS, SETTINGS, TENANTS } from './tenants.js';
 

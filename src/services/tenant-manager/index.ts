@@ -1,5 +1,5 @@
 import { withPasswordHash } from '../../auth/passwords.js';
-import { tenantRecord, type JsonSchema, type ServiceDescriptor } from '../../server/contract.js';
+import { tenantRecord, type JsonSchema, type ServiceDescriptor } from '../../contract.js';
 import { tenantFixtures } from './fixtures.js';
 import { routes } from './routes.js';
 import { REALM_NAME_PATTERN, TENANT_ID_PATTERN } from './schemas.js';

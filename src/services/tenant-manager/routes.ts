@@ -3,7 +3,7 @@ import { issuerUrl } from '../../server/location.js';
 import { notFound } from '../../server/errors.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathParam, queryString } from '../../server/params.js';
-import type { Route } from '../../server/contract.js';
+import type { Route } from '../../contract.js';
 import { templateRoutes } from './template-routes.js';
 import { TEMPLATE_KINDS } from './templates.js';
 import { tenantCreateSchema } from './schemas.js';

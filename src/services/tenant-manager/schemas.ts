@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../server/contract.js';
+import type { JsonSchema } from '../../contract.js';
 
 export const REALM_NAME_PATTERN = '^[a-zA-Z0-9_-]+$';
 /** Tenant ids stand in tokens and URL paths: URL-unreserved characters, at most 64, not `.` or `..` alone. */

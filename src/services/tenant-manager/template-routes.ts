@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { checkPreconditions, notModified } from '../../server/conditional.js';
-import type { Route } from '../../server/contract.js';
+import type { Route } from '../../contract.js';
 import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathInt } from '../../server/params.js';

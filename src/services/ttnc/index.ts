@@ -1,4 +1,4 @@
-import { tenantRecord, type ServiceDescriptor } from '../../server/contract.js';
+import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { lorawanControlRouter } from './control.js';
 import { integrationFixtures } from './fixtures.js';
 import { INTEGRATIONS, setupIntegrationIndexes } from './integrations.js';

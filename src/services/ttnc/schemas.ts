@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../server/contract.js';
+import type { JsonSchema } from '../../contract.js';
 
 const name: JsonSchema = { type: 'string', minLength: 1, maxLength: 255 };
 /** Host names and server addresses (`eu1.cloud.thethings.network`, `...:1883`, `mqtts://...`): no blanks. */

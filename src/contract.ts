@@ -1,10 +1,14 @@
 import type { Request, Response, Router } from 'express';
-import type { EmuContext } from '../context.js';
+import type { SigningKey } from './auth/keys.js';
+import type { EventEmitter } from 'node:events';
+import type { EmulatorConfig } from './config.js';
+import type { Store } from './store/index.js';
 
 /**
- * The contract between the server and the services: what a service declares, what the server mounts.
- * The route table is the single source for what is mounted, validated, listed by `call --list`,
- * described by `/_emu/openapi.json`, and checked by the operations test.
+ * The contract between the floors: what a domain function may reach (`EmuContext`), what a service declares
+ * and what the server mounts (`ServiceDescriptor`, `Route`). The route table is the single source for what is
+ * mounted, validated, listed by `call --list`, described by `/_emu/openapi.json`, and checked by the operations
+ * test. It imports only from the floors below it (store, config, keys).
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -132,3 +136,52 @@ export function tenantRecord(required: string[], properties: Record<string, Json
 }
 
 export const routeKey = (route: Pick<Route, 'method' | 'path'>) => `${route.method} ${route.path}`;
+
+/** The endpoint a push goes to: the record the service already holds (no second lookup by token). */
+export interface PushTarget {
+  tenantId: string;
+  endpointId: string;
+  token: string;
+  appVersion: { name: string };
+}
+
+/** What the gateway offers the services: pushing a message to a connected device. */
+export interface DevicePush {
+  push(endpoint: PushTarget, extension: string, resource: string, payload: unknown): void;
+}
+
+/** The realms of the tenants, as the server's token check needs them; the tenant manager provides it. */
+export interface RealmDirectory {
+  /** The tenant whose realm has this name. */
+  tenantIdOfRealm(realm: string): string | undefined;
+}
+
+/** The emulator's time: every date it writes and every deadline it keeps is read from here. */
+export interface Clock {
+  now(): Date;
+  /** `now()` as ISO 8601 UTC, the form every stored date takes. */
+  nowIso(): string;
+}
+
+
+/**
+ * Everything a domain function may use, one per running emulator. Services pass it along;
+ * nothing lives in module globals, so several emulators can run in one process (tests do).
+ */
+export interface EmuContext {
+  store: Store;
+  config: EmulatorConfig;
+  services: readonly ServiceDescriptor[];
+  /** The signing key; an in-memory emulator makes it when first read. */
+  readonly keys: SigningKey;
+  realms: RealmDirectory;
+  clock: Clock;
+  /** In-process notifications between services and the gateway (a command result wakes its REST wait). */
+  events: EventEmitter;
+  devices: DevicePush;
+  /** Runtime state of a service that is not part of the stored state (waiters, timers). */
+  runtime: Map<string, unknown>;
+  log: (message: string) => void;
+  /** The tenant requests act in when auth is off. */
+  defaultTenantId(): string;
+}
