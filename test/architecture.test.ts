@@ -1,0 +1,48 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  );
+}
+
+/** Every relative import and re-export of a file (type-only ones too: a circle of types is still a circle of rooms). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s+'(\.{1,2}\/[^']+)'/g), ...text.matchAll(/import\('(\.{1,2}\/[^']+)'\)/g)];
+  return specifiers.map((m) => resolve(dirname(file), m[1].replace(/\.js$/, '.ts')));
+}
+
+const files = sourceFiles(SRC);
+const graph = new Map(files.map((f) => [f, importsOf(f)]));
+const name = (f: string) => relative(SRC, f);
+
+describe('the house plan', () => {
+  it('has no import circles', () => {
+    const circles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]) => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        circles.push([...path.slice(path.indexOf(file)), file].map(name).join(' -> '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const next of graph.get(file) ?? []) if (graph.has(next)) visit(next, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of files) visit(file, []);
+    expect(circles).toEqual([]);
+  });
+
+  it('lower floors never import a service: store, auth, server and the contract reach services through the context', () => {
+    const lower = files.filter((f) => /^(store|auth|server)\//.test(name(f)) || ['contract.ts', 'context.ts', 'config.ts'].includes(name(f)));
+    const upward = lower.flatMap((f) => graph.get(f)!.filter((target) => name(target).startsWith('services/')).map((target) => `${name(f)} -> ${name(target)}`));
+    expect(upward).toEqual([]);
+  });
+});
