@@ -54,6 +54,10 @@ describe('auth on: the emulator is the OpenID Connect issuer of every tenant rea
     const wrong = await grant('acme', { grant_type: 'client_credentials', client_id: 'acme-backend', client_secret: 'nope' });
     expect(wrong.status).toBe(401);
     expect(wrong.body).toMatchObject({ error: 'invalid_client', message: expect.any(String) });
+    // A bad percent-encoding in Basic credentials is the client's mistake: 401, never a 500 "URI malformed".
+    const malformed = await grant('acme', { grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from('acme%E0%A4%A:x').toString('base64')}` });
+    expect(malformed.status).toBe(401);
+    expect(malformed.body).toMatchObject({ error: 'invalid_client', message: expect.stringContaining('percent-encoded') });
   });
 
   it('issues password-grant tokens for fixture users, with their scopes', async () => {
