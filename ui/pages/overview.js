@@ -11,14 +11,16 @@ export async function render(main) {
     api('GET', '/app-manager/api/v1/applications').catch((err) => err),
     api('GET', '/tenant-manager/api/v1/tenants').catch((err) => err),
     api('GET', '/_emu/connections'),
-    api('GET', '/_emu/requests', { query: { limit: 10 } }),
+    api('GET', '/_emu/requests', { query: { limit: 100 } }),
   ]);
   const online = new Set(connections.filter((c) => c.online).map((c) => c.endpointId));
   const onlineCount = h('span', { class: 'big', 'data-testid': 'online-count' }, online.size);
   const clockText = h('span', {}, `${time(health.clock.now)} (${health.clock.mode})`);
   const faultsText = h('span', {}, health.faults.length);
   const requestRows = h('tbody', {});
+  // The dashboard's own calls to the control plane would crowd out the platform's traffic.
   const addRequest = (entry) => {
+    if (entry.service === '_emu') return;
     requestRows.prepend(h('tr', {}, h('td', {}, entry.seq), h('td', {}, entry.method ?? entry.direction), h('td', {}, entry.path ?? entry.topic), h('td', {}, entry.status), h('td', {}, `${entry.latencyMs?.toFixed?.(1) ?? ''} ms`)));
     while (requestRows.children.length > 10) requestRows.lastChild.remove();
   };
