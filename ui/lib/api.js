@@ -1,15 +1,13 @@
-/** The emulator's REST and control plane, with the signed-in token when auth is on. */
-const TOKEN_KEY = 'platform-emu-ui-token';
-
-export const session = {
-  get token() {
-    return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
-  },
-  set token(value) {
-    if (value) sessionStorage.setItem(TOKEN_KEY, value);
-    else sessionStorage.removeItem(TOKEN_KEY);
-  },
-};
+/**
+ * The emulator's REST and control plane. With auth on, service calls carry the signed-in user's token and
+ * control-plane calls (`/_emu/...`) the emulator's admin token, each kept for this browser tab only.
+ */
+const store = (key) => ({
+  get: () => sessionStorage.getItem(key) ?? undefined,
+  set: (value) => (value ? sessionStorage.setItem(key, value) : sessionStorage.removeItem(key)),
+});
+export const userToken = store('platform-emu-ui-user-token');
+export const adminToken = store('platform-emu-ui-admin-token');
 
 export class ApiError extends Error {
   constructor(status, message, body) {
@@ -19,14 +17,22 @@ export class ApiError extends Error {
   }
 }
 
+const tokenFor = (path) => (path.startsWith('/_emu/') ? adminToken.get() : userToken.get());
+
 /** `api('GET', '/epr/api/v1/endpoints', { query: { limit: 10 } })`: the parsed answer, or an ApiError with the emulator's message. */
-export async function api(method, path, { query, body, raw } = {}) {
+export async function api(method, path, { query, body, raw, form } = {}) {
   const url = new URL(path, location.origin);
   for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
   const headers = {};
-  if (session.token) headers.authorization = `Bearer ${session.token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const token = tokenFor(path);
+  if (token && !form) headers.authorization = `Bearer ${token}`;
+  let payload;
+  if (form) payload = new URLSearchParams(form);
+  else if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  const response = await fetch(url, { method, headers, body: payload });
   const text = await response.text();
   let parsed;
   try {

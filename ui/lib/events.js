@@ -1,4 +1,4 @@
-import { session } from './api.js';
+import { adminToken } from './api.js';
 
 /** One server-sent event stream (`GET /_emu/events`) for the whole page; pages subscribe by event type. */
 const listeners = new Map();
@@ -8,7 +8,7 @@ const TYPES = ['request', 'kp1', 'command', 'endpoint', 'connection', 'clock', '
 export function connectEvents(onStatus) {
   source?.close();
   const url = new URL('/_emu/events', location.origin);
-  if (session.token) url.searchParams.set('access_token', session.token);
+  if (adminToken.get()) url.searchParams.set('access_token', adminToken.get());
   source = new EventSource(url);
   source.onopen = () => onStatus('live');
   source.onerror = () => onStatus(source.readyState === EventSource.CLOSED ? 'disconnected' : 'reconnecting…');

@@ -12,7 +12,8 @@ export async function telemetrySection(endpoint, appName, cleanups) {
   const definitions = (await api('GET', '/epts/api/v1/time-series/config', { query: { applicationNames: appName } }).catch(() => ({})))[appName] ?? [];
   async function load() {
     if (definitions.length === 0) return fill(charts, h('p', { class: 'muted' }, 'The application has no time series yet.'));
-    const { now } = await api('GET', '/_emu/clock');
+    // The emulator's clock (the points are dated by it); without the control plane, this machine's.
+    const { now } = await api('GET', '/_emu/clock').catch(() => ({ now: new Date().toISOString() }));
     const to = new Date(new Date(now).getTime() + 1000);
     const chunks = await api('GET', `/epts/api/v1/applications/${encodeURIComponent(appName)}/time-series/data`, {
       query: { endpointId: id, timeSeriesName: definitions.map((d) => d.name).join(','), fromDate: new Date(to.getTime() - WINDOW_MS).toISOString(), toDate: to.toISOString() },

@@ -7,17 +7,17 @@ const path = (id) => `/epr/api/v1/endpoints/${encodeURIComponent(id)}`;
 const cex = (id) => `/cex/api/v1/endpoints/${encodeURIComponent(id)}`;
 
 /** One endpoint: metadata, configuration, commands, telemetry, blobs and files, software. */
-export async function render(main, [endpointId]) {
+export async function render(main, [endpointId], { can }) {
   const endpoint = await api('GET', path(endpointId), { query: { include: 'metadata' } });
   const appName = (await api('GET', '/app-manager/api/v1/applications').catch(() => [])).find((a) => a.versions.some((v) => v.name === endpoint.appVersion.name))?.name;
   const cleanups = [];
-  const sections = [metadataSection(endpoint), await configSection(endpoint), commandsSection(endpoint, cleanups)];
+  const sections = [metadataSection(endpoint, can), await configSection(endpoint, can), commandsSection(endpoint, cleanups, can)];
   if (appName) sections.push(await telemetrySection(endpoint, appName, cleanups), await blobsSection(endpoint, appName), await softwareSection(endpoint, appName, cleanups));
   fill(main, title(`Endpoint ${endpointId}`), h('p', { class: 'muted' }, `Version ${endpoint.appVersion.name} · registered ${time(endpoint.createdDate)}`), sections);
   return cleanups;
 }
 
-function metadataSection(endpoint) {
+function metadataSection(endpoint, can) {
   const text = h('textarea', { rows: 8 }, json(endpoint.metadata ?? {}));
   const message = h('p', { role: 'status' });
   const updated = h('span', {}, time(endpoint.metadataUpdatedDate));
@@ -35,10 +35,10 @@ function metadataSection(endpoint) {
       message.textContent = err.message;
     }
   };
-  return h('section', { class: 'section', 'aria-labelledby': 'metadata-h' }, h('h2', { id: 'metadata-h' }, 'Metadata'), h('p', { class: 'muted' }, 'Updated ', updated), h('form', { onsubmit: save }, field('Metadata (JSON object, replaces all keys)', text), h('button', {}, 'Save metadata')), message);
+  return h('section', { class: 'section', 'aria-labelledby': 'metadata-h' }, h('h2', { id: 'metadata-h' }, 'Metadata'), h('p', { class: 'muted' }, 'Updated ', updated), h('form', { onsubmit: save }, field('Metadata (JSON object, replaces all keys)', text), allowedButton('Save metadata', can, 'emulator:admin')), message);
 }
 
-async function configSection(endpoint) {
+async function configSection(endpoint, can) {
   const version = endpoint.appVersion.name;
   const configs = await api('GET', `/ecr/api/v1/endpoints/${encodeURIComponent(endpoint.endpointId)}`).catch(() => []);
   const current = configs.find((c) => c.appVersionName === version);
@@ -69,7 +69,15 @@ async function configSection(endpoint) {
       message.textContent = `Not saved (${err.status}): ${err.message}`;
     }
   };
-  return h('section', { class: 'section', 'aria-labelledby': 'config-h' }, h('h2', { id: 'config-h' }, 'Configuration'), state, h('form', { onsubmit: save }, field(`Configuration for ${version} (JSON, checked against the version's schema)`, text), h('button', {}, 'Save configuration')), message);
+  return h('section', { class: 'section', 'aria-labelledby': 'config-h' }, h('h2', { id: 'config-h' }, 'Configuration'), state, h('form', { onsubmit: save }, field(`Configuration for ${version} (JSON, checked against the version's schema)`, text), allowedButton('Save configuration', can, 'endpoint:update')), message);
+}
+
+/** A submit button, disabled with the reason beside it when the signed-in user lacks the scope. */
+function allowedButton(text, can, scope) {
+  if (can(scope)) return h('button', {}, text);
+  const reason = scope === 'emulator:admin' ? 'needs the emulator\'s admin token' : `needs the scope ${scope}`;
+  const id = `why-${text.replace(/\W+/g, '-').toLowerCase()}`;
+  return h('span', {}, h('button', { disabled: true, 'aria-describedby': id }, text), ' ', h('span', { class: 'muted', id }, `(${reason})`));
 }
 
 function prettyConfig(config) {
@@ -81,7 +89,7 @@ function prettyConfig(config) {
   }
 }
 
-function commandsSection(endpoint, cleanups) {
+function commandsSection(endpoint, cleanups, can) {
   const id = endpoint.endpointId;
   const type = h('input', { type: 'text', required: true, pattern: '[a-zA-Z0-9]+', value: 'reboot' });
   const payload = h('textarea', { rows: 3 }, '{}');
@@ -129,7 +137,7 @@ function commandsSection(endpoint, cleanups) {
     'section',
     { class: 'section', 'aria-labelledby': 'commands-h' },
     h('h2', { id: 'commands-h' }, 'Commands'),
-    h('form', { class: 'inline', onsubmit: invoke }, field('Command type', type), field('Wait (seconds)', wait), h('button', {}, 'Invoke')),
+    h('form', { class: 'inline', onsubmit: invoke }, field('Command type', type), field('Wait (seconds)', wait), allowedButton('Invoke', can, 'endpoint:update')),
     field('Payload (JSON)', payload),
     result,
     h('table', {}, h('caption', { class: 'muted', style: 'text-align:left' }, 'History (newest first, live)'), h('thead', {}, h('tr', {}, ['Id', 'Type', 'Status', 'Code', 'Created', 'Response'].map((t) => h('th', { scope: 'col' }, t)))), history),

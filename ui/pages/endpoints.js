@@ -17,7 +17,7 @@ function metadataValue(text) {
 export async function render(main) {
   const initial = new URLSearchParams(location.hash.split('?')[1] ?? '');
   const apps = await api('GET', '/app-manager/api/v1/applications').catch(() => []);
-  const connections = await api('GET', '/_emu/connections');
+  const connections = await api('GET', '/_emu/connections').catch(() => []);
   const online = new Set(connections.filter((c) => c.online).map((c) => c.endpointId));
 
   const search = h('input', { type: 'search', placeholder: 'meter-001, meter-002', value: initial.get('id') ?? '' });

@@ -5,13 +5,14 @@ import { on } from '../lib/events.js';
 const definition = (pairs) => h('dl', {}, pairs.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
 
 /** What runs and what is in it: the emulator's addresses, tenants, applications, devices online now, the last requests. */
-export async function render(main) {
+export async function render(main, _params, { can }) {
+  const admin = can('emulator:admin');
   const [health, apps, tenants, connections, requests] = await Promise.all([
     api('GET', '/_emu/health'),
     api('GET', '/app-manager/api/v1/applications').catch((err) => err),
     api('GET', '/tenant-manager/api/v1/tenants').catch((err) => err),
-    api('GET', '/_emu/connections'),
-    api('GET', '/_emu/requests', { query: { limit: 100 } }),
+    admin ? api('GET', '/_emu/connections') : [],
+    admin ? api('GET', '/_emu/requests', { query: { limit: 100 } }) : [],
   ]);
   const online = new Set(connections.filter((c) => c.online).map((c) => c.endpointId));
   const onlineCount = h('span', { class: 'big', 'data-testid': 'online-count' }, online.size);
@@ -57,6 +58,7 @@ export async function render(main) {
     h('h2', {}, 'Applications and versions'),
     Array.isArray(apps) ? table('Endpoints per application version', ['Application', 'Version', 'Endpoints'], versionRows) : h('p', { class: 'muted' }, `Not shown: ${apps.message}`),
     h('h2', {}, 'Last requests'),
+    admin ? null : h('p', { class: 'muted' }, 'The journal and live connection counts need the emulator\'s admin token.'),
     h('table', {}, h('caption', { class: 'muted', style: 'text-align:left' }, 'Newest first; live'), h('thead', {}, h('tr', {}, ['Seq', 'Method', 'Path or topic', 'Status', 'Time'].map((t) => h('th', { scope: 'col' }, t)))), requestRows),
   );
   return [
