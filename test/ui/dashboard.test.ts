@@ -50,6 +50,7 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await page.getByLabel('Endpoint id').fill('meter-001');
     await page.getByLabel('Command type').fill('reboot');
     await page.getByLabel('Answer payload (JSON)').fill('{"rebooted": true}');
+    await page.getByLabel('Telemetry (optional)').fill('temperature=20..25');
     await page.getByRole('button', { name: 'Start device' }).click();
     await page.getByRole('button', { name: 'Stop meter-001' }).waitFor();
     await screenshot(page, 'devices');
@@ -64,6 +65,11 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Invoke' }).click();
     await page.getByTestId('command-status').filter({ hasText: 'EXECUTED' }).waitFor();
     await expect(page.getByTestId('command-response').textContent()).resolves.toContain('"rebooted": true');
+  });
+
+  it('charts the device\'s telemetry as samples arrive', async () => {
+    // The device sends a sample a second: the chart is redrawn by each one, without reloading the page.
+    await page.getByRole('img', { name: /^temperature: ([2-9]|\d\d+) points/ }).waitFor();
   });
 
   it('refuses a configuration the version\'s schema does not allow, and says why', async () => {

@@ -9,8 +9,9 @@ const WINDOW_MS = 60 * 60 * 1000;
 export async function telemetrySection(endpoint, appName, cleanups) {
   const id = endpoint.endpointId;
   const charts = h('div', { 'data-testid': 'telemetry' });
-  const definitions = (await api('GET', '/epts/api/v1/time-series/config', { query: { applicationNames: appName } }).catch(() => ({})))[appName] ?? [];
   async function load() {
+    // Read again each time: a device's first sample of a new series defines it.
+    const definitions = (await api('GET', '/epts/api/v1/time-series/config', { query: { applicationNames: appName } }).catch(() => ({})))[appName] ?? [];
     if (definitions.length === 0) return fill(charts, h('p', { class: 'muted' }, 'The application has no time series yet.'));
     // The emulator's clock (the points are dated by it); without the control plane, this machine's.
     const { now } = await api('GET', '/_emu/clock').catch(() => ({ now: new Date().toISOString() }));
@@ -30,11 +31,24 @@ export async function telemetrySection(endpoint, appName, cleanups) {
     }
     fill(charts, figures);
   }
-  let pending;
+  // One read at a time; a sample that arrives during a read causes one more, so the last sample is always drawn.
+  let loading = false;
+  let again = false;
+  const reload = async () => {
+    if (loading) return void (again = true);
+    loading = true;
+    try {
+      do {
+        again = false;
+        await load().catch(() => undefined);
+      } while (again);
+    } finally {
+      loading = false;
+    }
+  };
   cleanups.push(
     on('kp1', (entry) => {
-      if (entry.endpointId !== id || !entry.topic?.includes('/dcx/') || entry.direction !== 'in') return;
-      pending ??= load().finally(() => (pending = undefined));
+      if (entry.endpointId === id && entry.topic?.includes('/dcx/') && entry.direction === 'in') reload();
     }),
   );
   await load().catch((err) => fill(charts, h('p', { class: 'error' }, err.message)));
