@@ -48,17 +48,20 @@ function deviceRequest(body: unknown): DeviceRequest {
  * - `GET|POST /_emu/devices`, `DELETE /_emu/devices/{endpointId}`: simulated devices in the emulator's process.
  * - `PUT /_emu/endpoints/{endpointId}/metadata`: replaces an endpoint's metadata.
  */
-export function uiRouter(ctx: EmuContext, target: () => DeviceTarget, assets: UiAssets = loadUiAssets()): Router {
+export function uiRouter(ctx: EmuContext, target: () => DeviceTarget): Router {
   const router = express.Router();
+  // Read when first asked, not at start: an emulator nobody opens the dashboard of starts as fast as before.
+  let loaded: UiAssets | undefined;
+  const assets = () => (loaded ??= loadUiAssets());
   const room = deviceRoomOf(ctx);
   router.get('/ui', (req, res) => {
     // The page's relative URLs need the trailing slash.
     if (!req.originalUrl.split('?')[0]!.endsWith('/')) return res.redirect(301, '/_emu/ui/');
-    send(req, res, assets.index, 'no-cache');
+    send(req, res, assets().index, 'no-cache');
   });
   router.get('/ui/assets/:hash/*file', (req, res) => {
     const name = ([] as string[]).concat(req.params.file as string | string[]).join('/');
-    const file = req.params.hash === assets.hash ? assets.files.get(name) : undefined;
+    const file = req.params.hash === assets().hash ? assets().files.get(name) : undefined;
     if (!file) throw notFound(`The dashboard has no file ${name} (version ${req.params.hash}); reload /_emu/ui/.`);
     send(req, res, file, IMMUTABLE);
   });

@@ -87,6 +87,32 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Advance' }).click();
     await page.getByTestId('clock-mode').filter({ hasText: 'offset' }).waitFor();
     await screenshot(page, 'clock');
+    // An event reaches the page at once: from its arrival on a second stream to the DOM showing it.
+    const { arrived, shown } = await page.evaluate(async () => {
+      const clockNow = document.querySelector('[data-testid="clock-now"]')!;
+      const stream = new EventSource('/_emu/events?types=clock');
+      await new Promise((resolve) => (stream.onopen = resolve));
+      const times = { arrived: 0, shown: 0 };
+      const seen = new Promise<void>((resolve) => {
+        stream.addEventListener('clock', () => ((times.arrived = performance.now()), times.shown && resolve()));
+        new MutationObserver(() => ((times.shown = performance.now()), times.arrived && resolve())).observe(clockNow, { childList: true, characterData: true, subtree: true });
+      });
+      await fetch('/_emu/clock', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"advance": "1m"}' });
+      await seen;
+      stream.close();
+      return times;
+    });
+    expect(shown - arrived).toBeLessThan(100);
+  });
+
+  it('adds a fault, sees it in force, and clears it', async () => {
+    await page.getByLabel('Path (HTTP) or endpoint id (device)').fill('/epr');
+    await page.getByRole('button', { name: 'Add fault' }).click();
+    await page.getByRole('button', { name: /^Remove fault-\d+$/ }).waitFor();
+    expect((await api(emulator)('GET', '/_emu/faults')).body).toEqual([expect.objectContaining({ kind: 'http', path: '/epr', status: 503 })]);
+    await page.getByRole('button', { name: 'Clear all faults' }).click();
+    await page.getByText('No faults.').waitFor();
+    expect((await api(emulator)('GET', '/_emu/faults')).body).toEqual([]);
     await accessible();
   });
 
