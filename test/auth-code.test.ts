@@ -78,6 +78,7 @@ describe('the authorization code flow with PKCE', async () => {
       [{ code_challenge: 'short' }, /code_challenge/],
       [{ client_id: 'nobody' }, /Unknown client_id/],
       [{ redirect_uri: 'javascript:alert(1)' }, /redirect_uri/],
+      [{ redirect_uri: 'https://attacker.example/collect' }, /redirect_uri must be on this machine/],
       [{ response_type: 'token' }, /response_type/],
     ];
     for (const [extra, message] of cases) {

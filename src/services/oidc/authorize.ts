@@ -45,8 +45,19 @@ function checkClient(ctx: EmuContext, tenant: Tenant, clientId: string | undefin
   return clientId;
 }
 
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * With no client registration to list redirect URIs, a code may only go to this machine, the host the login page
+ * was asked on, or an `--allow-host` name: a link crafted elsewhere cannot send a user's code to another site.
+ */
+function redirectAllowed(req: Request, ctx: EmuContext, redirect: URL): boolean {
+  const host = redirect.hostname.toLowerCase();
+  return LOOPBACK.has(host) || host === req.hostname.toLowerCase() || ctx.config.allowHosts.some((h) => h.toLowerCase() === host);
+}
+
 /** The parameters of an authorization request (query of the GET, hidden fields of the POST), checked. */
-function authorizeRequest(ctx: EmuContext, tenant: Tenant, source: Record<string, unknown>): AuthorizeRequest {
+function authorizeRequest(req: Request, ctx: EmuContext, tenant: Tenant, source: Record<string, unknown>): AuthorizeRequest {
   if (param(source, 'response_type') !== 'code') throw new OAuthError(400, 'unsupported_response_type', 'response_type must be code (the authorization code flow with PKCE).');
   const clientId = checkClient(ctx, tenant, param(source, 'client_id'));
   const redirectUri = param(source, 'redirect_uri');
@@ -58,6 +69,7 @@ function authorizeRequest(ctx: EmuContext, tenant: Tenant, source: Record<string
   }
   if (redirect.protocol !== 'http:' && redirect.protocol !== 'https:') throw new OAuthError(400, 'invalid_request', 'redirect_uri must be an absolute http or https URL.');
   if (redirect.hash) throw new OAuthError(400, 'invalid_request', 'redirect_uri may not have a fragment.');
+  if (!redirectAllowed(req, ctx, redirect)) throw new OAuthError(400, 'invalid_request', `redirect_uri must be on this machine (localhost, 127.0.0.1, [::1]), on ${req.hostname}, or on a host named by --allow-host; got ${redirect.host}.`);
   if (param(source, 'code_challenge_method') !== 'S256') throw new OAuthError(400, 'invalid_request', 'code_challenge_method must be S256: PKCE is required.');
   const challenge = param(source, 'code_challenge');
   if (!challenge || !CHALLENGE.test(challenge)) throw new OAuthError(400, 'invalid_request', 'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters).');
@@ -69,12 +81,12 @@ export function authorizeRoutes(router: Router, ctx: EmuContext): void {
   const path = '/realms/:realm/protocol/openid-connect/auth';
   router.get(path, (req: Request, res: Response) => {
     const tenant = realmOf(req);
-    const request = authorizeRequest(ctx, tenant, req.query as Record<string, unknown>);
+    const request = authorizeRequest(req, ctx, tenant, req.query as Record<string, unknown>);
     res.set({ 'Cache-Control': 'no-store' }).type('html').send(loginPage(tenant.realm_name, request));
   });
   router.post(path, express.urlencoded({ extended: false, limit: '64kb' }), async (req: Request, res: Response) => {
     const tenant = realmOf(req);
-    const request = authorizeRequest(ctx, tenant, req.body);
+    const request = authorizeRequest(req, ctx, tenant, req.body);
     let grantee: Grantee;
     try {
       grantee = await passwordGrantee(req, tenant);
