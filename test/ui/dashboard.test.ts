@@ -139,4 +139,15 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await screenshot(page, 'journal');
     await accessible();
   });
+
+  it('lists the endpoint\'s blobs with their downloads', async () => {
+    const call = api(emulator);
+    const { token } = (await call('POST', '/kp1/smart-meter-v1/bcx/meter-001-token/token')).body;
+    const uploaded = await call('POST', '/bcx/api/v1/binary-data?name=reading.txt', { rawBody: 'kwh=42', headers: { 'x-auth-token': token, 'content-type': 'text/plain' } });
+    expect(uploaded.status).toBeLessThan(300);
+    await open('#/endpoints/meter-001', 'Endpoint meter-001');
+    const link = page.getByRole('link', { name: 'Download reading.txt' });
+    const href = await link.getAttribute('href');
+    expect(await (await fetch(`${emulator.url}${href}`)).text()).toBe('kwh=42');
+  });
 });

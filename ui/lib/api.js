@@ -46,3 +46,16 @@ export async function api(method, path, { query, body, raw, form } = {}) {
   }
   return raw ? { status: response.status, body: parsed, headers: response.headers } : parsed;
 }
+
+/** A link's download with the user's token (an anchor alone cannot send it): fetched, then saved from memory. */
+export async function downloadWithToken(event) {
+  const token = userToken.get();
+  if (!token) return;
+  event.preventDefault();
+  const link = event.currentTarget;
+  const response = await fetch(link.href, { headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok) throw new ApiError(response.status, `Download failed: ${response.status}`);
+  const url = URL.createObjectURL(await response.blob());
+  Object.assign(document.createElement('a'), { href: url, download: link.getAttribute('download') ?? '' }).click();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

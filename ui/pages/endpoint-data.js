@@ -1,4 +1,4 @@
-import { api } from '../lib/api.js';
+import { api, downloadWithToken } from '../lib/api.js';
 import { fill, h, time } from '../lib/dom.js';
 import { lineChart } from '../lib/chart.js';
 import { on } from '../lib/events.js';
@@ -67,7 +67,7 @@ export async function blobsSection(endpoint, appName) {
     h('h2', { id: 'blobs-h' }, 'Blobs and files'),
     rows.length === 0
       ? h('p', { class: 'muted' }, 'None uploaded.')
-      : h('table', {}, h('thead', {}, h('tr', {}, ['Kind', 'Name', 'Size', 'Created', 'Download'].map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, rows.map((r) => h('tr', {}, h('td', {}, r.kind), h('td', {}, r.name), h('td', {}, `${r.size} B`), h('td', {}, time(r.createdDate)), h('td', {}, h('a', { href: new URL(r.url, location.origin).pathname, download: r.name }, 'Download')))))),
+      : h('table', {}, h('thead', {}, h('tr', {}, ['Kind', 'Name', 'Size', 'Created', 'Download'].map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, rows.map((r) => h('tr', {}, h('td', {}, r.kind), h('td', {}, r.name), h('td', {}, `${r.size} B`), h('td', {}, time(r.createdDate)), h('td', {}, h('a', { href: new URL(r.url, location.origin).pathname, download: r.name, onclick: downloadWithToken }, `Download ${r.name}`)))))),
   );
 }
 
