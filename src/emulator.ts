@@ -23,6 +23,7 @@ import { openApiDocument } from './server/openapi.js';
 import { recordCounts } from './server/service-list.js';
 import { emulatorHandle, type RunningEmulator, type TokenOptions } from './handle.js';
 import { services } from './services/index.js';
+import { uiRouter } from './ui/server.js';
 import { oidcRouter } from './services/oidc/router.js';
 import { issueTestToken } from './services/oidc/test-tokens.js';
 import { defaultTenantId, getTenant, tenantByRealm } from './services/tenant-manager/tenants.js';
@@ -242,6 +243,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
           }),
         },
         ...services.flatMap((s) => (s.controlPlane ? [{ path: '/_emu', router: s.controlPlane(ctx) }] : [])),
+        { path: '/_emu', router: uiRouter(ctx, () => ({ url, mqttUrl, adminToken: config.auth === 'on' ? adminToken() : undefined })) },
         { path: '/_emu/openapi.json', router: openApiRouter(ctx) },
         { path: '/kp1', router: kp1HttpRouter(ctx) },
         { path: '/auth', router: oidcRouter(ctx) },

@@ -70,7 +70,9 @@ describe('auth on: the emulator is the OpenID Connect issuer of every tenant rea
     expect(denied.status).toBe(403);
     expect(denied.body.message).toMatch(/application:endpoint:create/);
     expect((await grant('acme', { grant_type: 'password', username: 'viewer@acme.test', password: 'wrong' })).status).toBe(401);
-    expect((await grant('acme', { grant_type: 'authorization_code' })).body.error).toBe('unsupported_grant_type');
+    expect((await grant('acme', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code' })).body.error).toBe('unsupported_grant_type');
+    // The authorization code grant needs a code from the login page (test/auth-code.test.ts).
+    expect((await grant('acme', { grant_type: 'authorization_code' })).body.error).toBe('invalid_grant');
     // A user of one realm is not a user of another.
     expect((await grant('globex', { grant_type: 'password', username: 'viewer@acme.test', password: 'viewer-password' })).status).toBe(401);
   });

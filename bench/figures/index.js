@@ -5,6 +5,7 @@ import coldStart from './cold-start.js';
 import commandRoundTrip from './command-round-trip.js';
 import memory from './memory.js';
 import reads from './reads.js';
+import ui from './ui.js';
 import writes from './writes.js';
 
-export const figures = [coldStart, reads, writes, commandRoundTrip, memory];
+export const figures = [coldStart, reads, writes, commandRoundTrip, memory, ui];

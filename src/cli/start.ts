@@ -53,6 +53,7 @@ function banner(emulator: RunningEmulator, options: StartOptions, modules: Banne
     `${chalk.bold('Tenants')}   ${listTenants(ctx).map((t) => (t.id === ctx.defaultTenantId() ? `${t.id} (default)` : t.id)).join(', ') || 'none'}`,
     `${chalk.bold('Token')}     platform-emu token${tokenTarget(emulator)}   ${chalk.dim('(or the OIDC token endpoint of each realm)')}`,
     `${chalk.bold('Health')}    ${url}/_emu/health`,
+    `${chalk.bold('Dashboard')} ${chalk.cyan(`${url}/_emu/ui/`)}`,
     ...(options.auth === 'on' ? [`${chalk.bold('Admin')}     ${adminHint(emulator, options)}`] : []),
     `${chalk.bold('MQTT')}      ${chalk.cyan(emulator.mqttUrl)}   ${chalk.dim('(KP1 devices; also POST /kp1/... on the REST port)')}`,
     '',

@@ -3,7 +3,7 @@ import { faultAwareDevices } from './faults.js';
 import { startMqtt } from './mqtt.js';
 
 export { kp1HttpRouter } from './http.js';
-export { deviceConnection, onlineEndpointCount, type DeviceConnection } from './sessions.js';
+export { deviceConnection, deviceConnections, onlineEndpointCount, type DeviceConnection } from './sessions.js';
 export { extensions } from './extensions/index.js';
 export type { Kp1Extension, Kp1Resource, Kp1Request, Kp1Result } from './extension.js';
 

@@ -98,3 +98,8 @@ export function deviceConnection(ctx: EmuContext, endpointId: string): DeviceCon
 export function onlineEndpointCount(ctx: EmuContext): number {
   return sessionsOf(ctx).onlineCount();
 }
+
+/** Every endpoint that spoke since the start: online or not, with its last request. */
+export function deviceConnections(ctx: EmuContext): DeviceConnection[] {
+  return [...sessionsOf(ctx).byEndpoint.values()].map((s) => ({ ...s.state }));
+}

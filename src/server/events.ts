@@ -24,6 +24,12 @@ export const CONNECTION_CHANGED = 'connection:changed';
 /** A fault was added or removed: `{ faults }`, the list after the change. */
 export const FAULTS_CHANGED = 'faults:changed';
 
+/** An e-mail was captured (the automation connector's outgoing mail): the `CapturedMail`. */
+export const MAIL_CAPTURED = 'automation:mail';
+
+/** A simulated device of the dashboard started, stopped or did something: `{ token, change, device? }`. */
+export const DEVICE_CHANGED = 'ui:device';
+
 /** The emulator is stopping: open event streams end. */
 export const EMULATOR_STOPPING = 'emulator:stopping';
 

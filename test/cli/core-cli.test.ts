@@ -73,6 +73,7 @@ describe('platform-emu start', () => {
     expect(banner).toContain(`State     ${dir}`);
     expect(banner).toContain('Tenants   acme (default), globex');
     expect(banner).toContain(`platform-emu token --data-dir ${dir}`);
+    expect(banner).toContain(`Dashboard ${emulator.url}/_emu/ui/`);
 
     const health = await getJson(`${emulator.url}/_emu/health`);
     expect(health).toMatchObject({ status: 200, body: { status: 'ready', url: emulator.url, dataDir: dir, inMemory: false, auth: 'off' } });

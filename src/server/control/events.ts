@@ -5,9 +5,11 @@ import {
   CLOCK_CHANGED,
   COMMAND_CHANGED,
   CONNECTION_CHANGED,
+  DEVICE_CHANGED,
   EMULATOR_STOPPING,
   ENDPOINT_CHANGED,
   FAULTS_CHANGED,
+  MAIL_CAPTURED,
   REQUEST_RECORDED,
   STATE_REPLACED,
   type ClockChange,
@@ -27,6 +29,8 @@ const SOURCES = {
   clock: CLOCK_CHANGED,
   faults: FAULTS_CHANGED,
   state: STATE_REPLACED,
+  mail: MAIL_CAPTURED,
+  device: DEVICE_CHANGED,
 } as const;
 type EventType = keyof typeof SOURCES;
 const TYPES = Object.keys(SOURCES) as EventType[];
@@ -39,6 +43,10 @@ function shape(type: EventType, payload: unknown): unknown {
   if (type === 'clock') {
     const { now, mode } = payload as ClockChange;
     return { now: now.toISOString(), mode };
+  }
+  if (type === 'mail') {
+    const { id, tenantId, to, subject, text, links, sentAt } = payload as Record<string, unknown>;
+    return { id, tenantId, to, subject, text, links, sentAt };
   }
   return payload ?? {};
 }
@@ -81,7 +89,7 @@ function stream(ctx: EmuContext, res: Response, types: EventType[], after: numbe
   });
 }
 
-/** `GET /_emu/events`: server-sent events of requests, KP1 messages, commands, endpoints, connections, clock, faults, state. */
+/** `GET /_emu/events`: server-sent events of requests, KP1 messages, commands, endpoints, connections, clock, faults, state, mail, devices. */
 export const eventRoutes: ControlRoute[] = [
   {
     method: 'GET',

@@ -19,6 +19,9 @@ function checkOrigin(req: Request): void {
   throw new HttpError(403, `Cross-origin requests may not change the emulator (Origin ${origin}): the control plane only accepts them from its own origin or from non-browser clients.`);
 }
 
+/** Open with auth on: the health check, and the dashboard's page and modules (they hold no data; its API calls sign in). */
+const isOpenRead = (req: Request) => req.path === '/health' || req.path === '/ui' || req.path.startsWith('/ui/');
+
 function bearerOf(req: Request): string | undefined {
   const header = req.headers.authorization;
   if (header !== undefined) {
@@ -39,7 +42,7 @@ function bearerOf(req: Request): string | undefined {
 export function controlGuard(ctx: EmuContext, adminToken: () => string) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     checkOrigin(req);
-    if (ctx.config.auth === 'off' || (req.path === '/health' && (req.method === 'GET' || req.method === 'HEAD'))) return next();
+    if (ctx.config.auth === 'off' || (isOpenRead(req) && (req.method === 'GET' || req.method === 'HEAD'))) return next();
     const token = bearerOf(req);
     if (token === undefined) {
       throw unauthorized(

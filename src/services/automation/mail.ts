@@ -1,5 +1,5 @@
 import { runtimeOf, type EmuContext } from '../../context.js';
-import { STATE_REPLACED } from '../../server/events.js';
+import { MAIL_CAPTURED, STATE_REPLACED } from '../../server/events.js';
 import type { Mutation, StoredRecord } from '../../store/index.js';
 
 /**
@@ -11,7 +11,7 @@ export const MAX_CAPTURED_MAIL = 1000;
 /** The longest a `GET /_emu/mail?wait=` may hold a request open. */
 export const MAX_MAIL_WAIT_SECONDS = 60;
 
-const MAIL_EVENT = 'automation:mail';
+const MAIL_EVENT = MAIL_CAPTURED;
 
 export interface OutgoingMail {
   tenantId: string;

@@ -4,24 +4,9 @@ import { publicJwk } from '../../auth/keys.js';
 import { expandScopes } from '../../auth/scopes.js';
 import { DEFAULT_TOKEN_TTL, signAccessToken } from '../../auth/tokens.js';
 import { issuerUrl } from '../../server/location.js';
-import { iamLogin } from '../iam/login.js';
-import { realmClient, realmUserLogin, realmUserScopes, tenantByRealm, type Tenant } from '../tenant-manager/tenants.js';
-
-class OAuthError extends Error {
-  constructor(
-    readonly status: number,
-    readonly error: string,
-    description: string,
-  ) {
-    super(description);
-  }
-}
-
-function realmOf(req: Request): Tenant {
-  const tenant = tenantByRealm(req.ctx, String(req.params.realm));
-  if (!tenant) throw new OAuthError(404, 'realm_not_found', `There is no realm ${req.params.realm}; the fixture tenants' realm_name values are the realms.`);
-  return tenant;
-}
+import { realmClient } from '../tenant-manager/tenants.js';
+import { authorizationCodeGrant, authorizeRoutes } from './authorize.js';
+import { OAuthError, passwordGrantee, realmOf, type Grantee } from './oauth.js';
 
 function clientCredentials(req: Request): { id?: string; secret?: string } {
   const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
@@ -45,24 +30,6 @@ function narrow(granted: string[], requested: unknown): string[] {
   return wanted;
 }
 
-interface Grantee {
-  subject: string;
-  scopes: string[];
-  username?: string;
-}
-
-/** A user of the realm: a fixture realm user, else an identity and access manager user of the tenant. */
-async function passwordGrantee(req: Request, tenant: Tenant): Promise<Grantee> {
-  const username = String(req.body?.username ?? '');
-  const password = String(req.body?.password ?? '');
-  const realmUser = await realmUserLogin(req.ctx, tenant.id, username, password);
-  if (realmUser) return { subject: realmUser.username, username: realmUser.username, scopes: realmUserScopes(req.ctx, realmUser) };
-  const iamUser = await iamLogin(req.ctx, tenant.id, username, password);
-  if (iamUser === 'disabled') throw new OAuthError(400, 'invalid_grant', 'Account disabled: the user was created with enabled false.');
-  if (!iamUser) throw new OAuthError(401, 'invalid_grant', 'Invalid user credentials.');
-  return { subject: iamUser.id, username: iamUser.username, scopes: iamUser.scopes };
-}
-
 async function token(req: Request, res: Response): Promise<void> {
   const ctx = req.ctx;
   const tenant = realmOf(req);
@@ -72,23 +39,30 @@ async function token(req: Request, res: Response): Promise<void> {
   // The realm's frontend client is public: it has no secret and serves the password grant only.
   const frontend = clientId !== undefined && clientId === tenant.client_frontend_id;
   let grantee: Grantee;
+  let requestedScope: unknown = req.body?.scope;
+  let codeClient: string | undefined;
   if (grant === 'client_credentials') {
     if (!client || client.secret !== secret) throw new OAuthError(401, 'invalid_client', 'Unknown client_id or wrong client_secret for this realm.');
     grantee = { subject: `service-account-${client.clientId}`, scopes: expandScopes(client.scopes, ctx.services) };
   } else if (grant === 'password') {
     if (clientId && !client && !frontend) throw new OAuthError(401, 'invalid_client', `Unknown client_id ${clientId} for this realm.`);
     grantee = await passwordGrantee(req, tenant);
+  } else if (grant === 'authorization_code') {
+    const granted = authorizationCodeGrant(req, tenant);
+    grantee = granted.grantee;
+    requestedScope = granted.scope;
+    codeClient = granted.clientId;
   } else {
-    throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials or password.');
+    throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials, password or authorization_code.');
   }
-  const scopes = narrow(grantee.scopes, req.body?.scope);
+  const scopes = narrow(grantee.scopes, requestedScope);
   const accessToken = signAccessToken(ctx.keys, {
     issuer: issuerUrl(req, tenant.realm_name),
     tenantId: tenant.id,
     subject: grantee.subject,
     scopes,
     ttlSeconds: DEFAULT_TOKEN_TTL,
-    clientId: client?.clientId ?? (frontend ? clientId : undefined),
+    clientId: codeClient ?? client?.clientId ?? (frontend ? clientId : undefined),
     username: grantee.username,
     issuedAt: ctx.clock.now(),
   });
@@ -107,10 +81,12 @@ export function oidcRouter(ctx: EmuContext): Router {
     const issuer = issuerUrl(req, realmOf(req).realm_name);
     res.json({
       issuer,
+      authorization_endpoint: `${issuer}/protocol/openid-connect/auth`,
       token_endpoint: `${issuer}/protocol/openid-connect/token`,
       jwks_uri: `${issuer}/protocol/openid-connect/certs`,
-      grant_types_supported: ['client_credentials', 'password'],
-      response_types_supported: ['token'],
+      grant_types_supported: ['client_credentials', 'password', 'authorization_code'],
+      response_types_supported: ['code'],
+      code_challenge_methods_supported: ['S256'],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
       token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
@@ -120,6 +96,7 @@ export function oidcRouter(ctx: EmuContext): Router {
     realmOf(req);
     res.json({ keys: [publicJwk(ctx.keys)] });
   });
+  authorizeRoutes(router, ctx);
   router.post(
     '/realms/:realm/protocol/openid-connect/token',
     express.urlencoded({ extended: false, limit: '64kb' }),

@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, extname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+/** The dashboard's page sources: the `ui/` folder the package ships (plain ES modules, no build step). */
+export const UI_SOURCE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../ui');
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json; charset=utf-8',
+};
+
+export interface Asset {
+  type: string;
+  body: Buffer;
+  gzip: Buffer;
+}
+
+export interface UiAssets {
+  /** One hash over every file: assets are served under `assets/<hash>/`, cached for good, and index.html names it. */
+  hash: string;
+  index: Asset;
+  files: Map<string, Asset>;
+  /** Bytes of all files gzip-compressed: what a first visit downloads at most. */
+  gzipBytes: number;
+}
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? listFiles(path) : entry.isFile() && TYPES[extname(entry.name)] ? [path] : [];
+  });
+}
+
+const asset = (type: string, body: Buffer): Asset => ({ type, body, gzip: gzipSync(body, { level: 9 }) });
+
+/** Reads the UI into memory once (it is small), compressed ahead, so that serving it costs a map lookup. */
+export function loadUiAssets(dir = UI_SOURCE_DIR): UiAssets {
+  const sources = listFiles(dir).sort();
+  const hasher = createHash('sha256');
+  const raw = new Map<string, Buffer>();
+  for (const path of sources) {
+    const name = relative(dir, path).split(sep).join('/');
+    const body = readFileSync(path);
+    hasher.update(name).update(body);
+    raw.set(name, body);
+  }
+  const hash = hasher.digest('hex').slice(0, 12);
+  const files = new Map<string, Asset>();
+  for (const [name, body] of raw) if (name !== 'index.html') files.set(name, asset(TYPES[extname(name)]!, body));
+  const html = raw.get('index.html');
+  if (!html) throw new Error(`The dashboard's index.html is missing from ${dir}.`);
+  const index = asset(TYPES['.html']!, Buffer.from(html.toString('utf8').replaceAll('%ASSETS%', `assets/${hash}`)));
+  let gzipBytes = index.gzip.length;
+  for (const file of files.values()) gzipBytes += file.gzip.length;
+  return { hash, index, files, gzipBytes };
+}

@@ -1,0 +1,61 @@
+/**
+ * The emulator's REST and control plane. With auth on, service calls carry the signed-in user's token and
+ * control-plane calls (`/_emu/...`) the emulator's admin token, each kept for this browser tab only.
+ */
+const store = (key) => ({
+  get: () => sessionStorage.getItem(key) ?? undefined,
+  set: (value) => (value ? sessionStorage.setItem(key, value) : sessionStorage.removeItem(key)),
+});
+export const userToken = store('platform-emu-ui-user-token');
+export const adminToken = store('platform-emu-ui-admin-token');
+
+export class ApiError extends Error {
+  constructor(status, message, body) {
+    super(message);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+const tokenFor = (path) => (path.startsWith('/_emu/') ? adminToken.get() : userToken.get());
+
+/** `api('GET', '/epr/api/v1/endpoints', { query: { limit: 10 } })`: the parsed answer, or an ApiError with the emulator's message. */
+export async function api(method, path, { query, body, raw, form } = {}) {
+  const url = new URL(path, location.origin);
+  for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
+  const headers = {};
+  const token = tokenFor(path);
+  if (token && !form) headers.authorization = `Bearer ${token}`;
+  let payload;
+  if (form) payload = new URLSearchParams(form);
+  else if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  const response = await fetch(url, { method, headers, body: payload });
+  const text = await response.text();
+  let parsed;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = text;
+  }
+  if (!response.ok) {
+    const message = parsed?.message ?? parsed?.error_description ?? response.headers.get('x-platform-emu-message') ?? `${response.status} ${response.statusText}`;
+    throw new ApiError(response.status, message, parsed);
+  }
+  return raw ? { status: response.status, body: parsed, headers: response.headers } : parsed;
+}
+
+/** A link's download with the user's token (an anchor alone cannot send it): fetched, then saved from memory. */
+export async function downloadWithToken(event) {
+  const token = userToken.get();
+  if (!token) return;
+  event.preventDefault();
+  const link = event.currentTarget;
+  const response = await fetch(link.href, { headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok) throw new ApiError(response.status, `Download failed: ${response.status}`);
+  const url = URL.createObjectURL(await response.blob());
+  Object.assign(document.createElement('a'), { href: url, download: link.getAttribute('download') ?? '' }).click();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

@@ -1,0 +1,115 @@
+import { adminToken, api } from './lib/api.js';
+import { beginSignIn, finishSignIn, permissions, signOut } from './lib/auth.js';
+import { fill, field, h } from './lib/dom.js';
+import { connectEvents } from './lib/events.js';
+import * as overview from './pages/overview.js';
+import * as endpoints from './pages/endpoints.js';
+import * as endpoint from './pages/endpoint.js';
+import * as devices from './pages/devices.js';
+import * as journal from './pages/journal.js';
+import * as clock from './pages/clock.js';
+import * as mail from './pages/mail.js';
+
+/** [hash pattern, page, nav link, needs the control plane's admin token (with auth on)] */
+const routes = [
+  [/^#?\/?$/, overview, '#/'],
+  [/^#\/endpoints$/, endpoints, '#/endpoints'],
+  [/^#\/endpoints\/([^/]+)$/, endpoint, '#/endpoints'],
+  [/^#\/devices$/, devices, '#/devices', true],
+  [/^#\/journal$/, journal, '#/journal', true],
+  [/^#\/clock$/, clock, '#/clock', true],
+  [/^#\/mail$/, mail, '#/mail', true],
+];
+
+const main = document.getElementById('main');
+const status = document.getElementById('status');
+let cleanups = [];
+let health;
+let allowed;
+
+async function show() {
+  for (const cleanup of cleanups) cleanup();
+  cleanups = [];
+  const hash = location.hash.split('?')[0];
+  const route = routes.find(([pattern]) => pattern.test(hash));
+  for (const link of document.querySelectorAll('nav a')) {
+    if (route?.[2] === link.getAttribute('href')) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  if (!route) return fill(main, h('h1', {}, 'Not found'), h('p', {}, 'No page at ', hash, '.'));
+  const [pattern, page, , needsAdmin] = route;
+  const params = pattern.exec(hash).slice(1).map(decodeURIComponent);
+  if (needsAdmin && !allowed.can('emulator:admin')) return adminOnly();
+  try {
+    cleanups = (await page.render(main, params, { health, can: allowed.can })) ?? [];
+  } catch (err) {
+    fill(main, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, err.message));
+  }
+  if (document.activeElement === document.body || !main.contains(document.activeElement)) main.querySelector('h1')?.focus();
+}
+
+/** The admin token opens the control plane (journal, clock, faults, mail, devices, live updates). */
+function adminForm(onDone) {
+  const token = h('input', { type: 'password', autocomplete: 'off', required: true });
+  const message = h('p', { role: 'alert', class: 'error' });
+  return h(
+    'form',
+    {
+      class: 'inline',
+      onsubmit: async (event) => {
+        event.preventDefault();
+        adminToken.set(token.value.trim());
+        try {
+          await api('GET', '/_emu/clock');
+          onDone();
+        } catch (err) {
+          adminToken.set(undefined);
+          message.textContent = err.message;
+        }
+      },
+    },
+    field('Admin token', token),
+    h('button', {}, 'Use admin token'),
+    message,
+  );
+}
+
+function adminOnly() {
+  fill(main, h('h1', { tabindex: -1 }, 'Admin token needed'), h('p', {}, 'This page is the emulator\'s control plane: with --auth on it needs the emulator\'s admin token (in emulator.lock, the start banner, or --admin-token).'), adminForm(() => location.reload()));
+  main.querySelector('h1').focus();
+}
+
+function signIn() {
+  const realm = h('input', { type: 'text', required: true, value: health.defaultTenant ?? '' });
+  fill(
+    main,
+    h('h1', { tabindex: -1 }, 'Sign in'),
+    h('p', {}, 'This emulator runs with --auth on. Sign in as a user of a realm (a fixture user or an identity and access manager user): the dashboard then acts with that user\'s scopes.'),
+    h('form', { class: 'inline', onsubmit: (event) => (event.preventDefault(), beginSignIn(realm.value.trim())) }, field('Realm', realm), h('button', {}, 'Sign in with the realm\'s login page')),
+    h('h2', {}, 'Control plane'),
+    h('p', {}, 'Optionally, the admin token too: it opens the journal, clock, faults, mail, simulated devices and live updates.'),
+    adminForm(() => start()),
+  );
+  main.querySelector('h1').focus();
+}
+
+function showUser() {
+  const who = allowed.user ? `signed in as ${allowed.user}` : adminToken.get() ? 'admin token' : '';
+  if (!allowed.authOn) return;
+  document.getElementById('user')?.remove();
+  status.before(h('span', { id: 'user', class: 'status' }, who, ' ', h('button', { class: 'secondary', type: 'button', onclick: () => (signOut(), location.reload()) }, 'Sign out')));
+}
+
+async function start() {
+  health = await api('GET', '/_emu/health');
+  await finishSignIn();
+  allowed = permissions(health);
+  if (allowed.authOn && !allowed.user && !adminToken.get()) return signIn();
+  showUser();
+  if (allowed.can('emulator:admin')) connectEvents((state) => (status.textContent = `events: ${state}`));
+  else status.textContent = 'live updates need the admin token';
+  window.onhashchange = show;
+  await show();
+}
+
+start().catch((err) => fill(main, h('h1', {}, 'The emulator cannot be reached'), h('p', { class: 'error', role: 'alert' }, err.message)));

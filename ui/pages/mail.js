@@ -1,0 +1,32 @@
+import { api } from '../lib/api.js';
+import { fill, h, time, title } from '../lib/dom.js';
+import { on } from '../lib/events.js';
+
+const card = (m) =>
+  h(
+    'article',
+    { class: 'mail', 'aria-label': `Mail ${m.id}: ${m.subject}` },
+    h('h2', {}, m.subject),
+    h('p', { class: 'muted' }, `To ${m.to} · tenant ${m.tenantId} · ${time(m.sentAt)}`),
+    h('pre', {}, m.text),
+    m.links.length > 0 ? h('ul', {}, m.links.map((link) => h('li', {}, h('a', { href: link }, link)))) : null,
+  );
+
+/** The e-mails the platform would have sent, newest first, arriving live; their links open here. */
+export async function render(main) {
+  const list = h('div', { 'data-testid': 'mail-list' });
+  const mails = await api('GET', '/_emu/mail');
+  fill(list, mails.length === 0 ? h('p', { class: 'muted', id: 'no-mail' }, 'No mail captured yet.') : mails.reverse().map(card));
+  fill(
+    main,
+    title('Captured mail'),
+    h('button', { class: 'secondary', type: 'button', onclick: async () => (await api('DELETE', '/_emu/mail'), fill(list, h('p', { class: 'muted' }, 'No mail captured yet.'))) }, 'Forget all mail'),
+    list,
+  );
+  return [
+    on('mail', (m) => {
+      list.querySelector('#no-mail')?.remove();
+      list.prepend(card(m));
+    }),
+  ];
+}

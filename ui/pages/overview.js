@@ -1,0 +1,75 @@
+import { api } from '../lib/api.js';
+import { fill, h, table, time, title } from '../lib/dom.js';
+import { on } from '../lib/events.js';
+
+const definition = (pairs) => h('dl', {}, pairs.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
+
+/** What runs and what is in it: the emulator's addresses, tenants, applications, devices online now, the last requests. */
+export async function render(main, _params, { can }) {
+  const admin = can('emulator:admin');
+  const [health, apps, tenants, connections, requests] = await Promise.all([
+    api('GET', '/_emu/health'),
+    api('GET', '/app-manager/api/v1/applications').catch((err) => err),
+    api('GET', '/tenant-manager/api/v1/tenants').catch((err) => err),
+    admin ? api('GET', '/_emu/connections') : [],
+    admin ? api('GET', '/_emu/requests', { query: { limit: 100 } }) : [],
+  ]);
+  const online = new Set(connections.filter((c) => c.online).map((c) => c.endpointId));
+  const onlineCount = h('span', { class: 'big', 'data-testid': 'online-count' }, online.size);
+  const clockText = h('span', {}, `${time(health.clock.now)} (${health.clock.mode})`);
+  const faultsText = h('span', {}, health.faults.length);
+  const requestRows = h('tbody', {});
+  // The dashboard's own calls to the control plane would crowd out the platform's traffic.
+  const addRequest = (entry) => {
+    if (entry.service === '_emu') return;
+    requestRows.prepend(h('tr', {}, h('td', {}, entry.seq), h('td', {}, entry.method ?? entry.direction), h('td', {}, entry.path ?? entry.topic), h('td', {}, entry.status), h('td', {}, `${entry.latencyMs?.toFixed?.(1) ?? ''} ms`)));
+    while (requestRows.children.length > 10) requestRows.lastChild.remove();
+  };
+  for (const entry of requests) addRequest(entry);
+
+  const versionRows = [];
+  if (Array.isArray(apps)) {
+    for (const app of apps) {
+      for (const version of app.versions) {
+        const count = h('td', {}, '…');
+        versionRows.push(h('tr', {}, h('td', {}, app.displayName ?? app.name), h('td', {}, version.name), count));
+        api('GET', '/epr/api/v1/endpoints', { query: { applicationVersionName: version.name, limit: 1 } }).then(
+          (page) => fill(count, h('a', { href: `#/endpoints?version=${encodeURIComponent(version.name)}` }, page.totalElements)),
+          (err) => fill(count, h('span', { class: 'muted' }, err.message)),
+        );
+      }
+    }
+  }
+  fill(
+    main,
+    title('Overview'),
+    h(
+      'div',
+      { class: 'cards' },
+      h('div', { class: 'card' }, h('div', { class: 'muted' }, 'Devices online now'), onlineCount),
+      h('div', { class: 'card' }, definition([['REST', health.url], ['MQTT', health.mqtt.url], ['Auth', health.auth]])),
+      h('div', { class: 'card' }, definition([['Data directory', health.dataDir ?? 'in memory'], ['Version', health.version], ['Default tenant', health.defaultTenant]])),
+      h('div', { class: 'card' }, definition([['Clock', clockText], ['Faults in force', faultsText]]), h('a', { href: '#/clock' }, 'Clock and faults')),
+    ),
+    h('h2', {}, 'Tenants'),
+    Array.isArray(tenants?.results)
+      ? h('ul', {}, tenants.results.map((t) => h('li', {}, `${t.id} (realm ${t.realm_name})`)))
+      : h('p', { class: 'muted' }, `Not shown: ${tenants.message}`),
+    h('h2', {}, 'Applications and versions'),
+    Array.isArray(apps) ? table('Endpoints per application version', ['Application', 'Version', 'Endpoints'], versionRows) : h('p', { class: 'muted' }, `Not shown: ${apps.message}`),
+    h('h2', {}, 'Last requests'),
+    admin ? null : h('p', { class: 'muted' }, 'The journal and live connection counts need the emulator\'s admin token.'),
+    h('table', {}, h('caption', { class: 'muted', style: 'text-align:left' }, 'Newest first; live'), h('thead', {}, h('tr', {}, ['Seq', 'Method', 'Path or topic', 'Status', 'Time'].map((t) => h('th', { scope: 'col' }, t)))), requestRows),
+  );
+  return [
+    on('connection', (c) => {
+      if (c.online) online.add(c.endpointId);
+      else online.delete(c.endpointId);
+      onlineCount.textContent = online.size;
+    }),
+    on('clock', (c) => (clockText.textContent = `${time(c.now)} (${c.mode})`)),
+    on('faults', (f) => (faultsText.textContent = f.faults.length)),
+    on('request', addRequest),
+    on('kp1', addRequest),
+  ];
+}
