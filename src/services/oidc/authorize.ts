@@ -3,7 +3,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { runtimeOf, type EmuContext } from '../../context.js';
 import { STATE_REPLACED } from '../../server/events.js';
 import { realmClient, type Tenant } from '../tenant-manager/tenants.js';
-import { loginPage } from './login-page.js';
+import { loginPage, type AuthorizeRequest } from './login-page.js';
 import { OAuthError, passwordGrantee, realmOf, type Grantee } from './oauth.js';
 
 /** How long an authorization code may wait for its exchange (emulator clock). */
@@ -18,14 +18,6 @@ interface PendingCode {
   scope?: string;
   grantee: Grantee;
   expiresAt: number;
-}
-
-export interface AuthorizeRequest {
-  clientId: string;
-  redirectUri: string;
-  state?: string;
-  scope?: string;
-  challenge: string;
 }
 
 /** Codes live in memory only: they are one-time, short-lived, and a restart may forget them. */

@@ -1,4 +1,11 @@
-import type { AuthorizeRequest } from './authorize.js';
+/** What `/protocol/openid-connect/auth` was asked for, kept through the login form. */
+export interface AuthorizeRequest {
+  clientId: string;
+  redirectUri: string;
+  state?: string;
+  scope?: string;
+  challenge: string;
+}
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
