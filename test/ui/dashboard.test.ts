@@ -133,9 +133,11 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await page.getByRole('heading', { level: 1, name: 'Request journal' }).waitFor();
     await page.getByLabel('Type').selectOption('kp1');
     await page.getByRole('button', { name: 'Filter' }).click();
-    const first = page.locator('tbody tr button').first();
-    await first.click();
-    await expect(page.getByTestId('journal-detail').textContent()).resolves.toContain('"type": "kp1"');
+    // The filtered table replaces the old one when its answer arrives: wait for a KP1 row rather than take any first row.
+    const kp1Row = page.locator('tbody tr', { hasText: /KP1 (in|out)/ }).first();
+    await kp1Row.waitFor();
+    await kp1Row.locator('button').click();
+    await expect.poll(() => page.getByTestId('journal-detail').textContent()).toContain('"type": "kp1"');
     await screenshot(page, 'journal');
     await accessible();
   });
