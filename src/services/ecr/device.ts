@@ -46,11 +46,10 @@ export function pendingConfiguration(ctx: EmuContext, endpoint: Endpoint): Devic
   return applied === offered.configId ? undefined : offered;
 }
 
-/** Spec 4: a device that connects receives its latest configuration if it has not applied it yet. True when pushed. */
-export function pushPendingConfiguration(ctx: EmuContext, endpoint: Endpoint): boolean {
+/** Spec 4: a device that connects receives its latest configuration if it has not applied it yet. */
+export function pushPendingConfiguration(ctx: EmuContext, endpoint: Endpoint): void {
   const pending = pendingConfiguration(ctx, endpoint);
   if (pending) ctx.devices.push(endpoint, 'cmx', 'config/json', pending);
-  return pending !== undefined;
 }
 
 /** After a change of a version's configuration: every endpoint now on that version that the change reaches. */
