@@ -41,7 +41,7 @@ async function show() {
   const params = pattern.exec(hash).slice(1).map(decodeURIComponent);
   if (needsAdmin && !allowed.can('emulator:admin')) return adminOnly();
   try {
-    cleanups = (await page.render(main, params, { health, can: allowed.can })) ?? [];
+    cleanups = (await page.render(main, params, { health, can: allowed.can, tenant: allowed.tenant })) ?? [];
   } catch (err) {
     fill(main, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, err.message));
   }

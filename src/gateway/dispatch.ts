@@ -72,15 +72,18 @@ async function activate(ctx: EmuContext, endpoint: Endpoint): Promise<void> {
  * Handles one KP1 request, from MQTT or HTTP: the device's fault (if one is set) first, then the message, then
  * its journal entry. Never throws: every failure is an error reply a firmware developer can read.
  */
-export async function handleKp1(ctx: EmuContext, path: string, raw: Buffer, transport: 'mqtt' | 'http'): Promise<Kp1Reply> {
+export async function handleKp1(ctx: EmuContext, path: string, raw: Buffer, transport: 'mqtt' | 'http', resolved?: (endpoint: Endpoint) => void): Promise<Kp1Reply> {
   const started = performance.now();
-  const { reply, endpoint } = await underDeviceFault(ctx, path, () => handleMessage(ctx, path, raw, transport));
+  const { reply, endpoint } = await underDeviceFault(ctx, path, () => handleMessage(ctx, path, raw, transport, resolved));
   journalKp1(ctx, { topic: path, transport, status: reply.statusCode, endpoint: reply.endpoint ?? endpoint, started });
   return reply;
 }
 
-/** Topic grammar, token lookup and activation, the extension's resource handler, and the reply. */
-async function handleMessage(ctx: EmuContext, path: string, raw: Buffer, transport: 'mqtt' | 'http'): Promise<Kp1Reply> {
+/**
+ * Topic grammar, token lookup and activation, the extension's resource handler, and the reply. `resolved` hears of
+ * the endpoint as soon as the token is known, before the handler runs (pushes it causes then reach the sender).
+ */
+async function handleMessage(ctx: EmuContext, path: string, raw: Buffer, transport: 'mqtt' | 'http', resolved?: (endpoint: Endpoint) => void): Promise<Kp1Reply> {
   let parsed;
   try {
     parsed = parseKp1Path(path);
@@ -97,6 +100,7 @@ async function handleMessage(ctx: EmuContext, path: string, raw: Buffer, transpo
       throw kp1Error(404, `Unknown extension "${parsed.extension}"; this emulator speaks ${[...byName.keys()].join(', ')}.`);
     }
     endpoint = resolveEndpoint(ctx, appVersionName, token);
+    resolved?.(endpoint);
     const { resource, params } = resolveResource(extension, levels);
     resourceKey = [extension.name, ...levels].join('/');
     const payload = resource.payload === 'raw' ? undefined : parseJson(raw);

@@ -38,6 +38,12 @@ export interface Kp1Resource {
 export interface Kp1Extension {
   name: string;
   resources: Kp1Resource[];
+  /**
+   * An MQTT connection started speaking for the endpoint: its first message with the token was handled and answered.
+   * Pushes (`ctx.devices.push`) what a device should hear of on connecting, unless it was `told` of that resource
+   * already (`<extension>/<resource>`: its first request asked it, or that request caused its push).
+   */
+  connected?(ctx: EmuContext, endpoint: Endpoint, told: ReadonlySet<string>): void;
 }
 
 /** A KP1 error reply: `{ statusCode, reasonPhrase }`. The shared `HttpError` is the same thing, and either may be thrown. */

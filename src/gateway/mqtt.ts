@@ -1,6 +1,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { Aedes, type Client, type PublishPacket } from 'aedes';
 import type { DevicePush, EmuContext } from '../context.js';
+import { announceConnected } from './connected.js';
 import { applyBrokerRules, isKp1Topic, isPlatformTopic, receivesBySubscription } from './broker-rules.js';
 import { handleKp1 } from './dispatch.js';
 import { limitPacketSize, maxPacketSize, PACKET_HEADROOM } from './packet-limit.js';
@@ -60,16 +61,21 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
   };
 
   const handle = async (client: Client, topic: string, payload: Buffer, qos: QoS) => {
-    const reply = await handleKp1(ctx, topic, payload, 'mqtt');
-    if (reply.endpoint) {
-      const session = sessions.seen(reply.endpoint.endpointId, 'mqtt', client);
-      if (reply.ok && reply.observe !== undefined && reply.resourceKey) observe(session, reply.resourceKey, reply.observe, reply.requestId, qos);
-    }
+    // The connection speaks for the endpoint from the moment its token is known: pushes the request causes reach it.
+    let seen: ReturnType<typeof sessions.seen> | undefined;
+    const reply = await handleKp1(ctx, topic, payload, 'mqtt', (endpoint) => (seen = sessions.seen(endpoint.endpointId, 'mqtt', client)));
+    if (seen && reply.ok && reply.observe !== undefined && reply.resourceKey) observe(seen.session, reply.resourceKey, reply.observe, reply.requestId, qos);
     if (reply.requestId !== undefined) {
       deliver(`${topic}/${reply.ok ? 'status' : 'error'}`, reply.payload, qos, client);
     } else if (!reply.ok) {
       const { statusCode, reasonPhrase } = reply.payload as { statusCode: number; reasonPhrase: string };
       ctx.log(`KP1 ${topic} from MQTT client ${client.id} failed with ${statusCode}: ${reasonPhrase} (no request id in the topic, so no reply was published)`);
+    }
+    if (seen?.started && reply.endpoint) {
+      // What the device was told already: the answer to its first request, and the pushes that request caused.
+      const told = new Set(seen.session.pushed);
+      if (reply.ok && reply.requestId !== undefined && reply.resourceKey) told.add(reply.resourceKey);
+      announceConnected(ctx, reply.endpoint, told);
     }
   };
 
@@ -121,6 +127,7 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
       const session = sessions.byEndpoint.get(endpoint.endpointId);
       const key = `${extension}/${resource}`;
       const base = `${KP1_ROOT}/${endpoint.appVersion.name}/${extension}/${endpoint.token}/${resource}`;
+      if (session?.client) session.pushed.add(key);
       if (!session?.muted.has(key)) deliver(`${base}/status`, payload, PUSH_QOS, session?.client);
       for (const [requestId, qos] of session?.observers.get(key) ?? []) deliver(`${base}/${requestId}/status`, payload, qos, session?.client);
     },

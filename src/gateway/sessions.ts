@@ -27,6 +27,8 @@ export interface Session {
   observers: Map<string, Map<number, QoS>>;
   /** Resources whose pushes the device stopped with `{ "observe": false }`. */
   muted: Set<string>;
+  /** Resources pushed to the speaking connection since it started speaking for the endpoint. */
+  pushed: Set<string>;
 }
 
 class Sessions {
@@ -38,21 +40,24 @@ class Sessions {
   /**
    * A request with the endpoint's token arrived; over MQTT its connection now speaks for the endpoint, unless it
    * closed while the request waited its turn (or the request was its last will): it went offline before it spoke.
+   * `started`: this request made its connection the one that speaks for the endpoint.
    */
-  seen(endpointId: string, transport: 'mqtt' | 'http', client?: Client): Session {
+  seen(endpointId: string, transport: 'mqtt' | 'http', client?: Client): { session: Session; started: boolean } {
     const now = this.ctx.clock.nowIso();
     let session = this.byEndpoint.get(endpointId);
     if (!session) {
-      session = { state: { endpointId, online: false, transport, lastSeen: now }, observers: new Map(), muted: new Set() };
+      session = { state: { endpointId, online: false, transport, lastSeen: now }, observers: new Map(), muted: new Set(), pushed: new Set() };
       this.byEndpoint.set(endpointId, session);
     }
     session.state.lastSeen = now;
     session.state.transport = transport;
-    if (client && !client.closed && session.client !== client) {
+    const started = client !== undefined && !client.closed && session.client !== client;
+    if (started) {
       if (session.client) this.byClient.get(session.client)?.delete(endpointId);
       session.client = client;
       session.observers.clear();
       session.muted.clear();
+      session.pushed.clear();
       session.state.online = true;
       session.state.clientId = client.id;
       session.state.connectedSince = now;
@@ -61,7 +66,7 @@ class Sessions {
       endpoints.add(endpointId);
       this.ctx.events.emit(CONNECTION_CHANGED, { ...session.state });
     }
-    return session;
+    return { session, started };
   }
 
   /** A connection closed: the endpoints it spoke for go offline, and its observations end with it. */
@@ -72,6 +77,7 @@ class Sessions {
       session.client = undefined;
       session.observers.clear();
       session.muted.clear();
+      session.pushed.clear();
       session.state.online = false;
       session.state.connectedSince = undefined;
       this.ctx.events.emit(CONNECTION_CHANGED, { ...session.state });

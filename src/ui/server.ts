@@ -6,6 +6,7 @@ import { queryString } from '../server/params.js';
 import { findEndpoint, isMetadataObject, writeMetadata } from '../services/epr/endpoints.js';
 import { loadUiAssets, type Asset, type UiAssets } from './assets.js';
 import { deviceRoomOf, type DeviceRequest, type DeviceTarget } from './devices.js';
+import { onlineEndpoints } from './online.js';
 
 const METADATA_KEY = /^[a-zA-Z0-9_]+$/;
 
@@ -45,6 +46,7 @@ function deviceRequest(body: unknown): DeviceRequest {
  * The dashboard and what it needs beside the control plane: mounted at `/_emu`.
  * - `GET /_emu/ui`: the page (no-cache); `GET /_emu/ui/assets/<hash>/...`: its modules (cached for good).
  * - `GET /_emu/connections`: the endpoints' connection state (online, last seen).
+ * - `GET /_emu/connections/online`: the endpoints online now, a page at a time (see online.ts).
  * - `GET|POST /_emu/devices`, `DELETE /_emu/devices/{endpointId}`: simulated devices in the emulator's process.
  * - `PUT /_emu/endpoints/{endpointId}/metadata`: replaces an endpoint's metadata.
  */
@@ -67,6 +69,9 @@ export function uiRouter(ctx: EmuContext, target: () => DeviceTarget): Router {
   });
   router.get('/connections', (_req, res) => {
     res.json(deviceConnections(ctx));
+  });
+  router.get('/connections/online', (req, res) => {
+    res.json(onlineEndpoints(ctx, req));
   });
   router.get('/devices', (_req, res) => {
     res.json(room.list());

@@ -70,10 +70,17 @@ describe('the request journal', async () => {
     expect(kp1.map((e: any) => [e.transport, e.direction, e.status])).toEqual([
       ['mqtt', 'in', 200],
       ['mqtt', 'out', 200],
+      ['mqtt', 'out', 200],
+      ['mqtt', 'out', 200],
       ['http', 'in', 200],
     ]);
     expect(kp1[0]).toMatchObject({ service: 'kp1', topic: `${endpoint.topic('tsx')}/1`, tenantId: 'acme', endpointId: endpoint.endpointId });
-    expect(kp1[1].topic).toBe(`${endpoint.topic('cex')}/command/reboot/status`);
+    // On its first message the device is told the configuration and software it has not applied (docs/devices.md).
+    expect(kp1.slice(1, 4).map((e: any) => e.topic)).toEqual([
+      `${endpoint.topic('cmx')}/config/json/status`,
+      `${endpoint.topic('cmx_ota')}/config/json/status`,
+      `${endpoint.topic('cex')}/command/reboot/status`,
+    ]);
     // The KP1 HTTP request is journaled once, as a KP1 message.
     expect((await call('GET', `/_emu/requests?path=/kp1/`)).body).toEqual([]);
   });

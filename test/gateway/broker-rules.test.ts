@@ -122,7 +122,12 @@ describe('devices are kept apart on the broker', async () => {
     await wide.waitFor((m) => m.topic === 'other/a/b/c/done');
     expect(wide.onTopic('other/a/b/c/done')).toHaveLength(1);
     expect(kp1(wide.messages)).toEqual([]);
-    expect(kp1(refused.messages).map((m) => m.topic)).toEqual([`kp1/smart-meter-v1/tsx/${endpoint.token}/1/status`]);
+    // Its request made it the connection that speaks for the endpoint: it is told what the endpoint has not applied.
+    expect(kp1(refused.messages).map((m) => m.topic).sort()).toEqual([
+      `kp1/smart-meter-v1/cmx/${endpoint.token}/config/json/status`,
+      `kp1/smart-meter-v1/cmx_ota/${endpoint.token}/config/json/status`,
+      `kp1/smart-meter-v1/tsx/${endpoint.token}/1/status`,
+    ]);
   });
 
   it('delivers everything of an endpoint to a subscription naming its token, as the mosquitto session of docs/devices.md', async () => {
@@ -266,9 +271,12 @@ describe('devices are kept apart on the broker', async () => {
       // Replies to one connection keep their order: after this one, a duplicate of any earlier message would be in.
       await device.request(`${base}/command/reboot`);
       const topics = kp1(device.messages).map((m) => m.topic);
-      expect([filters, topics]).toEqual([
+      // The configuration and software pending, pushed once when the connection started speaking for the endpoint.
+      const connectPushes = [endpoint.topic('cmx'), endpoint.topic('cmx_ota')].map((ext) => `${ext}/config/json/status`);
+      expect([filters, topics.filter((t) => !connectPushes.includes(t)), topics.filter((t) => connectPushes.includes(t)).sort()]).toEqual([
         filters,
         [`${base}/command/reboot/1/status`, `${base}/command/reboot/status`, `${base}/result/reboot/2/status`, `${base}/command/reboot/3/status`],
+        connectPushes,
       ]);
     }
   });

@@ -36,7 +36,13 @@ describe('the KP1 gateway over MQTT', async () => {
     // Requests of one connection are handled in order: once this reply is in, the two above were handled.
     await device.request('kp1/smart-meter-v1/epmx/meter-002-token/get/keys');
     await sleep(50);
-    expect(device.messages.map((m) => m.topic)).toEqual(['kp1/smart-meter-v1/epmx/meter-002-token/get/keys/1/status']);
+    // Besides the reply: the first message made the connection speak for the endpoint, which is then told the
+    // configuration and software it has not applied (test/gateway/cmx-connect.test.ts).
+    expect(device.messages.map((m) => m.topic).sort()).toEqual([
+      'kp1/smart-meter-v1/cmx/meter-002-token/config/json/status',
+      'kp1/smart-meter-v1/cmx_ota/meter-002-token/config/json/status',
+      'kp1/smart-meter-v1/epmx/meter-002-token/get/keys/1/status',
+    ]);
   });
 
   describe('an error reply for every bad input, with nothing stored and the broker still serving', () => {
@@ -82,11 +88,14 @@ describe('the KP1 gateway over MQTT', async () => {
     await device.request('kp1/smart-meter-v1/epmx/meter-003-token/get/keys');
     await sleep(50);
     // Its own request comes back through its subscription, as on any broker; the reply-shaped publish is the
-    // emulator's topic and was dropped (test/gateway/broker-rules.test.ts); the gateway answered only the request.
-    expect(device.messages.map((m) => m.topic)).toEqual([
-      'other/topic',
+    // emulator's topic and was dropped (test/gateway/broker-rules.test.ts); the gateway answered only the request
+    // (and, as the connection now speaks for the endpoint, pushed what it has not applied).
+    expect(device.messages.map((m) => m.topic).sort()).toEqual([
+      'kp1/smart-meter-v1/cmx/meter-003-token/config/json/status',
+      'kp1/smart-meter-v1/cmx_ota/meter-003-token/config/json/status',
       'kp1/smart-meter-v1/epmx/meter-003-token/get/keys/1',
       'kp1/smart-meter-v1/epmx/meter-003-token/get/keys/1/status',
+      'other/topic',
     ]);
   });
 

@@ -142,6 +142,16 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await accessible();
   });
 
+  it('lists the endpoints online now, paged by the control plane', async () => {
+    await open('#/endpoints', 'Endpoints');
+    const asked = page.waitForRequest((r) => r.url().includes('/_emu/connections/online?'));
+    await page.getByLabel('Online only').check();
+    expect(new URL((await asked).url()).searchParams.get('endpointId')).toBeNull();
+    // The simulated device started above is the one endpoint online.
+    await page.getByText('Endpoints 1–1 of 1').waitFor();
+    await page.getByRole('link', { name: 'meter-001' }).waitFor();
+  });
+
   it('lists the endpoint\'s blobs with their downloads', async () => {
     const call = api(emulator);
     const { token } = (await call('POST', '/kp1/smart-meter-v1/bcx/meter-001-token/token')).body;

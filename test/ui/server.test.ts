@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadUiAssets } from '../../src/ui/assets.js';
 import { api, startTestEmulator, tokenFor } from '../helpers/emulator.js';
 import { openStream } from '../helpers/event-stream.js';
+import { TestDevice } from '../gateway/device.js';
 
 describe('the dashboard\'s files', async () => {
   const emulator = await startTestEmulator();
@@ -114,6 +115,78 @@ describe('simulated devices from the dashboard: /_emu/devices', async () => {
   });
 });
 
+describe('the endpoints online now, a page at a time: /_emu/connections/online', async () => {
+  const emulator = await startTestEmulator();
+  const call = api(emulator);
+  // More than the ~1,000 ids that no longer fit in a query string (the dashboard's "online only" once sent them).
+  const COUNT = 1100;
+  const ids = Array.from({ length: COUNT }, (_, i) => `online-${String(i).padStart(4, '0')}`);
+  const versionOf = (i: number) => (i % 10 === 0 ? 'smart-meter-v2' : 'smart-meter-v1');
+  const online = (query = '') => call('GET', `/_emu/connections/online${query}`);
+
+  it('pages more than 1,000 online endpoints in the register\'s order and with its filters, each with its connection', async () => {
+    const register = (endpointId: string, version: string, metadata: Record<string, unknown>) =>
+      call('POST', '/epr/api/v1/endpoints', { body: { appVersion: { name: version }, endpointId, endpointToken: `${endpointId}-token`, metadata } });
+    for (let start = 0; start < COUNT; start += 100) {
+      const created = await Promise.all(ids.slice(start, start + 100).map((id, j) => register(id, versionOf(start + j), { batch: (start + j) % 2 })));
+      expect(created.map((r) => r.status)).toEqual(created.map(() => 201));
+    }
+    expect((await register('never-online', 'smart-meter-v1', { batch: 1 })).status).toBe(201);
+
+    // One connection speaking for every endpoint; its requests are handled in order, so after the last reply all are online.
+    const device = await TestDevice.connect(emulator);
+    for (let i = 0; i < COUNT - 1; i++) await device.publish(`kp1/${versionOf(i)}/tsx/${ids[i]}-token`);
+    expect((await device.request(`kp1/${versionOf(COUNT - 1)}/tsx/${ids[COUNT - 1]}-token`)).ok).toBe(true);
+
+    const first = await online();
+    expect(first.status).toBe(200);
+    expect(first.body.totalElements).toBe(COUNT);
+    expect(first.body.content).toHaveLength(50);
+    const registerOrder = (await call('GET', '/epr/api/v1/endpoints?limit=0&include=metadata')).body.content.filter((e: { endpointId: string }) => e.endpointId.startsWith('online-'));
+    // As the register lists an endpoint with include=metadata (without its filters), plus the connection.
+    const { filters: _filters, ...expected } = registerOrder[0];
+    expect(first.body.content[0]).toEqual({
+      ...expected,
+      connection: { endpointId: expected.endpointId, online: true, transport: 'mqtt', clientId: device.client.options.clientId, lastSeen: expect.any(String), connectedSince: expect.any(String) },
+    });
+
+    const paged: string[] = [];
+    for (let offset = 0; offset < COUNT; offset += 500) paged.push(...(await online(`?offset=${offset}&limit=500`)).body.content.map((e: { endpointId: string }) => e.endpointId));
+    expect(paged).toEqual(registerOrder.map((e: { endpointId: string }) => e.endpointId));
+    expect((await online(`?offset=${COUNT}`)).body).toEqual({ totalElements: COUNT, content: [] });
+    expect((await online('?limit=0')).body.content).toHaveLength(COUNT);
+
+    // The register's filters, as the dashboard sends them.
+    expect((await online('?applicationVersionName=smart-meter-v2')).body.totalElements).toBe(COUNT / 10);
+    expect((await online('?applicationName=smart-meter&metadataFilter=' + encodeURIComponent('{"batch":1}'))).body.totalElements).toBe(COUNT / 2);
+    const two = await online('?endpointId=online-0007,never-online');
+    expect(two.body).toEqual({ totalElements: 1, content: [expect.objectContaining({ endpointId: 'online-0007', metadata: { batch: 1 } })] });
+    expect((await online('?tenantId=globex')).body).toEqual({ totalElements: 0, content: [] });
+
+    // When the connection closes, every endpoint it spoke for goes offline at once.
+    const stream = await openStream(emulator.url, '?types=connection');
+    await device.close();
+    await stream.next((e) => e.data.endpointId.startsWith('online-') && !e.data.online);
+    expect((await online()).body).toEqual({ totalElements: 0, content: [] });
+    await stream.close();
+  }, 60_000);
+
+  it('refuses bad parameters with a message', async () => {
+    const cases: Array<[string, number, RegExp]> = [
+      ['?metadataFilter=nope', 400, /metadataFilter must be a URL-encoded JSON object/],
+      [`?metadataFilter=${encodeURIComponent('{"a":1,"b":2}')}`, 400, /exactly one key-value pair/],
+      ['?limit=-1', 400, /limit must be a whole number/],
+      ['?offset=x', 400, /offset must be a whole number/],
+      ['?tenantId=nobody', 404, /no tenant "nobody"/],
+    ];
+    for (const [query, status, message] of cases) {
+      const response = await online(query);
+      expect(response.status, query).toBe(status);
+      expect(response.body.message).toMatch(message);
+    }
+  });
+});
+
 describe('the dashboard with auth on', async () => {
   const emulator = await startTestEmulator({ auth: 'on' });
   const call = api(emulator);
@@ -124,6 +197,8 @@ describe('the dashboard with auth on', async () => {
     expect((await call('POST', '/_emu/ui/')).status).toBe(401);
     expect((await call('GET', '/_emu/devices')).status).toBe(401);
     expect((await call('GET', '/_emu/connections')).status).toBe(401);
+    expect((await call('GET', '/_emu/connections/online')).status).toBe(401);
+    expect((await call('GET', '/_emu/connections/online', { token: emulator.adminToken })).body).toEqual({ totalElements: 0, content: [] });
     expect((await call('GET', '/_emu/devices', { token: await tokenFor(emulator) })).status).toBe(403);
     expect((await call('GET', '/_emu/devices', { token: emulator.adminToken })).status).toBe(200);
   });

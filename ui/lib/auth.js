@@ -2,10 +2,13 @@ import { adminToken, api, userToken } from './api.js';
 
 /** What the dashboard may do: everything with auth off; with auth on, the user's scopes, and the control plane with the admin token. */
 export function permissions(health) {
-  const scopes = new Set(claimsOf(userToken.get())?.scope?.split(' ') ?? []);
+  const claims = claimsOf(userToken.get());
+  const scopes = new Set(claims?.scope?.split(' ') ?? []);
   return {
     authOn: health.auth === 'on',
-    user: claimsOf(userToken.get())?.preferred_username,
+    user: claims?.preferred_username,
+    /** The signed-in user's tenant, for control-plane lists that name one (undefined: the default tenant). */
+    tenant: claims?.tenant_id,
     can: (scope) => health.auth !== 'on' || (scope === 'emulator:admin' ? adminToken.get() !== undefined : scopes.has(scope)),
   };
 }

@@ -13,8 +13,11 @@ function metadataValue(text) {
   }
 }
 
-/** The endpoint register, a page at a time (the REST list's offset and limit), filtered on the server. */
-export async function render(main) {
+/**
+ * The endpoint register, a page at a time (the REST list's offset and limit), filtered on the server. "Online only"
+ * pages the control plane's list of online endpoints instead, with the same filters: no id list in the URL.
+ */
+export async function render(main, _params, { tenant } = {}) {
   const initial = new URLSearchParams(location.hash.split('?')[1] ?? '');
   const apps = await api('GET', '/app-manager/api/v1/applications').catch(() => []);
   const connections = await api('GET', '/_emu/connections').catch(() => []);
@@ -34,16 +37,16 @@ export async function render(main) {
   let offset = 0;
 
   async function load() {
-    const query = { offset, limit: PAGE_SIZE, include: 'metadata', applicationName: app.value, applicationVersionName: version.value };
+    const query = { offset, limit: PAGE_SIZE, applicationName: app.value, applicationVersionName: version.value };
     const ids = search.value.split(',').map((s) => s.trim()).filter(Boolean);
-    if (onlineOnly.checked) {
-      const onlineIds = [...online].filter((id) => ids.length === 0 || ids.includes(id));
-      if (onlineIds.length === 0) return show({ totalElements: 0, content: [] });
-      query.endpointId = onlineIds.join(',');
-    } else if (ids.length > 0) query.endpointId = ids.join(',');
+    if (ids.length > 0) query.endpointId = ids.join(',');
     if (key.value.trim()) query.metadataFilter = JSON.stringify({ [key.value.trim()]: metadataValue(value.value) });
     try {
-      show(await api('GET', '/epr/api/v1/endpoints', { query }));
+      show(
+        onlineOnly.checked
+          ? await api('GET', '/_emu/connections/online', { query: { ...query, tenantId: tenant } })
+          : await api('GET', '/epr/api/v1/endpoints', { query: { ...query, include: 'metadata' } }),
+      );
     } catch (err) {
       fill(rows);
       summary.textContent = err.message;

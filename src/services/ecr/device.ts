@@ -35,6 +35,23 @@ export function pushConfiguration(ctx: EmuContext, endpoint: Endpoint): void {
   ctx.devices.push(endpoint, 'cmx', 'config/json', deviceConfiguration(ctx, endpoint));
 }
 
+/**
+ * The configuration the device should have and has not applied yet: the one offered, when there is one and its
+ * configId is not the one last reported applied for the endpoint's version (a rejected one is still pending).
+ */
+export function pendingConfiguration(ctx: EmuContext, endpoint: Endpoint): DeviceConfiguration | undefined {
+  const offered = deviceConfiguration(ctx, endpoint);
+  if (offered.configId === '') return undefined;
+  const applied = appliedOf(ctx, endpoint.endpointId, endpoint.appVersion.name)?.appliedConfigId;
+  return applied === offered.configId ? undefined : offered;
+}
+
+/** Spec 4: a device that connects receives its latest configuration if it has not applied it yet. */
+export function pushPendingConfiguration(ctx: EmuContext, endpoint: Endpoint): void {
+  const pending = pendingConfiguration(ctx, endpoint);
+  if (pending) ctx.devices.push(endpoint, 'cmx', 'config/json', pending);
+}
+
 /** After a change of a version's configuration: every endpoint now on that version that the change reaches. */
 export function pushToVersion(ctx: EmuContext, appName: string, appVersionName: string, reaches: (endpoint: Endpoint) => boolean): void {
   for (const endpoint of endpointsOfApplication(ctx, appName)) {

@@ -1,4 +1,4 @@
-import { configurationFor, reportApplied } from '../../../services/ecr/device.js';
+import { configurationFor, pushPendingConfiguration, reportApplied } from '../../../services/ecr/device.js';
 import type { Kp1Extension } from '../../extension.js';
 import { appliedReportOf, configRequestOf } from './exchange.js';
 
@@ -21,4 +21,7 @@ export const cmx: Kp1Extension = {
       },
     },
   ],
+  connected(ctx, endpoint, told) {
+    if (!told.has('cmx/config/json')) pushPendingConfiguration(ctx, endpoint);
+  },
 };

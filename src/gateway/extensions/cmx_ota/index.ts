@@ -1,4 +1,4 @@
-import { reportSoftwareApplied, softwareFor } from '../../../services/otao/rollout.js';
+import { reportSoftwareApplied, softwareFor, softwareOffer } from '../../../services/otao/rollout.js';
 import type { Kp1Extension } from '../../extension.js';
 import { appliedReportOf, configRequestOf } from '../cmx/exchange.js';
 
@@ -21,4 +21,11 @@ export const cmxOta: Kp1Extension = {
       },
     },
   ],
+  // An offer is never the version the endpoint runs (software cannot list its own version in upgradableFrom), so
+  // any offer is one the device has not applied yet.
+  connected(ctx, endpoint, told) {
+    if (told.has('cmx_ota/config/json')) return;
+    const offer = softwareOffer(ctx, endpoint);
+    if (offer.configId !== '') ctx.devices.push(endpoint, 'cmx_ota', 'config/json', offer);
+  },
 };
