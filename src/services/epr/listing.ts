@@ -1,6 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { EmuContext } from '../../context.js';
-import { endpointsInListingOrder, endpointsOfApplication, findEndpoint, listingOrder, type Endpoint } from './endpoints.js';
+import type { Request } from 'express';
+import { badRequest } from '../../server/errors.js';
+import { queryList, queryString } from '../../server/params.js';
+import { endpointsInListingOrder, endpointsOfApplication, findEndpoint, isMetadataObject, listingOrder, type Endpoint } from './endpoints.js';
 import { filterMatches, findFilter } from './filters.js';
 
 /** What `GET /endpoints` may select by; every given criterion must hold. */
@@ -12,6 +15,33 @@ export interface EndpointQuery {
   metadata?: [string, unknown];
   /** Ids of endpoint filters; an endpoint must match an active filter of each id. */
   filterIds?: string[];
+}
+
+/** `metadataFilter`: a URL-encoded JSON object with one key and the value it must equal. */
+function metadataFilter(req: Request): [string, unknown] | undefined {
+  const raw = queryString(req, 'metadataFilter');
+  if (raw === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw badRequest(`Query parameter metadataFilter must be a URL-encoded JSON object with one key, like {"model":"m1"}; got ${raw}.`);
+  }
+  if (!isMetadataObject(parsed) || Object.keys(parsed).length !== 1) {
+    throw badRequest('Query parameter metadataFilter must be a JSON object with exactly one key-value pair.');
+  }
+  return Object.entries(parsed)[0];
+}
+
+/** The query parameters of `GET /endpoints` as a query (also read by the dashboard's list of online endpoints). */
+export function endpointQueryOf(req: Request): EndpointQuery {
+  return {
+    endpointIds: queryList(req, 'endpointId'),
+    applicationName: queryString(req, 'applicationName'),
+    applicationVersionName: queryString(req, 'applicationVersionName'),
+    metadata: metadataFilter(req),
+    filterIds: queryList(req, 'filterId'),
+  };
 }
 
 /** The tenant's endpoints that hold to the query: in listing order, or in the order of `endpointIds` when given. */

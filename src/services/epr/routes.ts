@@ -3,11 +3,11 @@ import { notModified } from '../../server/conditional.js';
 import { badRequest, notFound } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
-import { pathParam, queryList, queryString } from '../../server/params.js';
+import { pathParam, queryList } from '../../server/params.js';
 import type { QueryParam, Route } from '../../contract.js';
-import { ENDPOINTS, findEndpoint, isMetadataObject, registerEndpoint, type Endpoint } from './endpoints.js';
+import { ENDPOINTS, findEndpoint, registerEndpoint, type Endpoint } from './endpoints.js';
 import { ENDPOINT_FILTERS, matchingFilterIds } from './filters.js';
-import { listEndpoints } from './listing.js';
+import { endpointQueryOf, listEndpoints } from './listing.js';
 import { endpointRegistrationSchema } from './schemas.js';
 
 type Include = 'metadata' | 'filters';
@@ -34,31 +34,10 @@ async function register(req: Request, res: Response) {
   res.status(201).location(locationOf(req, 'endpoints', endpoint.endpointId)).json({ token: endpoint.token, status: endpoint.tokenStatus });
 }
 
-function metadataFilter(req: Request): [string, unknown] | undefined {
-  const raw = queryString(req, 'metadataFilter');
-  if (raw === undefined) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw badRequest(`Query parameter metadataFilter must be a URL-encoded JSON object with one key, like {"model":"m1"}; got ${raw}.`);
-  }
-  if (!isMetadataObject(parsed) || Object.keys(parsed).length !== 1) {
-    throw badRequest('Query parameter metadataFilter must be a JSON object with exactly one key-value pair.');
-  }
-  return Object.entries(parsed)[0];
-}
-
 function list(req: Request, res: Response) {
   const ctx = req.ctx;
   const include = includes(req);
-  const query = {
-    endpointIds: queryList(req, 'endpointId'),
-    applicationName: queryString(req, 'applicationName'),
-    applicationVersionName: queryString(req, 'applicationVersionName'),
-    metadata: metadataFilter(req),
-    filterIds: queryList(req, 'filterId'),
-  };
+  const query = endpointQueryOf(req);
   if (notModified(req, res, { revision: `${ctx.store.rev(ENDPOINTS)}.${ctx.store.rev(ENDPOINT_FILTERS)}` })) return;
   const page = paginate(req, listEndpoints(ctx, req.principal.tenantId, query), 100);
   res.json({ totalElements: page.total, content: page.items.map((e) => present(req, e, include)) });
