@@ -40,18 +40,10 @@ async function follow(baseUrl: string, adminToken: string | undefined, query: UR
     throw new CliError(`Cannot reach the emulator at ${baseUrl}: ${err.message}.`);
   });
   if (response.statusCode !== 200) throw new CliError(`GET /_emu/events answered ${response.statusCode}: ${await response.body.text()}`);
-  let buffer = '';
-  for await (const chunk of response.body) {
-    buffer += (chunk as Buffer).toString('utf8');
-    let end;
-    while ((end = buffer.indexOf('\n\n')) !== -1) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if ((event === 'request' || event === 'kp1') && data) print(JSON.parse(data) as JournalEntry, json);
-      if (event === 'dropped' && data) process.stderr.write(`(${(JSON.parse(data) as { count: number }).count} entries skipped: this reader fell behind)\n`);
-    }
+  const { serverSentEvents } = await import('../client/event-stream.js');
+  for await (const { event, data } of serverSentEvents(response.body)) {
+    if (event === 'request' || event === 'kp1') print(data as JournalEntry, json);
+    if (event === 'dropped') process.stderr.write(`(${(data as { count: number }).count} entries skipped: this reader fell behind)\n`);
   }
   process.stderr.write('The emulator closed the stream (it stopped).\n');
 }
