@@ -3,8 +3,9 @@
 // writes: it compares the shared emulator's memory before and after their runs.
 import coldStart from './cold-start.js';
 import commandRoundTrip from './command-round-trip.js';
+import fleet from './fleet.js';
 import memory from './memory.js';
 import reads from './reads.js';
 import writes from './writes.js';
 
-export const figures = [coldStart, reads, writes, commandRoundTrip, memory];
+export const figures = [coldStart, reads, writes, commandRoundTrip, memory, fleet];
