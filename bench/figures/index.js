@@ -1,11 +1,13 @@
 // The one list of figures, in the order they run and print. A figure is a module with a `name` and
 // `run(bench)` returning rows made by `measure()` (bench/lib/report.js). Memory comes after reads and
 // writes: it compares the shared emulator's memory before and after their runs.
+import blobs from './blobs.js';
 import coldStart from './cold-start.js';
 import commandRoundTrip from './command-round-trip.js';
 import fleet from './fleet.js';
 import memory from './memory.js';
 import reads from './reads.js';
+import timeSeries from './time-series.js';
 import writes from './writes.js';
 
-export const figures = [coldStart, reads, writes, commandRoundTrip, memory, fleet];
+export const figures = [coldStart, reads, writes, commandRoundTrip, memory, fleet, timeSeries, blobs];
