@@ -7,7 +7,8 @@ import commandRoundTrip from './command-round-trip.js';
 import fleet from './fleet.js';
 import memory from './memory.js';
 import reads from './reads.js';
+import testLoop from './test-loop.js';
 import timeSeries from './time-series.js';
 import writes from './writes.js';
 
-export const figures = [coldStart, reads, writes, commandRoundTrip, memory, fleet, timeSeries, blobs];
+export const figures = [coldStart, reads, writes, commandRoundTrip, memory, fleet, timeSeries, blobs, testLoop];
