@@ -2,8 +2,10 @@
 // `run(bench)` returning rows made by `measure()` (bench/lib/report.js). Memory comes after reads and
 // writes: it compares the shared emulator's memory before and after their runs.
 import blobs from './blobs.js';
+import cliLatency from './cli-latency.js';
 import coldStart from './cold-start.js';
 import commandRoundTrip from './command-round-trip.js';
+import filters from './filters.js';
 import fleet from './fleet.js';
 import memory from './memory.js';
 import reads from './reads.js';
@@ -11,4 +13,4 @@ import testLoop from './test-loop.js';
 import timeSeries from './time-series.js';
 import writes from './writes.js';
 
-export const figures = [coldStart, reads, writes, commandRoundTrip, memory, fleet, timeSeries, blobs, testLoop];
+export const figures = [coldStart, reads, writes, commandRoundTrip, memory, fleet, timeSeries, blobs, testLoop, cliLatency, filters];
