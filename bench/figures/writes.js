@@ -45,7 +45,7 @@ export default {
     const data = writeJsonServerData(join(bench.dir('json-server-writes'), 'db.json'), document, { withCommands: false });
     const jsonServer = await bench.using(
       () => bench.startReference('json-server', data),
-      (server) => bench.load({ ...writeJob(server.url, '/endpoints'), connections: 50, amount: profile.jsonServerWrites, warmupRequests: 0 }),
+      (server) => bench.load({ ...writeJob(server.url, '/endpoints'), connections: 50, amount: profile.jsonServerWrites, warmupRequests: 0, requestTimeoutSeconds: 60 }),
     );
 
     const size = `${profile.endpoints} endpoints`;
