@@ -33,7 +33,8 @@ interface Row {
 describe('npm run bench at smoke size', () => {
   it('completes and reports every figure with value, reference, ratio, target and holds', async () => {
     const results = join(scratch, 'latest.json');
-    const run = await execa('node', [RUN, '--smoke', '--results', results], { reject: false, timeout: 110_000 });
+    // Eleven figures, each starting its own servers: about a minute alone, more beside other test files.
+    const run = await execa('node', [RUN, '--smoke', '--results', results], { reject: false, timeout: 170_000 });
     expect(run.stderr).not.toMatch(/failed/);
     expect(run.exitCode).toBe(0);
 
@@ -55,7 +56,7 @@ describe('npm run bench at smoke size', () => {
     const root = temporaryRoot(run.stderr)!;
     expect(existsSync(root)).toBe(false);
     expect(processesUnder(root)).toEqual([]);
-  }, 120_000);
+  }, 180_000);
 
   it('stops every server it started and removes its files when interrupted', async () => {
     const bench = execa('node', [RUN, '--smoke', '--only', 'writes', '--results', join(scratch, 'interrupted.json')], { reject: false });

@@ -1,6 +1,7 @@
 // Figure 4: POST /cex/.../commands/{type}?waitTimeout=5 answered by simulated devices over MQTT through the
 // embedded broker, with 1 and 20 concurrent invokers (one endpoint each), against the sum of what the path
-// must pay anyway: a framework-ceiling request, two fsyncs (command stored, result stored), a raw MQTT round trip.
+// must pay anyway: a framework-ceiling request, two fsyncs (command stored, result stored), a raw MQTT round trip;
+// and (4c) the same with 1 invoker answered by `platform-emu device simulate`, the device a user starts, against 4a.
 import { fileURLToPath } from 'node:url';
 import { httpJson } from '../lib/http.js';
 import { runToEnd, startServer, stopProcess } from '../lib/processes.js';
@@ -12,6 +13,7 @@ const TYPE = 'benchEcho';
 const INVOKERS = [1, 20];
 const BODY = { interval: 30 };
 const script = (path) => fileURLToPath(new URL(path, import.meta.url));
+const BIN = script('../../bin/platform-emu.js');
 
 const commandPath = (endpointId) => `/cex/api/v1/endpoints/${endpointId}/commands/${TYPE}?waitTimeout=5`;
 
@@ -21,6 +23,8 @@ export default {
     const { profile } = bench;
     const { document } = await bench.largeState();
     const endpoints = Array.from({ length: Math.max(...INVOKERS) }, (_, i) => document.collections.endpoints[benchEndpointId(i + 1)]);
+    // Its own endpoint: the echo devices answer the first ones.
+    const simulated = document.collections.endpoints[benchEndpointId(Math.max(...INVOKERS) + 1)];
     const fsyncCeiling = async () => JSON.parse(await runToEnd(process.execPath, [script('../references/fsync.js'), bench.dir('fsync'), String(profile.singleWrites)], { label: 'fsync ceiling' }));
     const expressRoutes = [{ method: 'POST', path: '/cex/api/v1/endpoints/:endpointId/commands/:commandType', status: 200, json: { ok: true, echo: BODY } }];
     const invoke = (url, invokers, extra = {}) => () =>
@@ -43,6 +47,12 @@ export default {
         const { mqtt } = await httpJson(`${emulator.url}/_emu/health`);
         const deviceJob = { mqttUrl: mqtt.url, commandType: TYPE, devices: endpoints.map((e) => ({ appVersion: e.appVersion.name, token: e.token })) };
         const devices = await startServer(process.execPath, [script('../lib/device-echo.js'), JSON.stringify(deviceJob)], { label: 'simulated devices' });
+        // As a user starts it; it is ready once it reports the device connected.
+        const simulator = await startServer(
+          process.execPath,
+          [BIN, 'device', 'simulate', '--app-version', simulated.appVersion.name, '--token', simulated.token, '--url', emulator.url, '--json'],
+          { label: 'platform-emu device simulate', ready: /"event":"connected"/ },
+        );
         // The raw echo uses the same broker and library on topics of its own, in its own process.
         const echo = (invokers) => async () => JSON.parse(await runToEnd(process.execPath, [script('../references/mqtt-echo.js'), mqtt.url, String(invokers), String(profile.roundTrips)], { label: 'mqtt echo' }));
         try {
@@ -53,16 +63,18 @@ export default {
             tasks[`echo${invokers}`] = echo(invokers);
             tasks[`framework${invokers}`] = invoke(framework.url, invokers);
           }
+          tasks.simulate1 = () =>
+            bench.load({ url: emulator.url, paths: [commandPath(simulated.endpointId)], method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY, connections: 1, amount: profile.roundTrips, expectStatus: 200 });
           return await bench.interleave(tasks);
         } finally {
-          await stopProcess(devices.child);
+          await Promise.all([stopProcess(devices.child), stopProcess(simulator.child)]);
         }
       },
     );
     const p50 = medians(runs, 'p50');
     const p99 = medians(runs, 'p99');
 
-    return INVOKERS.map((invokers, i) => {
+    const rows = INVOKERS.map((invokers, i) => {
       const parts = { request: p50[`framework${invokers}`], fsyncs: 2 * p50.fsync, mqtt: p50[`echo${invokers}`] };
       return measure({
         id: `4${'ab'[i]}`,
@@ -75,5 +87,18 @@ export default {
         note: `p99 ${p99[`commands${invokers}`].toFixed(2)} ms; reference = express ${parts.request.toFixed(2)} + fsyncs ${parts.fsyncs.toFixed(2)} + MQTT echo ${parts.mqtt.toFixed(2)} ms (p50s at the same concurrency)`,
       });
     });
+    rows.push(
+      measure({
+        id: '4c',
+        name: 'command round trip p50, 1 invoker, answered by `device simulate`',
+        unit: 'ms',
+        value: p50.simulate1,
+        reference: p50.commands1,
+        referenceName: "4a, the bench's echo device",
+        target: { on: 'ratio', op: '<', limit: 1.5 },
+        note: `p99 ${p99.simulate1.toFixed(2)} ms (4a: ${p99.commands1.toFixed(2)} ms); the CLI's device answers with its default echo rule over its own KP1 client (QoS 1)`,
+      }),
+    );
+    return rows;
   },
 };

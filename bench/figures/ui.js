@@ -1,4 +1,4 @@
-// Figure 6: the dashboard: what a first visit downloads (gzip) and its first paint from the local server.
+// Figure 12: the dashboard: what a first visit downloads (gzip) and its first paint from the local server.
 import { existsSync } from 'node:fs';
 import { measure } from '../lib/report.js';
 import { median } from '../lib/stats.js';
@@ -29,7 +29,7 @@ export default {
     for (const file of assets.files.values()) raw += file.body.length;
     const rows = [
       measure({
-        id: '6a',
+        id: '12a',
         name: `dashboard download, gzip (${assets.files.size + 1} files)`,
         unit: 'KB',
         value: Math.round((assets.gzipBytes / KB) * 10) / 10,
@@ -39,7 +39,7 @@ export default {
       }),
     ];
     if (!existsSync(CHROMIUM)) {
-      bench.log(`figure 6b skipped: no Chromium at ${CHROMIUM}`);
+      bench.log(`figure 12b skipped: no Chromium at ${CHROMIUM}`);
       return rows;
     }
     const { chromium } = await import('playwright-core');
@@ -59,7 +59,7 @@ export default {
       );
       rows.push(
         measure({
-          id: '6b',
+          id: '12b',
           name: 'dashboard first paint (overview)',
           unit: 'ms',
           value: median(times.ui),

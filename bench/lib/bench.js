@@ -48,15 +48,22 @@ export class Bench {
     return this.cache.get(key);
   }
 
-  /** The large state of figure 1 (endpoints with metadata, stored commands), written once; copy it before writing to it. */
+  /** The large state of figures 1-5 (endpoints with metadata, stored commands), written once; copy it before writing to it. */
   largeState() {
-    return this.once('large-state', async () => {
-      const dir = join(this.root, 'large-state');
-      const started = performance.now();
-      const document = await writeLargeState(dir, this.profile);
-      this.log(`built the large state (${this.profile.endpoints} endpoints, ${this.profile.commands} commands) in ${Math.round(performance.now() - started)} ms`);
-      return { dir, document };
-    });
+    return this.once('large-state', () => this.writeState('large-state', { endpoints: this.profile.endpoints, commands: this.profile.commands }));
+  }
+
+  /**
+   * Writes a state (see writeLargeState: `endpoints`, `commands`, `points`, `versions`, `fixture`) under the
+   * temporary root; resolves with its directory and document. Copy the directory (`copy`) before an emulator writes to it.
+   */
+  async writeState(name, sizes) {
+    const dir = this.dir(name);
+    const started = performance.now();
+    const document = await writeLargeState(dir, sizes);
+    const what = Object.entries(sizes).filter(([, v]) => typeof v === 'number' && v > 0).map(([k, v]) => `${v} ${k}`).join(', ');
+    this.log(`built the state ${name} (${what}) in ${Math.round(performance.now() - started)} ms`);
+    return { dir, document };
   }
 
   /** The state the default fixtures seed (what an empty data directory starts with). */
@@ -66,6 +73,11 @@ export class Bench {
 
   async largeStateCopy(name) {
     return copyState((await this.largeState()).dir, this.dir(name));
+  }
+
+  /** A copy of a data directory, for one emulator to use. */
+  copy(dir, name) {
+    return copyState(dir, this.dir(name));
   }
 
   /** `platform-emu start` as a user runs it, on free ports; resolves once it printed its URL (it is ready then). */

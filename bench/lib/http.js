@@ -1,10 +1,10 @@
 import { request } from 'node:http';
 
-/** One request on a fresh connection with node:http (no client warm-up cost inside a timing). */
-export function httpRequest(url, { method = 'GET', headers = {}, body } = {}) {
+/** One request with node:http: on a fresh connection (no client warm-up cost inside a timing), or through `agent`. */
+export function httpRequest(url, { method = 'GET', headers = {}, body, agent = false } = {}) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-    const req = request(url, { method, agent: false, headers: { ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}), ...headers } }, (res) => {
+    const req = request(url, { method, agent, headers: { ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}), ...headers } }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {

@@ -22,6 +22,8 @@ const options = {
   connections: job.connections,
   pipelining: 1,
   ...(job.headers ? { headers: job.headers } : {}),
+  // autocannon gives up on an answer after 10 s by default; a slow reference (json-server's writes) may need longer.
+  ...(job.requestTimeoutSeconds ? { timeout: job.requestTimeoutSeconds } : {}),
   ...(job.body === undefined ? {} : { body: typeof job.body === 'string' ? job.body : JSON.stringify(job.body) }),
   ...(job.amount ? { amount: job.amount + warmupRequests } : { duration: warmupSeconds + job.duration }),
 };

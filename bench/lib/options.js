@@ -4,15 +4,17 @@
  * smoke: tiny state and a few requests per run, for the test that checks the harness completes.
  * Load runs repeat for `rounds` rounds, interleaved across the servers compared (figures take medians);
  * the write and round-trip counts are per run, after a warm-up at the start of the same run
- * (`warmupSeconds` of a time-bound run, `warmupRequests` of a count-bound one).
+ * (`warmupSeconds` of a time-bound run, `warmupRequests` of a count-bound one). The sizes of figures 2c and 6-11
+ * (`hugeEndpoints`, `fleet`, `series`, `blobBytes`, `loop`, `cliRuns`, `filterEndpoints`) are the issue's in full
+ * and quick runs; full keeps under ten minutes on two cores, quick about two.
  */
 const PROFILES = {
   full: {
     endpoints: 10_000,
     commands: 100_000,
-    coldStarts: 10,
+    coldStarts: 8,
     rounds: 3,
-    readSeconds: 4,
+    readSeconds: 3,
     warmupSeconds: 1,
     warmupRequests: 500,
     settleSeconds: 3,
@@ -21,6 +23,13 @@ const PROFILES = {
     jsonServerWrites: 300,
     roundTrips: 700,
     loadTimeoutSeconds: 60,
+    hugeEndpoints: 100_000,
+    fleet: { devices: 1_000, seconds: 60, commandsPerSecond: 10, warmupSeconds: 2 },
+    series: { endpoints: 10_000, points: 1_000_000, coldStarts: 3 },
+    blobBytes: 100 * 1024 * 1024,
+    loop: { endpoints: 10_000, starts: 10, resets: 10, parallel: 8 },
+    cliRuns: 8,
+    filterEndpoints: 24_000,
   },
   quick: {
     endpoints: 10_000,
@@ -36,6 +45,13 @@ const PROFILES = {
     jsonServerWrites: 100,
     roundTrips: 200,
     loadTimeoutSeconds: 20,
+    hugeEndpoints: 100_000,
+    fleet: { devices: 1_000, seconds: 10, commandsPerSecond: 10, warmupSeconds: 2 },
+    series: { endpoints: 10_000, points: 1_000_000, coldStarts: 1 },
+    blobBytes: 100 * 1024 * 1024,
+    loop: { endpoints: 10_000, starts: 5, resets: 5, parallel: 8 },
+    cliRuns: 3,
+    filterEndpoints: 24_000,
   },
   smoke: {
     endpoints: 100,
@@ -51,12 +67,19 @@ const PROFILES = {
     jsonServerWrites: 50,
     roundTrips: 20,
     loadTimeoutSeconds: 20,
+    hugeEndpoints: 200,
+    fleet: { devices: 10, seconds: 2, commandsPerSecond: 5, warmupSeconds: 0 },
+    series: { endpoints: 100, points: 1_000, coldStarts: 1 },
+    blobBytes: 1024 * 1024,
+    loop: { endpoints: 100, starts: 1, resets: 1, parallel: 2 },
+    cliRuns: 1,
+    filterEndpoints: 240,
   },
 };
 
 const USAGE = `Usage: npm run bench -- [--quick | --smoke] [--only <figure,...>] [--results <file>]
 
-  --quick           short runs at the full state sizes (about a minute)
+  --quick           short runs at the full state sizes (about two minutes)
   --smoke           tiny state, a few requests per run (checks the harness; figures mean nothing)
   --only <names>    run only these figures (comma-separated; names below)
   --results <file>  where to write the JSON results (default bench/results/latest.json)`;

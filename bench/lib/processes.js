@@ -10,11 +10,14 @@ function refuseWhenClosing(label) {
   if (closing) throw new Error(`${label} not started: the bench is stopping.`);
 }
 
+const URL_PATTERN = /[a-z]+:\/\/[^\s]+/;
+
 /**
  * Starts a process that prints a URL on stdout when it is ready (the emulator with `--quiet`, the
- * references). Resolves with the URL, the process and the time from spawn to that line.
+ * references), or whatever `ready` matches. Resolves with that (`url`), the process, the time from spawn to
+ * that line, and `lines(listener)` to follow every later line of its stdout.
  */
-export function startServer(command, args, { cwd, env, readyTimeoutMs = 60_000, label = args[0] } = {}) {
+export function startServer(command, args, { cwd, env, readyTimeoutMs = 60_000, label = args[0], ready = URL_PATTERN } = {}) {
   refuseWhenClosing(label);
   const started = performance.now();
   const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -39,15 +42,44 @@ export function startServer(command, args, { cwd, env, readyTimeoutMs = 60_000, 
     child.once('error', (err) => fail(`could not start: ${err.message}`));
     child.stdout.on('data', function onData(chunk) {
       stdout += chunk;
-      const url = /[a-z]+:\/\/[^\s]+/.exec(stdout)?.[0];
+      const url = ready.exec(stdout)?.[0];
       if (!url) return;
       clearTimeout(timer);
       child.stdout.off('data', onData);
       child.off('exit', onExit);
-      child.stdout.resume();
-      resolve({ url: url.replace(/\/$/, ''), child, startedAt: started, readyMs: performance.now() - started, stderr: () => stderr, inspectorUrl: () => inspectorUrl });
+      const readyMs = performance.now() - started;
+      const lines = followLines(child.stdout, stdout.slice(stdout.indexOf(url) + url.length), !url.endsWith('\n'));
+      resolve({ url: url.replace(/\/$/, ''), child, startedAt: started, readyMs, stderr: () => stderr, inspectorUrl: () => inspectorUrl, lines });
     });
   });
+}
+
+/**
+ * The lines a stream prints from now on (after `rest`, what was read already, and the rest of the line that made
+ * the process ready while `inReadyLine`), for one listener; until a
+ * listener is set, they are dropped (the stream keeps flowing, so that a chatty child never blocks on a full pipe).
+ */
+function followLines(stream, rest, inReadyLine) {
+  let listener;
+  let partial = rest;
+  const take = () => {
+    const lines = partial.split('\n');
+    partial = lines.pop();
+    if (inReadyLine && lines.length > 0) {
+      lines.shift();
+      inReadyLine = false;
+    }
+    if (listener) for (const line of lines) if (line) listener(line);
+  };
+  stream.on('data', (chunk) => {
+    partial += chunk;
+    take();
+  });
+  stream.resume();
+  return (onLine) => {
+    listener = onLine;
+    take();
+  };
 }
 
 /** SIGTERM (the emulator saves its state and exits), SIGKILL if it is still there after `graceMs`. */

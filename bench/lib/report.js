@@ -5,18 +5,25 @@ const UNITS = {
   ms: (v) => `${v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US')} ms`,
   'req/s': (v) => `${Math.round(v).toLocaleString('en-US')} req/s`,
   MB: (v) => `${v.toFixed(1)} MB`,
+  'MB/s': (v) => `${Math.round(v).toLocaleString('en-US')} MB/s`,
 };
 
-export const formatValue = (value, unit) => (value === null || value === undefined ? '-' : (UNITS[unit] ?? ((v) => `${v} ${unit}`))(value));
+/** Counts (samples, commands) and anything else: whole numbers grouped, others with two decimals. */
+const plain = (unit) => (v) => `${Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(2)} ${unit}`;
+
+export const formatValue = (value, unit) => (value === null || value === undefined ? '-' : (UNITS[unit] ?? plain(unit))(value));
 
 /**
  * One line of the table. `target` says what must hold: `{ on: 'ratio' | 'value', op: '<' | '<=' | '>=', limit }`.
- * `also` lists further references shown for context (no target), each with its ratio.
+ * `also` lists further references shown for context (no target), each with its ratio. `checks` are conditions
+ * that must hold too (`{ name, ok }`: every sample stored, no command refused...); a failed one is named in the note.
  */
-export function measure({ id, name, unit, value, reference, referenceName, target, also = [], note }) {
+export function measure({ id, name, unit, value, reference, referenceName, target, also = [], note, checks = [] }) {
   const ratio = reference ? value / reference : null;
   const subject = target.on === 'ratio' ? ratio : value;
-  const holds = subject !== null && (target.op === '<' ? subject < target.limit : target.op === '<=' ? subject <= target.limit : subject >= target.limit);
+  const failed = checks.filter((c) => !c.ok).map((c) => `FAILED: ${c.name}`);
+  const holds = failed.length === 0 && subject !== null && (target.op === '<' ? subject < target.limit : target.op === '<=' ? subject <= target.limit : subject >= target.limit);
+  note = [...failed, ...(note ? [note] : [])].join('; ') || undefined;
   const targetText = `${target.on === 'ratio' ? 'ratio' : 'value'} ${target.op} ${target.on === 'ratio' ? target.limit : formatValue(target.limit, unit)}`;
   return {
     id,

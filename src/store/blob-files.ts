@@ -14,6 +14,12 @@ export class PayloadTooLarge extends Error {
 }
 
 const PARTIAL = '.part';
+/**
+ * Bytes a payload stream buffers: 1 MiB rather than the streams' 16/64 KiB defaults, so that the socket keeps being
+ * read while a file write is under way (the chunks buffered meanwhile go down in one writev) and a download reads
+ * the file in 1 MiB steps: fewer thread-pool round trips and less CPU per byte (`npm run bench`, figure 8).
+ */
+const STREAM_BUFFER = 1024 * 1024;
 
 async function fsync(path: string, flags: string): Promise<void> {
   const handle = await open(path, flags);
@@ -63,7 +69,7 @@ export class BlobFiles {
     });
     this.writing.add(partial);
     try {
-      await pipeline(source, counter, createWriteStream(partial, { flags: 'wx' }));
+      await pipeline(source, counter, createWriteStream(partial, { flags: 'wx', highWaterMark: STREAM_BUFFER }));
       if (size > limit) throw new PayloadTooLarge(limit);
       await fsync(partial, 'r+');
       await rename(partial, join(dir, file));
@@ -82,7 +88,7 @@ export class BlobFiles {
     if (!this.dir) return undefined;
     try {
       const handle = await open(join(this.dir, file), 'r');
-      return handle.createReadStream();
+      return handle.createReadStream({ highWaterMark: STREAM_BUFFER });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;

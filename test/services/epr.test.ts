@@ -64,6 +64,15 @@ describe('endpoint register', async () => {
       expect(other.status).toBe(201);
     });
 
+    it("shows a registration at once at the end of its application's list, and only there", async () => {
+      const ids = async (query: string) => (await call('GET', `${EPR}/endpoints?${query}&limit=0`)).body.content.map((e: any) => e.endpointId);
+      const [trackers, meters] = [await ids('applicationName=tracker'), await ids('applicationName=smart-meter')];
+      expect((await call('POST', `${EPR}/endpoints`, { body: { appVersion: { name: 'tracker-v1' }, endpointId: 'listed-last' } })).status).toBe(201);
+      expect(await ids('applicationName=tracker')).toEqual([...trackers, 'listed-last']);
+      expect(await ids('applicationName=smart-meter')).toEqual(meters);
+      expect(await ids('applicationName=thermostat')).toEqual([]);
+    });
+
     it('400 for malformed JSON, and nothing is stored', async () => {
       const before = (await call('GET', `${EPR}/endpoints?limit=0`)).body.totalElements;
       const response = await call('POST', `${EPR}/endpoints`, { rawBody: '{"appVersion": {', headers: { 'content-type': 'application/json' } });

@@ -50,17 +50,22 @@ export function endpointsOfApplication(ctx: EmuContext, appName: string): Endpoi
 export const listingOrder = (a: Endpoint, b: Endpoint) => a.createdDate.localeCompare(b.createdDate) || a.endpointId.localeCompare(b.endpointId);
 
 /**
- * The tenant's endpoints in listing order, sorted once per change of the collection rather than on every
- * list request (10,000 endpoints cost a sort of 10,000 per request otherwise). Callers must not modify it.
+ * The tenant's endpoints in listing order (only those of `appName` when given), sorted once per change of the
+ * collection rather than on every list request (10,000 endpoints cost a sort of 10,000 per request otherwise).
+ * Callers must not modify it.
  */
-export function endpointsInListingOrder(ctx: EmuContext, tenantId: string): readonly Endpoint[] {
-  const cache = runtimeOf(ctx, 'epr:listing-order', () => new Map<string, { version: string; endpoints: Endpoint[] }>());
+export function endpointsInListingOrder(ctx: EmuContext, tenantId: string, appName?: string): readonly Endpoint[] {
+  const cache = runtimeOf(ctx, 'epr:listing-order', () => new Map<string, { version: string; endpoints: readonly Endpoint[] }>());
   // The count guards the one case where a revision repeats: a replaced state without endpoints (revision 0 again).
   const version = `${ctx.store.rev(ENDPOINTS)}:${ctx.store.count(ENDPOINTS)}`;
-  const hit = cache.get(tenantId);
+  const key = appName === undefined ? tenantId : `${tenantId}\u0000${appName}`;
+  const hit = cache.get(key);
   if (hit?.version === version) return hit.endpoints;
-  const endpoints = [...ctx.store.values<Endpoint>(ENDPOINTS)].filter((e) => e.tenantId === tenantId).sort(listingOrder);
-  cache.set(tenantId, { version, endpoints });
+  const endpoints =
+    appName === undefined
+      ? [...ctx.store.values<Endpoint>(ENDPOINTS)].filter((e) => e.tenantId === tenantId).sort(listingOrder)
+      : endpointsInListingOrder(ctx, tenantId).filter((e) => e.appName === appName);
+  cache.set(key, { version, endpoints });
   return endpoints;
 }
 

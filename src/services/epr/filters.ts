@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import isSafeRegex from 'safe-regex2';
-import type { EmuContext } from '../../context.js';
+import { runtimeOf, type EmuContext } from '../../context.js';
 import type { StoredRecord } from '../../store/index.js';
 
 export const ENDPOINT_FILTERS = 'endpoint-filters';
@@ -82,27 +82,57 @@ export function matchProblem(match: unknown): string | null {
   return null;
 }
 
-function test(condition: unknown, present: boolean, value: unknown): boolean {
-  if (!isOperator(condition)) return present && isDeepStrictEqual(value, condition);
-  return Object.entries(condition).every(([op, operand]) => {
-    switch (op as Operator) {
-      case '$eq': return present && isDeepStrictEqual(value, operand);
-      case '$ne': return !present || !isDeepStrictEqual(value, operand);
-      case '$in': return present && Array.isArray(operand) && operand.some((o) => isDeepStrictEqual(o, value));
-      case '$nin': return !present || !(Array.isArray(operand) && operand.some((o) => isDeepStrictEqual(o, value)));
-      case '$exists': return present === Boolean(operand);
-      case '$gt': return present && typeof value === typeof operand && (value as number) > (operand as number);
-      case '$gte': return present && typeof value === typeof operand && (value as number) >= (operand as number);
-      case '$lt': return present && typeof value === typeof operand && (value as number) < (operand as number);
-      case '$lte': return present && typeof value === typeof operand && (value as number) <= (operand as number);
-      case '$regex': return present && typeof value === 'string' && regexOf(String(operand)).test(value);
-    }
-  });
+/** One condition of a filter's `match`, on the metadata key's presence and value. */
+type Test = (present: boolean, value: unknown) => boolean;
+
+const isPrimitive = (value: unknown) => value === null || typeof value !== 'object';
+/** Deep equality; for a primitive operand `Object.is`, which is what isDeepStrictEqual decides there, without its cost. */
+const equalTo = (operand: unknown): ((value: unknown) => boolean) => (isPrimitive(operand) ? (value) => Object.is(value, operand) : (value) => isDeepStrictEqual(value, operand));
+const inList = (operand: unknown): ((value: unknown) => boolean) => {
+  const each = (Array.isArray(operand) ? operand : []).map(equalTo);
+  return (value) => each.some((equal) => equal(value));
+};
+
+function operatorTest(op: Operator, operand: unknown): Test {
+  switch (op) {
+    case '$eq': { const equal = equalTo(operand); return (present, value) => present && equal(value); }
+    case '$ne': { const equal = equalTo(operand); return (present, value) => !present || !equal(value); }
+    case '$in': { const within = inList(operand); return (present, value) => present && within(value); }
+    case '$nin': { const within = inList(operand); return (present, value) => !present || !within(value); }
+    case '$exists': { const wanted = Boolean(operand); return (present) => present === wanted; }
+    case '$gt': return (present, value) => present && typeof value === typeof operand && (value as number) > (operand as number);
+    case '$gte': return (present, value) => present && typeof value === typeof operand && (value as number) >= (operand as number);
+    case '$lt': return (present, value) => present && typeof value === typeof operand && (value as number) < (operand as number);
+    case '$lte': return (present, value) => present && typeof value === typeof operand && (value as number) <= (operand as number);
+    case '$regex': { const regex = regexOf(String(operand)); return (present, value) => present && typeof value === 'string' && regex.test(value); }
+  }
+}
+
+function conditionTest(condition: unknown): Test {
+  if (!isOperator(condition)) {
+    const equal = equalTo(condition);
+    return (present, value) => present && equal(value);
+  }
+  const tests = Object.entries(condition).map(([op, operand]) => operatorTest(op as Operator, operand));
+  return (present, value) => tests.every((test) => test(present, value));
+}
+
+type Predicate = (metadata: Record<string, unknown>) => boolean;
+/** Filter records are frozen and replaced on every change, so a predicate compiled once per record stays right. */
+const predicates = new WeakMap<EndpointFilter, Predicate>();
+
+function predicateOf(filter: EndpointFilter): Predicate {
+  let predicate = predicates.get(filter);
+  if (!predicate) {
+    const conditions = Object.entries(filter.match).map(([key, condition]) => [key, conditionTest(condition)] as const);
+    predicate = (data) => conditions.every(([key, test]) => test(Object.hasOwn(data, key), data[key]));
+    predicates.set(filter, predicate);
+  }
+  return predicate;
 }
 
 export function filterMatches(filter: EndpointFilter, metadata: Record<string, unknown> | undefined): boolean {
-  const data = metadata ?? {};
-  return Object.entries(filter.match).every(([key, condition]) => test(condition, Object.hasOwn(data, key), data[key]));
+  return predicateOf(filter)(metadata ?? {});
 }
 
 export function setupFilterIndexes(ctx: EmuContext): void {
@@ -117,10 +147,25 @@ export function findFilter(ctx: EmuContext, tenantId: string, filterId: string):
   return [...ctx.store.values<EndpointFilter>(ENDPOINT_FILTERS)].filter((f) => f.tenantId === tenantId && f.filterId === filterId);
 }
 
-/** The ids of the active filters of the endpoint's application that its metadata matches. */
+/** The application's active filters in the order of their ids, once per change of the filters. */
+function activeFiltersOf(ctx: EmuContext, applicationName: string): ReadonlyArray<{ filterId: string; matches: Predicate }> {
+  const cache = runtimeOf(ctx, 'epr:active-filters', () => new Map<string, { version: string; filters: Array<{ filterId: string; matches: Predicate }> }>());
+  // The count guards the one case where a revision repeats: a replaced state without filters (revision 0 again).
+  const version = `${ctx.store.rev(ENDPOINT_FILTERS)}:${ctx.store.count(ENDPOINT_FILTERS)}`;
+  const hit = cache.get(applicationName);
+  if (hit?.version === version) return hit.filters;
+  const filters = filtersOfApplication(ctx, applicationName)
+    .filter((f) => f.status === 'ACTIVE')
+    .sort((a, b) => (a.filterId < b.filterId ? -1 : a.filterId > b.filterId ? 1 : 0))
+    .map((f) => ({ filterId: f.filterId, matches: predicateOf(f) }));
+  cache.set(applicationName, { version, filters });
+  return filters;
+}
+
+/** The ids of the active filters of the endpoint's application that its metadata matches, in the order of the ids. */
 export function matchingFilterIds(ctx: EmuContext, applicationName: string, metadata: Record<string, unknown> | undefined): string[] {
-  return filtersOfApplication(ctx, applicationName)
-    .filter((f) => f.status === 'ACTIVE' && filterMatches(f, metadata))
-    .map((f) => f.filterId)
-    .sort();
+  const data = metadata ?? {};
+  const ids: string[] = [];
+  for (const filter of activeFiltersOf(ctx, applicationName)) if (filter.matches(data)) ids.push(filter.filterId);
+  return ids;
 }

@@ -3,7 +3,7 @@ import type { EmuContext } from '../../context.js';
 import type { Request } from 'express';
 import { badRequest } from '../../server/errors.js';
 import { queryList, queryString } from '../../server/params.js';
-import { endpointsInListingOrder, endpointsOfApplication, findEndpoint, isMetadataObject, listingOrder, type Endpoint } from './endpoints.js';
+import { endpointsInListingOrder, findEndpoint, isMetadataObject, type Endpoint } from './endpoints.js';
 import { filterMatches, findFilter } from './filters.js';
 
 /** What `GET /endpoints` may select by; every given criterion must hold. */
@@ -48,13 +48,12 @@ export function endpointQueryOf(req: Request): EndpointQuery {
 export function listEndpoints(ctx: EmuContext, tenantId: string, query: EndpointQuery): readonly Endpoint[] {
   const { endpointIds, applicationName, applicationVersionName, metadata } = query;
   const filters = (query.filterIds ?? []).map((id) => findFilter(ctx, tenantId, id).filter((f) => f.status === 'ACTIVE'));
-  if (!endpointIds && !applicationName && !applicationVersionName && !metadata && filters.length === 0) {
-    return endpointsInListingOrder(ctx, tenantId);
+  if (!endpointIds && !applicationVersionName && !metadata && filters.length === 0) {
+    return endpointsInListingOrder(ctx, tenantId, applicationName);
   }
   let candidates: Iterable<Endpoint>;
   if (endpointIds) candidates = endpointIds.map((id) => findEndpoint(ctx, tenantId, id)).filter((e): e is Endpoint => e !== undefined);
-  else if (applicationName) candidates = endpointsOfApplication(ctx, applicationName);
-  else candidates = endpointsInListingOrder(ctx, tenantId);
+  else candidates = endpointsInListingOrder(ctx, tenantId, applicationName);
 
   const selected: Endpoint[] = [];
   for (const e of candidates) {
@@ -65,6 +64,5 @@ export function listEndpoints(ctx: EmuContext, tenantId: string, query: Endpoint
     if (!filters.every((sameId) => sameId.some((f) => f.applicationName === e.appName && filterMatches(f, e.metadata)))) continue;
     selected.push(e);
   }
-  if (!endpointIds && applicationName) selected.sort(listingOrder);
   return selected;
 }

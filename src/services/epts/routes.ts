@@ -4,7 +4,7 @@ import { sendJsonArray } from '../../server/json-stream.js';
 import { pathParam, queryDate, queryEnum, queryList, requiredQuery } from '../../server/params.js';
 import type { QueryParam, Route } from '../../contract.js';
 import { findApplication, findTenantVersion, listApplications, type Application } from '../app-manager/applications.js';
-import { endpointsOfApplication, findEndpoint, listingOrder } from '../epr/endpoints.js';
+import { endpointsInListingOrder, findEndpoint } from '../epr/endpoints.js';
 import { definitionsNamed, definitionsOf, presentDefinition } from './definitions.js';
 import { dataChunks, lastPoint, type DataPoint } from './points.js';
 import { timeSeriesDataSchema } from './schemas.js';
@@ -39,10 +39,7 @@ function endpointIdsOf(req: Request, app: Application): { ids: string[]; listed:
     if (outside.length > 0) throw notFound(`No endpoint ${outside.join(', ')} in application ${app.name}.`);
     return { ids, listed: true };
   }
-  const ids = endpointsOfApplication(req.ctx, app.name)
-    .filter((e) => e.tenantId === req.principal.tenantId)
-    .sort(listingOrder)
-    .map((e) => e.endpointId);
+  const ids = endpointsInListingOrder(req.ctx, req.principal.tenantId, app.name).map((e) => e.endpointId);
   return { ids, listed: false };
 }
 

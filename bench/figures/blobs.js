@@ -1,0 +1,175 @@
+// Figure 8: a 100 MB blob through `bcx`, uploaded (`POST /bcx/api/v1/binary-data`, streamed from a file) and
+// downloaded (`GET .../binary-data/{id}/data`, streamed to a file), against copying the same file with
+// fs.copyFile on the same disk (and, for context, against node:http streaming the same bytes to and from a file,
+// bench/references/stream-file.js); and how much the emulator's memory grows meanwhile (it must stream, not hold).
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { copyFile, open, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { httpJson } from '../lib/http.js';
+import { measure } from '../lib/report.js';
+import { median } from '../lib/stats.js';
+
+const MB = 1024 * 1024;
+/** The client's buffers: large, so that the bench's own side of the transfer is never what limits it. */
+const CLIENT_BUFFER = MB;
+// A fixture endpoint (fixtures/default.json).
+const DEVICE = { appVersion: 'smart-meter-v1', token: 'meter-001-token', app: 'smart-meter', endpointId: 'meter-001' };
+
+/** A file of `bytes` bytes that no layer can compress or deduplicate. */
+async function payloadFile(path, bytes) {
+  const handle = await open(path, 'w');
+  try {
+    for (let written = 0; written < bytes; written += MB) await handle.write(randomBytes(Math.min(MB, bytes - written)));
+  } finally {
+    await handle.close();
+  }
+}
+
+async function fsyncFile(path) {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Samples a process's RSS every 10 ms while `work` runs; resolves with the work's result and the peak. */
+async function withPeakRss(rss, work) {
+  let peak = rss();
+  const timer = setInterval(() => (peak = Math.max(peak, rss())), 10);
+  try {
+    const result = await work();
+    return { result, peak: Math.max(peak, rss()) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function upload(url, headers, file, bytes) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent: false, headers: { ...headers, 'content-type': 'application/octet-stream', 'content-length': bytes } }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (res.statusCode !== 201) reject(new Error(`The upload answered ${res.statusCode}: ${text}`));
+        else resolve(JSON.parse(text));
+      });
+    });
+    req.on('error', reject);
+    createReadStream(file, { highWaterMark: CLIENT_BUFFER }).on('error', reject).pipe(req);
+  });
+}
+
+function download(url, path, file) {
+  return new Promise((resolve, reject) => {
+    const req = request(url + path, { agent: false }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        return reject(new Error(`GET ${path} answered ${res.statusCode}`));
+      }
+      pipeline(res, createWriteStream(file, { highWaterMark: CLIENT_BUFFER })).then(resolve, reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const timed = async (work) => {
+  const started = performance.now();
+  await work();
+  return (performance.now() - started) / 1000;
+};
+
+export default {
+  name: 'blobs',
+  async run(bench) {
+    const bytes = bench.profile.blobBytes;
+    const dir = bench.dir('blobs');
+    const source = join(dir, 'payload.bin');
+    await payloadFile(source, bytes);
+    // The same disk as the emulator's data directory (both under the bench's temporary root).
+    return bench.usingAll(
+      {
+        emulator: () => bench.startEmulator({ dataDir: bench.dir('blobs-emulator') }),
+        node: () => bench.startReference('stream-file', bench.dir('blobs-node')),
+      },
+      async ({ emulator, node }) => {
+        const { token } = await httpJson(`${emulator.url}/kp1/${DEVICE.appVersion}/bcx/${DEVICE.token}/token`, { method: 'POST', body: {} });
+        const rssBefore = await bench.settledRss(emulator);
+        const nodeRssBefore = node.rss();
+        const seconds = { copySynced: [], upload: [], nodeUpload: [], copy: [], download: [], nodeDownload: [] };
+        const growth = { upload: 0, download: 0, node: 0 };
+        for (let round = 0; round < bench.profile.rounds; round++) {
+          const copied = join(dir, `copy-${round}.bin`);
+          const downloaded = join(dir, `download-${round}.bin`);
+          // The upload makes its payload durable (fsync) before it answers: so does this copy.
+          seconds.copySynced.push(await timed(async () => {
+            await copyFile(source, copied);
+            await fsyncFile(copied);
+          }));
+          await rm(copied);
+          let blob;
+          const up = await withPeakRss(emulator.rss, async () =>
+            seconds.upload.push(await timed(async () => (blob = await upload(`${emulator.url}/bcx/api/v1/binary-data?name=bench`, { 'x-auth-token': token }, source, bytes)))),
+          );
+          if (blob.size !== bytes) throw new Error(`The blob is ${blob.size} bytes, not ${bytes}.`);
+          const nodeUp = await withPeakRss(node.rss, async () => seconds.nodeUpload.push(await timed(() => upload(`${node.url}/payload.bin`, {}, source, bytes))));
+          seconds.copy.push(await timed(() => copyFile(source, copied)));
+          await rm(copied);
+          const path = `/bcx/api/v1/applications/${DEVICE.app}/endpoints/${DEVICE.endpointId}/binary-data/${blob.id}/data`;
+          const down = await withPeakRss(emulator.rss, async () => seconds.download.push(await timed(() => download(emulator.url, path, downloaded))));
+          if (statSync(downloaded).size !== bytes) throw new Error(`The download is ${statSync(downloaded).size} bytes, not ${bytes}.`);
+          await rm(downloaded);
+          const nodeDown = await withPeakRss(node.rss, async () => seconds.nodeDownload.push(await timed(() => download(node.url, '/payload.bin', downloaded))));
+          await rm(downloaded);
+          growth.upload = Math.max(growth.upload, up.peak - rssBefore);
+          growth.download = Math.max(growth.download, down.peak - rssBefore);
+          growth.node = Math.max(growth.node, nodeUp.peak - nodeRssBefore, nodeDown.peak - nodeRssBefore);
+        }
+        await writeFile(source, '');
+        const rate = (key) => bytes / MB / median(seconds[key]);
+        const size = `${Math.round(bytes / MB)} MB`;
+        return [
+          measure({
+            id: '8a',
+            name: `upload of ${size} through bcx`,
+            unit: 'MB/s',
+            value: rate('upload'),
+            reference: rate('copySynced'),
+            referenceName: 'fs.copyFile + fsync, same disk',
+            target: { on: 'ratio', op: '>=', limit: 0.5 },
+            also: [{ name: 'node:http streaming to a file + fsync', value: rate('nodeUpload') }],
+            note: `${(median(seconds.upload) * 1000).toFixed(0)} ms; POST /bcx/api/v1/binary-data streamed from a file (the payload is fsynced before the 201)`,
+          }),
+          measure({
+            id: '8b',
+            name: `download of ${size} through bcx`,
+            unit: 'MB/s',
+            value: rate('download'),
+            reference: rate('copy'),
+            referenceName: 'fs.copyFile, same disk',
+            target: { on: 'ratio', op: '>=', limit: 0.5 },
+            also: [{ name: 'node:http streaming from a file', value: rate('nodeDownload') }],
+            note: `${(median(seconds.download) * 1000).toFixed(0)} ms; GET .../binary-data/{id}/data streamed to a file`,
+          }),
+          measure({
+            id: '8c',
+            name: `RSS growth during the ${size} upload and download`,
+            unit: 'MB',
+            value: Math.max(growth.upload, growth.download) / MB,
+            reference: bytes / MB,
+            referenceName: 'the payload',
+            target: { on: 'value', op: '<', limit: 30 },
+            also: [{ name: 'node:http streaming the same, its own growth', value: growth.node / MB }],
+            note: `peak over RSS before (${(rssBefore / MB).toFixed(1)} MB, idle), sampled every 10 ms in the emulator: upload ${(growth.upload / MB).toFixed(1)} MB, download ${(growth.download / MB).toFixed(1)} MB`,
+          }),
+        ];
+      },
+    );
+  },
+};

@@ -1,0 +1,231 @@
+// Figure 6: a fleet. `platform-emu device simulate --fleet 1000` (the simulator the product ships) sends one
+// telemetry sample per device per second while 10 commands a second go to random devices; afterwards every
+// accepted sample is looked for through the time series API. Publish-to-readable is the time from a sample's
+// making to its KP1 reply: the gateway replies once the point is durable and in memory (spec 4 `dcx`), and spot
+// reads of `.../time-series/last` after replies check that it is readable by then.
+import { Agent } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { httpJson, httpRequest } from '../lib/http.js';
+import { rssOf, runToEnd, startServer, stopProcess } from '../lib/processes.js';
+import { measure } from '../lib/report.js';
+import { benchEndpointId, SERIES_NAME } from '../lib/state.js';
+import { percentile } from '../lib/stats.js';
+
+const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
+const FSYNC = fileURLToPath(new URL('../references/fsync.js', import.meta.url));
+const VERSION = 'smart-meter-v1';
+const APP = 'smart-meter';
+const MB = 1024 * 1024;
+/** One accepted sample in this many is read back at once through `.../time-series/last`. */
+const SPOT_CHECK_EVERY = 50;
+
+/**
+ * What the simulator's `--json` lines tell: samples accepted, errors, answers, and the publish-to-reply times of
+ * the samples made from `log.timedFrom` on (the first seconds pay one-time costs: each device's first request
+ * subscribes to its replies, each endpoint's first point starts its series).
+ */
+function fleetLog() {
+  const log = { connected: 0, accepted: new Map(), latencies: [], errors: [], answered: 0, stoppedLine: undefined, timedFrom: Infinity };
+  log.take = (line) => {
+    let event;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      return undefined;
+    }
+    if (event.event === 'connected') log.connected++;
+    else if (event.event === 'answered') log.answered++;
+    else if (event.event === 'error') log.errors.push(event);
+    else if (event.event === 'stopped') log.stoppedLine = event;
+    else if (event.event === 'telemetry') {
+      const at = event.sample.timestamp;
+      let times = log.accepted.get(event.token);
+      if (!times) log.accepted.set(event.token, (times = []));
+      times.push(at);
+      if (at >= log.timedFrom) log.latencies.push(Date.parse(event.time) - at);
+      return event;
+    }
+    return undefined;
+  };
+  return log;
+}
+
+/** Commands to random devices at a steady rate, each waiting up to 5 s for its answer. */
+function commandLoad(url, endpointIds, perSecond) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const results = { sent: 0, answered: 0, other: {}, times: [] };
+  const pending = new Set();
+  const send = () => {
+    const endpointId = endpointIds[Math.floor(Math.random() * endpointIds.length)];
+    const started = performance.now();
+    results.sent++;
+    const request = httpRequest(`${url}/cex/api/v1/endpoints/${endpointId}/commands/benchFleet?waitTimeout=5`, { method: 'POST', body: { n: results.sent }, agent })
+      .then((response) => {
+        if (response.status === 200) {
+          results.answered++;
+          results.times.push(performance.now() - started);
+        } else results.other[response.status] = (results.other[response.status] ?? 0) + 1;
+      })
+      .catch((err) => (results.other[err.code ?? err.message] = (results.other[err.code ?? err.message] ?? 0) + 1))
+      .finally(() => pending.delete(request));
+    pending.add(request);
+  };
+  const timer = setInterval(send, 1000 / perSecond);
+  return {
+    results,
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(pending);
+      agent.destroy();
+      return results;
+    },
+  };
+}
+
+/** Every accepted sample, looked for in one `GET .../time-series/data` over the whole run (chunks of points). */
+async function countStored(url, log, from, to) {
+  const query = `timeSeriesName=${SERIES_NAME}&fromDate=${new Date(from).toISOString()}&toDate=${new Date(to).toISOString()}&includeTime=both`;
+  const chunks = await httpJson(`${url}/epts/api/v1/applications/${APP}/time-series/data?${query}`);
+  const stored = new Map();
+  let points = 0;
+  for (const chunk of chunks) {
+    for (const [endpointId, bySeries] of Object.entries(chunk)) {
+      let times = stored.get(endpointId);
+      if (!times) stored.set(endpointId, (times = new Set()));
+      for (const point of bySeries[SERIES_NAME] ?? []) {
+        times.add(Date.parse(point.timestamp));
+        points++;
+      }
+    }
+  }
+  let accepted = 0;
+  let found = 0;
+  for (const [token, times] of log.accepted) {
+    const endpointTimes = stored.get(token.replace(/-token$/, '')) ?? new Set();
+    accepted += times.length;
+    for (const time of times) if (endpointTimes.has(time)) found++;
+  }
+  return { accepted, found, points };
+}
+
+export default {
+  name: 'fleet',
+  async run(bench) {
+    const { devices, seconds, commandsPerSecond, warmupSeconds } = bench.profile.fleet;
+    const state = await bench.writeState('fleet-state', { endpoints: devices, versions: [VERSION] });
+    const endpointIds = Object.values(state.document.collections.endpoints).filter((e) => e.appVersion.name === VERSION && e.endpointId.startsWith('bench-')).map((e) => e.endpointId);
+    state.document = undefined;
+    const fsync = JSON.parse(await runToEnd(process.execPath, [FSYNC, bench.dir('fsync'), String(bench.profile.singleWrites)], { label: 'fsync ceiling' }));
+    const floorRss = await bench.using(
+      () => bench.startReference('bare-http', bench.file('bare-fleet.json', { routes: {} })),
+      async (server) => server.rss(),
+    );
+
+    return bench.using(
+      () => bench.startEmulator({ dataDir: state.dir }),
+      async (emulator) => {
+        const log = fleetLog();
+        const spot = { seen: 0, checked: 0, late: [] };
+        const spotChecks = new Set();
+        const pad = String(devices).length > 6 ? String(devices).length : 6;
+        const simulator = await startServer(
+          process.execPath,
+          [BIN, 'device', 'simulate', '--app-version', VERSION, '--fleet', String(devices), '--token', `bench-{${'n'.repeat(pad)}}-token`, '--telemetry', 'temperature=18..26', '--interval', '1000', '--url', emulator.url, '--json'],
+          { label: 'platform-emu device simulate --fleet', ready: /"event":"connected"[^\n]*\n/, readyTimeoutMs: 120_000 },
+        );
+        log.connected = 1;
+        let allConnected;
+        const connected = new Promise((resolve) => (allConnected = resolve));
+        simulator.lines((line) => {
+          const sample = log.take(line);
+          if (log.connected >= devices) allConnected();
+          if (!sample || spot.seen++ % SPOT_CHECK_EVERY !== 0) return;
+          // Read back at once: the reply came, so the point must be there.
+          const endpointId = sample.token.replace(/-token$/, '');
+          const check = httpJson(`${emulator.url}/epts/api/v1/applications/${APP}/time-series/last?endpointId=${endpointId}&timeSeriesName=${SERIES_NAME}`)
+            .then((answer) => {
+              spot.checked++;
+              const last = answer[endpointId]?.[SERIES_NAME]?.[0];
+              if (!last || Date.parse(last.timestamp) < sample.sample.timestamp) spot.late.push(`${endpointId} ${new Date(sample.sample.timestamp).toISOString()}`);
+            })
+            .catch((err) => spot.late.push(`${endpointId}: ${err.message}`))
+            .finally(() => spotChecks.delete(check));
+          spotChecks.add(check);
+        });
+        if (devices <= 1) allConnected();
+        await connected;
+        bench.log(`fleet: ${devices} devices connected ${Math.round(performance.now() - simulator.startedAt)} ms after spawning the simulator`);
+
+        const from = Date.now() - 1000;
+        log.timedFrom = Date.now() + warmupSeconds * 1000;
+        const commands = commandLoad(emulator.url, endpointIds, commandsPerSecond);
+        let peakRss = emulator.rss();
+        const sampler = setInterval(() => (peakRss = Math.max(peakRss, emulator.rss())), 250);
+        // Half a second more, for the replies to the samples of the last second.
+        await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 500));
+        const commandResults = await commands.stop();
+        clearInterval(sampler);
+        const rssAtEnd = emulator.rss();
+        peakRss = Math.max(peakRss, rssAtEnd);
+        await stopProcess(simulator.child);
+        await Promise.all(spotChecks);
+        const stored = await countStored(emulator.url, log, from - 60_000, Date.now() + 60_000);
+
+        const refused = log.errors.filter((e) => !/stopped/i.test(e.message));
+        const expected = devices * seconds;
+        const p = (q) => percentile(log.latencies, q) ?? 0;
+        const commandTimes = [...commandResults.times].sort((a, b) => a - b);
+        const otherCommands = Object.entries(commandResults.other).map(([k, n]) => `${n} x ${k}`).join(', ');
+        return [
+          measure({
+            id: '6a',
+            name: `fleet of ${devices}, ${seconds} s: samples readable through the time series API`,
+            unit: 'samples',
+            value: stored.found,
+            reference: stored.accepted,
+            referenceName: 'samples accepted (KP1 replies)',
+            target: { on: 'ratio', op: '>=', limit: 1 },
+            checks: [
+              { name: `no sample refused (${refused.length} errors: ${refused.slice(0, 2).map((e) => e.message).join(' | ')})`, ok: refused.length === 0 },
+              { name: `the fleet sent about one sample per device and second (${stored.accepted} of ${expected})`, ok: stored.accepted >= 0.99 * expected },
+            ],
+            note: `counted, not sampled: ${stored.points} points stored in the window; ${expected} expected (${devices} devices x ${seconds} s)`,
+          }),
+          measure({
+            id: '6b',
+            name: `fleet of ${devices}: commands answered (${commandsPerSecond}/s to random devices)`,
+            unit: 'commands',
+            value: commandResults.answered,
+            reference: commandResults.sent,
+            referenceName: 'commands sent',
+            target: { on: 'ratio', op: '>=', limit: 1 },
+            note: `round trip p50 ${(percentile(commandTimes, 50) ?? 0).toFixed(1)} ms, p99 ${(percentile(commandTimes, 99) ?? 0).toFixed(1)} ms${otherCommands ? `; not 200: ${otherCommands}` : ''}`,
+          }),
+          measure({
+            id: '6c',
+            name: `fleet of ${devices}: sample publish-to-readable p99`,
+            unit: 'ms',
+            value: p(99),
+            reference: fsync.p99,
+            referenceName: 'append + fdatasync p99',
+            target: { on: 'value', op: '<', limit: 50 },
+            checks: [{ name: `read back at once after its reply (${spot.late.length} of ${spot.checked} spot reads missed it: ${spot.late.slice(0, 2).join(', ')})`, ok: spot.late.length === 0 && spot.checked > 0 }],
+            note:
+              `${log.latencies.length} samples made after a ${warmupSeconds} s warm-up: p50 ${p(50)} ms, max ${p(100)} ms (whole milliseconds: the simulator's sample time to its reply line); ` +
+              `${spot.checked} spot reads of .../time-series/last right after a reply, each found its sample`,
+          }),
+          measure({
+            id: '6d',
+            name: `fleet of ${devices}: emulator RSS, peak during the run`,
+            unit: 'MB',
+            value: peakRss / MB,
+            reference: floorRss / MB,
+            referenceName: 'bare node:http',
+            target: { on: 'value', op: '<', limit: 400 },
+            note: `${(rssAtEnd / MB).toFixed(1)} MB at the end, with ${devices} MQTT connections and ${stored.points} points`,
+          }),
+        ];
+      },
+    );
+  },
+};

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { api, startTestEmulator } from '../helpers/emulator.js';
+import { fixtureFile } from '../helpers/fixture-file.js';
+
+const EPR = '/epr/api/v1';
+
+const endpoint = (endpointId: string, metadata: Record<string, unknown>) => ({ endpointId, appVersion: 'app-v1', token: `${endpointId}-token`, metadata });
+const filter = (filterId: string, match: Record<string, unknown>, status = 'ACTIVE') => ({ applicationName: 'app', filterId, status, match });
+
+/** Every operator of docs/fixtures.md over a few endpoints, each filter matching a known set of them. */
+const fixture = {
+  tenants: [{ id: 't1', realm_name: 't1' }],
+  applications: [{ tenantId: 't1', name: 'app', versions: [{ name: 'app-v1' }] }],
+  endpoints: [
+    endpoint('e1', { model: 'm1', level: 3, serial: 'SN-100', site: { city: 'Berlin' }}),
+    endpoint('e2', { model: 'm2', level: 7, serial: 'SN-200', site: { city: 'Munich' }, flag: null }),
+    endpoint('e3', { model: 'M1', level: '5', serial: 'sn-300' }),
+    endpoint('e4', {}),
+  ],
+  endpointFilters: [
+    filter('eq-plain', { model: 'm1' }),
+    filter('eq-object', { site: { city: 'Berlin' } }),
+    filter('eq-op', { model: { $eq: 'm2' } }),
+    filter('ne', { model: { $ne: 'm1' } }),
+    filter('in', { model: { $in: ['m1', 'M1'] } }),
+    filter('in-object', { site: { $in: [{ city: 'Munich' }, 'x'] } }),
+    filter('nin', { model: { $nin: ['m1', 'm2'] } }),
+    filter('exists', { site: { $exists: true } }),
+    filter('not-exists', { site: { $exists: false } }),
+    filter('range', { level: { $gt: 2, $lte: 7 } }),
+    filter('lt-string', { serial: { $lt: 'SN-200' } }),
+    filter('gte-string', { serial: { $gte: 'SN-200' } }),
+    filter('regex', { serial: { $regex: '^SN-[12]' } }),
+    filter('null', { flag: null }),
+    filter('two-keys', { model: 'm1', level: 3 }),
+    filter('inactive', { model: 'm1' }, 'INACTIVE'),
+  ],
+};
+
+describe('endpoint filters: matching', async () => {
+  const emulator = await startTestEmulator({ fixtures: fixtureFile(fixture) });
+  const call = api(emulator);
+  const matching = async (filterId: string) => (await call('GET', `${EPR}/endpoints?filterId=${filterId}`)).body.content.map((e: any) => e.endpointId);
+
+  it.each([
+    ['eq-plain', ['e1']],
+    ['eq-object', ['e1']],
+    ['eq-op', ['e2']],
+    ['ne', ['e2', 'e3', 'e4']],
+    ['in', ['e1', 'e3']],
+    ['in-object', ['e2']],
+    ['nin', ['e3', 'e4']],
+    ['exists', ['e1', 'e2']],
+    ['not-exists', ['e3', 'e4']],
+    // Operands compare only with values of their own type: "5" is not in a numeric range.
+    ['range', ['e1', 'e2']],
+    ['lt-string', ['e1']],
+    ['gte-string', ['e2', 'e3']],
+    ['regex', ['e1', 'e2']],
+    ['null', ['e2']],
+    ['two-keys', ['e1']],
+    ['inactive', []],
+  ])('filterId=%s selects %j', async (filterId, expected) => {
+    expect(await matching(filterId)).toEqual(expected);
+  });
+
+  it('include=filters names the active filters each endpoint matches, in the order of their ids', async () => {
+    const listed = (await call('GET', `${EPR}/endpoints?applicationName=app&include=filters`)).body.content;
+    const filtersOf = Object.fromEntries(listed.map((e: any) => [e.endpointId, e.filters]));
+    expect(filtersOf.e1).toEqual(['eq-object', 'eq-plain', 'exists', 'in', 'lt-string', 'range', 'regex', 'two-keys']);
+    expect(filtersOf.e4).toEqual(['ne', 'nin', 'not-exists']);
+  });
+});
