@@ -126,9 +126,10 @@ export class DeviceSimulation implements SimulatedDevice {
 
   /**
    * After connecting: metadata; the configuration and software offered (asked with `observe`, so later offers are
-   * pushed); any commands left outstanding for the types the rules name; the upload; then telemetry.
+   * pushed); any commands left outstanding for the types the rules name; the upload; then telemetry, its first
+   * sample `phaseMs` into the interval (a fleet spreads its devices over the interval instead of all at once).
    */
-  async start(): Promise<void> {
+  async start(phaseMs = 0): Promise<void> {
     this.emit({ event: 'connected', token: this.token, appVersion: this.appVersion, mqttUrl: this.mqttUrl, ...(this.endpointId ? { endpointId: this.endpointId } : {}) });
     if (this.behaviour.metadata) await this.publishMetadata(this.behaviour.metadata);
     for (const offer of this.offers) await offer.start();
@@ -141,7 +142,16 @@ export class DeviceSimulation implements SimulatedDevice {
     }
     if (this.behaviour.upload !== undefined && !this.stopped) await this.upload(this.behaviour.upload);
     const telemetry = this.behaviour.telemetry;
-    if (telemetry && !this.stopped) this.telemetryTimer = setInterval(() => void this.publishSample(telemetry.makeSample()), telemetry.intervalMs);
+    if (!telemetry || this.stopped) return;
+    const every = () => {
+      this.telemetryTimer = setInterval(() => void this.publishSample(telemetry.makeSample()), telemetry.intervalMs);
+    };
+    if (phaseMs <= 0) return every();
+    this.telemetryTimer = setTimeout(() => {
+      if (this.stopped) return;
+      void this.publishSample(telemetry.makeSample());
+      every();
+    }, phaseMs);
   }
 
   private async publishMetadata(metadata: Record<string, unknown>): Promise<void> {
