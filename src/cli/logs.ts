@@ -1,5 +1,4 @@
 import { Command, Option } from 'commander';
-import { request } from 'undici';
 import type { JournalEntry } from '../server/journal.js';
 import { controlClient, controlTargetOptions, type ControlTarget } from './control-client.js';
 import { formatEntry } from './request-log.js';
@@ -36,6 +35,7 @@ async function follow(baseUrl: string, adminToken: string | undefined, query: UR
   query.set('types', 'request,kp1');
   const headers: Record<string, string> = { accept: 'text/event-stream' };
   if (adminToken) headers.authorization = `Bearer ${adminToken}`;
+  const { request } = await import('undici');
   const response = await request(`${baseUrl}/_emu/events?${query}`, { headers }).catch((err: Error) => {
     throw new CliError(`Cannot reach the emulator at ${baseUrl}: ${err.message}.`);
   });

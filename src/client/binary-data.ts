@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { request } from 'undici';
 import { EmulatorHttpError, EmulatorUnreachableError, type EmulatorClient } from './http-client.js';
 import type { Kp1Device } from './kp1-device.js';
 
@@ -29,6 +28,8 @@ export async function uploadBlobFile(client: EmulatorClient, uploadToken: string
   const url = `${client.baseUrl}/bcx/api/v1/binary-data?name=${encodeURIComponent(name)}`;
   let response;
   try {
+    // undici only when a file is uploaded: importing the package (and every simulated device) stays light.
+    const { request } = await import('undici');
     response = await request(url, {
       method: 'POST',
       headers: { 'x-auth-token': uploadToken, 'content-type': 'application/octet-stream', 'content-length': String(size) },

@@ -4,6 +4,7 @@ import { authenticate, type Principal } from './authenticate.js';
 import type { Route } from '../contract.js';
 import { checkJsonDepth } from '../store/index.js';
 import { HttpError } from './errors.js';
+import type { ValidateFunction } from 'ajv';
 import { compileSchema, describeSchemaError } from './json-schema.js';
 import { bySpecificity, expressPath, templatePattern } from './path-template.js';
 
@@ -29,12 +30,19 @@ function depthLimit(req: Request, _res: Response, next: NextFunction): void {
   next();
 }
 
-/** Checks a JSON body against the route's schema before the handler runs: 400 (or the route's status) naming the rule. */
+/**
+ * Checks a JSON body against the route's schema before the handler runs: 400 (or the route's status) naming the
+ * rule. The schema is compiled on the route's first request, so a start does not pay for operations never called.
+ */
 function bodyValidator(route: Route) {
-  const check = compileSchema(route.bodySchema!);
   const status = route.invalidBodyStatus ?? 400;
-  const emptyAllowed = check({});
+  let check: ValidateFunction | undefined;
+  let emptyAllowed = false;
   return (req: Request, _res: Response, next: NextFunction): void => {
+    if (!check) {
+      check = compileSchema(route.bodySchema!);
+      emptyAllowed = check({});
+    }
     // No body at all reads as `{}` where `{}` is a valid body (`POST /applications` with every field optional).
     if (req.body === undefined) {
       if (!emptyAllowed) throw new HttpError(status, 'The request body is missing: this operation takes a JSON body.');
