@@ -53,8 +53,8 @@ export function receivesBySubscription(client: Client, topic: string): boolean {
  * A topic only the platform publishes on: a reply (`<request>/<requestId>/status|error`) or a push
  * (`<resource>/status`, like `cex/<token>/command/<type>/status`), for every extension of spec 4 (`tsx`, with no
  * resource, included). The last level is `status` or `error`, after the token, and the topic is not itself a
- * request: `cex/<token>/command/status` asks for commands of type "status", `dcx/<token>/plain/error` would send
- * metric "error" once `dcx` is spoken. Extensions the emulator does not speak have no requests, so any
+ * request: `cex/<token>/command/status` asks for commands of type "status", `dcx/<token>/plain/error` sends
+ * metric "error". Extensions the emulator does not speak have no requests, so any
  * `.../status` or `.../error` of theirs is reserved too.
  */
 export function isPlatformTopic(topic: string): boolean {
