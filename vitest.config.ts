@@ -6,7 +6,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Files run in parallel; every test starts its own emulators on port 0 with their own state.
+    // Files run in parallel; every test starts its own emulators on port 0 with their own state. Much of a file's
+    // time is spent waiting (child processes, devices, fsync), so three workers on this 2-core machine, not
+    // vitest's default of one worker per core less one (which is one here).
     fileParallelism: true,
+    maxWorkers: 3,
   },
 });
