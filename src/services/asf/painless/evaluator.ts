@@ -1,7 +1,7 @@
 import { checkTime, limitError, LIMITS, spend, type Budget } from './budget.js';
 import { classCast, illegalArgument, nullPointer, ScriptRuntimeError } from './errors.js';
 import { callMethod, callStatic, STATIC_CONSTANTS, type Charge } from './methods.js';
-import type { Expr, Stmt } from './parser.js';
+import type { Expr, Stmt } from './syntax.js';
 import { cast, coerce, defaultOf } from './types.js';
 import {
   arithmetic,
