@@ -2,7 +2,7 @@ import type { FixtureSection } from '../../contract.js';
 import { FixtureError } from '../../seed/errors.js';
 import type { Mutation } from '../../store/index.js';
 import { findVersion } from '../app-manager/applications.js';
-import { ENDPOINTS, type Endpoint } from '../epr/endpoints.js';
+import { findEndpoint } from '../epr/endpoints.js';
 import { jsonPayload, type ConfigPayload } from './payload.js';
 import { DEFAULT_CONFIGS, ENDPOINT_CONFIGS, endpointConfigKey, nextRecord } from './records.js';
 import { checkPayload } from './schema-check.js';
@@ -42,7 +42,7 @@ export const configurationFixtures: FixtureSection = {
       if (!version) throw new FixtureError(`${where}: appVersion ${item.appVersion} is not a version of any application in the fixtures.`);
       const endpointId = item.endpointId as string | undefined;
       if (endpointId !== undefined) {
-        const endpoint = ctx.store.get<Endpoint>(ENDPOINTS, endpointId);
+        const endpoint = findEndpoint(ctx, version.tenantId, endpointId);
         if (!endpoint || endpoint.appName !== version.appName) throw new FixtureError(`${where}: ${endpointId} is not an endpoint of application ${version.appName} in the fixtures.`);
       }
       const key = endpointId === undefined ? `default ${version.name}` : endpointConfigKey(endpointId, version.name);
