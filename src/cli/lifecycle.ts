@@ -21,17 +21,6 @@ export interface ReadyInfo {
 }
 
 /**
- * The admin token of an emulator this process started: the handle's own where the control plane provides one,
- * else one signed with the emulator's key (scope `emulator:admin`, which the control plane accepts as well).
- */
-async function adminTokenOf(emulator: RunningEmulator): Promise<string> {
-  const own = (emulator as RunningEmulator & { adminToken?: string }).adminToken;
-  if (own) return own;
-  const [{ internalContext }, { signAdminToken }] = await Promise.all([import('../emulator.js'), import('../auth/tokens.js')]);
-  return signAdminToken(internalContext(emulator).keys, new Date());
-}
-
-/**
  * The ready line, and with auth on the admin token kept in the lock of the data directory (readable by its owner
  * only): how the CLI's other commands reach the control plane of an emulator they did not start.
  */
@@ -44,7 +33,7 @@ export async function readyInfo(emulator: RunningEmulator, auth: string, runLock
     pid: process.pid,
     dataDir: emulator.dataDir ?? null,
   };
-  if (auth === 'on') info.adminToken = await adminTokenOf(emulator);
+  if (auth === 'on') info.adminToken = emulator.adminToken;
   const { internalContext } = await import('../emulator.js');
   const lock = runLock ?? internalContext(emulator).store.directoryLock;
   lock?.update({ url: emulator.url, mqttUrl: emulator.mqttUrl, ...(info.adminToken ? { adminToken: info.adminToken } : {}) });

@@ -55,7 +55,6 @@ export interface JournalFilter {
   limit?: number;
 }
 
-export const DEFAULT_JOURNAL_SIZE = 1000;
 const MAX_TARGET = 2048;
 const SECRET_PARAM = /(?:^|[?&])(?:password|secret|client_secret|client_backend_secret|lnsApiKeyId|access_token|token|x-auth-token|authorization)=/i;
 const SECRET_NAME = /^(?:password|secret|client_secret|client_backend_secret|lnsApiKeyId|access_token|token|x-auth-token|authorization)$/i;

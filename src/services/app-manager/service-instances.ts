@@ -40,9 +40,3 @@ export function serviceInstances(ctx: EmuContext, include: readonly SchemaInclud
     };
   });
 }
-
-/** The configuration schema a service instance declares for application versions, if any. */
-export function versionConfigurationSchema(ctx: EmuContext, serviceName: string): unknown {
-  const configured = ctx.store.get<StoredRecord>(SERVICE_INSTANCES, serviceName)?.appVersionConfigurationSchema;
-  return configured ?? ctx.services.find((s) => s.prefix === serviceName)?.appVersionConfigurationSchema;
-}

@@ -3,7 +3,7 @@ import type { FixtureSection } from '../../contract.js';
 import { FixtureError } from '../../seed/errors.js';
 import { getTenant } from '../tenant-manager/tenants.js';
 import { BASIC_CREDENTIALS, newBasicCredential, type BasicCredential } from './basic-credentials.js';
-import { username } from './schemas.js';
+import { CREDENTIAL_STATES, username } from './schemas.js';
 
 /** `basicCredentials`: device logins of the MQTT broker. The password in clear, or a hash from a state export. */
 export const basicCredentialFixtures: FixtureSection = {
@@ -16,7 +16,7 @@ export const basicCredentialFixtures: FixtureSection = {
       tenantId: { type: 'string' },
       username,
       password: { type: 'string', minLength: 1 },
-      state: { enum: ['Active', 'Inactive', 'Suspended', 'Revoked'] },
+      state: { enum: [...CREDENTIAL_STATES] },
     },
     additionalProperties: false,
   },
