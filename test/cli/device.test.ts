@@ -38,7 +38,10 @@ async function packagesImported(...args: string[]): Promise<Set<string>> {
 /** A command in a pseudo-terminal (util-linux `script`): its screen as text, and a way to wait for some of it. */
 function inTerminal(args: string[]) {
   const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
-  const term = execa('script', ['-qfec', [process.execPath, BIN, ...args].map(quote).join(' '), '/dev/null'], { reject: false, env: cleanEnv(), extendEnv: false });
+  // `exec`: script runs the command through $SHELL, or /bin/sh where SHELL is unset (as in CI). dash does not exec a
+  // lone command itself, and a shell left in between gets the terminal's Ctrl-C too and dies of it (exit 130).
+  const command = `exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
+  const term = execa('script', ['-qfec', command, '/dev/null'], { reject: false, env: cleanEnv(), extendEnv: false });
   let screen = '';
   let waiters: Array<{ text: string; resolve: () => void }> = [];
   term.stdout!.on('data', (chunk: Buffer) => {
