@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import chalk from 'chalk';
+import chalk from './colours.js';
 import { STATUS_CODES } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_EMULATOR_URL } from '../client/defaults.js';

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import chalk from 'chalk';
+import chalk from './colours.js';
 import { DEFAULT_EMULATOR_URL } from '../client/defaults.js';
 import { CliError, dataOption, emulatorJson, runningUrl, urlOption } from './shared.js';
 

@@ -1,4 +1,4 @@
-import chalk from 'chalk';
+import chalk from './colours.js';
 import type { EmuContext } from '../context.js';
 import { REQUEST_RECORDED } from '../server/events.js';
 import type { JournalEntry } from '../server/journal.js';

@@ -1,11 +1,7 @@
 import { InvalidArgumentError, Option } from 'commander';
-import chalk from 'chalk';
 import { resolve } from 'node:path';
 import type { EmuContext } from '../context.js';
 import { readLock, type LockInfo } from '../store/lock.js';
-import { coloursWanted } from './terminal.js';
-
-if (!coloursWanted(process.stdout)) chalk.level = 0;
 
 /** A CLI failure the user can fix: printed as one line on stderr, with this exit code. */
 export class CliError extends Error {

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import chalk from 'chalk';
+import chalk from './colours.js';
 import { resolve } from 'node:path';
 import type { RunningEmulator } from '../emulator.js';
 import { DEFAULT_FIXTURES, type AuthMode, type MqttAuthMode } from '../config.js';

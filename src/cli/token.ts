@@ -1,6 +1,5 @@
 import { Command, Option } from 'commander';
 import { resolve } from 'node:path';
-import { resolveConfig } from '../config.js';
 import { collect, CliError, closeOffline, dataOption, emulatorJson, lockOf, parsePositiveInt, runningUrl, urlOption } from './shared.js';
 
 /** A value the user gave that the emulator does not know (a tenant, a scope): a usage error. */
@@ -22,8 +21,12 @@ interface Issued {
 }
 
 async function issueOffline(options: TokenOptions): Promise<Issued> {
+  const [{ resolveConfig }, { openContext }, { issueTestToken }] = await Promise.all([
+    import('../config.js'),
+    import('../emulator.js'),
+    import('../services/oidc/test-tokens.js'),
+  ]);
   const config = resolveConfig({ dataDir: resolve(options.data) });
-  const [{ openContext }, { issueTestToken }] = await Promise.all([import('../emulator.js'), import('../services/oidc/test-tokens.js')]);
   const ctx = await openContext(config, (m) => process.stderr.write(`warning: ${m}\n`), true).catch((err: Error) => {
     throw new CliError(`${err.message} Or pass --url of a running emulator.`);
   });

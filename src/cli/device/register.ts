@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import chalk from 'chalk';
+import chalk from '../colours.js';
 import { parseJsonObject, targetOptions, type TargetOptions } from './options.js';
 
 interface RegisterOptions extends TargetOptions {

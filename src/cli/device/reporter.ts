@@ -1,4 +1,4 @@
-import chalk from 'chalk';
+import chalk from '../colours.js';
 import type { DeviceEvent } from '../../simulator/events.js';
 
 /** The end of a run: how many devices ran, how many commands they answered. */
