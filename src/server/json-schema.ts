@@ -1,13 +1,18 @@
+import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv2019 } from 'ajv/dist/2019.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { JsonSchema } from '../contract.js';
 
 const withFormats = <T extends Ajv>(instance: T): T => ((addFormats as unknown as (a: Ajv) => void)(instance), instance);
 
-/** One ajv for request bodies, fixtures and imports, so that one rule reads the same everywhere. */
-const ajv = withFormats(new Ajv({ allErrors: false, strict: false }));
+/**
+ * One ajv for request bodies, fixtures and imports, so that one rule reads the same everywhere. These schemas are
+ * ours: they are not checked against the meta-schema here (compiling it cost every start tens of milliseconds), but
+ * once in the tests (test/server/schemas.test.ts).
+ */
+const ajv = withFormats(new Ajv({ allErrors: false, strict: false, validateSchema: false }));
 
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
@@ -72,10 +77,22 @@ export function compileUserSchema(schema: unknown): ValidateFunction {
 
 const userSchemas = new Map<string, ValidateFunction>();
 
+// The drafts other than draft-07 are loaded (synchronously: ajv is CommonJS) by the first schema that names one.
+const require = createRequire(import.meta.url);
+function newAjv2019(options: Options): Ajv2019 {
+  const { Ajv2019: Draft2019 } = require('ajv/dist/2019.js') as { Ajv2019: typeof Ajv2019 };
+  return new Draft2019(options);
+}
+
+function newAjv2020(options: Options): Ajv2020 {
+  const { Ajv2020: Draft2020 } = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 };
+  return new Draft2020(options);
+}
+
 function compileFresh(schema: object | boolean): ValidateFunction {
   const draft = typeof schema === 'object' ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
   const options: Options = { allErrors: true, strict: false };
-  const instance = draft.includes('2020-12') ? new Ajv2020(options) : draft.includes('2019-09') ? new Ajv2019(options) : new Ajv(options);
+  const instance = draft.includes('2020-12') ? newAjv2020(options) : draft.includes('2019-09') ? newAjv2019(options) : new Ajv(options);
   return withFormats(instance as Ajv).compile(schema as object);
 }
 
