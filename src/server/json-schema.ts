@@ -90,11 +90,27 @@ function newAjv2020(options: Options): Ajv2020 {
   return new Draft2020(options);
 }
 
+type Draft = '2020-12' | '2019-09' | '07';
+
+function newInstance(draft: Draft, options: Options): Ajv {
+  return withFormats((draft === '2020-12' ? newAjv2020(options) : draft === '2019-09' ? newAjv2019(options) : new Ajv(options)) as Ajv);
+}
+
+/**
+ * One ajv per draft that only checks schemas against their meta-schema, as a fresh instance would before it
+ * compiles (the same options, so the same message): its meta-schema is compiled once per process, not for every
+ * user schema.
+ */
+const metaCheckers = new Map<Draft, Ajv>();
+
 function compileFresh(schema: object | boolean): ValidateFunction {
-  const draft = typeof schema === 'object' ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
+  const name = typeof schema === 'object' ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
+  const draft: Draft = name.includes('2020-12') ? '2020-12' : name.includes('2019-09') ? '2019-09' : '07';
   const options: Options = { allErrors: true, strict: false };
-  const instance = draft.includes('2020-12') ? newAjv2020(options) : draft.includes('2019-09') ? newAjv2019(options) : new Ajv(options);
-  return withFormats(instance as Ajv).compile(schema as object);
+  let checker = metaCheckers.get(draft);
+  if (!checker) metaCheckers.set(draft, (checker = newInstance(draft, options)));
+  checker.validateSchema(schema as object, true);
+  return newInstance(draft, { ...options, validateSchema: false }).compile(schema as object);
 }
 
 /** Every broken rule (at most `max`) as sentences joined by `; `. */
