@@ -41,8 +41,9 @@ function observe(session: Session, resourceKey: string, on: boolean, requestId: 
  * none of its own does (never twice).
  */
 export async function startMqtt(ctx: EmuContext, options: { host: string; port: number }): Promise<MqttGateway> {
-  // The broker (and aedes, a tenth of the emulator's code) comes with the first connection: until then no client
-  // subscribes to anything, so there is nothing to deliver, and a start that no device connects to never loads it.
+  // The broker (aedes and its dependencies, about a fifth of the modules a start loaded) comes with the first
+  // connection: until then no client subscribes to anything, so there is nothing to deliver, and a start that no
+  // device connects to never loads it.
   let broker: Aedes | undefined;
   let rules: ReturnType<typeof applyBrokerRules> | undefined;
   let brokerReady: Promise<Aedes> | undefined;
