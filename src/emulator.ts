@@ -46,13 +46,13 @@ const noDevices = { push: () => undefined };
 const tenantRealm = (ctx: EmuContext) => getTenant(ctx, ctx.defaultTenantId())?.realm_name ?? ctx.defaultTenantId();
 
 /** The context of an opened store, with or without a server (the CLI uses it on a stopped data directory). */
-export function createContext(config: EmulatorConfig, store: Store, keys: SigningKey | undefined, log: (m: string) => void): EmuContext {
+export function createContext(config: EmulatorConfig, store: Store, keys: SigningKey | (() => SigningKey) | undefined, log: (m: string) => void): EmuContext {
   const ctx: EmuContext = {
     store,
     config,
     services,
     get keys() {
-      return keys ?? inMemoryKey();
+      return typeof keys === 'function' ? keys() : (keys ?? inMemoryKey());
     },
     realms: { tenantIdOfRealm: (realm) => tenantByRealm(ctx, realm)?.id },
     clock: new VirtualClock(async (state) => {
@@ -153,22 +153,38 @@ function openApiRouter(ctx: EmuContext): Router {
   });
 }
 
-export async function openContext(config: EmulatorConfig, log: (m: string) => void, readOnly = false): Promise<EmuContext> {
-  // A new data directory's RSA key is made on the thread pool while the store loads (and saved once it has opened);
-  // in memory, when first needed.
+/**
+ * The opened store's context, its services not set up yet, and its signing key's promise: a new data directory's RSA
+ * key is made on the thread pool meanwhile (and saved once the directory has opened); in memory, when first needed.
+ */
+async function openStoreContext(config: EmulatorConfig, log: (m: string) => void, readOnly: boolean): Promise<{ ctx: EmuContext; keyReady: Promise<void> }> {
   const pendingKey = config.inMemory ? Promise.resolve(undefined) : readOnly ? readKey(config.dataDir!).then((key) => key && { key, save: undefined }) : loadOrMakeKey(config.dataDir!);
   pendingKey.catch(() => undefined);
   const store = await Store.open({ dir: config.dataDir, inMemory: config.inMemory, compactBytes: config.compactBytes, warn: log, readOnly });
-  try {
-    const made = await pendingKey;
+  let key: SigningKey | undefined;
+  const keyReady = pendingKey.then(async (made) => {
     if (!made && !config.inMemory) throw new FixtureError(`${config.dataDir} has no signing key yet: start the emulator on it once.`);
     await made?.save?.();
-    const keys = made?.key;
-    const ctx = createContext(config, store, keys, log);
+    key = made?.key;
+  });
+  keyReady.catch(() => undefined);
+  const keys = config.inMemory
+    ? undefined
+    : () => {
+        if (!key) throw new Error('The signing key is not ready yet.');
+        return key;
+      };
+  return { ctx: createContext(config, store, keys, log), keyReady };
+}
+
+export async function openContext(config: EmulatorConfig, log: (m: string) => void, readOnly = false): Promise<EmuContext> {
+  const { ctx, keyReady } = await openStoreContext(config, log, readOnly);
+  try {
+    await keyReady;
     for (const service of services) await service.setup?.(ctx);
     return ctx;
   } catch (err) {
-    await store.close();
+    await ctx.store.close();
     throw err;
   }
 }
@@ -193,13 +209,15 @@ function adminTokenOf(ctx: EmuContext): () => string {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const config = resolveConfig(options);
   const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
-  const ctx = await openContext(config, log);
+  // The signing key is awaited only before listening: a new directory's key is made while the state is seeded.
+  const { ctx, keyReady } = await openStoreContext(config, log, false);
   const { store } = ctx;
   let ready = false;
   let url = '';
   let gateway: Gateway | undefined;
   const startedAt = new Date().toISOString();
   try {
+    for (const service of services) await service.setup?.(ctx);
     if (options.import) {
       const path = resolve(options.import);
       await store.replace(await documentFromImport(ctx, await readJsonFile(path, 'import file'), path));
@@ -251,6 +269,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     });
     const server = createServer({ keepAliveTimeout: 5000 }, app);
     server.on('clientError', onClientError);
+    await keyReady;
     const address = await listen(server, config.port, config.host);
     const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
     url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${address.port}`;
@@ -288,6 +307,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     return handle;
   } catch (err) {
     await gateway?.stop();
+    for (const service of services) await service.teardown?.(ctx);
     await store.close();
     throw err;
   }

@@ -1,6 +1,6 @@
 import { createPublicKey, generateKeyPair, generateKeyPairSync, randomUUID, type JsonWebKey } from 'node:crypto';
 import { mkdir, open, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 /** The RS256 key pair that signs every token; made once per data directory. */
@@ -47,11 +47,34 @@ export async function readKey(dir: string): Promise<SigningKey | undefined> {
   }
 }
 
+type LoadedKey = { key: SigningKey; save?: () => Promise<void> };
+
+const prepared = new Map<string, Promise<LoadedKey>>();
+
+/**
+ * Starts reading (or making) a directory's key ahead of the start that takes it with `loadOrMakeKey`: the CLI calls
+ * it before it loads the emulator's modules, so that a new RSA key is made on the thread pool meanwhile.
+ */
+export function prepareKey(dir: string): void {
+  const path = resolve(dir);
+  if (prepared.has(path)) return;
+  const pending = readOrMakeKey(path);
+  pending.catch(() => undefined);
+  prepared.set(path, pending);
+}
+
 /**
  * The directory's key, or a new one and a function that saves it: the caller saves it only once the directory
  * has opened, so that a refused start leaves the directory as it was.
  */
-export async function loadOrMakeKey(dir: string): Promise<{ key: SigningKey; save?: () => Promise<void> }> {
+export function loadOrMakeKey(dir: string): Promise<LoadedKey> {
+  const path = resolve(dir);
+  const early = prepared.get(path);
+  prepared.delete(path);
+  return early ?? readOrMakeKey(path);
+}
+
+async function readOrMakeKey(dir: string): Promise<LoadedKey> {
   const existing = await readKey(dir);
   if (existing) return { key: existing };
   const key = await newKey();

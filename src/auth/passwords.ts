@@ -29,10 +29,10 @@ function derive(password: string, salt: Buffer, n: number, r: number, p: number)
   return new Promise((resolve, reject) => scrypt(password, salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, n = N): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, N, R, P);
-  return [PREFIX, N, R, P, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const key = await derive(password, salt, n, R, P);
+  return [PREFIX, n, R, P, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 /** Whether `password` is the one `stored` was made from; false for anything that is not a hash of ours. */
@@ -50,13 +50,18 @@ export async function verifyPassword(password: string, stored: string): Promise<
 // hashed once (one salt per process), so that seeding does not cost a scrypt per user each time.
 const fixtureHashes = new Map<string, Promise<string>>();
 
+// A password given in clear in a fixture is written in that file for anyone who reads it: a costly hash would
+// protect nothing, and cost every start tens of milliseconds per user. It is hashed at a lower cost (the hash names
+// its parameters, so it verifies like any other); passwords set through the API keep the full cost.
+const FIXTURE_N = 1024;
+
 /** A fixture's or an import's password field: a hash is kept as it is, a clear password is hashed. */
 export function storedPassword(passwordOrHash: string): Promise<string> {
   if (isPasswordHash(passwordOrHash)) return Promise.resolve(passwordOrHash);
   let hash = fixtureHashes.get(passwordOrHash);
   if (!hash) {
     if (fixtureHashes.size >= 1000) fixtureHashes.clear();
-    fixtureHashes.set(passwordOrHash, (hash = hashPassword(passwordOrHash)));
+    fixtureHashes.set(passwordOrHash, (hash = hashPassword(passwordOrHash, FIXTURE_N)));
   }
   return hash;
 }

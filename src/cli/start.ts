@@ -119,6 +119,8 @@ export async function printBanner(emulator: RunningEmulator, options: StartOptio
 }
 
 async function run(options: StartOptions): Promise<void> {
+  // A new data directory's RSA key is made on the thread pool while the emulator's modules load.
+  if (!options.inMemory && !options.detach) (await import('../auth/keys.js')).prepareKey(options.data);
   await checkStartOptions(options);
   if (options.detach) return (await import('./detach.js')).startDetached(options);
   const spinner = await spinnerFor(options);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
-import { connect, type IClientOptions, type MqttClient } from 'mqtt';
+import type { IClientOptions, MqttClient } from 'mqtt';
 
 /** What a KP1 server answered to a request with a request id. */
 export interface Kp1Reply {
@@ -262,7 +262,9 @@ const closedError = () => new Error('The MQTT connection closed.');
  * at once (TCP noDelay): a PUBACK followed by a result PUBLISH would otherwise wait on Nagle's algorithm for the
  * broker's delayed ACK, about 40 ms per command round trip.
  */
-function connectOnce(url: string, options: IClientOptions): Promise<MqttClient> {
+async function connectOnce(url: string, options: IClientOptions): Promise<MqttClient> {
+  // Loaded by the first connection: importing the package (for the emulator alone) does not pay for the MQTT client.
+  const { connect } = await import('mqtt');
   const client = connect(url, options);
   (client.stream as Partial<Socket> | undefined)?.setNoDelay?.(true);
   return new Promise((resolve, reject) => {

@@ -1,5 +1,5 @@
 import { createServer, type AddressInfo } from 'node:net';
-import { Aedes, type Client, type PublishPacket } from 'aedes';
+import type { Aedes, Client, PublishPacket } from 'aedes';
 import type { DevicePush, EmuContext } from '../context.js';
 import { announceConnected } from './connected.js';
 import { applyBrokerRules, isKp1Topic, isPlatformTopic, receivesBySubscription } from './broker-rules.js';
@@ -41,8 +41,12 @@ function observe(session: Session, resourceKey: string, on: boolean, requestId: 
  * none of its own does (never twice).
  */
 export async function startMqtt(ctx: EmuContext, options: { host: string; port: number }): Promise<MqttGateway> {
-  const broker = await Aedes.createBroker({ authenticate: mqttAuthenticate(ctx) });
-  const rules = applyBrokerRules(broker, ctx.log);
+  // The broker (aedes and its dependencies, about a fifth of the modules a start loaded) comes with the first
+  // connection: until then no client subscribes to anything, so there is nothing to deliver, and a start that no
+  // device connects to never loads it.
+  let broker: Aedes | undefined;
+  let rules: ReturnType<typeof applyBrokerRules> | undefined;
+  let brokerReady: Promise<Aedes> | undefined;
   const sessions = sessionsOf(ctx);
   const queues = new Map<Client, Promise<void>>();
 
@@ -50,9 +54,10 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
   // (its dedupe of overlapping subscriptions), and a QoS 1 or 2 publish reaches the subscribers a turn after a QoS 0
   // one or a direct delivery made later (aedes issue #994). So the gateway numbers its messages under broker ids
   // of their own, one per way they travel, each of which keeps its order: a push is never lost to a later reply.
-  const sequenceOf = (route: 'subscribers' | 'direct', qos: QoS) => `${broker.id}/kp1-${route}-${qos === 0 ? 'qos0' : 'qos12'}`;
+  const sequenceOf = (route: 'subscribers' | 'direct', qos: QoS) => `${broker!.id}/kp1-${route}-${qos === 0 ? 'qos0' : 'qos12'}`;
 
   const deliver = (topic: string, payload: unknown, qos: QoS, client: Client | undefined) => {
+    if (!broker || !rules) return;
     const body = Buffer.from(JSON.stringify(payload));
     const packet = (route: 'subscribers' | 'direct') =>
       ({ cmd: 'publish', topic, payload: body, qos, retain: false, dup: false, brokerId: sequenceOf(route, qos) }) as PublishPacket;
@@ -79,18 +84,25 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
     }
   };
 
-  // Requests of one connection are handled in order, as the device sent them.
-  broker.on('publish', (packet, client) => {
-    if (!client || !isKp1Topic(packet.topic) || isPlatformTopic(packet.topic)) return;
-    const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
-    const previous = queues.get(client) ?? Promise.resolve();
-    const next = previous.then(() => handle(client, packet.topic, payload, packet.qos));
-    queues.set(client, next);
-    void next.finally(() => {
-      if (queues.get(client) === next) queues.delete(client);
+  const createBroker = async (): Promise<Aedes> => {
+    const { Aedes: Broker } = await import('aedes');
+    const created = await Broker.createBroker({ authenticate: mqttAuthenticate(ctx) });
+    rules = applyBrokerRules(created, ctx.log);
+    // Requests of one connection are handled in order, as the device sent them.
+    created.on('publish', (packet, client) => {
+      if (!client || !isKp1Topic(packet.topic) || isPlatformTopic(packet.topic)) return;
+      const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
+      const previous = queues.get(client) ?? Promise.resolve();
+      const next = previous.then(() => handle(client, packet.topic, payload, packet.qos));
+      queues.set(client, next);
+      void next.finally(() => {
+        if (queues.get(client) === next) queues.delete(client);
+      });
     });
-  });
-  broker.on('clientDisconnect', (client) => sessions.disconnected(client));
+    created.on('clientDisconnect', (client) => sessions.disconnected(client));
+    broker = created;
+    return created;
+  };
 
   const packetLimit = maxPacketSize(ctx.config.bodyLimit);
   const server = createServer((socket) => {
@@ -100,7 +112,15 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
       const who = clientId ? `client ${clientId}` : `connection from ${socket.remoteAddress}`;
       ctx.log(`MQTT ${who} sent ${err.message} (the body limit, ${ctx.config.bodyLimit}, plus ${PACKET_HEADROOM / 1024} KiB): connection closed.`);
     });
-    broker.handle(connection);
+    if (broker) broker.handle(connection);
+    else
+      (brokerReady ??= createBroker()).then(
+        (ready) => ready.handle(connection),
+        (err: Error) => {
+          ctx.log(`MQTT broker could not start: ${err.message}`);
+          connection.destroy();
+        },
+      );
   });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -111,7 +131,6 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
       });
     });
   } catch (err) {
-    broker.close();
     const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
     throw new Error(
       inUse
@@ -141,7 +160,8 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Requests already received are answered before the connections close.
       await Promise.allSettled(queues.values());
-      await new Promise<void>((resolve) => broker.close(() => resolve()));
+      const started = await brokerReady?.catch(() => undefined);
+      if (started) await new Promise<void>((resolve) => started.close(() => resolve()));
       await closed;
     },
   };

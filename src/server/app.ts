@@ -29,12 +29,18 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   // Hot path first: a service prefix is one map lookup, before the control plane, KP1 and OIDC mounts.
+  // A service's routes are registered on its first request: a start pays nothing for the services it never calls.
   const verify = tokenVerifier(ctx);
-  const byPrefix = new Map<string, Router>();
+  const byPrefix = new Map<string, () => Router>();
   for (const service of ctx.services) {
-    const mount = express.Router();
-    mount.use(`/${service.prefix}/api/v1`, serviceRouter(ctx, service.routes, verify), methodNotAllowed(service.routes));
-    byPrefix.set(service.prefix, mount);
+    let mount: Router | undefined;
+    byPrefix.set(service.prefix, () => {
+      if (!mount) {
+        mount = express.Router();
+        mount.use(`/${service.prefix}/api/v1`, serviceRouter(ctx, service.routes, verify), methodNotAllowed(service.routes));
+      }
+      return mount;
+    });
   }
   const journal = requestJournal(ctx);
   const checkHost = hostCheck(ctx.config);
@@ -53,15 +59,22 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
   const route = (req: Request, res: express.Response, next: express.NextFunction) => {
     const end = req.path.indexOf('/', 1);
     const mount = byPrefix.get(req.path.slice(1, end === -1 ? undefined : end));
-    if (mount) mount(req, res, next);
+    if (mount) mount()(req, res, next);
     else next();
   };
   app.use('/_emu', controlGuard(ctx, extras.adminToken));
   for (const { path, router } of extras.mounts) app.use(path, router);
 
-  // Spec 1 `{base_url}`: the same operations without a prefix; a path two services share goes to its owner.
-  const bareRoutes = bareOperations(ctx.services).map((o) => o.route);
-  app.use('/api/v1', serviceRouter(ctx, bareRoutes, verify), methodNotAllowed(bareRoutes));
+  // Spec 1 `{base_url}`: the same operations without a prefix; a path two services share goes to its owner
+  // (test/service-list.test.ts checks that every shared path has one). Also registered on the first request.
+  let bare: Router | undefined;
+  app.use('/api/v1', (req, res, next) => {
+    if (!bare) {
+      const bareRoutes = bareOperations(ctx.services).map((o) => o.route);
+      bare = express.Router().use(serviceRouter(ctx, bareRoutes, verify), methodNotAllowed(bareRoutes));
+    }
+    bare(req, res, next);
+  });
 
   app.use((req) => {
     throw new HttpError(

@@ -1,13 +1,19 @@
+import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv2019 } from 'ajv/dist/2019.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { JsonSchema } from '../contract.js';
 
 const withFormats = <T extends Ajv>(instance: T): T => ((addFormats as unknown as (a: Ajv) => void)(instance), instance);
 
-/** One ajv for request bodies, fixtures and imports, so that one rule reads the same everywhere. */
-const ajv = withFormats(new Ajv({ allErrors: false, strict: false }));
+/**
+ * One ajv for request bodies, fixtures and imports, so that one rule reads the same everywhere. These schemas are
+ * ours: they are not checked against the meta-schema here (compiling it cost every start tens of milliseconds), but
+ * once in the tests (test/schemas.test.ts). Nor is the generated code optimised: that pass costs more at start
+ * (the fixture sections are compiled at every first start) than it saves a validation (a few nanoseconds).
+ */
+const ajv = withFormats(new Ajv({ allErrors: false, strict: false, validateSchema: false, code: { optimize: false } }));
 
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
@@ -72,11 +78,39 @@ export function compileUserSchema(schema: unknown): ValidateFunction {
 
 const userSchemas = new Map<string, ValidateFunction>();
 
+// The drafts other than draft-07 are loaded (synchronously: ajv is CommonJS) by the first schema that names one.
+const require = createRequire(import.meta.url);
+function newAjv2019(options: Options): Ajv2019 {
+  const { Ajv2019: Draft2019 } = require('ajv/dist/2019.js') as { Ajv2019: typeof Ajv2019 };
+  return new Draft2019(options);
+}
+
+function newAjv2020(options: Options): Ajv2020 {
+  const { Ajv2020: Draft2020 } = require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 };
+  return new Draft2020(options);
+}
+
+type Draft = '2020-12' | '2019-09' | '07';
+
+function newInstance(draft: Draft, options: Options): Ajv {
+  return withFormats((draft === '2020-12' ? newAjv2020(options) : draft === '2019-09' ? newAjv2019(options) : new Ajv(options)) as Ajv);
+}
+
+/**
+ * One ajv per draft that only checks schemas against their meta-schema, as a fresh instance would before it
+ * compiles (the same options, so the same message): its meta-schema is compiled once per process, not for every
+ * user schema.
+ */
+const metaCheckers = new Map<Draft, Ajv>();
+
 function compileFresh(schema: object | boolean): ValidateFunction {
-  const draft = typeof schema === 'object' ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
+  const name = typeof schema === 'object' ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
+  const draft: Draft = name.includes('2020-12') ? '2020-12' : name.includes('2019-09') ? '2019-09' : '07';
   const options: Options = { allErrors: true, strict: false };
-  const instance = draft.includes('2020-12') ? new Ajv2020(options) : draft.includes('2019-09') ? new Ajv2019(options) : new Ajv(options);
-  return withFormats(instance as Ajv).compile(schema as object);
+  let checker = metaCheckers.get(draft);
+  if (!checker) metaCheckers.set(draft, (checker = newInstance(draft, options)));
+  checker.validateSchema(schema as object, true);
+  return newInstance(draft, { ...options, validateSchema: false }).compile(schema as object);
 }
 
 /** Every broken rule (at most `max`) as sentences joined by `; `. */

@@ -10,8 +10,10 @@ import { bySpecificity, expressPath, templatePattern } from './path-template.js'
 
 /** Answers 405 with `Allow` when the path exists with other methods; otherwise passes on (to a 404). */
 export function methodNotAllowed(routes: readonly Route[]) {
-  const patterns = routes.map((route) => ({ method: route.method, pattern: templatePattern(route.path) }));
+  // Built on the first request that no route took: a start does not pay for it.
+  let patterns: Array<{ method: Route['method']; pattern: RegExp }> | undefined;
   return (req: Request, _res: Response, next: NextFunction): void => {
+    patterns ??= routes.map((route) => ({ method: route.method, pattern: templatePattern(route.path) }));
     const allowed = new Set(patterns.filter((p) => p.pattern.test(req.path)).map((p) => p.method));
     if (allowed.size === 0) return next();
     if (allowed.has('GET')) allowed.add('HEAD' as never);

@@ -1,7 +1,7 @@
 import type { EmuContext } from '../context.js';
 import { badRequest, conflict, notFound } from '../server/errors.js';
 import { DEVICE_CHANGED, EMULATOR_STOPPING, STATE_REPLACED } from '../server/events.js';
-import { simulateDevice, type SimulatedDevice } from '../simulator/index.js';
+import type { SimulatedDevice } from '../simulator/index.js';
 import { SimulatorOptionsError, DeviceConnectError } from '../simulator/errors.js';
 import type { Rules } from '../simulator/rules.js';
 import { runtimeOf } from '../context.js';
@@ -68,6 +68,8 @@ export class DeviceRoom {
     if (this.running.has(key) || this.starting.has(key)) throw conflict(`A simulated device for the endpoint "${key}" is running already; stop it first.`);
     this.starting.add(key);
     try {
+      // Loaded on the first simulated device: the simulator brings the MQTT client, which a start would pay for.
+      const { simulateDevice } = await import('../simulator/index.js');
       const device = await simulateDevice({
         emulator: { url: target.url, mqttUrl: target.mqttUrl, adminToken: target.adminToken },
         appVersion: endpoint.appVersion.name,

@@ -16,7 +16,6 @@ const presentForControl = (i: Integration) => ({ tenantId: i.tenantId, ...presen
  */
 export function lorawanControlRouter(ctx: EmuContext): Router {
   const router = express.Router();
-  const check = compileSchema(networkServerReportSchema);
   router.get('/lorawan/integrations', (_req, res) => {
     res.json(allIntegrations(ctx).map(presentForControl));
   });
@@ -29,6 +28,7 @@ export function lorawanControlRouter(ctx: EmuContext): Router {
   router.patch('/lorawan/integrations/:id', express.json({ limit: ctx.config.bodyLimit, type: () => true }), async (req, res) => {
     const id = pathInt(req, 'id');
     if (req.body === undefined) throw new HttpError(400, 'The request body is missing: send { "state", "error", "status", "devices" } (any of them).');
+    const check = compileSchema(networkServerReportSchema);
     if (!check(req.body)) throw new HttpError(400, `Invalid request body: ${describeSchemaError(check.errors![0])}.`);
     res.json(presentForControl(await reportNetworkServer(ctx, id, req.body as NetworkServerReport)));
   });
