@@ -3,11 +3,11 @@
 // fs.copyFile on the same disk (and, for context, against node:http streaming the same bytes to and from a file,
 // bench/references/stream-file.js); and how much the emulator's memory grows meanwhile (it must stream, not hold).
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { copyFile, open, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { httpJson } from '../lib/http.js';
 import { measure } from '../lib/report.js';
 import { median } from '../lib/stats.js';
@@ -49,6 +49,11 @@ async function withPeakRss(rss, work) {
   }
 }
 
+/**
+ * POSTs the file as the body (Content-Length `bytes`), read into two reused buffers: one is being sent while the
+ * other is read, and a buffer is read into again only once the socket has taken it (the write's callback). A file
+ * stream would allocate a new buffer for every read, work of the bench's own that costs as much as the transfer.
+ */
 function upload(url, headers, file, bytes) {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', agent: false, headers: { ...headers, 'content-type': 'application/octet-stream', 'content-length': bytes } }, (res) => {
@@ -61,21 +66,79 @@ function upload(url, headers, file, bytes) {
       });
     });
     req.on('error', reject);
-    createReadStream(file, { highWaterMark: CLIENT_BUFFER }).on('error', reject).pipe(req);
+    sendFile(file, req).catch((err) => {
+      req.destroy();
+      reject(err);
+    });
   });
 }
 
+async function sendFile(file, destination) {
+  const handle = await open(file, 'r');
+  try {
+    const blocks = [Buffer.allocUnsafeSlow(CLIENT_BUFFER), Buffer.allocUnsafeSlow(CLIENT_BUFFER)];
+    const sent = [Promise.resolve(), Promise.resolve()];
+    for (let current = 0, position = 0; ; current ^= 1) {
+      await sent[current];
+      const { bytesRead } = await handle.read(blocks[current], 0, CLIENT_BUFFER, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      const block = blocks[current].subarray(0, bytesRead);
+      sent[current] = new Promise((resolve, reject) => destination.write(block, (err) => (err ? reject(err) : resolve())));
+      sent[current].catch(() => undefined);
+    }
+    await Promise.all(sent);
+    destination.end();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * GETs `path` and writes the body to `file` as it arrives: the socket is read into one reused buffer (what curl
+ * or wget do), whose bytes go to the file before the next read. node:http's client would copy every 64 KiB the
+ * socket delivers into a new buffer, and write them through a file stream: three times the CPU of the server's
+ * side, so that the figure measured the bench's client (docs/performance.md, figure 8).
+ */
 function download(url, path, file) {
+  const { hostname, port, host } = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request(url + path, { agent: false }, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        return reject(new Error(`GET ${path} answered ${res.statusCode}`));
+    const fd = openSync(file, 'w');
+    let head = '';
+    let status = 0;
+    let remaining = -1;
+    let settled = false;
+    const settle = (err) => {
+      if (settled) return;
+      settled = true;
+      closeSync(fd);
+      socket.destroy();
+      if (err) reject(err);
+      else resolve();
+    };
+    const onread = (length, buffer) => {
+      if (settled) return false;
+      let offset = 0;
+      if (remaining < 0) {
+        head += buffer.latin1Slice(0, length);
+        const end = head.indexOf('\r\n\r\n');
+        if (end === -1) return;
+        status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]);
+        const declared = /\r\ncontent-length: *(\d+)/i.exec(head.slice(0, end))?.[1];
+        if (status !== 200 || declared === undefined) return settle(new Error(`GET ${path} answered ${status || head.slice(0, 80)}${declared === undefined ? ' without a Content-Length' : ''}`));
+        remaining = Number(declared);
+        offset = length - (head.length - end - 4);
       }
-      pipeline(res, createWriteStream(file, { highWaterMark: CLIENT_BUFFER })).then(resolve, reject);
-    });
-    req.on('error', reject);
-    req.end();
+      const body = Math.min(length - offset, remaining);
+      for (let written = 0; written < body; ) written += writeSync(fd, buffer, offset + written, body - written);
+      remaining -= body;
+      if (remaining === 0) settle();
+    };
+    const socket = connect({ host: hostname, port: Number(port), onread: { buffer: Buffer.allocUnsafeSlow(CLIENT_BUFFER), callback: onread } }, () =>
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+    );
+    socket.on('error', settle);
+    socket.on('end', () => settle(new Error(`GET ${path}: the connection closed with ${remaining < 0 ? 'no complete head' : `${remaining} bytes to go`}`)));
   });
 }
 

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -338,6 +339,40 @@ describe('binary payloads on disk', () => {
     req.destroy();
     await until(() => readdirSync(blobs).length === 0, 'the partial upload to be removed');
     expect((await api(emulator)('GET', `${SM}/binary-data/list`)).body).toEqual([]);
+  });
+
+  it.skipIf(!existsSync('/proc/self/fd'))('a download the client leaves half way closes the payload file; the payload is whole afterwards', async () => {
+    const dir = freshDir();
+    const emulator = await startTestEmulator({ inMemory: false, dataDir: dir });
+    const token = await uploadToken(emulator);
+    const payload = randomBytes(16 * 1024 * 1024);
+    const blob = (await upload(emulator, '/binary-data?name=big', payload, token)).body;
+    const blobs = join(dir, 'blobs');
+    const openPayloads = () => readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`).startsWith(blobs);
+      } catch {
+        return false; // closed meanwhile
+      }
+    }).length;
+
+    // The first bytes arrive while most of the 16 MB is still to be sent: then the client goes away.
+    await new Promise<void>((resolve, reject) => {
+      const req = request(`${emulator.url}${SM}/endpoints/meter-001/binary-data/${blob.id}/data`, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+      req.end();
+    });
+    await until(() => openPayloads() === 0, 'the payload file to be closed');
+
+    const whole = await download(emulator, `${SM}/endpoints/meter-001/binary-data/${blob.id}/data`);
+    expect(whole.status).toBe(200);
+    expect(whole.bytes.equals(payload)).toBe(true);
+    await until(() => openPayloads() === 0, 'the payload file to be closed after a whole download');
   });
 
   it('keeps payloads across a restart, and drops files no record names (at start and on reset)', async () => {
