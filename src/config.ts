@@ -1,4 +1,4 @@
-import { packagePath } from './package-root.js';
+import { fileURLToPath } from 'node:url';
 
 export type AuthMode = 'off' | 'on';
 
@@ -51,7 +51,7 @@ export interface EmulatorOptions {
 
 export type EmulatorConfig = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 'import' | 'adminToken'>> & { dataDir: string | undefined; adminToken?: string };
 
-export const DEFAULT_FIXTURES = packagePath('fixtures', 'default.json');
+export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.json', import.meta.url));
 
 export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
   if (options.journalSize !== undefined && (!Number.isSafeInteger(options.journalSize) || options.journalSize < 1 || options.journalSize > 1_000_000)) {

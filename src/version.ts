@@ -1,4 +1,3 @@
 import { readFileSync } from 'node:fs';
-import { packagePath } from './package-root.js';
 
-export const VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
-if (!existsSync(new URL('../../dist/bundle/cli.js', import.meta.url))) throw new Error('Run `npm run build` before the CLI tests.');
+if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) throw new Error('Run `npm run build` before the CLI tests.');
 
 /** The control-plane admin token of the `--auth on` emulator below, given to the CLI as a user would. */
 const ADMIN_TOKEN = 'device-test-admin-token';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
-if (!existsSync(new URL('../../dist/bundle/cli.js', import.meta.url))) throw new Error('Run `npm run build` before the CLI tests.');
+if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) throw new Error('Run `npm run build` before the CLI tests.');
 
 const cleanEnv = () => ({
   ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PLATFORM_EMU_'))),
