@@ -3,8 +3,16 @@ import { badRequest } from './errors.js';
 
 /** Query parameter readers: each names the parameter in its 400, so the caller knows what to fix. */
 
+const PARSED_QUERY = Symbol('parsed query');
+
+/** Express 5 parses the query string again on every read of `req.query`; the readers parse it once per request. */
+function queryOf(req: Request): Request['query'] {
+  const holder = req as Request & { [PARSED_QUERY]?: Request['query'] };
+  return (holder[PARSED_QUERY] ??= req.query);
+}
+
 export function queryString(req: Request, name: string): string | undefined {
-  const value = req.query[name];
+  const value = queryOf(req)[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw badRequest(`Query parameter ${name} must be given once, as a string.`);
   return value;
@@ -18,7 +26,7 @@ export function requiredQuery(req: Request, name: string): string {
 
 /** Every value of a parameter that may repeat and may be comma-separated (`?id=a&id=b,c`). */
 export function queryList(req: Request, name: string): string[] | undefined {
-  const value = req.query[name];
+  const value = queryOf(req)[name];
   if (value === undefined) return undefined;
   const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => {
     if (typeof v !== 'string') throw badRequest(`Query parameter ${name} must be a string or a comma-separated list.`);

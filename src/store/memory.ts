@@ -1,5 +1,5 @@
 import { SCHEMA_VERSION, setOwn, type LogLine, type Mutation, type StateDocument, type StoredRecord } from './document.js';
-import { indexAdd, indexRemove, type Index, type IndexKey } from './indexes.js';
+import { indexAdd, indexRemove, indexReplace, type Index, type IndexKey } from './indexes.js';
 import { SeriesCollections, type Series } from './series.js';
 
 interface Entry {
@@ -140,13 +140,16 @@ export class MemoryState {
       const records = this.collection(m.c);
       const previous = records.get(m.id);
       undo?.changes.push({ c: m.c, id: m.id, previous, collectionRev: this.collectionRevs.get(m.c) });
-      if (previous) for (const index of this.indexesOf(m.c)) indexRemove(index, m.id, previous.value);
       if (m.op === 'put') {
         const value = Object.freeze(m.v);
         records.set(m.id, { value, rev: line.s });
         this.bumpCounter(m.c, m.id);
-        for (const index of this.indexesOf(m.c)) indexAdd(index, m.id, value);
+        for (const index of this.indexesOf(m.c)) {
+          if (previous) indexReplace(index, m.id, previous.value, value);
+          else indexAdd(index, m.id, value);
+        }
       } else {
+        if (previous) for (const index of this.indexesOf(m.c)) indexRemove(index, m.id, previous.value);
         records.delete(m.id);
       }
       this.collectionRevs.set(m.c, line.s);

@@ -1,4 +1,4 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { close, constants, fdatasync, ftruncate, open, write } from 'node:fs';
 import { StoreWriteError } from './errors.js';
 
 interface Waiting<T> {
@@ -19,11 +19,28 @@ export interface LogOwner<T> {
   lost(undos: T[]): void;
 }
 
+/**
+ * Where the system has it, the log is opened with O_DSYNC: each write(2) returns once its bytes are as durable as
+ * after an fdatasync, so that a batch costs one trip to libuv's thread pool instead of two (write, then fdatasync).
+ */
+const DSYNC: number = constants.O_DSYNC ?? 0;
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | DSYNC;
+
+const settle =
+  <R>(resolve: (value: R) => void, reject: (err: Error) => void) =>
+  (err: Error | null, value?: R) =>
+    err ? reject(err) : resolve(value as R);
+
+const writeAt = (fd: number, buffer: Buffer, offset: number) =>
+  new Promise<number>((resolve, reject) => write(fd, buffer, offset, buffer.length - offset, null, settle(resolve, reject)));
+const datasync = (fd: number) => new Promise<void>((resolve, reject) => fdatasync(fd, settle(resolve, reject)));
+const truncateTo = (fd: number, size: number) => new Promise<void>((resolve, reject) => ftruncate(fd, size, settle(resolve, reject)));
+
 /** Writes all of `buffer`: a short write (a nearly full disk) is continued, and a write that takes nothing fails. */
-async function writeAll(handle: FileHandle, buffer: Buffer): Promise<void> {
+async function writeAll(fd: number, buffer: Buffer): Promise<void> {
   let offset = 0;
   while (offset < buffer.length) {
-    const { bytesWritten } = await handle.write(buffer, offset, buffer.length - offset);
+    const bytesWritten = await writeAt(fd, buffer, offset);
     if (bytesWritten <= 0) throw Object.assign(new Error('no space left on device (the write took no bytes)'), { code: 'ENOSPC' });
     offset += bytesWritten;
   }
@@ -49,14 +66,14 @@ export class MutationLog<T> {
   private broken: StoreWriteError | undefined;
 
   private constructor(
-    private readonly handle: FileHandle,
+    private readonly fd: number,
     private size: number,
     private readonly owner: LogOwner<T>,
   ) {}
 
   static async open<T>(path: string, size: number, owner: LogOwner<T>): Promise<MutationLog<T>> {
-    const handle = await open(path, 'a');
-    return new MutationLog(handle, size, owner);
+    const fd = await new Promise<number>((resolve, reject) => open(path, APPEND, 0o666, settle(resolve, reject)));
+    return new MutationLog(fd, size, owner);
   }
 
   get bytes(): number {
@@ -106,14 +123,14 @@ export class MutationLog<T> {
   }
 
   async truncate(): Promise<void> {
-    await this.handle.truncate(0);
-    await this.handle.datasync();
+    await truncateTo(this.fd, 0);
+    await datasync(this.fd);
     this.size = 0;
   }
 
   async close(): Promise<void> {
     while (this.flushing) await this.flushing;
-    await this.handle.close();
+    await new Promise<void>((resolve, reject) => close(this.fd, settle(resolve, reject)));
   }
 
   private async flushAll(): Promise<void> {
@@ -124,8 +141,8 @@ export class MutationLog<T> {
       this.queue = [];
       const buffer = Buffer.from(batch.map((w) => w.text).join(''));
       try {
-        await writeAll(this.handle, buffer);
-        await this.handle.datasync();
+        await writeAll(this.fd, buffer);
+        if (!DSYNC) await datasync(this.fd);
       } catch (err) {
         await this.fail(err as Error);
         break;
@@ -143,8 +160,8 @@ export class MutationLog<T> {
   private async fail(err: Error): Promise<void> {
     const reason = (err as NodeJS.ErrnoException).code ? `${(err as NodeJS.ErrnoException).code}: ${err.message}` : err.message;
     try {
-      await this.handle.truncate(this.size);
-      await this.handle.datasync();
+      await truncateTo(this.fd, this.size);
+      await datasync(this.fd);
       this.lastFailure = new StoreWriteError(`The change could not be written to disk (${reason}); nothing of it was kept. Free space or fix the disk, then retry.`);
     } catch (cutErr) {
       this.broken = new StoreWriteError(

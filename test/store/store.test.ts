@@ -293,3 +293,25 @@ describe('an in-memory emulator', () => {
     expect(existsSync(dir)).toBe(false);
   });
 });
+
+describe('secondary indexes', () => {
+  it('follow a record through updates that keep, change and drop its key, and its deletion', async () => {
+    const { opening } = openStore(freshDir());
+    const store = await opening;
+    store.defineIndex('things', 'colour', (t) => t.colour as string | undefined);
+    const ids = (colour: string) => store.lookup<{ id: string }>('things', 'colour', colour).map((t) => t.id).sort();
+    await store.put('things', 'a', { id: 'a', colour: 'red', n: 1 });
+    await store.put('things', 'b', { id: 'b', colour: 'red', n: 1 });
+    await store.put('things', 'a', { id: 'a', colour: 'red', n: 2 });
+    expect(ids('red')).toEqual(['a', 'b']);
+    expect(store.lookup<{ n: number }>('things', 'colour', 'red').find((t) => t.n === 2)).toBeDefined();
+    await store.put('things', 'a', { id: 'a', colour: 'blue', n: 3 });
+    expect([ids('red'), ids('blue')]).toEqual([['b'], ['a']]);
+    await store.put('things', 'a', { id: 'a', n: 4 });
+    expect([ids('red'), ids('blue')]).toEqual([['b'], []]);
+    await store.put('things', 'a', { id: 'a', colour: 'red', n: 5 });
+    await store.delete('things', 'b');
+    expect(ids('red')).toEqual(['a']);
+    await store.close();
+  });
+});

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomFillSync, randomUUID } from 'node:crypto';
 import { runtimeOf, type EmuContext } from '../../context.js';
 import { badRequest, conflict } from '../../server/errors.js';
 import { ENDPOINT_CHANGED } from '../../server/events.js';
@@ -81,8 +81,19 @@ export interface Registration {
   endpointId?: string;
 }
 
+const TOKEN_BYTES = 12;
+/** Random bytes for tokens, refilled 4 KiB at a time (as `randomUUID` buffers its own): one call into OpenSSL per 341 tokens. */
+const tokenEntropy = Buffer.alloc(TOKEN_BYTES * 341);
+let tokenEntropyUsed = tokenEntropy.length;
+
 function generatedToken(): string {
-  return randomBytes(12).toString('base64url').replace(/[-_]/g, 'x');
+  if (tokenEntropyUsed + TOKEN_BYTES > tokenEntropy.length) {
+    randomFillSync(tokenEntropy);
+    tokenEntropyUsed = 0;
+  }
+  const token = tokenEntropy.toString('base64url', tokenEntropyUsed, tokenEntropyUsed + TOKEN_BYTES).replace(/[-_]/g, 'x');
+  tokenEntropyUsed += TOKEN_BYTES;
+  return token;
 }
 
 /** Builds a new endpoint record after the rules of `POST /endpoints` the schema cannot say; throws 400/409. */
