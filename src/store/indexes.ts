@@ -26,17 +26,7 @@ export function indexRemove(index: Index, id: string, value: StoredRecord): void
 
 /** A record replaced by another: its index entry moves only when the key changed (most updates keep it). */
 export function indexReplace(index: Index, id: string, previous: StoredRecord, value: StoredRecord): void {
-  const before = index.key(previous);
-  const after = index.key(value);
-  if (before === after) return;
-  if (before !== undefined) {
-    const ids = index.ids.get(before);
-    ids?.delete(id);
-    if (ids?.size === 0) index.ids.delete(before);
-  }
-  if (after !== undefined) {
-    let ids = index.ids.get(after);
-    if (!ids) index.ids.set(after, (ids = new Set()));
-    ids.add(id);
-  }
+  if (index.key(previous) === index.key(value)) return;
+  indexRemove(index, id, previous);
+  indexAdd(index, id, value);
 }
