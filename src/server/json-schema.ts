@@ -6,8 +6,8 @@ import type { JsonSchema } from '../contract.js';
 
 /*
  * ajv (a CommonJS tree that takes tens of milliseconds to load) is loaded by the first schema compiled, not when
- * this module is imported (a start on an existing state compiles none). It is required synchronously (ajv is
- * CommonJS), so that compiling stays synchronous.
+ * this module is imported: a start on an existing state or on the package's own fixtures compiles none. It is
+ * required synchronously (ajv is CommonJS), so that compiling stays synchronous.
  */
 const require = createRequire(import.meta.url);
 
