@@ -5,11 +5,11 @@ import { Router } from 'express';
 import { inMemoryKey, loadOrMakeKey, readKey, type SigningKey } from './auth/keys.js';
 import { realmPath, signAdminToken } from './auth/tokens.js';
 import { VirtualClock } from './clock.js';
-import { resolveConfig, type EmulatorConfig, type EmulatorOptions } from './config.js';
+import { DEFAULT_FIXTURES, resolveConfig, type EmulatorConfig, type EmulatorOptions } from './config.js';
 import { createEventBus, type EmuContext } from './context.js';
 import { kp1HttpRouter, onlineEndpointCount, startGateway, type Gateway } from './gateway/index.js';
 import { FixtureError } from './seed/errors.js';
-import { readJsonFile, seedFixture } from './seed/load.js';
+import { readJsonFile, seedFixture, type SeedOptions } from './seed/load.js';
 import { validateStateDocument } from './seed/validate.js';
 import { createApp } from './server/app.js';
 import { onClientError } from './server/client-error.js';
@@ -70,12 +70,12 @@ export function createContext(config: EmulatorConfig, store: Store, keys: Signin
 }
 
 /** Builds the state a fixture describes in a scratch store, so that a bad record changes nothing. */
-async function stateFromFixture(ctx: EmuContext, fixture: unknown, source: string): Promise<StateDocument> {
+async function stateFromFixture(ctx: EmuContext, fixture: unknown, source: string, options?: SeedOptions): Promise<StateDocument> {
   const scratch = createContext(ctx.config, await Store.open({ inMemory: true }), undefined, ctx.log);
   // Dated by the emulator's clock: a fixture imported at a set time has records of that time.
   scratch.clock = ctx.clock;
   for (const service of services) await service.setup?.(scratch);
-  await seedFixture(scratch, fixture, source);
+  await seedFixture(scratch, fixture, source, options);
   return scratch.store.exportDocument();
 }
 
@@ -100,7 +100,9 @@ function keepCounters(ctx: EmuContext, document: StateDocument): StateDocument {
 async function fixtureState(ctx: EmuContext): Promise<StateDocument | undefined> {
   if (ctx.config.fixtures === 'none') return undefined;
   const path = resolve(ctx.config.fixtures);
-  return documentFromImport(ctx, await readJsonFile(path, 'fixture file'), path);
+  const input = await readJsonFile(path, 'fixture file');
+  // The package's own fixtures are checked against their schemas by the tests, not at every start (docs/fixtures.md).
+  return path === DEFAULT_FIXTURES ? stateFromFixture(ctx, input, path, { schemasChecked: true }) : documentFromImport(ctx, input, path);
 }
 
 const EMPTY_STATE: StateDocument = { schemaVersion: 1, seq: 0, counters: {}, collections: {} };

@@ -39,15 +39,24 @@ export function seedOrder(services: readonly ServiceDescriptor[]): ServiceDescri
   return ordered;
 }
 
+export interface SeedOptions {
+  /**
+   * The fixture is the package's own (`fixtures/default.json`): the tests check its records against their schemas
+   * (test/fixtures.test.ts), so a start on it does not compile them (ajv and its compilation are most of a first
+   * start's seeding). Every other check still runs.
+   */
+  schemasChecked?: boolean;
+}
+
 /** Seeds an empty state from a fixture document: validated first, then each service's sections in seed order. */
-export async function seedFixture(ctx: EmuContext, fixture: unknown, source: string): Promise<void> {
-  const valid = validateFixture(fixture, ctx.services, source);
+export async function seedFixture(ctx: EmuContext, fixture: unknown, source: string, { schemasChecked = false }: SeedOptions = {}): Promise<void> {
+  const valid = validateFixture(fixture, ctx.services, source, { schemasChecked });
   for (const service of seedOrder(ctx.services)) {
     for (const section of service.fixtures ?? []) {
       const items = valid[section.key];
       if (Array.isArray(items)) {
         try {
-          await section.seed(ctx, items as Record<string, unknown>[], valid);
+          await section.seed(ctx, items as Record<string, unknown>[], valid, { schemasChecked });
         } catch (err) {
           if (err instanceof FixtureError) throw new FixtureError(`${source}: ${err.message}`);
           throw err;

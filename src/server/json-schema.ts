@@ -1,11 +1,26 @@
 import { createRequire } from 'node:module';
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { Ajv2019 } from 'ajv/dist/2019.js';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import type { JsonSchema } from '../contract.js';
 
-const withFormats = <T extends Ajv>(instance: T): T => ((addFormats as unknown as (a: Ajv) => void)(instance), instance);
+/*
+ * ajv (a CommonJS tree that takes tens of milliseconds to load) is loaded by the first schema compiled, not when
+ * this module is imported: a start on an existing state or on the package's own fixtures compiles none. It is
+ * required synchronously (ajv is CommonJS), so that compiling stays synchronous.
+ */
+const require = createRequire(import.meta.url);
+
+/** A draft-07 ajv without formats (state documents' record checks). */
+export function newAjv(options: Options): Ajv {
+  const { Ajv: Draft07 } = require('ajv') as { Ajv: typeof Ajv };
+  return new Draft07(options);
+}
+
+function withFormats<T extends Ajv>(instance: T): T {
+  (require('ajv-formats') as (a: Ajv) => void)(instance);
+  return instance;
+}
 
 /**
  * One ajv for request bodies, fixtures and imports, so that one rule reads the same everywhere. These schemas are
@@ -13,13 +28,14 @@ const withFormats = <T extends Ajv>(instance: T): T => ((addFormats as unknown a
  * once in the tests (test/schemas.test.ts). Nor is the generated code optimised: that pass costs more at start
  * (the fixture sections are compiled at every first start) than it saves a validation (a few nanoseconds).
  */
-const ajv = withFormats(new Ajv({ allErrors: false, strict: false, validateSchema: false, code: { optimize: false } }));
+let shared: Ajv | undefined;
+const ajv = () => (shared ??= withFormats(newAjv({ allErrors: false, strict: false, validateSchema: false, code: { optimize: false } })));
 
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
 export function compileSchema(schema: JsonSchema): ValidateFunction {
   let check = compiled.get(schema);
-  if (!check) compiled.set(schema, (check = ajv.compile(schema)));
+  if (!check) compiled.set(schema, (check = ajv().compile(schema)));
   return check;
 }
 
@@ -78,8 +94,7 @@ export function compileUserSchema(schema: unknown): ValidateFunction {
 
 const userSchemas = new Map<string, ValidateFunction>();
 
-// The drafts other than draft-07 are loaded (synchronously: ajv is CommonJS) by the first schema that names one.
-const require = createRequire(import.meta.url);
+// The drafts other than draft-07 are loaded by the first schema that names one.
 function newAjv2019(options: Options): Ajv2019 {
   const { Ajv2019: Draft2019 } = require('ajv/dist/2019.js') as { Ajv2019: typeof Ajv2019 };
   return new Draft2019(options);
@@ -93,7 +108,7 @@ function newAjv2020(options: Options): Ajv2020 {
 type Draft = '2020-12' | '2019-09' | '07';
 
 function newInstance(draft: Draft, options: Options): Ajv {
-  return withFormats((draft === '2020-12' ? newAjv2020(options) : draft === '2019-09' ? newAjv2019(options) : new Ajv(options)) as Ajv);
+  return withFormats((draft === '2020-12' ? newAjv2020(options) : draft === '2019-09' ? newAjv2019(options) : newAjv(options)) as Ajv);
 }
 
 /**

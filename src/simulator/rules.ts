@@ -1,5 +1,6 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { readFile } from 'node:fs/promises';
+import { newAjv } from '../server/json-schema.js';
 import { SimulatorOptionsError } from './errors.js';
 import { renderTemplate, type TemplateContext } from './template.js';
 
@@ -61,7 +62,9 @@ const rulesSchema = {
   },
 };
 
-const validate = new Ajv({ allErrors: true, strict: false }).compile<Rules>(rulesSchema);
+// Compiled by the first rules checked, not when the library is imported (it loads ajv).
+let compiledRules: ValidateFunction<Rules> | undefined;
+const rulesCheck = () => (compiledRules ??= newAjv({ allErrors: true, strict: false }).compile<Rules>(rulesSchema));
 
 function describe(error: ErrorObject): string {
   const where = error.instancePath ? `at ${error.instancePath}` : 'at the top level';
@@ -77,6 +80,7 @@ function describe(error: ErrorObject): string {
 
 /** Checks rules given as a value (parsed JSON, or an object in a test); every problem is named with its place. */
 export function validateRules(value: unknown, source?: string): Rules {
+  const validate = rulesCheck();
   if (!validate(value)) {
     const problems = [...new Set((validate.errors ?? []).map(describe).filter(Boolean))];
     throw new SimulatorOptionsError(`The rules${source ? ` in ${source}` : ''} are not valid:\n  ${problems.join('\n  ')}`);

@@ -16,7 +16,8 @@ function payloadOfItem(item: Record<string, unknown>): ConfigPayload {
 
 /**
  * `endpointConfigurations`: `[{ "appVersion", "endpointId"?, "config", "contentType"? }]`. Without `endpointId` the
- * item is the version's default configuration. Checked against the version's configuration schema like any write.
+ * item is the version's default configuration. Checked against the version's configuration schema like any write
+ * (the package's own fixtures by the tests instead).
  */
 export const configurationFixtures: FixtureSection = {
   key: 'endpointConfigurations',
@@ -32,7 +33,7 @@ export const configurationFixtures: FixtureSection = {
     },
     additionalProperties: false,
   },
-  async seed(ctx, items) {
+  async seed(ctx, items, _fixture, { schemasChecked }) {
     const now = ctx.clock.nowIso();
     const mutations: Mutation[] = [];
     const seen = new Set<string>();
@@ -51,7 +52,7 @@ export const configurationFixtures: FixtureSection = {
       let payload: ConfigPayload;
       try {
         payload = payloadOfItem(item);
-        checkPayload(ctx, version.name, payload);
+        if (!schemasChecked) checkPayload(ctx, version.name, payload);
       } catch (err) {
         throw new FixtureError(`${where}: ${(err as Error).message}`);
       }

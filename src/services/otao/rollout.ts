@@ -1,4 +1,4 @@
-import semver from 'semver';
+import greaterVersion from 'semver/functions/gt.js';
 import type { EmuContext } from '../../context.js';
 import { endpointsOfApplication, writeMetadata, type Endpoint } from '../epr/endpoints.js';
 import { filterMatches, filtersOfApplication } from '../epr/filters.js';
@@ -48,7 +48,7 @@ export function offeredSoftware(ctx: EmuContext, endpoint: Endpoint, at = ctx.cl
   let best: Software | undefined;
   for (const software of softwareOf(ctx, endpoint.appName)) {
     if (!upgradesFrom(software, current) || !rollsOutTo(ctx, software, endpoint, at)) continue;
-    if (!best || semver.gt(software.version, best.version)) best = software;
+    if (!best || greaterVersion(software.version, best.version)) best = software;
   }
   return best;
 }
