@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type Router } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Router } from 'express';
 import type { EmuContext } from '../context.js';
 import { tokenVerifier } from './authenticate.js';
 import { controlGuard } from './control/guard.js';
@@ -6,7 +6,7 @@ import { errorHandler, HttpError } from './errors.js';
 import { applyHttpFault, faultsOf } from './faults.js';
 import { hostCheck } from './host-check.js';
 import { requestJournal } from './journal.js';
-import { methodNotAllowed, serviceRouter } from './router.js';
+import { methodNotAllowed, mountedAt, serviceRouter } from './router.js';
 import { bareOperations } from './service-list.js';
 
 export interface AppExtras {
@@ -31,15 +31,12 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
   // Hot path first: a service prefix is one map lookup, before the control plane, KP1 and OIDC mounts.
   // A service's routes are registered on its first request: a start pays nothing for the services it never calls.
   const verify = tokenVerifier(ctx);
-  const byPrefix = new Map<string, () => Router>();
+  const byPrefix = new Map<string, RequestHandler>();
   for (const service of ctx.services) {
-    let mount: Router | undefined;
-    byPrefix.set(service.prefix, () => {
-      if (!mount) {
-        mount = express.Router();
-        mount.use(`/${service.prefix}/api/v1`, serviceRouter(ctx, service.routes, verify), methodNotAllowed(service.routes));
-      }
-      return mount;
+    let mount: RequestHandler | undefined;
+    byPrefix.set(service.prefix, (req, res, next) => {
+      mount ??= mountedAt(`/${service.prefix}/api/v1`, [serviceRouter(ctx, service.routes, verify), methodNotAllowed(service.routes)]);
+      mount(req, res, next);
     });
   }
   const journal = requestJournal(ctx);
@@ -59,7 +56,7 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
   const route = (req: Request, res: express.Response, next: express.NextFunction) => {
     const end = req.path.indexOf('/', 1);
     const mount = byPrefix.get(req.path.slice(1, end === -1 ? undefined : end));
-    if (mount) mount()(req, res, next);
+    if (mount) mount(req, res, next);
     else next();
   };
   app.use('/_emu', controlGuard(ctx, extras.adminToken));

@@ -5,8 +5,12 @@ import { badRequest } from './errors.js';
 
 const PARSED_QUERY = Symbol('parsed query');
 
+/** What a URL without a query string reads as: nothing to parse (the common case of a GET of one record). */
+const NO_QUERY: Request['query'] = Object.freeze(Object.create(null));
+
 /** Express 5 parses the query string again on every read of `req.query`; the readers parse it once per request. */
 function queryOf(req: Request): Request['query'] {
+  if (!req.url.includes('?')) return NO_QUERY;
   const holder = req as Request & { [PARSED_QUERY]?: Request['query'] };
   return (holder[PARSED_QUERY] ??= req.query);
 }
