@@ -1,5 +1,6 @@
 import { createServer, type AddressInfo } from 'node:net';
 import type { Aedes, Client, PublishPacket } from 'aedes';
+import { listeningUrl } from '../config.js';
 import type { DevicePush, EmuContext } from '../context.js';
 import { announceConnected } from './connected.js';
 import { applyBrokerRules, isKp1Topic, isPlatformTopic, receivesBySubscription } from './broker-rules.js';
@@ -139,7 +140,6 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
     );
   }
   const port = (server.address() as AddressInfo).port;
-  const shownHost = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
 
   const devices: DevicePush = {
     push(endpoint, extension, resource, payload) {
@@ -154,7 +154,7 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
 
   return {
     port,
-    url: `mqtt://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`,
+    url: listeningUrl('mqtt', options.host, port),
     devices,
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -34,11 +34,6 @@ export function bareOperations(services: readonly ServiceDescriptor[]): Operatio
   });
 }
 
-/** The records each service holds in its collections, by prefix: what `platform-emu status` shows. */
-export function recordCounts(services: readonly ServiceDescriptor[], count: (collection: string) => number): Record<string, number> {
-  return Object.fromEntries(services.map((s) => [s.prefix, Object.keys(s.collections ?? {}).reduce((sum, collection) => sum + count(collection), 0)]));
-}
-
 /** What is wrong with a `--compat` choice (`{ cex: '9' }`), naming the revisions each service offers; undefined when nothing is. */
 export function compatProblem(compat: Record<string, string>, services: readonly ServiceDescriptor[]): string | undefined {
   const offered = services.filter((s) => s.compat);
