@@ -77,3 +77,9 @@ export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
     ...(options.adminToken ? { adminToken: options.adminToken } : {}),
   };
 }
+
+/** The URL a client uses for a port the emulator listens on: `localhost` for every interface, IPv6 in brackets. */
+export function listeningUrl(scheme: 'http' | 'mqtt', host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return `${scheme}://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}

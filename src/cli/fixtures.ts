@@ -18,7 +18,7 @@ async function exportState(file: string | undefined, options: Target): Promise<v
   if (url) {
     document = await emulatorJson(url, 'GET', `/_emu/state${options.includeSecrets ? '?includeSecrets=true' : ''}`, undefined, options);
   } else {
-    const [{ openContext }, { redactSecrets }] = await Promise.all([import('../emulator.js'), import('../server/control/secrets.js')]);
+    const [{ openContext }, { redactSecrets }] = await Promise.all([import('../emulator/context.js'), import('../server/control/secrets.js')]);
     const ctx = await openContext(resolveConfig({ dataDir: resolve(options.data) }), warn, true);
     document = options.includeSecrets ? ctx.store.exportDocument() : redactSecrets(ctx.store.exportDocument(), ctx.services);
     await closeOffline(ctx);
@@ -43,7 +43,7 @@ async function importState(file: string, options: Target): Promise<void> {
   if (url) {
     await emulatorJson(url, 'PUT', '/_emu/state', input, options);
   } else {
-    const { importState: importInto, openContext } = await import('../emulator.js');
+    const [{ importState: importInto }, { openContext }] = await Promise.all([import('../emulator/state.js'), import('../emulator/context.js')]);
     const ctx = await openContext(resolveConfig({ dataDir: resolve(options.data) }), warn);
     try {
       await importInto(ctx, input, file);

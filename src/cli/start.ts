@@ -69,7 +69,7 @@ interface BannerModules {
 
 /** Values commander cannot check alone: the `--compat` revisions each service offers. Exit 2 like any usage error. */
 export async function checkStartOptions(options: StartOptions): Promise<void> {
-  const [{ services }, { compatProblem }] = await Promise.all([import('../services/index.js'), import('../server/service-list.js')]);
+  const [{ services }, { compatProblem }] = await Promise.all([import('../services/index.js'), import('../server/compat-choices.js')]);
   const problem = compatProblem(options.compat, services);
   if (problem) throw new CliError(problem, 2);
 }

@@ -23,7 +23,7 @@ interface Issued {
 async function issueOffline(options: TokenOptions): Promise<Issued> {
   const [{ resolveConfig }, { openContext }, { issueTestToken }] = await Promise.all([
     import('../config.js'),
-    import('../emulator.js'),
+    import('../emulator/context.js'),
     import('../services/oidc/test-tokens.js'),
   ]);
   const config = resolveConfig({ dataDir: resolve(options.data) });

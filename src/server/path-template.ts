@@ -7,6 +7,15 @@ const PARAM = /^\{(\w+)\}$/;
 
 export const segmentsOf = (path: string) => path.split('/').filter(Boolean);
 
+/** A path segment percent-decoded, or as it is when it is not valid percent-encoding. */
+export function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** `/endpoints/{endpointId}` to express's `/endpoints/:endpointId`. */
 export const expressPath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
 

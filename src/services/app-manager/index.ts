@@ -1,3 +1,4 @@
+// Application manager (app-manager): applications and their versions, service instances.
 import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { setupApplicationIndexes } from './applications.js';
 import { APP_NAME_PATTERN, VERSION_NAME_PATTERN } from './schemas.js';

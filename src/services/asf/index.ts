@@ -1,3 +1,4 @@
+// Analytics facade (asf): analytics pipelines.
 import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { PIPELINES } from './pipelines.js';
 import { routes } from './routes.js';

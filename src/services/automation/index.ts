@@ -1,3 +1,4 @@
+// Automation connector (automation): notification recipients and the e-mail the platform would send them.
 import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { mailControlRouter } from './control.js';
 import { CAPTURED_MAIL, releaseMailWaiters } from './mail.js';

@@ -1,3 +1,4 @@
+// Binary data collection (bcx): blobs and files devices upload.
 import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { BLOBS, FILES, payloadFiles, removeUnlistedPayloads, setupPayloadIndexes } from './payloads.js';
 import { routes } from './routes.js';

@@ -1,3 +1,4 @@
+// Credentials manager (ccm): endpoint credentials, basic (username and password) and X.509.
 import { withPasswordHash } from '../../auth/passwords.js';
 import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { setupCredentialIndexes } from './basic-credentials.js';

@@ -1,3 +1,4 @@
+// Command invocation (cex): commands to endpoints and their results.
 import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { COMMAND_TYPE_PATTERN, setupCommandIndexes, startDeadlines, stopDeadlines } from './commands.js';
 import { routes } from './routes.js';

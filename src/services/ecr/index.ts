@@ -1,3 +1,4 @@
+// Endpoint configuration registry (ecr): configurations of application versions and endpoints.
 import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { configurationFixtures } from './fixtures.js';
 import { routes } from './routes.js';

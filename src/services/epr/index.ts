@@ -1,3 +1,4 @@
+// Endpoint register (epr): endpoints, their tokens and metadata.
 import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { setupEndpointIndexes } from './endpoints.js';
 import { endpointIdSchema, endpointTokenSchema, metadataSchema } from './schemas.js';

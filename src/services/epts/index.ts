@@ -1,3 +1,4 @@
+// Endpoint time series (epts): time-series definitions and the samples endpoints send.
 import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { setupDefinitionIndexes, TIME_SERIES } from './definitions.js';
 import { definitionFixtures } from './fixtures.js';

@@ -1,3 +1,4 @@
+// Identity and access manager (iam): users, groups and policies of a tenant.
 import { withPasswordHash } from '../../auth/passwords.js';
 import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { GROUPS, POLICIES, RESOURCE_POLICIES, setupIamIndexes, USERS } from './records.js';

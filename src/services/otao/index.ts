@@ -1,3 +1,4 @@
+// Over-the-air orchestrator (otao): software versions and their rollout to endpoints.
 import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { softwareFixtures } from './fixtures.js';
 import { startRolloutDates, stopRolloutDates } from './rollout-dates.js';

@@ -1,3 +1,4 @@
+// Application configuration service (tekton): configurations of applications.
 import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { appConfigFixtures } from './fixtures.js';
 import { routes } from './routes.js';

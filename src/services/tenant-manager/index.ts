@@ -1,3 +1,4 @@
+// Tenant manager (tenant-manager): tenants, their realms and clients.
 import { withPasswordHash } from '../../auth/passwords.js';
 import { tenantRecord, type JsonSchema, type ServiceDescriptor } from '../../contract.js';
 import { tenantFixtures } from './fixtures.js';

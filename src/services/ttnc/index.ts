@@ -1,3 +1,4 @@
+// LoRaWAN connector (ttnc): integrations with LoRaWAN network servers.
 import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { lorawanControlRouter } from './control.js';
 import { integrationFixtures } from './fixtures.js';

@@ -1,3 +1,4 @@
+// KP1 extension epmx (endpoint metadata): the device side of the endpoint register's metadata.
 import { deleteMetadataKeys, writeMetadata } from '../../../services/epr/endpoints.js';
 import { describeValue, invalidPayload, isPlainObject, optionalObject, type Kp1Extension } from '../../extension.js';
 
