@@ -1,10 +1,10 @@
 import express, { type Request, type Response, type Router } from 'express';
-import type { EmuContext } from '../../context.js';
-import { publicJwk } from '../../auth/keys.js';
-import { expandScopes } from '../../auth/scopes.js';
-import { DEFAULT_TOKEN_TTL, signAccessToken } from '../../auth/tokens.js';
-import { issuerUrl } from '../../server/location.js';
-import { realmClient } from '../tenant-manager/tenants.js';
+import type { EmuContext } from '../context.js';
+import { publicJwk } from '../auth/keys.js';
+import { expandScopes } from '../auth/scopes.js';
+import { DEFAULT_TOKEN_TTL, signAccessToken } from '../auth/tokens.js';
+import { issuerUrl } from '../server/location.js';
+import { realmClient } from '../services/tenant-manager/tenants.js';
 import { authorizationCodeGrant, authorizeRoutes } from './authorize.js';
 import { OAuthError, passwordGrantee, realmOf, type Grantee } from './oauth.js';
 

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import { iamLogin } from '../iam/login.js';
-import { realmUserLogin, realmUserScopes, tenantByRealm, type Tenant } from '../tenant-manager/tenants.js';
+import { iamLogin } from '../services/iam/login.js';
+import { realmUserLogin, realmUserScopes, tenantByRealm, type Tenant } from '../services/tenant-manager/tenants.js';
 
 export class OAuthError extends Error {
   constructor(

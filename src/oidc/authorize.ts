@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
-import { runtimeOf, type EmuContext } from '../../context.js';
-import { STATE_REPLACED } from '../../server/events.js';
-import { realmClient, type Tenant } from '../tenant-manager/tenants.js';
+import { runtimeOf, type EmuContext } from '../context.js';
+import { STATE_REPLACED } from '../server/events.js';
+import { realmClient, type Tenant } from '../services/tenant-manager/tenants.js';
 import { loginPage, type AuthorizeRequest } from './login-page.js';
 import { OAuthError, passwordGrantee, realmOf, type Grantee } from './oauth.js';
 
