@@ -61,10 +61,11 @@ export interface Route {
   /** Not in the spec (`shared/spec/operations.json`): an operation the emulator adds; the OpenAPI document says so. */
   addition?: true;
   /**
-   * The envelope of a list answer, where the operation pages: `content` is `{ content, totalElements }` (offset and
-   * limit), `items` is `{ items, total, page, pageSize }` (page and pageSize), `array` a bare array (offset and limit).
+   * The envelope of a list answer, where the operation pages. With `offset` and `limit`: `content` is
+   * `{ content, totalElements }`, `results` is `{ count, results }`, `array` a bare array of the page. With `page` and
+   * `pageSize`: `data` is `{ data, count, page, pageSize }`.
    */
-  paging?: 'content' | 'items' | 'array';
+  paging?: 'content' | 'results' | 'data' | 'array';
   /** The answer carries `Location`: the new resource's address. */
   location?: true;
   /** The answer carries `ETag` (and `Last-Modified` where known), and `If-None-Match` can answer 304. */
