@@ -98,9 +98,10 @@ function markBareErrors(_req: Request, res: Response, next: NextFunction): void 
 
 /**
  * Routes, most specific first (a stable sort: among equals, the first listed wins), each with auth from
- * its scope, a body parser and schema check only where a body is expected, and its handler.
+ * its scope (none without `verify`: the routes outside the services), a body parser and schema check only where a
+ * body is expected, and its handler.
  */
-export function serviceRouter(ctx: EmuContext, routes: readonly Route[], verify: (token: string) => Principal): Router {
+export function serviceRouter(ctx: EmuContext, routes: readonly Route[], verify: ((token: string) => Principal) | undefined): Router {
   const router = express.Router();
   const json = express.json({ limit: ctx.config.bodyLimit, strict: false, type: () => true });
   const raw = express.raw({ limit: ctx.config.bodyLimit, type: () => true });
@@ -111,7 +112,8 @@ export function serviceRouter(ctx: EmuContext, routes: readonly Route[], verify:
     return [limit === undefined ? json : express.json({ limit, strict: false, type: () => true }), depthLimit];
   };
   for (const route of [...routes].sort((a, b) => bySpecificity(a.path, b.path))) {
-    const handlers = route.bareErrors ? [markBareErrors, authenticate(ctx, route, verify)] : [authenticate(ctx, route, verify)];
+    const handlers: RequestHandler[] = route.bareErrors ? [markBareErrors] : [];
+    if (verify) handlers.push(authenticate(ctx, route, verify));
     const body = bodyKind(route);
     if (body !== 'none') handlers.push(...parsers(route, body));
     if (body === 'json' && route.bodySchema) handlers.push(bodyValidator(route));
@@ -129,8 +131,5 @@ export function serviceRouter(ctx: EmuContext, routes: readonly Route[], verify:
 export function routeTableRouter(ctx: EmuContext, routes: readonly Route[]): Router {
   const scoped = routes.find((route) => route.scope !== null);
   if (scoped) throw new Error(`${scoped.method} ${scoped.path}: a route outside the services takes no scope (its guard is in front of it).`);
-  const noTokens = (): Principal => {
-    throw new Error('A route without a scope reads no token.');
-  };
-  return express.Router().use(serviceRouter(ctx, routes, noTokens), methodNotAllowed(routes));
+  return express.Router().use(serviceRouter(ctx, routes, undefined), methodNotAllowed(routes));
 }

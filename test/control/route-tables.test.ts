@@ -50,6 +50,13 @@ describe('routes outside the services', async () => {
     expect((await call('GET', '/_emu/snapshots')).body).toEqual([]);
   });
 
+  it('act in no tenant: the journal attributes them to none', async () => {
+    await call('GET', '/_emu/devices');
+    const entries = (await call('GET', '/_emu/requests?path=/_emu/devices')).body as Array<Record<string, unknown>>;
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.every((entry) => entry.tenantId === undefined)).toBe(true);
+  });
+
   it('refuse hostile bodies: nesting past the limit, malformed JSON, an oversized OAuth form', async () => {
     const deep = '['.repeat(300) + ']'.repeat(300);
     const nested = await call('PUT', '/_emu/clock', { rawBody: `{"now":${deep}}`, headers: { 'content-type': 'application/json' } });
