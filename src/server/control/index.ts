@@ -6,7 +6,7 @@ import { clockRoutes } from './clock.js';
 import { eventRoutes } from './events.js';
 import { faultRoutes } from './faults.js';
 import { journalRoutes } from './journal.js';
-import type { ControlHooks } from './route.js';
+import type { ControlHooks } from './hooks.js';
 import { snapshotRoutes } from './snapshots.js';
 import { stateRoutes } from './state.js';
 import { tokenRoutes } from './token.js';

@@ -5,7 +5,7 @@ import { validateStateDocument } from '../../seed/validate.js';
 import { SCHEMA_VERSION, type StateDocument } from '../../store/index.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import type { Route } from '../../contract.js';
-import type { ControlHooks } from './route.js';
+import type { ControlHooks } from './hooks.js';
 import { snapshotStorage, type SnapshotInfo } from './snapshot-storage.js';
 
 export type { SnapshotInfo };

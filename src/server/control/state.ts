@@ -2,7 +2,7 @@ import { FixtureError } from '../../seed/errors.js';
 import type { Route } from '../../contract.js';
 import { HttpError } from '../errors.js';
 import { queryEnum } from '../params.js';
-import type { ControlHooks } from './route.js';
+import type { ControlHooks } from './hooks.js';
 import { redactSecrets } from './secrets.js';
 
 const asBadRequest = (err: unknown) => (err instanceof FixtureError ? new HttpError(400, err.message) : err);

@@ -1,6 +1,6 @@
 import type { JsonSchema, Route } from '../../contract.js';
 import { HttpError } from '../errors.js';
-import type { ControlHooks } from './route.js';
+import type { ControlHooks } from './hooks.js';
 
 const tokenRequestSchema: JsonSchema = {
   type: 'object',
