@@ -33,8 +33,13 @@ export interface Route {
   /** The scope the spec lists; `a | b` accepts either; null where the spec lists none. */
   scope: string | null;
   summary: string;
-  /** How the request body is read; default `json` for POST/PUT/PATCH and `none` otherwise. */
-  body?: 'json' | 'raw' | 'none';
+  /**
+   * How the request body is read; default `json` for POST/PUT/PATCH and `none` otherwise. `form`: an HTML form
+   * (`application/x-www-form-urlencoded`) or, with `Content-Type: application/json`, JSON (the OAuth endpoints).
+   */
+  body?: 'json' | 'raw' | 'form' | 'none';
+  /** The body size limit where it is not `--body-limit` (bytes or `512mb`): a whole state document, an OAuth form. */
+  bodyLimit?: number | string;
   /** JSON Schema of a `json` body: the server checks it before the handler runs. */
   bodySchema?: JsonSchema;
   /** The status for a body that fails `bodySchema`, where the spec says other than 400. */
@@ -53,6 +58,18 @@ export interface Route {
    * journal) must leave them out. The service itself never answers them.
    */
   secretBodyFields?: string[];
+  /** Not in the spec (`shared/spec/operations.json`): an operation the emulator adds; the OpenAPI document says so. */
+  addition?: true;
+  /**
+   * The envelope of a list answer, where the operation pages. With `offset` and `limit`: `content` is
+   * `{ content, totalElements }`, `results` is `{ count, results }`, `array` a bare array of the page. With `page` and
+   * `pageSize`: `data` is `{ data, count, page, pageSize }`.
+   */
+  paging?: 'content' | 'results' | 'data' | 'array';
+  /** The answer carries `Location`: the new resource's address. */
+  location?: true;
+  /** The answer carries `ETag` (and `Last-Modified` where known), and `If-None-Match` can answer 304. */
+  etag?: true;
   handler: (req: Request, res: Response) => unknown;
 }
 

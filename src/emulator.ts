@@ -9,7 +9,7 @@ import { initialState, replaceState, resetState } from './emulator/state.js';
 import { startGateway, type Gateway } from './gateway/index.js';
 import { emulatorHandle, type RunningEmulator, type TokenOptions } from './handle.js';
 import { EMULATOR_STOPPING } from './server/events.js';
-import { issueTestToken } from './services/oidc/test-tokens.js';
+import { issueTestToken } from './oidc/test-tokens.js';
 
 export type { RunningEmulator, TokenOptions };
 

@@ -4,7 +4,7 @@ import { moveClock, virtualClock } from './server/control/clock.js';
 import { listSnapshots, restoreSnapshot, saveSnapshot, deleteSnapshot, type SnapshotInfo } from './server/control/snapshots.js';
 import { faultsOf, type Fault, type FaultInput } from './server/faults.js';
 import { journalOf, type JournalEntry, type JournalFilter } from './server/journal.js';
-import type { TestTokenRequest } from './services/oidc/test-tokens.js';
+import type { TestTokenRequest } from './oidc/test-tokens.js';
 import type { StateDocument } from './store/index.js';
 
 export type TokenOptions = Omit<TestTokenRequest, 'baseUrl'>;

@@ -45,4 +45,17 @@ describe('the house plan', () => {
     const upward = lower.flatMap((f) => graph.get(f)!.filter((target) => name(target).startsWith('services/')).map((target) => `${name(f)} -> ${name(target)}`));
     expect(upward).toEqual([]);
   });
+
+  it('the floor of the gateway, the dashboard and the OIDC realms (gateway/, ui/, oidc/) is imported only from above: the emulator and the CLI', () => {
+    const upper = /^(gateway|ui|oidc)\//;
+    const below = files.filter((f) => !upper.test(name(f)) && !/^(cli|simulator|client)\//.test(name(f)) && !['emulator.ts', 'index.ts', 'handle.ts'].includes(name(f)));
+    const upward = below.flatMap((f) => graph.get(f)!.filter((target) => upper.test(name(target))).map((target) => `${name(f)} -> ${name(target)}`));
+    expect(upward).toEqual([]);
+  });
+
+  it('src/services holds only service folders: each has the descriptor index.ts that src/services/index.ts lists', () => {
+    const folders = readdirSync(join(SRC, 'services'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const listed = readFileSync(join(SRC, 'services/index.ts'), 'utf8');
+    expect(folders.filter((folder) => !listed.includes(`'./${folder}/index.js'`))).toEqual([]);
+  });
 });

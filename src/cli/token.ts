@@ -24,7 +24,7 @@ async function issueOffline(options: TokenOptions): Promise<Issued> {
   const [{ resolveConfig }, { openContext }, { issueTestToken }] = await Promise.all([
     import('../config.js'),
     import('../emulator/context.js'),
-    import('../services/oidc/test-tokens.js'),
+    import('../oidc/test-tokens.js'),
   ]);
   const config = resolveConfig({ dataDir: resolve(options.data) });
   const ctx = await openContext(config, (m) => process.stderr.write(`warning: ${m}\n`), true).catch((err: Error) => {

@@ -5,7 +5,7 @@ import { kp1HttpRouter, type Gateway } from '../gateway/index.js';
 import { createApp } from '../server/app.js';
 import { onClientError } from '../server/client-error.js';
 import { controlRouter, type ControlHooks } from '../server/control/index.js';
-import { oidcRouter } from '../services/oidc/router.js';
+import { oidcRouter } from '../oidc/router.js';
 import { uiRouter } from '../ui/server.js';
 import { healthAnswer } from './health.js';
 import { openApiRouter } from './openapi-router.js';

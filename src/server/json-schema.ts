@@ -53,6 +53,7 @@ const TYPE_NAMES: Record<string, string> = {
 export function describeSchemaError(error: ErrorObject, root = 'the body'): string {
   const where = error.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : root;
   const params = error.params as Record<string, unknown>;
+  if (error.propertyName !== undefined) return `${where} has a key "${error.propertyName}" that ${error.message}`;
   switch (error.keyword) {
     case 'required':
       return `${error.instancePath ? `${where}.` : ''}${params.missingProperty as string} is required`;

@@ -102,6 +102,7 @@ export const routes: Route[] = [
     path: '/applications',
     scope: CREATE_SCOPE,
     summary: 'Create an application',
+    location: true,
     query: [tenantParam],
     bodySchema: applicationCreateSchema,
     successStatus: 201,
@@ -114,10 +115,12 @@ export const routes: Route[] = [
     path: '/applications/{appName}/versions',
     scope: 'application:update',
     summary: 'Create an application version (emulator addition)',
+    addition: true,
+    location: true,
     bodySchema: versionCreateSchema,
     successStatus: 201,
     handler: createVersionRoute,
   },
-  { method: 'GET', path: '/applications/{appName}/versions/{versionName}', scope: 'application:read', summary: 'Get an application version (emulator addition)', handler: getVersion },
+  { method: 'GET', path: '/applications/{appName}/versions/{versionName}', scope: 'application:read', summary: 'Get an application version (emulator addition)', addition: true, handler: getVersion },
 ];
 

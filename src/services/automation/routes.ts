@@ -75,6 +75,7 @@ export const routes: Route[] = [
     path: RECIPIENTS,
     scope: 'tenant:notification-recipient:create',
     summary: 'Add a recipient (UNVERIFIED) and send it a verification e-mail',
+    location: true,
     bodySchema: recipientCreationSchema,
     successStatus: 201,
     handler: create,

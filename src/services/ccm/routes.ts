@@ -65,6 +65,7 @@ export const routes: Route[] = [
     path: '/basic-credentials',
     scope: 'tenant:basic-credentials:create',
     summary: 'Create basic credentials (username and password generated when absent)',
+    location: true,
     bodySchema: basicCredentialsCreateSchema,
     successStatus: 201,
     handler: createBasic,
@@ -74,6 +75,7 @@ export const routes: Route[] = [
     path: '/basic-credentials/{id}',
     scope: 'tenant:basic-credentials:read',
     summary: 'Get basic credentials (emulator addition)',
+    addition: true,
     handler: (req, res) => res.json(presentBasic(getBasicCredential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
   },
   {
@@ -110,6 +112,8 @@ export const routes: Route[] = [
     path: '/x509-credentials',
     scope: 'tenant:x509-credentials:create',
     summary: 'Register an X.509 certificate (emulator addition): { "certificate": "<PEM>" } or the PEM itself',
+    addition: true,
+    location: true,
     body: 'raw',
     successStatus: 201,
     handler: createX509,
@@ -119,6 +123,7 @@ export const routes: Route[] = [
     path: '/x509-credentials/{id}',
     scope: 'tenant:x509-credentials:read',
     summary: 'Get X.509 credentials (emulator addition)',
+    addition: true,
     handler: (req, res) => res.json(presentX509(getX509Credential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
   },
 ];

@@ -97,19 +97,21 @@ const batchSchema: JsonSchema = {
 };
 
 export const routes: Route[] = [
-  { method: 'PUT', path: ONE, scope: 'endpoint:update', summary: "Set an endpoint's configuration for an application version", body: 'raw', deniedStatus: 404, handler: putOne },
-  { method: 'GET', path: ONE, scope: 'endpoint:read', summary: "Get an endpoint's configuration for an application version", deniedStatus: 404, handler: getOne },
-  { method: 'DELETE', path: ONE, scope: 'endpoint:delete', summary: "Delete an endpoint's configuration for an application version", successStatus: 204, handler: deleteOne },
+  { method: 'PUT', path: ONE, scope: 'endpoint:update', summary: "Set an endpoint's configuration for an application version", body: 'raw', deniedStatus: 404, location: true, etag: true, handler: putOne },
+  { method: 'GET', path: ONE, scope: 'endpoint:read', summary: "Get an endpoint's configuration for an application version", deniedStatus: 404, etag: true, handler: getOne },
+  { method: 'DELETE', path: ONE, scope: 'endpoint:delete', summary: "Delete an endpoint's configuration for an application version", successStatus: 204, etag: true, handler: deleteOne },
   { method: 'GET', path: '/endpoints/{endpointId}', scope: 'endpoint:read', summary: 'List the configurations of an endpoint', handler: listOfEndpoint },
   { method: 'PUT', path: '/endpoints/batch', scope: 'endpoint:update', summary: 'Set one configuration for many endpoints', bodySchema: batchSchema, handler: batch },
   { method: 'PUT', path: '/endpoints/filters/{filterId}', scope: 'endpoint:update', summary: 'Set one configuration for the endpoints an endpoint filter matches', body: 'raw', handler: byFilter },
-  { method: 'PUT', path: DEFAULT, scope: 'application:endpoint-config:update', summary: 'Set the default configuration of an application version', body: 'raw', handler: putDefault },
-  { method: 'GET', path: DEFAULT, scope: 'application:endpoint-config:read', summary: 'Get the default configuration of an application version', handler: getDefault },
+  { method: 'PUT', path: DEFAULT, scope: 'application:endpoint-config:update', summary: 'Set the default configuration of an application version', body: 'raw', etag: true, handler: putDefault },
+  { method: 'GET', path: DEFAULT, scope: 'application:endpoint-config:read', summary: 'Get the default configuration of an application version', etag: true, handler: getDefault },
   {
     method: 'DELETE',
     path: DEFAULT,
     scope: 'application:endpoint-config:update',
     summary: 'Delete the default configuration of an application version (an emulator addition)',
+    addition: true,
+    etag: true,
     successStatus: 204,
     handler: deleteDefault,
   },

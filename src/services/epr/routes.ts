@@ -60,6 +60,7 @@ export const routes: Route[] = [
     path: '/endpoints',
     scope: 'application:endpoint:create',
     summary: 'Register an endpoint',
+    location: true,
     bodySchema: endpointRegistrationSchema,
     successStatus: 201,
     handler: register,
@@ -69,6 +70,8 @@ export const routes: Route[] = [
     path: '/endpoints',
     scope: 'endpoint:read',
     summary: 'List endpoints',
+    paging: 'content',
+    etag: true,
     query: [
       { name: 'endpointId', description: 'one or more, comma-separated' },
       { name: 'applicationName' },
@@ -80,6 +83,6 @@ export const routes: Route[] = [
     ],
     handler: list,
   },
-  { method: 'GET', path: '/endpoints/{endpointId}', scope: 'endpoint:read', summary: 'Get an endpoint', query: [include], deniedStatus: 404, handler: getOne },
+  { method: 'GET', path: '/endpoints/{endpointId}', scope: 'endpoint:read', summary: 'Get an endpoint', query: [include], deniedStatus: 404, etag: true, handler: getOne },
 ];
 

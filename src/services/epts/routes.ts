@@ -153,6 +153,7 @@ export const routes: Route[] = [
     path: '/app-versions/{appVersionName}/time-series/data',
     scope: 'endpoint:update',
     summary: 'Write data points of endpoints of an application version',
+    addition: true,
     bodySchema: timeSeriesDataSchema,
     successStatus: 204,
     handler: putVersionData,

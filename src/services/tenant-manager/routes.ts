@@ -41,6 +41,7 @@ export const routes: Route[] = [
     path: '/tenants',
     scope: '<platform>:tenant:read',
     summary: 'List tenants',
+    paging: 'results',
     query: [...pageParams(50), ...FILTERS.map((name) => ({ name }))],
     handler: list,
   },

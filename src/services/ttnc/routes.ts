@@ -33,6 +33,7 @@ export const routes: Route[] = [
     path: '/integrations',
     scope: 'application:lns-app-integration:create',
     summary: 'Integrate an application with a LoRaWAN network server',
+    location: true,
     bodySchema: integrationCreationSchema,
     secretBodyFields: ['lnsApiKeyId'],
     successStatus: 201,

@@ -1,6 +1,9 @@
 import type { Request } from 'express';
-import { iamLogin } from '../iam/login.js';
-import { realmUserLogin, realmUserScopes, tenantByRealm, type Tenant } from '../tenant-manager/tenants.js';
+import { iamLogin } from '../services/iam/login.js';
+import { realmUserLogin, realmUserScopes, tenantByRealm, type Tenant } from '../services/tenant-manager/tenants.js';
+
+/** The size limit of an OAuth form (the token endpoint, the login form). */
+export const OAUTH_BODY_LIMIT = '64kb';
 
 export class OAuthError extends Error {
   constructor(

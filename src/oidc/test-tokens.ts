@@ -1,6 +1,6 @@
-import type { EmuContext } from '../../context.js';
-import { DEFAULT_TOKEN_TTL, realmPath, signAccessToken } from '../../auth/tokens.js';
-import { defaultScopes, getTenant, listTenants, platformAdministrator, realmUserScopes, tenantByRealm, type Tenant } from '../tenant-manager/tenants.js';
+import type { EmuContext } from '../context.js';
+import { DEFAULT_TOKEN_TTL, realmPath, signAccessToken } from '../auth/tokens.js';
+import { defaultScopes, getTenant, listTenants, platformAdministrator, realmUserScopes, tenantByRealm, type Tenant } from '../services/tenant-manager/tenants.js';
 
 export interface TestTokenRequest {
   /** Tenant id or realm name; default: the fixtures' default tenant. */
