@@ -121,7 +121,7 @@ function printBody(response: ClientResponse, raw: boolean | undefined): void {
 /** Refuses a JSON body that does not fit the operation's schema, with the server's own wording, before sending it. */
 async function checkBody(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<void> {
   if (body === undefined || !/json/i.test(headers['content-type'] ?? '')) return;
-  const [{ resolveOperation }, { schemaProblem }] = await Promise.all([import('../services/operations.js'), import('../server/json-schema.js')]);
+  const [{ resolveOperation }, { schemaProblem }] = await Promise.all([import('../services/operations.js'), import('../schema/json-schema.js')]);
   const operation = resolveOperation(method, path);
   const schema = operation?.route.bodySchema;
   const problem = schema ? schemaProblem(schema, JSON.parse(body)) : null;

@@ -2,7 +2,7 @@ import type { ValidateFunction } from 'ajv';
 import type { EmuContext } from '../../context.js';
 import type { JsonSchema } from '../../contract.js';
 import { HttpError, notFound } from '../../server/errors.js';
-import { compileUserSchema, describeSchemaErrors } from '../../server/json-schema.js';
+import { compileUserSchema, describeSchemaErrors } from '../../schema/json-schema.js';
 import { appConfigRecord, serviceConfiguration } from '../tekton/app-configs.js';
 import { isMetadataObject } from '../epr/endpoints.js';
 import { payloadValue, type ConfigPayload } from './payload.js';

@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import type { EmuContext } from '../../context.js';
 import { HttpError, notFound } from '../../server/errors.js';
-import { compileSchema, describeSchemaError } from '../../server/json-schema.js';
+import { compileSchema, describeSchemaError } from '../../schema/json-schema.js';
 import { pathInt } from '../../server/params.js';
 import { allIntegrations, INTEGRATIONS, presentIntegration, reportNetworkServer, type Integration, type NetworkServerReport } from './integrations.js';
 import { networkServerReportSchema } from './schemas.js';

@@ -27,9 +27,12 @@ function withFormats<T extends Ajv>(instance: T): T {
  * ours: they are not checked against the meta-schema here (compiling it cost every start tens of milliseconds), but
  * once in the tests (test/schemas.test.ts). Nor is the generated code optimised: that pass costs more at start
  * (the fixture sections are compiled at every first start) than it saves a validation (a few nanoseconds).
+ * `useDefaults` fills in what a collection's record schema defaults (an imported endpoint without metadata gets `{}`);
+ * request bodies and fixture sections declare no defaults, so it changes nothing for them.
  */
 let shared: Ajv | undefined;
-const ajv = () => (shared ??= withFormats(newAjv({ allErrors: false, strict: false, validateSchema: false, code: { optimize: false } })));
+const ajv = () =>
+  (shared ??= withFormats(newAjv({ allErrors: false, strict: false, useDefaults: true, validateSchema: false, code: { optimize: false } })));
 
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
