@@ -3,6 +3,7 @@ import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { Ajv2019 } from 'ajv/dist/2019.js';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonSchema } from '../contract.js';
+import { isPlainObject } from '../store/json-values.js';
 
 /*
  * ajv (a CommonJS tree that takes tens of milliseconds to load) is loaded by the first schema compiled, not when
@@ -82,7 +83,7 @@ export function schemaProblem(schema: JsonSchema, value: unknown, root?: string)
  * Throws when it is not a valid JSON Schema; the caller keeps the result for as long as the schema is unchanged.
  */
 export function compileUserSchema(schema: unknown): ValidateFunction {
-  if (typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
+  if (typeof schema !== 'boolean' && !isPlainObject(schema)) {
     throw new Error('a JSON Schema is an object or a boolean');
   }
   // The same schema text comes back at every seed, reset and import: compile it once (an ajv instance is costly).
