@@ -3,6 +3,7 @@ import { VirtualClock } from '../clock.js';
 import { runtimeOf, type EmuContext } from '../context.js';
 import { REDACTED } from './control/secrets.js';
 import { REQUEST_RECORDED } from './events.js';
+import { percentDecoded } from './percent-decoding.js';
 
 /** One entry as `GET /_emu/requests` and the event stream show it. */
 export interface JournalEntry {
@@ -74,13 +75,7 @@ function redactQuery(url: string): string {
   return `${url.slice(0, q)}?${params.join('&')}`;
 }
 
-function decodeSafely(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
+const decodeSafely = (text: string): string => percentDecoded(text) ?? text;
 
 const ENDPOINT_IN_PATH = /\/endpoints\/([^/?]+)/;
 

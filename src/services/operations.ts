@@ -1,16 +1,11 @@
 import { bareOperations, listOperations as operationsOf, type Operation } from '../server/service-list.js';
 import { bySpecificity, segmentsOf, matchTemplate } from '../server/path-template.js';
+import { percentDecoded } from '../server/percent-decoding.js';
 import { services } from './index.js';
 
 export type { Operation };
 
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
+const safeDecode = (segment: string): string => percentDecoded(segment) ?? segment;
 
 /** Every operation of the service list, as `call --list` prints it. */
 export const listOperations = () => operationsOf(services);
