@@ -19,7 +19,7 @@ export interface NewPoint {
 /** Points to write, by endpoint id, then by series name. */
 export type PointBatch = Map<string, Map<string, NewPoint[]>>;
 
-/** Endpoint ids have no `/` (`^[a-zA-Z0-9._~-]+$`), so the first `/` ends it. */
+/** Endpoint ids have no `/` (ID_PATTERN), so the first `/` ends it. */
 const seriesId = (endpointId: string, name: string) => `${endpointId}/${name}`;
 
 /**
