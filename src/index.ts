@@ -11,7 +11,7 @@ export type {
   JournalFilter,
   SnapshotInfo,
 } from './handle.js';
-export type { EmulatorOptions, AuthMode } from './config.js';
+export type { EmulatorOptions, AuthMode, MqttAuthMode } from './config.js';
 export type { ServiceDescriptor, Route } from './contract.js';
 export { services } from './services/index.js';
 export * from './simulator/index.js';

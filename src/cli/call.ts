@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import chalk from './colours.js';
 import { STATUS_CODES } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { DEFAULT_EMULATOR_URL } from '../client/defaults.js';
+import { DEFAULT_EMULATOR_URL, START_DEFAULTS } from '../client/defaults.js';
 import type { ClientResponse } from '../client/http-client.js';
 import { adminTokenFor, CliError, runningUrl, urlOption } from './shared.js';
 
@@ -208,7 +208,7 @@ export function callCommand(): Command {
     .option('--list', 'print every operation with its scope and summary, then exit')
     .option('--json', 'with --list: the table as JSON (service, method, path, scopes, summary, query, bodySchema)')
     .addOption(urlOption())
-    .addOption(new Option('--data-dir <dir>', 'data directory of the emulator to call, when --url is not given').env('PLATFORM_EMU_DATA').default('./.platform-emu'))
+    .addOption(new Option('--data-dir <dir>', 'data directory of the emulator to call, when --url is not given').env('PLATFORM_EMU_DATA').default(START_DEFAULTS.dataDir))
     .addHelpText(
       'after',
       `

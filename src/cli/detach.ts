@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { START_DEFAULTS } from '../client/defaults.js';
 import { readLock } from '../store/lock.js';
 import { LOG_FILE, type ReadyInfo } from './lifecycle.js';
 import { CliError } from './shared.js';
@@ -52,7 +53,7 @@ function readiness(child: ChildProcess, logFile: string): Promise<ReadyInfo> {
 }
 
 function describe(info: ReadyInfo, dir: string, logFile: string): string {
-  const target = dir === resolve('.platform-emu') ? '' : ` --data-dir ${dir}`;
+  const target = dir === resolve(START_DEFAULTS.dataDir) ? '' : ` --data-dir ${dir}`;
   return [
     `platform-emu running in the background (pid ${info.pid}) at ${info.url}`,
     `  MQTT   ${info.mqttUrl}`,

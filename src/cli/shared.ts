@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
+import { START_DEFAULTS } from '../client/defaults.js';
 import type { EmuContext } from '../context.js';
 import { readLock, type LockInfo } from '../store/lock.js';
 
@@ -31,7 +32,7 @@ export function collect(value: string, previous: string[] = []): string[] {
 
 /** `--data-dir` (`--data` still works: the value is `options.data`); `call` alone names it `--data-dir` only. */
 export const dataOption = () =>
-  new Option('--data-dir, --data <dir>', 'data directory of the emulator').env('PLATFORM_EMU_DATA').default('./.platform-emu');
+  new Option('--data-dir, --data <dir>', 'data directory of the emulator').env('PLATFORM_EMU_DATA').default(START_DEFAULTS.dataDir);
 
 export const urlOption = () =>
   new Option('--url <url>', 'URL of a running emulator (default: the one that holds --data-dir, if any)').env('PLATFORM_EMU_URL');

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { resolve } from 'node:path';
+import { DEFAULT_EMULATOR_URL } from '../client/defaults.js';
 import { collect, CliError, closeOffline, dataOption, emulatorJson, lockOf, parsePositiveInt, runningUrl, urlOption } from './shared.js';
 
 /** A value the user gave that the emulator does not know (a tenant, a scope): a usage error. */
@@ -31,7 +32,7 @@ async function issueOffline(options: TokenOptions): Promise<Issued> {
     throw new CliError(`${err.message} Or pass --url of a running emulator.`);
   });
   try {
-    return issueTestToken(ctx, { tenant: options.tenant, scopes: options.scope, platform: options.platform, ttlSeconds: options.ttl, baseUrl: 'http://localhost:8080' });
+    return issueTestToken(ctx, { tenant: options.tenant, scopes: options.scope, platform: options.platform, ttlSeconds: options.ttl, baseUrl: DEFAULT_EMULATOR_URL });
   } catch (err) {
     throw new CliError((err as Error).message, BAD_VALUE);
   } finally {
