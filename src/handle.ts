@@ -3,6 +3,7 @@ import type { EmuContext } from './context.js';
 import { moveClock, virtualClock } from './server/control/clock.js';
 import { listSnapshots, restoreSnapshot, saveSnapshot, deleteSnapshot, type SnapshotInfo } from './server/control/snapshots.js';
 import { faultsOf, type Fault, type FaultInput } from './server/faults.js';
+import { REQUEST_RECORDED } from './server/events.js';
 import { journalOf, type JournalEntry, type JournalFilter } from './server/journal.js';
 import type { TestTokenRequest } from './services/oidc/test-tokens.js';
 import type { StateDocument } from './store/index.js';
@@ -62,6 +63,8 @@ export interface RunningEmulator {
   faults: EmulatorFaults;
   /** The request journal: the last `limit` (default 100) REST requests and KP1 messages that match, oldest first. */
   requests(filter?: JournalFilter): JournalEntry[];
+  /** Calls `listener` with every REST request and KP1 message as the journal records it; the returned function stops it. */
+  onRequest(listener: (entry: JournalEntry) => void): () => void;
   /** Stops accepting, lets in-flight requests finish, makes the state durable and releases the data directory. */
   stop(): Promise<void>;
 }
@@ -123,6 +126,10 @@ export function emulatorHandle(ctx: EmuContext, parts: HandleParts): RunningEmul
       clear: () => faults.clear(),
     },
     requests: (filter) => journalOf(ctx).list(filter),
+    onRequest: (listener) => {
+      ctx.events.on(REQUEST_RECORDED, listener);
+      return () => ctx.events.off(REQUEST_RECORDED, listener);
+    },
     stop: parts.stop,
   };
 }

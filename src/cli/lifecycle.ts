@@ -1,6 +1,6 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { RunningEmulator } from '../emulator.js';
+import type { RunningEmulator } from '../index.js';
 import type { DirectoryLock } from '../store/lock.js';
 import { CliError } from './shared.js';
 

@@ -1,8 +1,7 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { resolve } from 'node:path';
 import { START_DEFAULTS } from '../client/defaults.js';
 import type { EmuContext } from '../context.js';
-import { readLock, type LockInfo } from '../store/lock.js';
+import { readEmulatorLock, type EmulatorLock } from '../client/emulator-lock.js';
 
 /** A CLI failure the user can fix: printed as one line on stderr, with this exit code. */
 export class CliError extends Error {
@@ -47,14 +46,14 @@ export async function closeOffline(ctx: EmuContext): Promise<void> {
 }
 
 /** Who holds the data directory (pid, URLs, admin token), if a live process does. */
-export function lockOf(options: { data?: string }): LockInfo | undefined {
-  return options.data ? readLock(resolve(options.data)) : undefined;
+export function lockOf(options: { data?: string }): EmulatorLock | undefined {
+  return options.data ? readEmulatorLock(options.data) : undefined;
 }
 
 /** The running emulator to talk to: `--url`, or the one whose lock holds the data directory. */
 export function runningUrl(options: { url?: string; data?: string }): string | undefined {
   if (options.url) return options.url.replace(/\/$/, '');
-  return options.data ? readLock(resolve(options.data))?.url : undefined;
+  return lockOf(options)?.url;
 }
 
 /**
@@ -63,7 +62,7 @@ export function runningUrl(options: { url?: string; data?: string }): string | u
  */
 export function adminTokenFor(url: string, options: { data?: string } = {}): string | undefined {
   if (process.env.PLATFORM_EMU_ADMIN_TOKEN) return process.env.PLATFORM_EMU_ADMIN_TOKEN;
-  const lock = options.data ? readLock(resolve(options.data)) : undefined;
+  const lock = lockOf(options);
   return lock?.url === url.replace(/\/$/, '') ? lock.adminToken : undefined;
 }
 

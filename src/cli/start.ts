@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import chalk from './colours.js';
 import { resolve } from 'node:path';
-import type { RunningEmulator } from '../emulator.js';
+import type { RunningEmulator } from '../index.js';
 import { START_DEFAULTS } from '../client/defaults.js';
 import type { AuthMode, MqttAuthMode } from '../index.js';
 import type { StartOptions } from './start-options.js';
@@ -132,8 +132,7 @@ async function run(options: StartOptions): Promise<void> {
 function logRequests(options: StartOptions) {
   return async (emulator: RunningEmulator): Promise<RunningEmulator> => {
     if (options.log !== 'requests') return emulator;
-    const [{ internalContext }, { printRequests }] = await Promise.all([import('../emulator.js'), import('./request-log.js')]);
-    printRequests(internalContext(emulator));
+    (await import('./request-log.js')).printRequests(emulator);
     return emulator;
   };
 }
