@@ -1,6 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { START_DEFAULTS } from '../client/defaults.js';
-import type { EmuContext } from '../context.js';
 import { readEmulatorLock, type EmulatorLock } from '../client/emulator-lock.js';
 
 /** A CLI failure the user can fix: printed as one line on stderr, with this exit code. */
@@ -35,15 +34,6 @@ export const dataOption = () =>
 
 export const urlOption = () =>
   new Option('--url <url>', 'URL of a running emulator (default: the one that holds --data-dir, if any)').env('PLATFORM_EMU_URL');
-
-/** Ends a context opened on a stopped data directory: the services' timers first, then the store (and its lock). */
-export async function closeOffline(ctx: EmuContext): Promise<void> {
-  try {
-    for (const service of ctx.services) await service.teardown?.(ctx);
-  } finally {
-    await ctx.store.close();
-  }
-}
 
 /** Who holds the data directory (pid, URLs, admin token), if a live process does. */
 export function lockOf(options: { data?: string }): EmulatorLock | undefined {
