@@ -53,7 +53,7 @@ export type EmulatorConfig = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 
 
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.json', import.meta.url));
 
-/** What a start does unless told otherwise: `resolveConfig`, the CLI's `start` options and the client read them here. */
+/** What a start does unless told otherwise: `resolveConfig`, the CLI's `start` options and the client read it here. */
 export const START_DEFAULTS = {
   port: 8080,
   host: '127.0.0.1',

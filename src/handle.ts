@@ -1,6 +1,7 @@
 import { parseDuration, type ClockMode } from './clock.js';
 import type { EmuContext } from './context.js';
 import { moveClock, virtualClock } from './server/control/clock.js';
+import { redactSecrets } from './server/control/secrets.js';
 import { listSnapshots, restoreSnapshot, saveSnapshot, deleteSnapshot, type SnapshotInfo } from './server/control/snapshots.js';
 import { faultsOf, type Fault, type FaultInput } from './server/faults.js';
 import { REQUEST_RECORDED } from './server/events.js';
@@ -61,6 +62,8 @@ export interface RunningEmulator {
   deleteSnapshot(name: string): Promise<void>;
   clock: EmulatorClock;
   faults: EmulatorFaults;
+  /** The whole state, as `GET /_emu/state` answers it (secrets `<redacted>` unless `includeSecrets`); after `stop`, all it accepted. */
+  exportState(options?: { includeSecrets?: boolean }): StateDocument;
   /** The request journal: the last `limit` (default 100) REST requests and KP1 messages that match, oldest first. */
   requests(filter?: JournalFilter): JournalEntry[];
   /** Calls `listener` with every REST request and KP1 message as the journal records it; the returned function stops it. */
@@ -124,6 +127,10 @@ export function emulatorHandle(ctx: EmuContext, parts: HandleParts): RunningEmul
       list: () => faults.list(),
       remove: (id) => faults.remove(id),
       clear: () => faults.clear(),
+    },
+    exportState: ({ includeSecrets = false } = {}) => {
+      const document = ctx.store.exportDocument();
+      return includeSecrets ? document : redactSecrets(document, ctx.services);
     },
     requests: (filter) => journalOf(ctx).list(filter),
     onRequest: (listener) => {

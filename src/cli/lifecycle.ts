@@ -56,7 +56,6 @@ function writeExport(emulator: RunningEmulator, file: string, document: unknown)
 export async function stopEmulator(emulator: RunningEmulator, exportOnExit: string | undefined): Promise<void> {
   await emulator.stop();
   if (!exportOnExit) return;
-  const { internalContext } = await import('../emulator.js');
   // Read after the stop: every request the emulator accepted is in it.
-  writeExport(emulator, exportOnExit, internalContext(emulator).store.exportDocument());
+  writeExport(emulator, exportOnExit, emulator.exportState({ includeSecrets: true }));
 }
