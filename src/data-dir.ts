@@ -24,17 +24,14 @@ export interface StoppedEmulator {
  */
 export async function openDataDir(dataDir: string, options: { readOnly?: boolean; log?: (message: string) => void } = {}): Promise<StoppedEmulator> {
   const log = options.log ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
-  const [{ importState, openContext }, { redactSecrets }, { issueTestToken }] = await Promise.all([
+  const [{ importState, openContext }, { exportedState }, { issueTestToken }] = await Promise.all([
     import('./emulator.js'),
     import('./server/control/secrets.js'),
     import('./services/oidc/test-tokens.js'),
   ]);
   const ctx = await openContext(resolveConfig({ dataDir: resolve(dataDir) }), log, options.readOnly ?? false);
   return {
-    exportState: ({ includeSecrets = false } = {}) => {
-      const document = ctx.store.exportDocument();
-      return includeSecrets ? document : redactSecrets(document, ctx.services);
-    },
+    exportState: (options) => exportedState(ctx, options),
     importState: (input, source) => importState(ctx, input, source),
     token: (request) => issueTestToken(ctx, request),
     close: async () => {

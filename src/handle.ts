@@ -1,7 +1,7 @@
 import { parseDuration, type ClockMode } from './clock.js';
 import type { EmuContext } from './context.js';
 import { moveClock, virtualClock } from './server/control/clock.js';
-import { redactSecrets } from './server/control/secrets.js';
+import { exportedState } from './server/control/secrets.js';
 import { listSnapshots, restoreSnapshot, saveSnapshot, deleteSnapshot, type SnapshotInfo } from './server/control/snapshots.js';
 import { faultsOf, type Fault, type FaultInput } from './server/faults.js';
 import { REQUEST_RECORDED } from './server/events.js';
@@ -128,10 +128,7 @@ export function emulatorHandle(ctx: EmuContext, parts: HandleParts): RunningEmul
       remove: (id) => faults.remove(id),
       clear: () => faults.clear(),
     },
-    exportState: ({ includeSecrets = false } = {}) => {
-      const document = ctx.store.exportDocument();
-      return includeSecrets ? document : redactSecrets(document, ctx.services);
-    },
+    exportState: (options) => exportedState(ctx, options),
     requests: (filter) => journalOf(ctx).list(filter),
     onRequest: (listener) => {
       ctx.events.on(REQUEST_RECORDED, listener);
