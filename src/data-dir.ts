@@ -19,8 +19,8 @@ export interface StoppedEmulator {
 }
 
 /**
- * Opens a data directory as `fixtures export`, `fixtures import` and `token` do when no emulator holds it (one that a
- * live emulator holds is refused: its lock). `readOnly` (export, tokens) writes nothing there.
+ * Opens a data directory as `fixtures export`, `fixtures import` and `token` do when no emulator holds it. Opened
+ * to write, one that a live emulator holds is refused (its lock); `readOnly` (export, tokens) reads what is on disk.
  */
 export async function openDataDir(dataDir: string, options: { readOnly?: boolean; log?: (message: string) => void } = {}): Promise<StoppedEmulator> {
   const log = options.log ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
