@@ -140,6 +140,12 @@ export interface ServiceDescriptor {
   compat?: { revisions: string[]; default: string };
 }
 
+/**
+ * An id that stands in URL paths and KP1 topics (endpoint ids, application version names, tenant ids, endpoint filter
+ * ids): URL-unreserved characters (RFC 3986), not `.` or `..` alone (they would be path segments of their own).
+ */
+export const ID_PATTERN = '^(?!\\.{1,2}$)[a-zA-Z0-9._~-]+$';
+
 /** A date-time as the emulator stores them (`toISOString()`); other ISO 8601 offsets are read too. */
 export const DATE_TIME: JsonSchema = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$' };
 

@@ -4,6 +4,7 @@ import { publicJwk } from '../auth/keys.js';
 import { expandScopes } from '../auth/scopes.js';
 import { DEFAULT_TOKEN_TTL, signAccessToken } from '../auth/tokens.js';
 import { issuerUrl } from '../server/location.js';
+import { percentDecoded } from '../server/percent-decoding.js';
 import type { Route } from '../contract.js';
 import { routeTableRouter } from '../server/router.js';
 import { realmClient } from '../services/tenant-manager/tenants.js';
@@ -13,12 +14,13 @@ import { OAUTH_BODY_LIMIT, OAuthError, passwordGrantee, realmOf, type Grantee } 
 function clientCredentials(req: Request): { id?: string; secret?: string } {
   const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
   if (basic) {
-    const [id, ...rest] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
-    try {
-      return { id: decodeURIComponent(id), secret: decodeURIComponent(rest.join(':')) };
-    } catch {
+    const [rawId, ...rest] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
+    const id = percentDecoded(rawId);
+    const secret = percentDecoded(rest.join(':'));
+    if (id === undefined || secret === undefined) {
       throw new OAuthError(401, 'invalid_client', 'The Basic credentials are not valid percent-encoded client_id:client_secret.');
     }
+    return { id, secret };
   }
   return { id: req.body?.client_id, secret: req.body?.client_secret };
 }

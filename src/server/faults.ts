@@ -3,7 +3,7 @@ import { runtimeOf, type EmuContext } from '../context.js';
 import type { JsonSchema } from '../contract.js';
 import { badRequest } from './errors.js';
 import { FAULTS_CHANGED } from './events.js';
-import { schemaProblem } from './json-schema.js';
+import { schemaProblem } from '../schema/json-schema.js';
 import { otherSpelling } from './service-list.js';
 
 export interface HttpFault {

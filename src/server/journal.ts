@@ -5,6 +5,7 @@ import type { ServiceDescriptor } from '../contract.js';
 import { REDACTED } from './control/secrets.js';
 import { REQUEST_RECORDED } from './events.js';
 import { serviceOfPath } from './service-list.js';
+import { percentDecoded } from './percent-decoding.js';
 
 /** One entry as `GET /_emu/requests` and the event stream show it. */
 export interface JournalEntry {
@@ -78,13 +79,7 @@ function redactQuery(url: string): string {
   return `${url.slice(0, q)}?${params.join('&')}`;
 }
 
-function decodeSafely(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
+const decodeSafely = (text: string): string => percentDecoded(text) ?? text;
 
 const ENDPOINT_IN_PATH = /\/endpoints\/([^/?]+)/;
 

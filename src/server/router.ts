@@ -5,7 +5,7 @@ import type { Route } from '../contract.js';
 import { checkJsonDepth } from '../store/index.js';
 import { HttpError } from './errors.js';
 import type { ValidateFunction } from 'ajv';
-import { compileSchema, describeSchemaError } from './json-schema.js';
+import { compileSchema, describeSchemaError } from '../schema/json-schema.js';
 import { bySpecificity, expressPath, templatePattern } from './path-template.js';
 
 /** Answers 405 with `Allow` when the path exists with other methods; otherwise passes on (to a 404). */

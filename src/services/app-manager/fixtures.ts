@@ -1,7 +1,7 @@
 import type { Mutation } from '../../store/index.js';
-import type { FixtureSection } from '../../contract.js';
+import { ID_PATTERN, type FixtureSection } from '../../contract.js';
 import { APP_VERSIONS, APPLICATIONS } from './applications.js';
-import { APP_NAME_PATTERN, VERSION_NAME_PATTERN } from './schemas.js';
+import { APP_NAME_PATTERN } from './schemas.js';
 import { SERVICE_INSTANCES } from './service-instances.js';
 
 const text = { type: 'string' };
@@ -22,7 +22,7 @@ export const applicationFixtures: FixtureSection = {
         items: {
           type: 'object',
           required: ['name'],
-          properties: { name: { type: 'string', pattern: VERSION_NAME_PATTERN }, displayName: text, description: text },
+          properties: { name: { type: 'string', pattern: ID_PATTERN }, displayName: text, description: text },
           additionalProperties: false,
         },
       },

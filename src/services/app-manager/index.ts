@@ -1,7 +1,7 @@
 // Application manager (app-manager): applications and their versions, service instances.
-import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../contract.js';
+import { DATE_TIME, ID_PATTERN, tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { setupApplicationIndexes } from './applications.js';
-import { APP_NAME_PATTERN, VERSION_NAME_PATTERN } from './schemas.js';
+import { APP_NAME_PATTERN } from './schemas.js';
 import { applicationFixtures, serviceInstanceFixtures } from './fixtures.js';
 import { routes } from './routes.js';
 
@@ -20,7 +20,7 @@ export const appManager: ServiceDescriptor = {
     }),
     'app-versions': tenantRecord(['appName', 'name', 'createdDate', 'updatedDate'], {
       appName: { type: 'string', pattern: APP_NAME_PATTERN },
-      name: { type: 'string', pattern: VERSION_NAME_PATTERN },
+      name: { type: 'string', pattern: ID_PATTERN },
       displayName: { type: 'string' },
       description: { type: 'string' },
       createdDate: DATE_TIME,

@@ -1,8 +1,6 @@
-import type { JsonSchema } from '../../contract.js';
+import { ID_PATTERN, type JsonSchema } from '../../contract.js';
 
 export const APP_NAME_PATTERN = '^[a-z0-9_-]+$';
-/** Version names stand in KP1 topics: URL-unreserved characters, not `.` or `..` alone. */
-export const VERSION_NAME_PATTERN = '^(?!\\.{1,2}$)[a-zA-Z0-9._~-]+$';
 
 const optionalText = { type: ['string', 'null'] };
 
@@ -20,7 +18,7 @@ export const applicationCreateSchema: JsonSchema = {
 export const versionCreateSchema: JsonSchema = {
   type: 'object',
   properties: {
-    name: { anyOf: [{ type: 'string', pattern: VERSION_NAME_PATTERN, maxLength: 255 }, { const: '' }, { type: 'null' }] },
+    name: { anyOf: [{ type: 'string', pattern: ID_PATTERN, maxLength: 255 }, { const: '' }, { type: 'null' }] },
     displayName: optionalText,
     description: optionalText,
   },

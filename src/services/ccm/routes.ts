@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Route } from '../../contract.js';
 import { badRequest } from '../../server/errors.js';
-import { schemaProblem } from '../../server/json-schema.js';
+import { schemaProblem } from '../../schema/json-schema.js';
 import { locationOf } from '../../server/location.js';
 import { pathParam } from '../../server/params.js';
 import {

@@ -2,7 +2,7 @@ import { randomFillSync, randomUUID } from 'node:crypto';
 import { runtimeOf, type EmuContext } from '../../context.js';
 import { badRequest, conflict } from '../../server/errors.js';
 import { ENDPOINT_CHANGED } from '../../server/events.js';
-import type { StoredRecord } from '../../store/index.js';
+import { isPlainObject, type StoredRecord } from '../../store/index.js';
 import { findTenantVersion, findVersion } from '../app-manager/applications.js';
 
 export const ENDPOINTS = 'endpoints';
@@ -69,9 +69,8 @@ export function endpointsInListingOrder(ctx: EmuContext, tenantId: string, appNa
   return endpoints;
 }
 
-export function isMetadataObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** Metadata is a JSON object. Kept for the dashboard's API until its checks move into route body schemas. */
+export const isMetadataObject = isPlainObject;
 
 /** A registration that holds to `endpointRegistrationSchema` (the server checked it, or the fixture validator). */
 export interface Registration {

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import isSafeRegex from 'safe-regex2';
 import { runtimeOf, type EmuContext } from '../../context.js';
-import type { StoredRecord } from '../../store/index.js';
+import { isPlainObject, type StoredRecord } from '../../store/index.js';
 
 export const ENDPOINT_FILTERS = 'endpoint-filters';
 
@@ -23,7 +23,7 @@ type Operator = '$eq' | '$ne' | '$in' | '$nin' | '$exists' | '$gt' | '$gte' | '$
 export const OPERATORS: Operator[] = ['$eq', '$ne', '$in', '$nin', '$exists', '$gt', '$gte', '$lt', '$lte', '$regex'];
 
 function isOperator(value: unknown): value is Partial<Record<Operator, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0 && Object.keys(value).every((k) => OPERATORS.includes(k as Operator));
+  return isPlainObject(value) && Object.keys(value).length > 0 && Object.keys(value).every((k) => OPERATORS.includes(k as Operator));
 }
 
 /** Longest `$regex` pattern a filter may hold (docs/fixtures.md). */
@@ -68,10 +68,9 @@ const OPERAND_PROBLEMS: Record<Operator, (operand: unknown) => string | null> = 
 
 /** Why a filter's `match` cannot be stored, or null: unknown operators and bad operands are refused up front. */
 export function matchProblem(match: unknown): string | null {
-  if (typeof match !== 'object' || match === null || Array.isArray(match)) return 'match must be a JSON object of metadata keys';
+  if (!isPlainObject(match)) return 'match must be a JSON object of metadata keys';
   for (const [key, condition] of Object.entries(match)) {
-    const isObject = typeof condition === 'object' && condition !== null && !Array.isArray(condition);
-    const operators = isObject ? Object.keys(condition) : [];
+    const operators = isPlainObject(condition) ? Object.keys(condition) : [];
     if (!operators.some((k) => k.startsWith('$'))) continue;
     for (const op of operators) {
       if (!OPERATORS.includes(op as Operator)) return `match.${key} has an unknown operator ${op}; operators: ${OPERATORS.join(', ')}`;

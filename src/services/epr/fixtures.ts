@@ -1,4 +1,4 @@
-import type { FixtureSection } from '../../contract.js';
+import { ID_PATTERN, type FixtureSection } from '../../contract.js';
 import type { Mutation } from '../../store/index.js';
 import { findVersion, getApplication } from '../app-manager/applications.js';
 import { ENDPOINTS, newEndpoint } from './endpoints.js';
@@ -51,7 +51,7 @@ export const filterFixtures: FixtureSection = {
     required: ['applicationName', 'filterId', 'match'],
     properties: {
       applicationName: { type: 'string' },
-      filterId: { type: 'string', pattern: '^[a-zA-Z0-9._~-]+$' },
+      filterId: { type: 'string', pattern: ID_PATTERN },
       status: { enum: ['ACTIVE', 'INACTIVE'] },
       description: { type: 'string' },
       match: { type: 'object' },

@@ -1,7 +1,7 @@
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
-import type { StoredRecord } from '../../store/index.js';
+import { isPlainObject, type StoredRecord } from '../../store/index.js';
 import { findApplication, findTenantVersion, type AppVersion } from '../app-manager/applications.js';
 
 export const APP_CONFIGS = 'app-configs';
@@ -44,8 +44,8 @@ export function versionConfiguration(ctx: EmuContext, appVersionName: string): u
  */
 export function serviceConfiguration(ctx: EmuContext, appVersionName: string, serviceName: string): unknown {
   const config = appConfigRecord(ctx, appVersionName)?.config;
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) return undefined;
-  return Object.hasOwn(config, serviceName) ? (config as Record<string, unknown>)[serviceName] : undefined;
+  if (!isPlainObject(config)) return undefined;
+  return Object.hasOwn(config, serviceName) ? config[serviceName] : undefined;
 }
 
 export function newAppConfig(version: AppVersion, config: unknown, now: string, previous?: AppConfig): AppConfig {

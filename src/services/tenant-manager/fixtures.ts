@@ -1,4 +1,4 @@
-import { REALM_NAME_PATTERN, TENANT_ID_PATTERN } from './schemas.js';
+import { REALM_NAME_PATTERN, tenantIdSchema } from './schemas.js';
 import type { EmuContext } from '../../context.js';
 import type { Mutation } from '../../store/index.js';
 import type { FixtureSection } from '../../contract.js';
@@ -14,7 +14,7 @@ export const tenantFixtures: FixtureSection = {
     type: 'object',
     required: ['id', 'realm_name'],
     properties: {
-      id: { type: 'string', pattern: TENANT_ID_PATTERN },
+      id: tenantIdSchema,
       realm_name: { type: 'string', pattern: REALM_NAME_PATTERN },
       clients: {
         type: 'array',

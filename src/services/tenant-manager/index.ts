@@ -3,7 +3,7 @@ import { withPasswordHash } from '../../auth/passwords.js';
 import { tenantRecord, type JsonSchema, type ServiceDescriptor } from '../../contract.js';
 import { tenantFixtures } from './fixtures.js';
 import { routes } from './routes.js';
-import { REALM_NAME_PATTERN, TENANT_ID_PATTERN } from './schemas.js';
+import { REALM_NAME_PATTERN, tenantIdSchema } from './schemas.js';
 import { TEMPLATE_KINDS } from './templates.js';
 import { setupTenantIndexes } from './tenants.js';
 
@@ -16,7 +16,7 @@ export const tenantManager: ServiceDescriptor = {
   serviceGroup: 'admin',
   routes,
   collections: {
-    tenants: tenantRecord(['id', 'realm_name'], { id: { type: 'string', pattern: TENANT_ID_PATTERN }, realm_name: { type: 'string', pattern: REALM_NAME_PATTERN } }),
+    tenants: tenantRecord(['id', 'realm_name'], { id: tenantIdSchema, realm_name: { type: 'string', pattern: REALM_NAME_PATTERN } }),
     'realm-clients': tenantRecord(['clientId', 'secret'], { scopes }),
     'realm-users': withPasswordHash(tenantRecord(['username', 'passwordHash'], { scopes })),
     settings: { type: 'object', required: ['value'] },

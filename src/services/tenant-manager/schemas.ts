@@ -1,8 +1,8 @@
-import type { JsonSchema } from '../../contract.js';
+import { ID_PATTERN, type JsonSchema } from '../../contract.js';
 
 export const REALM_NAME_PATTERN = '^[a-zA-Z0-9_-]+$';
-/** Tenant ids stand in tokens and URL paths: URL-unreserved characters, at most 64, not `.` or `..` alone. */
-export const TENANT_ID_PATTERN = '^(?!\\.{1,2}$)[a-zA-Z0-9._~-]{1,64}$';
+/** Tenant ids stand in tokens and URL paths: an id (ID_PATTERN) of at most 64 characters. */
+export const tenantIdSchema: JsonSchema = { type: 'string', pattern: ID_PATTERN, maxLength: 64 };
 
 /** The create request's integer fields the spec marks required. */
 export const REQUIRED_VERSIONS = [
@@ -21,7 +21,7 @@ export const tenantCreateSchema: JsonSchema = {
   type: 'object',
   required: ['realm_name', ...REQUIRED_VERSIONS],
   properties: {
-    id: { type: 'string', pattern: TENANT_ID_PATTERN },
+    id: tenantIdSchema,
     realm_name: { type: 'string', pattern: REALM_NAME_PATTERN, maxLength: 64 },
     ...Object.fromEntries(REQUIRED_VERSIONS.map((f) => [f, integer])),
     idp_version: { type: 'boolean' },
