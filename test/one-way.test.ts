@@ -22,13 +22,11 @@ const sources = sourceFiles(SRC).map((file) => ({ name: relative(SRC, file), tex
 /** The files (relative to src/) in which `pattern` occurs. */
 const filesWith = (pattern: RegExp) => sources.filter((file) => pattern.test(file.text)).map((file) => file.name).sort();
 
-const PENDING_UI = 'ui/server.ts';
-
 describe('one definition of each shared helper', () => {
   it('the plain-object check is isPlainObject (src/store/json-values.ts)', () => {
     const written = /typeof ([\w.]+) === 'object' && \1 !== null && !Array\.isArray\(\1\)|typeof ([\w.]+) !== 'object' \|\| \2 === null \|\| Array\.isArray\(\2\)/;
-    // The CLI would be a package of its own; the control plane's clock body becomes a Route body schema.
-    expect(filesWith(written)).toEqual(['cli/device/options.ts', 'server/control/clock.ts', 'store/json-values.ts', PENDING_UI]);
+    // The CLI would be a package of its own.
+    expect(filesWith(written)).toEqual(['cli/device/options.ts', 'store/json-values.ts']);
   });
 
   it('percent-decoding is percentDecoded (src/server/percent-decoding.ts); the client, a public floor of its own, decodes a Location', () => {
@@ -37,7 +35,7 @@ describe('one definition of each shared helper', () => {
 
   it('the metadata-key pattern is METADATA_KEY_PATTERN (src/services/epr/schemas.ts)', () => {
     // The simulator's telemetry field names follow the same rule by coincidence, not as metadata keys.
-    expect(filesWith(/\^\[a-zA-Z0-9_\]\+\$/)).toEqual(['services/epr/schemas.ts', 'simulator/telemetry.ts', PENDING_UI]);
+    expect(filesWith(/\^\[a-zA-Z0-9_\]\+\$/)).toEqual(['services/epr/schemas.ts', 'simulator/telemetry.ts']);
   });
 
   it('the id pattern is ID_PATTERN (src/contract.ts)', () => {

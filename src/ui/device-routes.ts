@@ -1,3 +1,4 @@
+import { METADATA_KEY_PATTERN } from '../services/epr/schemas.js';
 import type { JsonSchema, Route } from '../contract.js';
 import { notFound } from '../server/errors.js';
 import { queryString } from '../server/params.js';
@@ -27,7 +28,7 @@ const deviceRequestSchema: JsonSchema = {
 };
 
 /** The body of `PUT /_emu/endpoints/{endpointId}/metadata`: keys as KP1 epmx allows them. */
-const metadataSchema: JsonSchema = { type: 'object', propertyNames: { pattern: '^[a-zA-Z0-9_]+$' } };
+const metadataSchema: JsonSchema = { type: 'object', propertyNames: { pattern: METADATA_KEY_PATTERN } };
 
 /**
  * The dashboard's device API, mounted at `/_emu`:
