@@ -7,6 +7,7 @@ import { realmPath, signAdminToken } from './auth/tokens.js';
 import { VirtualClock } from './clock.js';
 import { DEFAULT_FIXTURES, resolveConfig, type EmulatorConfig, type EmulatorOptions } from './config.js';
 import { createEventBus, type EmuContext } from './context.js';
+import { declaredCollections } from './contract.js';
 import { kp1HttpRouter, onlineEndpointCount, startGateway, type Gateway } from './gateway/index.js';
 import { FixtureError } from './seed/errors.js';
 import { readJsonFile, seedFixture, type SeedOptions } from './seed/load.js';
@@ -47,6 +48,7 @@ const tenantRealm = (ctx: EmuContext) => getTenant(ctx, ctx.defaultTenantId())?.
 
 /** The context of an opened store, with or without a server (the CLI uses it on a stopped data directory). */
 export function createContext(config: EmulatorConfig, store: Store, keys: SigningKey | (() => SigningKey) | undefined, log: (m: string) => void): EmuContext {
+  store.declare(declaredCollections(services));
   const ctx: EmuContext = {
     store,
     config,
