@@ -31,6 +31,6 @@ export const basicCredentialFixtures: FixtureSection = {
         throw new FixtureError(`basicCredentials (${item.username}): ${(err as Error).message}`);
       }
     }
-    await ctx.store.commit(made.map((c) => ({ op: 'put', c: BASIC_CREDENTIALS, id: c.id, v: c })));
+    await ctx.store.commit(made.map((c) => BASIC_CREDENTIALS.putMutation(c.id, c)));
   },
 };

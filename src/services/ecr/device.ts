@@ -84,6 +84,6 @@ export async function reportApplied(ctx: EmuContext, endpoint: Endpoint, report:
           ...(previous?.appliedConfigId !== undefined ? { appliedConfigId: previous.appliedConfigId, appliedDate: previous.appliedDate } : {}),
           rejection: { configId: report.configId, statusCode: report.statusCode, ...(report.reasonPhrase !== undefined ? { reasonPhrase: report.reasonPhrase } : {}), date: now },
         };
-  await ctx.store.put(APPLIED_CONFIGS, endpointConfigKey(endpoint.endpointId, appVersionName), next);
+  await APPLIED_CONFIGS.put(ctx, endpointConfigKey(endpoint.endpointId, appVersionName), next);
   return next;
 }

@@ -40,7 +40,7 @@ export async function putEndpointConfig(
   precondition(previous);
   checkPayload(ctx, version.name, payload);
   const record = nextRecord(version, payload, ctx.clock.nowIso(), previous, endpoint.endpointId);
-  await ctx.store.put(ENDPOINT_CONFIGS, endpointConfigKey(endpoint.endpointId, version.name), record);
+  await ENDPOINT_CONFIGS.put(ctx, endpointConfigKey(endpoint.endpointId, version.name), record);
   if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint);
   return { record, created: previous === undefined };
 }
@@ -50,7 +50,7 @@ export async function deleteEndpointConfig(ctx: EmuContext, endpoint: Endpoint, 
   const previous = endpointConfig(ctx, endpoint.endpointId, version.name);
   if (!previous) throw notFound(`Endpoint ${endpoint.endpointId} has no configuration for application version ${version.name}.`);
   precondition(previous);
-  await ctx.store.delete(ENDPOINT_CONFIGS, endpointConfigKey(endpoint.endpointId, version.name));
+  await ENDPOINT_CONFIGS.delete(ctx, endpointConfigKey(endpoint.endpointId, version.name));
   if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint);
 }
 
@@ -60,7 +60,7 @@ export async function putDefaultConfig(ctx: EmuContext, version: AppVersion, pay
   precondition(previous);
   checkPayload(ctx, version.name, payload);
   const record = nextRecord(version, payload, ctx.clock.nowIso(), previous);
-  await ctx.store.put(DEFAULT_CONFIGS, version.name, record);
+  await DEFAULT_CONFIGS.put(ctx, version.name, record);
   pushToVersion(ctx, version.appName, version.name, (e) => !endpointConfig(ctx, e.endpointId, version.name));
   return record;
 }
@@ -69,7 +69,7 @@ export async function deleteDefaultConfig(ctx: EmuContext, version: AppVersion, 
   const previous = defaultConfig(ctx, version.name);
   if (!previous) throw notFound(`Application version ${version.name} has no default configuration.`);
   precondition(previous);
-  await ctx.store.delete(DEFAULT_CONFIGS, version.name);
+  await DEFAULT_CONFIGS.delete(ctx, version.name);
   pushToVersion(ctx, version.appName, version.name, (e) => !endpointConfig(ctx, e.endpointId, version.name));
 }
 
@@ -85,7 +85,7 @@ async function writeAll(ctx: EmuContext, targets: Target[], payload: ConfigPaylo
   const records = targets.map(({ endpoint, version }) =>
     nextRecord(version, payload, now, endpointConfig(ctx, endpoint.endpointId, version.name), endpoint.endpointId),
   );
-  await ctx.store.commit(records.map((r): Mutation => ({ op: 'put', c: ENDPOINT_CONFIGS, id: endpointConfigKey(r.endpointId!, r.appVersionName), v: r })));
+  await ctx.store.commit(records.map((r) => ENDPOINT_CONFIGS.putMutation(endpointConfigKey(r.endpointId!, r.appVersionName), r)));
   for (const { endpoint, version } of targets) if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint);
   return records;
 }

@@ -38,7 +38,7 @@ function list(req: Request, res: Response) {
   const ctx = req.ctx;
   const include = includes(req);
   const query = endpointQueryOf(req);
-  if (notModified(req, res, { revision: `${ctx.store.rev(ENDPOINTS)}.${ctx.store.rev(ENDPOINT_FILTERS)}` })) return;
+  if (notModified(req, res, { revision: `${ENDPOINTS.rev(ctx)}.${ENDPOINT_FILTERS.rev(ctx)}` })) return;
   const page = paginate(req, listEndpoints(ctx, req.principal.tenantId, query), 100);
   res.json({ totalElements: page.total, content: page.items.map((e) => present(req, e, include)) });
 }
@@ -47,7 +47,7 @@ function getOne(req: Request, res: Response) {
   const include = includes(req);
   const endpoint = findEndpoint(req.ctx, req.principal.tenantId, pathParam(req, 'endpointId'));
   if (!endpoint) throw notFound(`There is no endpoint ${req.params.endpointId}.`);
-  const revision = `${req.ctx.store.rev(ENDPOINTS, endpoint.endpointId)}${include.has('filters') ? `.${req.ctx.store.rev(ENDPOINT_FILTERS)}` : ''}`;
+  const revision = `${ENDPOINTS.rev(req.ctx, endpoint.endpointId)}${include.has('filters') ? `.${ENDPOINT_FILTERS.rev(req.ctx)}` : ''}`;
   if (notModified(req, res, { revision, lastModified: endpoint.updatedDate })) return;
   res.json(present(req, endpoint, include));
 }

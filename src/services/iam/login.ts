@@ -17,7 +17,7 @@ export async function iamLogin(ctx: EmuContext, tenantId: string, username: stri
   const found = userByUsername(ctx, tenantId, username);
   if (!found || !(await verifyPassword(password, found.passwordHash))) return undefined;
   // Read again after the hash: the user may have been deleted meanwhile.
-  const user = ctx.store.get<IamUser>(USERS, found.id);
+  const user = USERS.get(ctx, found.id);
   if (!user) return undefined;
   if (!user.enabled) return 'disabled';
   return { id: user.id, username: user.username, scopes: userScopes(ctx, user) };

@@ -56,7 +56,7 @@ export async function createUser(ctx: EmuContext, tenantId: string, input: UserI
     updated: now,
     passwordHash,
   };
-  await ctx.store.put(USERS, user.id, user);
+  await USERS.put(ctx, user.id, user);
   return user;
 }
 
@@ -83,8 +83,8 @@ export async function deleteUsers(ctx: EmuContext, tenantId: string, ids: readon
   const unique = [...new Set(ids)];
   for (const id of unique) getUser(ctx, tenantId, id);
   const mutations: Mutation[] = unique.flatMap((id) => [
-    { op: 'del', c: USERS, id },
-    ...(ctx.store.has(RESOURCE_POLICIES, id) ? [{ op: 'del', c: RESOURCE_POLICIES, id } as const] : []),
+    USERS.deleteMutation(id),
+    ...(RESOURCE_POLICIES.has(ctx, id) ? [RESOURCE_POLICIES.deleteMutation(id)] : []),
   ]);
   await ctx.store.commit(mutations);
 }
@@ -94,7 +94,7 @@ export async function changeUserPolicies(ctx: EmuContext, tenantId: string, user
   const user = getUser(ctx, tenantId, userId);
   if (attach) checkReferences(ctx, tenantId, 'policy', policyIds);
   const policyIDs = attach ? [...new Set([...user.policyIDs, ...policyIds])] : user.policyIDs.filter((id) => !policyIds.includes(id));
-  await ctx.store.put(USERS, user.id, { ...user, policyIDs, updated: ctx.clock.nowIso() });
+  await USERS.put(ctx, user.id, { ...user, policyIDs, updated: ctx.clock.nowIso() });
 }
 
 /** Adds a group to users' memberships (a group created with `users`), as mutations of one commit. */
@@ -102,6 +102,6 @@ export function joinGroup(ctx: EmuContext, tenantId: string, groupId: string, us
   checkReferences(ctx, tenantId, 'user', userIds);
   return [...new Set(userIds)].map((id) => {
     const user = getUser(ctx, tenantId, id);
-    return { op: 'put', c: USERS, id, v: { ...user, groups: [...new Set([...user.groups, groupId])], updated: now } };
+    return USERS.putMutation(id, { ...user, groups: [...new Set([...user.groups, groupId])], updated: now });
   });
 }

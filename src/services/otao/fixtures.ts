@@ -26,7 +26,7 @@ export const softwareFixtures: FixtureSection = {
       } catch (err) {
         throw new FixtureError(`software[${i}] (${appName} ${version}): ${(err as Error).message}`);
       }
-      await ctx.store.put(SOFTWARE, softwareId(software), software);
+      await SOFTWARE.put(ctx, softwareId(software), software);
     }
   },
 };

@@ -2,7 +2,6 @@ import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { softwareFixtures } from './fixtures.js';
 import { startRolloutDates, stopRolloutDates } from './rollout-dates.js';
 import { routes } from './routes.js';
-import { setupSoftwareIndexes } from './software.js';
 
 export const otaOrchestrator: ServiceDescriptor = {
   prefix: 'otao',
@@ -13,7 +12,6 @@ export const otaOrchestrator: ServiceDescriptor = {
   fixtures: [softwareFixtures],
   seedsAfter: ['epr'],
   setup(ctx) {
-    setupSoftwareIndexes(ctx);
     startRolloutDates(ctx);
   },
   teardown: stopRolloutDates,

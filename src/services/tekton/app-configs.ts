@@ -1,10 +1,10 @@
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
-import type { StoredRecord } from '../../store/index.js';
+import { collection, type StoredRecord } from '../../store/index.js';
 import { findApplication, findTenantVersion, type AppVersion } from '../app-manager/applications.js';
 
-export const APP_CONFIGS = 'app-configs';
+export const APP_CONFIGS = collection<AppConfig>('app-configs');
 
 /** The configuration of one application version; stored under the version's name (version names are global). */
 export interface AppConfig extends StoredRecord {
@@ -29,7 +29,7 @@ export function versionOfApplication(ctx: EmuContext, tenantId: string, appName:
 
 /** The stored configuration of a version (any tenant's: for the services that read their part of it). */
 export function appConfigRecord(ctx: EmuContext, appVersionName: string): AppConfig | undefined {
-  return ctx.store.get<AppConfig>(APP_CONFIGS, appVersionName);
+  return APP_CONFIGS.get(ctx, appVersionName);
 }
 
 /** The whole configuration of a version, `{}` when none was ever written. */
@@ -61,7 +61,7 @@ export function newAppConfig(version: AppVersion, config: unknown, now: string, 
 
 export async function putAppConfig(ctx: EmuContext, version: AppVersion, config: unknown): Promise<AppConfig> {
   const record = newAppConfig(version, config, ctx.clock.nowIso(), appConfigRecord(ctx, version.name));
-  await ctx.store.put(APP_CONFIGS, version.name, record);
+  await APP_CONFIGS.put(ctx, version.name, record);
   return record;
 }
 
@@ -90,6 +90,6 @@ export async function patchAppConfig(ctx: EmuContext, version: AppVersion, patch
     }
   });
   const record = newAppConfig(version, patched, ctx.clock.nowIso(), previous);
-  await ctx.store.put(APP_CONFIGS, version.name, record);
+  await APP_CONFIGS.put(ctx, version.name, record);
   return record;
 }

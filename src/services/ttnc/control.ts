@@ -21,7 +21,7 @@ export function lorawanControlRouter(ctx: EmuContext): Router {
   });
   router.get('/lorawan/integrations/:id', (req, res) => {
     const id = pathInt(req, 'id');
-    const integration = ctx.store.get<Integration>(INTEGRATIONS, String(id));
+    const integration = INTEGRATIONS.get(ctx, String(id));
     if (!integration) throw notFound(`There is no LoRaWAN integration ${id}.`);
     res.json(presentForControl(integration));
   });

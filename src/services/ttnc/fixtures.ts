@@ -19,7 +19,7 @@ export const integrationFixtures: FixtureSection = {
       try {
         const integration = newIntegration(ctx, app.tenantId, input, now);
         const seeded = reported(ctx, integration, { status, state, error, devices }, now);
-        await ctx.store.put(INTEGRATIONS, String(seeded.id), seeded);
+        await INTEGRATIONS.put(ctx, String(seeded.id), seeded);
       } catch (err) {
         throw new FixtureError(`lorawanIntegrations[${i}] (${input.name}): ${(err as Error).message}`);
       }
