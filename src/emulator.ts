@@ -27,7 +27,7 @@ import { services } from './services/index.js';
 import { uiRouter } from './ui/server.js';
 import { oidcRouter } from './services/oidc/router.js';
 import { issueTestToken } from './services/oidc/test-tokens.js';
-import { defaultTenantId, getTenant, tenantByRealm } from './services/tenant-manager/tenants.js';
+import { defaultTenantId, findTenant, tenantByRealm } from './services/tenant-manager/tenants.js';
 import { Store, type StateDocument } from './store/index.js';
 import { VERSION } from './version.js';
 
@@ -44,7 +44,7 @@ export function internalContext(emulator: RunningEmulator): EmuContext {
 
 const noDevices = { push: () => undefined };
 
-const tenantRealm = (ctx: EmuContext) => getTenant(ctx, ctx.defaultTenantId())?.realm_name ?? ctx.defaultTenantId();
+const tenantRealm = (ctx: EmuContext) => findTenant(ctx, ctx.defaultTenantId())?.realm_name ?? ctx.defaultTenantId();
 
 /** The context of an opened store, with or without a server (the CLI uses it on a stopped data directory). */
 export function createContext(config: EmulatorConfig, store: Store, keys: SigningKey | (() => SigningKey) | undefined, log: (m: string) => void): EmuContext {

@@ -33,8 +33,15 @@ export function findApplication(ctx: EmuContext, tenantId: string, name: string)
   return app?.tenantId === tenantId ? app : undefined;
 }
 
+/** The tenant's application, or 404. */
+export function requireApplication(ctx: EmuContext, tenantId: string, name: string): Application {
+  const app = findApplication(ctx, tenantId, name);
+  if (!app) throw notFound(`There is no application ${name}.`);
+  return app;
+}
+
 /** Any tenant's application: for seeding and references between services, never for a caller's request. */
-export function getApplication(ctx: EmuContext, name: string): Application | undefined {
+export function findApplicationOfAnyTenant(ctx: EmuContext, name: string): Application | undefined {
   return APPLICATIONS.get(ctx, name);
 }
 
@@ -46,6 +53,13 @@ export function findVersion(ctx: EmuContext, name: string): AppVersion | undefin
 export function findTenantVersion(ctx: EmuContext, tenantId: string, name: string): AppVersion | undefined {
   const version = findVersion(ctx, name);
   return version?.tenantId === tenantId ? version : undefined;
+}
+
+/** The tenant's application version, or 404. */
+export function requireTenantVersion(ctx: EmuContext, tenantId: string, name: string): AppVersion {
+  const version = findTenantVersion(ctx, tenantId, name);
+  if (!version) throw notFound(`There is no application version ${name}.`);
+  return version;
 }
 
 export function versionsOf(ctx: EmuContext, appName: string): AppVersion[] {

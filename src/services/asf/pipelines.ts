@@ -25,7 +25,7 @@ export function findPipeline(ctx: EmuContext, tenantId: string, pipelineId: stri
   return PIPELINES.get(ctx, recordId(tenantId, pipelineId));
 }
 
-function requirePipeline(ctx: EmuContext, tenantId: string, pipelineId: string): StoredPipeline {
+export function requirePipeline(ctx: EmuContext, tenantId: string, pipelineId: string): StoredPipeline {
   const pipeline = findPipeline(ctx, tenantId, pipelineId);
   if (!pipeline) throw notFound(`There is no ingest pipeline ${pipelineId}.`);
   return pipeline;
@@ -54,10 +54,6 @@ export async function putPipeline(ctx: EmuContext, tenantId: string, pipelineId:
     updatedAt: now,
   };
   await PIPELINES.put(ctx, recordId(tenantId, pipelineId), record);
-}
-
-export function getPipeline(ctx: EmuContext, tenantId: string, pipelineId: string): StoredPipeline {
-  return requirePipeline(ctx, tenantId, pipelineId);
 }
 
 export async function deletePipeline(ctx: EmuContext, tenantId: string, pipelineId: string): Promise<void> {

@@ -49,7 +49,7 @@ export function findRecipient(ctx: EmuContext, tenantId: string, type: Notificat
   return recipient?.tenantId === tenantId && recipient.notificationType === type ? recipient : undefined;
 }
 
-function requireRecipient(ctx: EmuContext, tenantId: string, type: NotificationType, id: number): Recipient {
+export function requireRecipient(ctx: EmuContext, tenantId: string, type: NotificationType, id: number): Recipient {
   const recipient = findRecipient(ctx, tenantId, type, id);
   if (!recipient) throw notFound(`There is no ${type} recipient ${id}.`);
   return recipient;
@@ -144,8 +144,4 @@ export async function verifyByIds(ctx: EmuContext, tenantId: string, type: Notif
 export async function deleteRecipient(ctx: EmuContext, tenantId: string, type: NotificationType, id: number): Promise<void> {
   requireRecipient(ctx, tenantId, type, id);
   await RECIPIENTS.delete(ctx, String(id));
-}
-
-export function getRecipient(ctx: EmuContext, tenantId: string, type: NotificationType, id: number): Recipient {
-  return requireRecipient(ctx, tenantId, type, id);
 }

@@ -52,7 +52,7 @@ export function listBasicCredentials(ctx: EmuContext, tenantId: string): BasicCr
 }
 
 /** The tenant's credential; another tenant's is as absent as one that does not exist. */
-export function getBasicCredential(ctx: EmuContext, tenantId: string, id: string): BasicCredential {
+export function requireBasicCredential(ctx: EmuContext, tenantId: string, id: string): BasicCredential {
   const credential = BASIC_CREDENTIALS.get(ctx, id);
   if (!credential || credential.tenantId !== tenantId) throw notFound(`There are no basic credentials ${id}.`);
   return credential;
@@ -110,7 +110,7 @@ export async function createBasicCredential(ctx: EmuContext, tenantId: string, i
 
 /** `PATCH /basic-credentials/{id}/state`: 400 for a move the table above does not permit. */
 export async function changeCredentialState(ctx: EmuContext, tenantId: string, id: string, state: CredentialState): Promise<void> {
-  const credential = getBasicCredential(ctx, tenantId, id);
+  const credential = requireBasicCredential(ctx, tenantId, id);
   if (credential.state === state) return;
   if (!PERMITTED_MOVES[credential.state].includes(state)) {
     const allowed = PERMITTED_MOVES[credential.state];
@@ -120,7 +120,7 @@ export async function changeCredentialState(ctx: EmuContext, tenantId: string, i
 }
 
 function unrevoked(ctx: EmuContext, tenantId: string, id: string): BasicCredential {
-  const credential = getBasicCredential(ctx, tenantId, id);
+  const credential = requireBasicCredential(ctx, tenantId, id);
   if (credential.state === 'Revoked') throw badRequest(`Basic credentials ${id} are revoked: they cannot get a new password.`);
   return credential;
 }

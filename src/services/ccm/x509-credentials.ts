@@ -56,7 +56,7 @@ export function listX509Credentials(ctx: EmuContext, tenantId: string): X509Cred
     .sort((a, b) => a.createdDate.localeCompare(b.createdDate) || a.id.localeCompare(b.id));
 }
 
-export function getX509Credential(ctx: EmuContext, tenantId: string, id: string): X509Credential {
+export function requireX509Credential(ctx: EmuContext, tenantId: string, id: string): X509Credential {
   const credential = X509_CREDENTIALS.get(ctx, id);
   if (!credential || credential.tenantId !== tenantId) throw notFound(`There are no X.509 credentials ${id}.`);
   return credential;

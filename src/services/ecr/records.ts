@@ -4,7 +4,7 @@ import type { Validators } from '../../server/conditional.js';
 import { notFound } from '../../server/errors.js';
 import { collection, type StoredRecord } from '../../store/index.js';
 import { findTenantVersion, type AppVersion } from '../app-manager/applications.js';
-import { findEndpoint, type Endpoint } from '../epr/endpoints.js';
+import type { Endpoint } from '../epr/endpoints.js';
 import { payloadText, type ConfigPayload } from './payload.js';
 
 export const ENDPOINT_CONFIGS = collection<ConfigRecord>('endpoint-configs')
@@ -86,22 +86,8 @@ export const presentRecord = (record: ConfigRecord) => ({
   updatedDate: record.updatedDate,
 });
 
-/** The tenant's endpoint; 404 otherwise. */
-export function endpointOrNotFound(ctx: EmuContext, tenantId: string, endpointId: string): Endpoint {
-  const endpoint = findEndpoint(ctx, tenantId, endpointId);
-  if (!endpoint) throw notFound(`There is no endpoint ${endpointId}.`);
-  return endpoint;
-}
-
-/** The tenant's application version; 404 otherwise. */
-export function versionOrNotFound(ctx: EmuContext, tenantId: string, appVersionName: string): AppVersion {
-  const version = findTenantVersion(ctx, tenantId, appVersionName);
-  if (!version) throw notFound(`There is no application version ${appVersionName}.`);
-  return version;
-}
-
 /** A version of the endpoint's application: an endpoint is configured per version of its own application only. */
-export function versionOfEndpoint(ctx: EmuContext, endpoint: Endpoint, appVersionName: string): AppVersion {
+export function requireVersionOfEndpoint(ctx: EmuContext, endpoint: Endpoint, appVersionName: string): AppVersion {
   const version = findTenantVersion(ctx, endpoint.tenantId, appVersionName);
   if (!version || version.appName !== endpoint.appName) {
     throw notFound(`Endpoint ${endpoint.endpointId} belongs to application ${endpoint.appName}, which has no version ${appVersionName}.`);

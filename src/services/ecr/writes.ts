@@ -1,8 +1,8 @@
 import type { EmuContext } from '../../context.js';
 import { notFound } from '../../server/errors.js';
 import type { Mutation } from '../../store/index.js';
-import type { AppVersion } from '../app-manager/applications.js';
-import { endpointsOfApplication, type Endpoint } from '../epr/endpoints.js';
+import { requireTenantVersion, type AppVersion } from '../app-manager/applications.js';
+import { endpointsOfApplication, requireEndpoint, type Endpoint } from '../epr/endpoints.js';
 import { filterMatches, findFilter } from '../epr/filters.js';
 import { pushConfiguration, pushToVersion } from './device.js';
 import type { ConfigPayload } from './payload.js';
@@ -12,10 +12,8 @@ import {
   ENDPOINT_CONFIGS,
   endpointConfig,
   endpointConfigKey,
-  endpointOrNotFound,
   nextRecord,
-  versionOfEndpoint,
-  versionOrNotFound,
+  requireVersionOfEndpoint,
   type ConfigRecord,
 } from './records.js';
 import { checkPayload } from './schema-check.js';
@@ -94,10 +92,10 @@ async function writeAll(ctx: EmuContext, targets: Target[], payload: ConfigPaylo
 export async function writeBatch(ctx: EmuContext, tenantId: string, endpointsByVersion: Record<string, string[]>, payload: ConfigPayload): Promise<ConfigRecord[]> {
   const targets: Target[] = [];
   for (const [versionName, endpointIds] of Object.entries(endpointsByVersion)) {
-    versionOrNotFound(ctx, tenantId, versionName);
+    requireTenantVersion(ctx, tenantId, versionName);
     for (const endpointId of new Set(endpointIds)) {
-      const endpoint = endpointOrNotFound(ctx, tenantId, endpointId);
-      targets.push({ endpoint, version: versionOfEndpoint(ctx, endpoint, versionName) });
+      const endpoint = requireEndpoint(ctx, tenantId, endpointId);
+      targets.push({ endpoint, version: requireVersionOfEndpoint(ctx, endpoint, versionName) });
     }
   }
   return writeAll(ctx, targets, payload);
@@ -111,7 +109,7 @@ export async function writeByFilter(ctx: EmuContext, tenantId: string, filterId:
   for (const filter of filters) {
     for (const endpoint of endpointsOfApplication(ctx, filter.applicationName)) {
       if (endpoint.tenantId !== tenantId || !filterMatches(filter, endpoint.metadata)) continue;
-      targets.push({ endpoint, version: versionOfEndpoint(ctx, endpoint, endpoint.appVersion.name) });
+      targets.push({ endpoint, version: requireVersionOfEndpoint(ctx, endpoint, endpoint.appVersion.name) });
     }
   }
   targets.sort((a, b) => a.endpoint.endpointId.localeCompare(b.endpoint.endpointId));

@@ -1,6 +1,6 @@
 import { randomFillSync, randomUUID } from 'node:crypto';
 import { runtimeOf, type EmuContext } from '../../context.js';
-import { badRequest, conflict } from '../../server/errors.js';
+import { badRequest, conflict, notFound } from '../../server/errors.js';
 import { ENDPOINT_CHANGED } from '../../server/events.js';
 import { collection, type StoredRecord } from '../../store/index.js';
 import { findTenantVersion, findVersion } from '../app-manager/applications.js';
@@ -30,6 +30,13 @@ const tokenKey = (appName: string, token: string) => `${appName}\u0000${token}`;
 export function findEndpoint(ctx: EmuContext, tenantId: string, endpointId: string): Endpoint | undefined {
   const endpoint = ENDPOINTS.get(ctx, endpointId);
   return endpoint?.tenantId === tenantId ? endpoint : undefined;
+}
+
+/** The tenant's endpoint, or the 404 every service answers for an endpoint it cannot see. */
+export function requireEndpoint(ctx: EmuContext, tenantId: string, endpointId: string): Endpoint {
+  const endpoint = findEndpoint(ctx, tenantId, endpointId);
+  if (!endpoint) throw notFound(`There is no endpoint ${endpointId}.`);
+  return endpoint;
 }
 
 /** What the device gateway resolves a KP1 topic's `<appVersionName>/<token>` to. */

@@ -1,6 +1,6 @@
 import type { FixtureSection } from '../../contract.js';
 import type { Mutation } from '../../store/index.js';
-import { findVersion, getApplication } from '../app-manager/applications.js';
+import { findVersion, findApplicationOfAnyTenant } from '../app-manager/applications.js';
 import { ENDPOINTS, newEndpoint, type TokenStatus } from './endpoints.js';
 import { endpointIdSchema, endpointTokenSchema, metadataSchema } from './schemas.js';
 import { ENDPOINT_FILTERS, matchProblem, type EndpointFilter } from './filters.js';
@@ -60,7 +60,7 @@ export const filterFixtures: FixtureSection = {
   },
   async seed(ctx, items) {
     const mutations: Mutation[] = items.map((item, i) => {
-      const app = getApplication(ctx, item.applicationName as string);
+      const app = findApplicationOfAnyTenant(ctx, item.applicationName as string);
       if (!app) throw new FixtureError(`endpointFilters[${i}] (${item.filterId}): applicationName ${item.applicationName} is not an application in the fixtures.`);
       const problem = matchProblem(item.match);
       if (problem) throw new FixtureError(`endpointFilters[${i}] (${item.filterId}): ${problem}.`);

@@ -5,7 +5,7 @@ import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathParam, queryList } from '../../server/params.js';
 import type { QueryParam, Route } from '../../contract.js';
-import { ENDPOINTS, findEndpoint, registerEndpoint, type Endpoint } from './endpoints.js';
+import { ENDPOINTS, registerEndpoint, requireEndpoint, type Endpoint } from './endpoints.js';
 import { ENDPOINT_FILTERS, matchingFilterIds } from './filters.js';
 import { endpointQueryOf, listEndpoints } from './listing.js';
 import { endpointRegistrationSchema } from './schemas.js';
@@ -45,8 +45,7 @@ function list(req: Request, res: Response) {
 
 function getOne(req: Request, res: Response) {
   const include = includes(req);
-  const endpoint = findEndpoint(req.ctx, req.principal.tenantId, pathParam(req, 'endpointId'));
-  if (!endpoint) throw notFound(`There is no endpoint ${req.params.endpointId}.`);
+  const endpoint = requireEndpoint(req.ctx, req.principal.tenantId, pathParam(req, 'endpointId'));
   const revision = `${ENDPOINTS.rev(req.ctx, endpoint.endpointId)}${include.has('filters') ? `.${ENDPOINT_FILTERS.rev(req.ctx)}` : ''}`;
   if (notModified(req, res, { revision, lastModified: endpoint.updatedDate })) return;
   res.json(present(req, endpoint, include));

@@ -3,7 +3,7 @@ import type { EmuContext } from '../../context.js';
 import { scopeMatches, tenantScopes } from '../../auth/scopes.js';
 import { conflict, notFound } from '../../server/errors.js';
 import { groupsWithAncestors } from './groups.js';
-import { findPolicy, getUser, krn, POLICIES, recordsOf, RESOURCE_POLICIES, type IamPolicy, type IamUser, type Statement, type StoredResourcePolicy } from './records.js';
+import { findPolicy, requireUser, krn, POLICIES, recordsOf, RESOURCE_POLICIES, type IamPolicy, type IamUser, type Statement, type StoredResourcePolicy } from './records.js';
 
 export interface PolicyInput {
   name: string;
@@ -31,7 +31,7 @@ export async function createPolicy(ctx: EmuContext, tenantId: string, input: Pol
 
 export const listPolicies = (ctx: EmuContext, tenantId: string): IamPolicy[] => recordsOf<IamPolicy>(ctx, POLICIES, tenantId);
 
-export function getPolicy(ctx: EmuContext, tenantId: string, id: string): IamPolicy {
+export function requirePolicy(ctx: EmuContext, tenantId: string, id: string): IamPolicy {
   const policy = findPolicy(ctx, tenantId, id);
   if (!policy) throw notFound(`There is no policy ${id}.`);
   return policy;
@@ -39,7 +39,7 @@ export function getPolicy(ctx: EmuContext, tenantId: string, id: string): IamPol
 
 /** `GET /users/{userID}/policy`: the user's resource policy; one without statements until a `PUT`. */
 export function userResourcePolicy(ctx: EmuContext, tenantId: string, userId: string): Omit<IamPolicy, 'tenantId'> {
-  const user = getUser(ctx, tenantId, userId);
+  const user = requireUser(ctx, tenantId, userId);
   const stored = RESOURCE_POLICIES.get(ctx, user.id);
   return {
     id: `resource-policy-${user.id}`,
@@ -55,7 +55,7 @@ export function userResourcePolicy(ctx: EmuContext, tenantId: string, userId: st
 
 /** `PUT /users/{userID}/policy`: replaces the statements; the version counts the replacements. */
 export async function putUserResourcePolicy(ctx: EmuContext, tenantId: string, userId: string, statements: StoredResourcePolicy['statements']): Promise<void> {
-  const user = getUser(ctx, tenantId, userId);
+  const user = requireUser(ctx, tenantId, userId);
   const version = (RESOURCE_POLICIES.get(ctx, user.id)?.version ?? 0) + 1;
   await RESOURCE_POLICIES.put(ctx, user.id, { tenantId, version, statements });
 }

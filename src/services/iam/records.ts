@@ -90,7 +90,7 @@ function owned<T extends StoredRecord>(ctx: EmuContext, collection: Collection<T
   return record?.tenantId === tenantId ? record : undefined;
 }
 
-export function getUser(ctx: EmuContext, tenantId: string, id: string): IamUser {
+export function requireUser(ctx: EmuContext, tenantId: string, id: string): IamUser {
   const user = owned<IamUser>(ctx, USERS, tenantId, id);
   if (!user) throw notFound(`There is no user ${id}.`);
   return user;

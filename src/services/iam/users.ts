@@ -4,7 +4,7 @@ import { hashPassword } from '../../auth/passwords.js';
 import { badRequest, conflict } from '../../server/errors.js';
 import type { Mutation } from '../../store/index.js';
 import { realmUser } from '../tenant-manager/tenants.js';
-import { checkReferences, getUser, krn, recordsOf, RESOURCE_POLICIES, userByUsername, USERS, type IamUser } from './records.js';
+import { checkReferences, requireUser, krn, recordsOf, RESOURCE_POLICIES, userByUsername, USERS, type IamUser } from './records.js';
 
 export interface UserInput {
   email: string;
@@ -81,7 +81,7 @@ export function userPaths(ctx: EmuContext, tenantId: string): string[] {
 /** `POST /users/delete`: all of them or none (404 naming an unknown id); their resource policies go with them. */
 export async function deleteUsers(ctx: EmuContext, tenantId: string, ids: readonly string[]): Promise<void> {
   const unique = [...new Set(ids)];
-  for (const id of unique) getUser(ctx, tenantId, id);
+  for (const id of unique) requireUser(ctx, tenantId, id);
   const mutations: Mutation[] = unique.flatMap((id) => [
     USERS.deleteMutation(id),
     ...(RESOURCE_POLICIES.has(ctx, id) ? [RESOURCE_POLICIES.deleteMutation(id)] : []),
@@ -91,7 +91,7 @@ export async function deleteUsers(ctx: EmuContext, tenantId: string, ids: readon
 
 /** `POST /users/{userID}/policies/attach|detach`: attaching twice or detaching what is not attached changes nothing. */
 export async function changeUserPolicies(ctx: EmuContext, tenantId: string, userId: string, policyIds: readonly string[], attach: boolean): Promise<void> {
-  const user = getUser(ctx, tenantId, userId);
+  const user = requireUser(ctx, tenantId, userId);
   if (attach) checkReferences(ctx, tenantId, 'policy', policyIds);
   const policyIDs = attach ? [...new Set([...user.policyIDs, ...policyIds])] : user.policyIDs.filter((id) => !policyIds.includes(id));
   await USERS.put(ctx, user.id, { ...user, policyIDs, updated: ctx.clock.nowIso() });
@@ -101,7 +101,7 @@ export async function changeUserPolicies(ctx: EmuContext, tenantId: string, user
 export function joinGroup(ctx: EmuContext, tenantId: string, groupId: string, userIds: readonly string[], now: string): Mutation[] {
   checkReferences(ctx, tenantId, 'user', userIds);
   return [...new Set(userIds)].map((id) => {
-    const user = getUser(ctx, tenantId, id);
+    const user = requireUser(ctx, tenantId, id);
     return USERS.putMutation(id, { ...user, groups: [...new Set([...user.groups, groupId])], updated: now });
   });
 }

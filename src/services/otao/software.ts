@@ -5,7 +5,7 @@ import parseVersion from 'semver/functions/parse.js';
 import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
 import { collection, type StoredRecord } from '../../store/index.js';
-import { findApplication, type Application } from '../app-manager/applications.js';
+import type { Application } from '../app-manager/applications.js';
 import { filtersOfApplication } from '../epr/filters.js';
 
 export const SOFTWARE = collection<Software>('software')
@@ -60,12 +60,6 @@ export const sameVersion = (a: string, b: string) => a === b || (isSemanticVersi
 
 export const byVersion = (a: Software, b: Software) => compareVersions(a.version, b.version);
 
-export function applicationOrNotFound(ctx: EmuContext, tenantId: string, appName: string): Application {
-  const app = findApplication(ctx, tenantId, appName);
-  if (!app) throw notFound(`There is no application ${appName}.`);
-  return app;
-}
-
 /** The software of an application, lowest version first (any tenant: callers hold an application of their tenant). */
 export function softwareOf(ctx: EmuContext, appName: string): Software[] {
   return SOFTWARE.lookup(ctx, 'app', appName).sort(byVersion);
@@ -75,7 +69,7 @@ export function allSoftware(ctx: EmuContext): IterableIterator<Software> {
   return SOFTWARE.values(ctx);
 }
 
-export function findSoftware(ctx: EmuContext, app: Application, version: string): Software {
+export function requireSoftware(ctx: EmuContext, app: Application, version: string): Software {
   const software = SOFTWARE.get(ctx, softwareKey(app.name, checkVersion(version)));
   if (!software) throw notFound(`Application ${app.name} has no software version ${version}.`);
   return software;

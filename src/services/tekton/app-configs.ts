@@ -2,7 +2,7 @@ import jsonPatch, { type Operation } from 'fast-json-patch';
 import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
 import { collection, type StoredRecord } from '../../store/index.js';
-import { findApplication, findTenantVersion, type AppVersion } from '../app-manager/applications.js';
+import { findTenantVersion, requireApplication, type AppVersion } from '../app-manager/applications.js';
 
 export const APP_CONFIGS = collection<AppConfig>('app-configs');
 
@@ -20,8 +20,8 @@ export interface AppConfig extends StoredRecord {
 export const EMPTY_CONFIGURATION = {};
 
 /** The tenant's version of the tenant's application; 404 naming what is missing otherwise. */
-export function versionOfApplication(ctx: EmuContext, tenantId: string, appName: string, appVersionName: string): AppVersion {
-  if (!findApplication(ctx, tenantId, appName)) throw notFound(`There is no application ${appName}.`);
+export function requireVersionOfApplication(ctx: EmuContext, tenantId: string, appName: string, appVersionName: string): AppVersion {
+  requireApplication(ctx, tenantId, appName);
   const version = findTenantVersion(ctx, tenantId, appVersionName);
   if (!version || version.appName !== appName) throw notFound(`Application ${appName} has no version ${appVersionName}.`);
   return version;

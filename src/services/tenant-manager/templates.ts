@@ -25,7 +25,7 @@ export function listTemplates(ctx: EmuContext, kind: TemplateKind): Template[] {
 }
 
 /** The template, or 404 naming its kind. */
-export function getTemplate(ctx: EmuContext, kind: TemplateKind, id: number): Template {
+export function requireTemplate(ctx: EmuContext, kind: TemplateKind, id: number): Template {
   const found = kind.collection.get(ctx, String(id));
   if (!found) throw notFound(`There is no ${kind.label} template ${id}.`);
   return found;
@@ -40,13 +40,13 @@ export async function createTemplate(ctx: EmuContext, kind: TemplateKind, input:
 }
 
 export async function replaceTemplate(ctx: EmuContext, kind: TemplateKind, id: number, input: TemplateInput): Promise<Template> {
-  getTemplate(ctx, kind, id);
+  requireTemplate(ctx, kind, id);
   const record: Template = { id, template: input.template, description: input.description };
   await kind.collection.put(ctx, String(id), record);
   return record;
 }
 
 export async function deleteTemplate(ctx: EmuContext, kind: TemplateKind, id: number): Promise<void> {
-  getTemplate(ctx, kind, id);
+  requireTemplate(ctx, kind, id);
   await kind.collection.delete(ctx, String(id));
 }

@@ -45,7 +45,7 @@ export interface RealmUser extends StoredRecord {
   platformAdmin?: boolean;
 }
 
-export function getTenant(ctx: EmuContext, id: string): Tenant | undefined {
+export function findTenant(ctx: EmuContext, id: string): Tenant | undefined {
   return TENANTS.get(ctx, id);
 }
 
@@ -140,7 +140,7 @@ export function backendClient(tenant: Tenant): RealmClient {
  */
 export async function createTenant(ctx: EmuContext, input: TenantInput & { idp_version?: boolean }): Promise<Tenant> {
   if (tenantByRealm(ctx, input.realm_name)) throw conflict(`A tenant with realm_name ${input.realm_name} exists already.`);
-  if (input.id !== undefined && getTenant(ctx, input.id)) throw conflict(`A tenant with id ${input.id} exists already.`);
+  if (input.id !== undefined && findTenant(ctx, input.id)) throw conflict(`A tenant with id ${input.id} exists already.`);
   const { idp_version, ...fields } = input;
   const tenant = newTenantRecord({ ...fields, idp_version: idp_version === true ? 1 : 0, status: 'CREATING' }, ctx.clock.nowIso());
   const client = backendClient(tenant);
