@@ -27,7 +27,7 @@ import { services } from './services/index.js';
 import { uiRouter } from './ui/server.js';
 import { oidcRouter } from './services/oidc/router.js';
 import { issueTestToken } from './services/oidc/test-tokens.js';
-import { defaultTenantId, findTenant, tenantByRealm } from './services/tenant-manager/tenants.js';
+import { defaultTenantId, findTenant, findTenantByRealm } from './services/tenant-manager/tenants.js';
 import { Store, type StateDocument } from './store/index.js';
 import { VERSION } from './version.js';
 
@@ -56,7 +56,7 @@ export function createContext(config: EmulatorConfig, store: Store, keys: Signin
     get keys() {
       return typeof keys === 'function' ? keys() : (keys ?? inMemoryKey());
     },
-    realms: { tenantIdOfRealm: (realm) => tenantByRealm(ctx, realm)?.id },
+    realms: { tenantIdOfRealm: (realm) => findTenantByRealm(ctx, realm)?.id },
     clock: new VirtualClock(async (state) => {
       const change: ClockChange = { ...state, work: [] };
       ctx.events.emit(CLOCK_CHANGED, change);

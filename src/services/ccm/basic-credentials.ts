@@ -41,7 +41,7 @@ const generatedUsername = () => randomText(12, USERNAME_ALPHABET);
 const generatedPassword = () => randomText(24);
 
 /** Usernames are unique across the emulator, not only in a tenant: a device's MQTT login names no tenant. */
-export function credentialByUsername(ctx: EmuContext, username: string): BasicCredential | undefined {
+export function findCredentialByUsername(ctx: EmuContext, username: string): BasicCredential | undefined {
   return BASIC_CREDENTIALS.lookup(ctx, 'username', username)[0];
 }
 
@@ -81,8 +81,8 @@ export async function newBasicCredential(ctx: EmuContext, tenantId: string, inpu
   let username = input.username;
   if (username === undefined) {
     do username = generatedUsername();
-    while (credentialByUsername(ctx, username));
-  } else if (credentialByUsername(ctx, username)) {
+    while (findCredentialByUsername(ctx, username));
+  } else if (findCredentialByUsername(ctx, username)) {
     throw conflict(`The username ${username} is already registered.`);
   }
   const password = input.password ?? generatedPassword();
@@ -103,7 +103,7 @@ export async function newBasicCredential(ctx: EmuContext, tenantId: string, inpu
 export async function createBasicCredential(ctx: EmuContext, tenantId: string, input: NewBasicCredential) {
   const { credential, password } = await newBasicCredential(ctx, tenantId, input);
   // The hash took a while: another request may have taken the username meanwhile.
-  if (credentialByUsername(ctx, credential.username)) throw conflict(`The username ${credential.username} is already registered.`);
+  if (findCredentialByUsername(ctx, credential.username)) throw conflict(`The username ${credential.username} is already registered.`);
   await BASIC_CREDENTIALS.put(ctx, credential.id, credential);
   return { credential, password };
 }
@@ -143,7 +143,7 @@ export async function changeCredentialPassword(ctx: EmuContext, tenantId: string
  * is refused.
  */
 export async function checkMqttLogin(ctx: EmuContext, username: string, password: string): Promise<'ok' | 'refused'> {
-  const found = credentialByUsername(ctx, username);
+  const found = findCredentialByUsername(ctx, username);
   if (!found || !usable(found.state) || !(await verifyPassword(password, found.passwordHash))) return 'refused';
   // Read again after the hash: a state or password change may have landed meanwhile.
   const credential = BASIC_CREDENTIALS.get(ctx, found.id);

@@ -38,11 +38,11 @@ export interface AppliedRecord extends StoredRecord {
 
 export const endpointConfigKey = (endpointId: string, appVersionName: string) => `${endpointId}/${appVersionName}`;
 
-export function endpointConfig(ctx: EmuContext, endpointId: string, appVersionName: string): ConfigRecord | undefined {
+export function findEndpointConfig(ctx: EmuContext, endpointId: string, appVersionName: string): ConfigRecord | undefined {
   return ENDPOINT_CONFIGS.get(ctx, endpointConfigKey(endpointId, appVersionName));
 }
 
-export function defaultConfig(ctx: EmuContext, appVersionName: string): ConfigRecord | undefined {
+export function findDefaultConfig(ctx: EmuContext, appVersionName: string): ConfigRecord | undefined {
   return DEFAULT_CONFIGS.get(ctx, appVersionName);
 }
 
@@ -50,7 +50,7 @@ export function configsOfEndpoint(ctx: EmuContext, endpointId: string): ConfigRe
   return ENDPOINT_CONFIGS.lookup(ctx, 'endpoint', endpointId).sort((a, b) => a.appVersionName.localeCompare(b.appVersionName));
 }
 
-export function appliedOf(ctx: EmuContext, endpointId: string, appVersionName: string): AppliedRecord | undefined {
+export function findAppliedConfig(ctx: EmuContext, endpointId: string, appVersionName: string): AppliedRecord | undefined {
   return APPLIED_CONFIGS.get(ctx, endpointConfigKey(endpointId, appVersionName));
 }
 

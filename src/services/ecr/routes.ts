@@ -9,7 +9,7 @@ import { configurationListing } from './listing.js';
 import { contentTypeHeader, jsonPayload, payloadBytes, payloadOf } from './payload.js';
 import { requireTenantVersion } from '../app-manager/applications.js';
 import { requireEndpoint } from '../epr/endpoints.js';
-import { defaultConfig, endpointConfig, presentRecord, requireVersionOfEndpoint, validatorsOf, type ConfigRecord } from './records.js';
+import { findDefaultConfig, findEndpointConfig, presentRecord, requireVersionOfEndpoint, validatorsOf, type ConfigRecord } from './records.js';
 import { deleteDefaultConfig, deleteEndpointConfig, putDefaultConfig, putEndpointConfig, writeBatch, writeByFilter, type Precondition } from './writes.js';
 
 const ONE = '/endpoints/{endpointId}/app-versions/{appVersionName}';
@@ -43,7 +43,7 @@ async function putOne(req: Request, res: Response) {
 function getOne(req: Request, res: Response) {
   const endpoint = endpointOf(req);
   const version = requireVersionOfEndpoint(req.ctx, endpoint, pathParam(req, 'appVersionName'));
-  const record = endpointConfig(req.ctx, endpoint.endpointId, version.name);
+  const record = findEndpointConfig(req.ctx, endpoint.endpointId, version.name);
   sendConfiguration(req, res, record, `Endpoint ${endpoint.endpointId} has no configuration of its own for application version ${version.name}.`);
 }
 
@@ -80,7 +80,7 @@ async function putDefault(req: Request, res: Response) {
 
 function getDefault(req: Request, res: Response) {
   const version = versionOf(req);
-  sendConfiguration(req, res, defaultConfig(req.ctx, version.name), `Application version ${version.name} has no default configuration.`);
+  sendConfiguration(req, res, findDefaultConfig(req.ctx, version.name), `Application version ${version.name} has no default configuration.`);
 }
 
 async function deleteDefault(req: Request, res: Response) {

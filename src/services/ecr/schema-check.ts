@@ -3,7 +3,7 @@ import type { EmuContext } from '../../context.js';
 import type { JsonSchema } from '../../contract.js';
 import { HttpError, notFound } from '../../server/errors.js';
 import { compileUserSchema, describeSchemaErrors } from '../../server/json-schema.js';
-import { appConfigRecord, serviceConfiguration } from '../tekton/app-configs.js';
+import { findAppConfig, serviceConfiguration } from '../tekton/app-configs.js';
 import { isMetadataObject } from '../epr/endpoints.js';
 import { payloadValue, type ConfigPayload } from './payload.js';
 
@@ -47,7 +47,7 @@ function ruleOf(settings: unknown): SchemaRule {
 }
 
 function schemaRule(ctx: EmuContext, appVersionName: string): SchemaRule {
-  const record = appConfigRecord(ctx, appVersionName);
+  const record = findAppConfig(ctx, appVersionName);
   if (!record) return NONE;
   let rule = compiled.get(record);
   if (!rule) compiled.set(record, (rule = ruleOf(serviceConfiguration(ctx, appVersionName, ECR_SETTINGS_KEY))));

@@ -8,9 +8,9 @@ import { pushConfiguration, pushToVersion } from './device.js';
 import type { ConfigPayload } from './payload.js';
 import {
   DEFAULT_CONFIGS,
-  defaultConfig,
+  findDefaultConfig,
   ENDPOINT_CONFIGS,
-  endpointConfig,
+  findEndpointConfig,
   endpointConfigKey,
   nextRecord,
   requireVersionOfEndpoint,
@@ -34,7 +34,7 @@ export async function putEndpointConfig(
   payload: ConfigPayload,
   precondition: Precondition,
 ): Promise<{ record: ConfigRecord; created: boolean }> {
-  const previous = endpointConfig(ctx, endpoint.endpointId, version.name);
+  const previous = findEndpointConfig(ctx, endpoint.endpointId, version.name);
   precondition(previous);
   checkPayload(ctx, version.name, payload);
   const record = nextRecord(version, payload, ctx.clock.nowIso(), previous, endpoint.endpointId);
@@ -45,7 +45,7 @@ export async function putEndpointConfig(
 
 /** Removes an endpoint's own configuration; its device falls back to the version's default (or none). */
 export async function deleteEndpointConfig(ctx: EmuContext, endpoint: Endpoint, version: AppVersion, precondition: Precondition): Promise<void> {
-  const previous = endpointConfig(ctx, endpoint.endpointId, version.name);
+  const previous = findEndpointConfig(ctx, endpoint.endpointId, version.name);
   if (!previous) throw notFound(`Endpoint ${endpoint.endpointId} has no configuration for application version ${version.name}.`);
   precondition(previous);
   await ENDPOINT_CONFIGS.delete(ctx, endpointConfigKey(endpoint.endpointId, version.name));
@@ -54,21 +54,21 @@ export async function deleteEndpointConfig(ctx: EmuContext, endpoint: Endpoint, 
 
 /** Upserts a version's default configuration; it reaches the version's endpoints that have none of their own. */
 export async function putDefaultConfig(ctx: EmuContext, version: AppVersion, payload: ConfigPayload, precondition: Precondition): Promise<ConfigRecord> {
-  const previous = defaultConfig(ctx, version.name);
+  const previous = findDefaultConfig(ctx, version.name);
   precondition(previous);
   checkPayload(ctx, version.name, payload);
   const record = nextRecord(version, payload, ctx.clock.nowIso(), previous);
   await DEFAULT_CONFIGS.put(ctx, version.name, record);
-  pushToVersion(ctx, version.appName, version.name, (e) => !endpointConfig(ctx, e.endpointId, version.name));
+  pushToVersion(ctx, version.appName, version.name, (e) => !findEndpointConfig(ctx, e.endpointId, version.name));
   return record;
 }
 
 export async function deleteDefaultConfig(ctx: EmuContext, version: AppVersion, precondition: Precondition): Promise<void> {
-  const previous = defaultConfig(ctx, version.name);
+  const previous = findDefaultConfig(ctx, version.name);
   if (!previous) throw notFound(`Application version ${version.name} has no default configuration.`);
   precondition(previous);
   await DEFAULT_CONFIGS.delete(ctx, version.name);
-  pushToVersion(ctx, version.appName, version.name, (e) => !endpointConfig(ctx, e.endpointId, version.name));
+  pushToVersion(ctx, version.appName, version.name, (e) => !findEndpointConfig(ctx, e.endpointId, version.name));
 }
 
 interface Target {
@@ -81,7 +81,7 @@ async function writeAll(ctx: EmuContext, targets: Target[], payload: ConfigPaylo
   for (const versionName of new Set(targets.map((t) => t.version.name))) checkPayload(ctx, versionName, payload);
   const now = ctx.clock.nowIso();
   const records = targets.map(({ endpoint, version }) =>
-    nextRecord(version, payload, now, endpointConfig(ctx, endpoint.endpointId, version.name), endpoint.endpointId),
+    nextRecord(version, payload, now, findEndpointConfig(ctx, endpoint.endpointId, version.name), endpoint.endpointId),
   );
   await ctx.store.commit(records.map((r) => ENDPOINT_CONFIGS.putMutation(endpointConfigKey(r.endpointId!, r.appVersionName), r)));
   for (const { endpoint, version } of targets) if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint);

@@ -40,7 +40,7 @@ export function requireEndpoint(ctx: EmuContext, tenantId: string, endpointId: s
 }
 
 /** What the device gateway resolves a KP1 topic's `<appVersionName>/<token>` to. */
-export function endpointByToken(ctx: EmuContext, appVersionName: string, token: string): Endpoint | undefined {
+export function findEndpointByToken(ctx: EmuContext, appVersionName: string, token: string): Endpoint | undefined {
   const version = findVersion(ctx, appVersionName);
   if (!version) return undefined;
   return ENDPOINTS.lookup(ctx, 'token', tokenKey(version.appName, token))[0];

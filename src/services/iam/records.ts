@@ -76,7 +76,7 @@ export interface IamPolicy extends StoredRecord {
 
 const usernameKey = (tenantId: string, username: string) => `${tenantId}\u0000${username}`;
 
-export function userByUsername(ctx: EmuContext, tenantId: string, username: string): IamUser | undefined {
+export function findUserByUsername(ctx: EmuContext, tenantId: string, username: string): IamUser | undefined {
   return USERS.lookup(ctx, 'username', usernameKey(tenantId, username))[0];
 }
 

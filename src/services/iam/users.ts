@@ -3,8 +3,8 @@ import type { EmuContext } from '../../context.js';
 import { hashPassword } from '../../auth/passwords.js';
 import { badRequest, conflict } from '../../server/errors.js';
 import type { Mutation } from '../../store/index.js';
-import { realmUser } from '../tenant-manager/tenants.js';
-import { checkReferences, requireUser, krn, recordsOf, RESOURCE_POLICIES, userByUsername, USERS, type IamUser } from './records.js';
+import { findRealmUser } from '../tenant-manager/tenants.js';
+import { checkReferences, requireUser, krn, recordsOf, RESOURCE_POLICIES, findUserByUsername, USERS, type IamUser } from './records.js';
 
 export interface UserInput {
   email: string;
@@ -23,7 +23,7 @@ export interface UserInput {
 
 /** A username is one login of the tenant's realm: not another user's, not a fixture realm user's. */
 function checkUnique(ctx: EmuContext, tenantId: string, input: UserInput): void {
-  if (userByUsername(ctx, tenantId, input.username) || realmUser(ctx, tenantId, input.username)) {
+  if (findUserByUsername(ctx, tenantId, input.username) || findRealmUser(ctx, tenantId, input.username)) {
     throw conflict(`A user with username ${input.username} exists already.`);
   }
   if (recordsOf<IamUser>(ctx, USERS, tenantId).some((u) => u.email === input.email)) throw conflict(`A user with email ${input.email} exists already.`);

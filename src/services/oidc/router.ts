@@ -4,7 +4,7 @@ import { publicJwk } from '../../auth/keys.js';
 import { expandScopes } from '../../auth/scopes.js';
 import { DEFAULT_TOKEN_TTL, signAccessToken } from '../../auth/tokens.js';
 import { issuerUrl } from '../../server/location.js';
-import { realmClient } from '../tenant-manager/tenants.js';
+import { findRealmClient } from '../tenant-manager/tenants.js';
 import { authorizationCodeGrant, authorizeRoutes } from './authorize.js';
 import { OAuthError, passwordGrantee, realmOf, type Grantee } from './oauth.js';
 
@@ -35,7 +35,7 @@ async function token(req: Request, res: Response): Promise<void> {
   const tenant = realmOf(req);
   const grant = req.body?.grant_type;
   const { id: clientId, secret } = clientCredentials(req);
-  const client = clientId ? realmClient(ctx, tenant.id, clientId) : undefined;
+  const client = clientId ? findRealmClient(ctx, tenant.id, clientId) : undefined;
   // The realm's frontend client is public: it has no secret and serves the password grant only.
   const frontend = clientId !== undefined && clientId === tenant.client_frontend_id;
   let grantee: Grantee;

@@ -28,13 +28,13 @@ export function requireVersionOfApplication(ctx: EmuContext, tenantId: string, a
 }
 
 /** The stored configuration of a version (any tenant's: for the services that read their part of it). */
-export function appConfigRecord(ctx: EmuContext, appVersionName: string): AppConfig | undefined {
+export function findAppConfig(ctx: EmuContext, appVersionName: string): AppConfig | undefined {
   return APP_CONFIGS.get(ctx, appVersionName);
 }
 
 /** The whole configuration of a version, `{}` when none was ever written. */
 export function versionConfiguration(ctx: EmuContext, appVersionName: string): unknown {
-  const record = appConfigRecord(ctx, appVersionName);
+  const record = findAppConfig(ctx, appVersionName);
   return record ? record.config : EMPTY_CONFIGURATION;
 }
 
@@ -43,7 +43,7 @@ export function versionConfiguration(ctx: EmuContext, appVersionName: string): u
  * or undefined. Callers judge its shape: an invalid part is the service's problem to report (spec 1: 503).
  */
 export function serviceConfiguration(ctx: EmuContext, appVersionName: string, serviceName: string): unknown {
-  const config = appConfigRecord(ctx, appVersionName)?.config;
+  const config = findAppConfig(ctx, appVersionName)?.config;
   if (typeof config !== 'object' || config === null || Array.isArray(config)) return undefined;
   return Object.hasOwn(config, serviceName) ? (config as Record<string, unknown>)[serviceName] : undefined;
 }
@@ -60,7 +60,7 @@ export function newAppConfig(version: AppVersion, config: unknown, now: string, 
 }
 
 export async function putAppConfig(ctx: EmuContext, version: AppVersion, config: unknown): Promise<AppConfig> {
-  const record = newAppConfig(version, config, ctx.clock.nowIso(), appConfigRecord(ctx, version.name));
+  const record = newAppConfig(version, config, ctx.clock.nowIso(), findAppConfig(ctx, version.name));
   await APP_CONFIGS.put(ctx, version.name, record);
   return record;
 }
@@ -79,7 +79,7 @@ function patchFailure(err: unknown, index: number, operation: Operation): Error 
 
 /** RFC 6902, all operations or none: a failing operation (a `test` too) leaves the stored configuration as it was. */
 export async function patchAppConfig(ctx: EmuContext, version: AppVersion, patch: Operation[]): Promise<AppConfig> {
-  const previous = appConfigRecord(ctx, version.name);
+  const previous = findAppConfig(ctx, version.name);
   // One operation at a time on a copy, so that a failure names its operation (the library reports index 0 for some).
   let patched: unknown = jsonPatch.deepClone(previous ? previous.config : EMPTY_CONFIGURATION);
   patch.forEach((operation, i) => {

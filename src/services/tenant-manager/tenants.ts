@@ -49,7 +49,7 @@ export function findTenant(ctx: EmuContext, id: string): Tenant | undefined {
   return TENANTS.get(ctx, id);
 }
 
-export function tenantByRealm(ctx: EmuContext, realm: string): Tenant | undefined {
+export function findTenantByRealm(ctx: EmuContext, realm: string): Tenant | undefined {
   return TENANTS.lookup(ctx, 'realm', realm)[0];
 }
 
@@ -61,17 +61,17 @@ export function defaultTenantId(ctx: EmuContext): string {
   return SETTINGS.get(ctx, 'defaultTenant')?.value ?? FALLBACK_TENANT;
 }
 
-export function realmClient(ctx: EmuContext, tenantId: string, clientId: string): RealmClient | undefined {
+export function findRealmClient(ctx: EmuContext, tenantId: string, clientId: string): RealmClient | undefined {
   return REALM_CLIENTS.get(ctx, `${tenantId}/${clientId}`);
 }
 
-export function realmUser(ctx: EmuContext, tenantId: string, username: string): RealmUser | undefined {
+export function findRealmUser(ctx: EmuContext, tenantId: string, username: string): RealmUser | undefined {
   return REALM_USERS.get(ctx, `${tenantId}/${username}`);
 }
 
 /** The realm user, when the password is theirs (the `password` grant). */
 export async function realmUserLogin(ctx: EmuContext, tenantId: string, username: string, password: string): Promise<RealmUser | undefined> {
-  const user = realmUser(ctx, tenantId, username);
+  const user = findRealmUser(ctx, tenantId, username);
   return user && (await verifyPassword(password, user.passwordHash)) ? user : undefined;
 }
 
@@ -139,7 +139,7 @@ export function backendClient(tenant: Tenant): RealmClient {
  * realm name is taken.
  */
 export async function createTenant(ctx: EmuContext, input: TenantInput & { idp_version?: boolean }): Promise<Tenant> {
-  if (tenantByRealm(ctx, input.realm_name)) throw conflict(`A tenant with realm_name ${input.realm_name} exists already.`);
+  if (findTenantByRealm(ctx, input.realm_name)) throw conflict(`A tenant with realm_name ${input.realm_name} exists already.`);
   if (input.id !== undefined && findTenant(ctx, input.id)) throw conflict(`A tenant with id ${input.id} exists already.`);
   const { idp_version, ...fields } = input;
   const tenant = newTenantRecord({ ...fields, idp_version: idp_version === true ? 1 : 0, status: 'CREATING' }, ctx.clock.nowIso());
