@@ -1,9 +1,9 @@
 import express, { type Router } from 'express';
 import type { EmuContext } from '../../context.js';
-import { HttpError, notFound } from '../../server/errors.js';
+import { HttpError } from '../../server/errors.js';
 import { compileSchema, describeSchemaError } from '../../server/json-schema.js';
 import { pathInt } from '../../server/params.js';
-import { allIntegrations, INTEGRATIONS, presentIntegration, reportNetworkServer, type Integration, type NetworkServerReport } from './integrations.js';
+import { allIntegrations, presentIntegration, reportNetworkServer, requireAnyIntegration, type Integration, type NetworkServerReport } from './integrations.js';
 import { networkServerReportSchema } from './schemas.js';
 
 /** An integration as the control plane shows it: its tenant too, never the API key. */
@@ -21,9 +21,7 @@ export function lorawanControlRouter(ctx: EmuContext): Router {
   });
   router.get('/lorawan/integrations/:id', (req, res) => {
     const id = pathInt(req, 'id');
-    const integration = INTEGRATIONS.get(ctx, String(id));
-    if (!integration) throw notFound(`There is no LoRaWAN integration ${id}.`);
-    res.json(presentForControl(integration));
+    res.json(presentForControl(requireAnyIntegration(ctx, id)));
   });
   router.patch('/lorawan/integrations/:id', express.json({ limit: ctx.config.bodyLimit, type: () => true }), async (req, res) => {
     const id = pathInt(req, 'id');

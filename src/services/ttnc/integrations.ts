@@ -106,6 +106,19 @@ export function findIntegration(ctx: EmuContext, tenantId: string, id: number): 
   return integration?.tenantId === tenantId ? integration : undefined;
 }
 
+export function requireIntegration(ctx: EmuContext, tenantId: string, id: number): Integration {
+  const integration = findIntegration(ctx, tenantId, id);
+  if (!integration) throw notFound(`There is no LoRaWAN integration ${id}.`);
+  return integration;
+}
+
+/** Any tenant's integration, or 404: for the control plane, which sees them all. */
+export function requireAnyIntegration(ctx: EmuContext, id: number): Integration {
+  const integration = INTEGRATIONS.get(ctx, String(id));
+  if (!integration) throw notFound(`There is no LoRaWAN integration ${id}.`);
+  return integration;
+}
+
 /** Builds a new integration after the rules the schema cannot say: the application exists, names are not taken. */
 export function newIntegration(ctx: EmuContext, tenantId: string, input: IntegrationInput, now: string): Integration {
   if (!findApplication(ctx, tenantId, input.appName)) throw badRequest(`There is no application ${input.appName}.`);
@@ -189,8 +202,7 @@ export function reported(ctx: EmuContext, integration: Integration, report: Netw
 
 /** `PATCH /_emu/lorawan/integrations/{id}`: the control plane sees every tenant's integrations. */
 export async function reportNetworkServer(ctx: EmuContext, id: number, report: NetworkServerReport): Promise<Integration> {
-  const integration = INTEGRATIONS.get(ctx, String(id));
-  if (!integration) throw notFound(`There is no LoRaWAN integration ${id}.`);
+  const integration = requireAnyIntegration(ctx, id);
   const next = reported(ctx, integration, report, ctx.clock.nowIso());
   await INTEGRATIONS.put(ctx, String(id), next);
   return next;
