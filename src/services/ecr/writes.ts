@@ -1,6 +1,5 @@
 import type { EmuContext } from '../../context.js';
 import { notFound } from '../../server/errors.js';
-import type { Mutation } from '../../store/index.js';
 import { requireTenantVersion, type AppVersion } from '../app-manager/applications.js';
 import { endpointsOfApplication, requireEndpoint, type Endpoint } from '../epr/endpoints.js';
 import { filterMatches, findFilter } from '../epr/filters.js';

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { notModified } from '../../server/conditional.js';
-import { badRequest, notFound } from '../../server/errors.js';
+import { badRequest } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathParam, queryList } from '../../server/params.js';

@@ -1,7 +1,7 @@
 import type { EmuContext } from '../../context.js';
 import { verifyPassword } from '../../auth/passwords.js';
 import { userScopes } from './policies.js';
-import { findUserByUsername, USERS, type IamUser } from './records.js';
+import { findUserByUsername, USERS } from './records.js';
 
 export interface IamLogin {
   id: string;
