@@ -96,9 +96,13 @@ export interface ServiceDescriptor {
   title: string;
   serviceGroup: 'device' | 'admin';
   routes: Route[];
-  /** Record schemas of the collections the service owns, checked on import. */
+  /**
+   * Record schemas of the collections the service owns, checked on import. Declaring a collection here is what lets
+   * its handle (`collection<T>(name)` in `src/store/collection.ts`) write: a write to a collection no service declares
+   * is refused (docs/adding-a-service.md, "Collections").
+   */
   collections?: Record<string, JsonSchema>;
-  /** Names of the append-only series collections the service owns (`ctx.store.append`), accepted on import. */
+  /** Names of the append-only series collections the service owns (`seriesCollection(name)`), accepted on import. */
   series?: string[];
   fixtures?: FixtureSection[];
   /**
@@ -160,6 +164,11 @@ export function tenantRecord(required: string[], properties: Record<string, Json
     required: fields,
     properties: { ...Object.fromEntries(fields.map((f) => [f, { type: 'string' }])), ...properties },
   };
+}
+
+/** Every collection and series the services declare: the only ones their store lets them write. */
+export function declaredCollections(services: readonly ServiceDescriptor[]): string[] {
+  return services.flatMap((s) => [...Object.keys(s.collections ?? {}), ...(s.series ?? [])]);
 }
 
 export const routeKey = (route: Pick<Route, 'method' | 'path'>) => `${route.method} ${route.path}`;

@@ -2,16 +2,18 @@ import { inMemoryKey, loadOrMakeKey, readKey, type SigningKey } from '../auth/ke
 import { VirtualClock } from '../clock.js';
 import type { EmulatorConfig } from '../config.js';
 import { createEventBus, type EmuContext } from '../context.js';
+import { declaredCollections } from '../contract.js';
 import { FixtureError } from '../seed/errors.js';
 import { CLOCK_CHANGED, type ClockChange } from '../server/events.js';
 import { services } from '../services/index.js';
-import { defaultTenantId, tenantByRealm } from '../services/tenant-manager/tenants.js';
+import { defaultTenantId, findTenantByRealm } from '../services/tenant-manager/tenants.js';
 import { Store } from '../store/index.js';
 
 const noDevices = { push: () => undefined };
 
 /** The context of an opened store, with or without a server (the CLI uses it on a stopped data directory). */
 export function createContext(config: EmulatorConfig, store: Store, keys: SigningKey | (() => SigningKey) | undefined, log: (m: string) => void): EmuContext {
+  store.declare(declaredCollections(services));
   const ctx: EmuContext = {
     store,
     config,
@@ -19,7 +21,7 @@ export function createContext(config: EmulatorConfig, store: Store, keys: Signin
     get keys() {
       return typeof keys === 'function' ? keys() : (keys ?? inMemoryKey());
     },
-    realms: { tenantIdOfRealm: (realm) => tenantByRealm(ctx, realm)?.id },
+    realms: { tenantIdOfRealm: (realm) => findTenantByRealm(ctx, realm)?.id },
     clock: new VirtualClock(async (state) => {
       const change: ClockChange = { ...state, work: [] };
       ctx.events.emit(CLOCK_CHANGED, change);

@@ -3,10 +3,10 @@ import { realmPath } from '../auth/tokens.js';
 import type { EmuContext } from '../context.js';
 import { openApiDocument } from '../server/openapi.js';
 import { services } from '../services/index.js';
-import { getTenant } from '../services/tenant-manager/tenants.js';
+import { findTenant } from '../services/tenant-manager/tenants.js';
 import { VERSION } from '../version.js';
 
-const tenantRealm = (ctx: EmuContext) => getTenant(ctx, ctx.defaultTenantId())?.realm_name ?? ctx.defaultTenantId();
+const tenantRealm = (ctx: EmuContext) => findTenant(ctx, ctx.defaultTenantId())?.realm_name ?? ctx.defaultTenantId();
 
 /** `GET /_emu/openapi.json`, addressed to the host the caller used. */
 export function openApiRouter(ctx: EmuContext): Router {

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { runtimeOf, type EmuContext } from '../context.js';
 import type { Route } from '../contract.js';
 import { STATE_REPLACED } from '../server/events.js';
-import { realmClient, type Tenant } from '../services/tenant-manager/tenants.js';
+import { findRealmClient, type Tenant } from '../services/tenant-manager/tenants.js';
 import { loginPage, type AuthorizeRequest } from './login-page.js';
 import { OAUTH_BODY_LIMIT, OAuthError, passwordGrantee, realmOf, type Grantee } from './oauth.js';
 
@@ -34,7 +34,7 @@ const param = (source: Record<string, unknown> | undefined, name: string) => (ty
 /** A public client of the realm: its frontend client (`<realm>-frontend`) or one of its clients. */
 function checkClient(ctx: EmuContext, tenant: Tenant, clientId: string | undefined): string {
   if (!clientId) throw new OAuthError(400, 'invalid_request', 'client_id is required.');
-  if (clientId !== tenant.client_frontend_id && !realmClient(ctx, tenant.id, clientId)) throw new OAuthError(400, 'invalid_client', `Unknown client_id ${clientId} for this realm; its public client is ${tenant.client_frontend_id}.`);
+  if (clientId !== tenant.client_frontend_id && !findRealmClient(ctx, tenant.id, clientId)) throw new OAuthError(400, 'invalid_client', `Unknown client_id ${clientId} for this realm; its public client is ${tenant.client_frontend_id}.`);
   return clientId;
 }
 

@@ -7,7 +7,7 @@ import { issuerUrl } from '../server/location.js';
 import { percentDecoded } from '../server/percent-decoding.js';
 import type { Route } from '../contract.js';
 import { routeTableRouter } from '../server/router.js';
-import { realmClient } from '../services/tenant-manager/tenants.js';
+import { findRealmClient } from '../services/tenant-manager/tenants.js';
 import { authorizationCodeGrant, authorizeRoutes } from './authorize.js';
 import { OAUTH_BODY_LIMIT, OAuthError, passwordGrantee, realmOf, type Grantee } from './oauth.js';
 
@@ -39,7 +39,7 @@ async function token(req: Request, res: Response): Promise<void> {
   const tenant = realmOf(req);
   const grant = req.body?.grant_type;
   const { id: clientId, secret } = clientCredentials(req);
-  const client = clientId ? realmClient(ctx, tenant.id, clientId) : undefined;
+  const client = clientId ? findRealmClient(ctx, tenant.id, clientId) : undefined;
   // The realm's frontend client is public: it has no secret and serves the password grant only.
   const frontend = clientId !== undefined && clientId === tenant.client_frontend_id;
   let grantee: Grantee;

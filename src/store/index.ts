@@ -1,5 +1,6 @@
 export { Store, type StoreOptions } from './store.js';
-export { JsonDepthError, StoreError, StoreValueError, StoreWriteError } from './errors.js';
+export { JsonDepthError, StoreError, StoreValueError, StoreWriteError, UndeclaredCollectionError } from './errors.js';
+export { collection, Collection, seriesCollection, SeriesCollection, type HasStore } from './collection.js';
 export { checkDocument } from './checks.js';
 export { checkJsonDepth, MAX_JSON_DEPTH } from './json-limits.js';
 export { isPlainObject } from './json-values.js';

@@ -6,7 +6,7 @@ import { notFound } from '../server/errors.js';
 import { pageParams, paginate } from '../server/pagination.js';
 import { queryString } from '../server/params.js';
 import { endpointQueryOf, listEndpoints } from '../services/epr/listing.js';
-import { getTenant } from '../services/tenant-manager/tenants.js';
+import { findTenant } from '../services/tenant-manager/tenants.js';
 
 export const ONLINE_PAGE_SIZE = 50;
 
@@ -17,7 +17,7 @@ export const ONLINE_PAGE_SIZE = 50;
  */
 export function onlineEndpoints(ctx: EmuContext, req: Request) {
   const given = queryString(req, 'tenantId');
-  if (given !== undefined && !getTenant(ctx, given)) throw notFound(`There is no tenant "${given}".`);
+  if (given !== undefined && !findTenant(ctx, given)) throw notFound(`There is no tenant "${given}".`);
   const tenantId = given ?? ctx.defaultTenantId();
   const query = endpointQueryOf(req);
   const online = new Map<string, DeviceConnection>(deviceConnections(ctx).filter((c) => c.online).map((c) => [c.endpointId, c]));

@@ -5,13 +5,13 @@ import { locationOf } from '../../server/location.js';
 import { pathParam, queryList, queryString } from '../../server/params.js';
 import type { QueryParam, Route } from '../../contract.js';
 import { applicationCreateSchema, versionCreateSchema } from './schemas.js';
-import { getTenant } from '../tenant-manager/tenants.js';
+import { findTenant } from '../tenant-manager/tenants.js';
 import {
   createApplication,
   createVersion,
-  findApplication,
   findTenantVersion,
   listApplications,
+  requireApplication,
   versionsOf,
   type Application,
   type AppVersion,
@@ -43,7 +43,7 @@ function targetTenant(req: Request): string {
   if (scopes !== 'all' && !scopes.has(`${PLATFORM_SCOPE}:application:create`)) {
     throw new HttpError(403, `Acting in tenant ${asked} needs the scope ${PLATFORM_SCOPE}:application:create.`);
   }
-  if (!getTenant(req.ctx, asked)) throw badRequest(`There is no tenant ${asked}.`);
+  if (!findTenant(req.ctx, asked)) throw badRequest(`There is no tenant ${asked}.`);
   return asked;
 }
 
@@ -60,8 +60,7 @@ function list(req: Request, res: Response) {
 }
 
 function getOne(req: Request, res: Response) {
-  const app = findApplication(req.ctx, req.principal.tenantId, pathParam(req, 'appName'));
-  if (!app) throw notFound(`There is no application ${req.params.appName}.`);
+  const app = requireApplication(req.ctx, req.principal.tenantId, pathParam(req, 'appName'));
   res.json(presentApplication(req, app));
 }
 

@@ -8,5 +8,5 @@ export const analyticsFacade: ServiceDescriptor = {
   title: 'Analytics facade',
   serviceGroup: 'device',
   routes,
-  collections: { [PIPELINES]: tenantRecord(['pipelineId', 'storedName', 'createdAt', 'updatedAt']) },
+  collections: { [PIPELINES.name]: tenantRecord(['pipelineId', 'storedName', 'createdAt', 'updatedAt']) },
 };

@@ -2,7 +2,7 @@
 import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { mailControlRouter } from './control.js';
 import { CAPTURED_MAIL, releaseMailWaiters } from './mail.js';
-import { RECIPIENTS, setupRecipientIndexes } from './recipients.js';
+import { RECIPIENTS } from './recipients.js';
 import { routes } from './routes.js';
 
 export const automationConnector: ServiceDescriptor = {
@@ -11,10 +11,9 @@ export const automationConnector: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    [RECIPIENTS]: tenantRecord(['notificationType', 'recipient', 'state', 'verificationToken', 'createdAt', 'updatedAt']),
-    [CAPTURED_MAIL]: tenantRecord(['to', 'subject', 'text', 'sentAt']),
+    [RECIPIENTS.name]: tenantRecord(['notificationType', 'recipient', 'state', 'verificationToken', 'createdAt', 'updatedAt']),
+    [CAPTURED_MAIL.name]: tenantRecord(['to', 'subject', 'text', 'sentAt']),
   },
   controlPlane: mailControlRouter,
-  setup: setupRecipientIndexes,
   teardown: releaseMailWaiters,
 };

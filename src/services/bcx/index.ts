@@ -1,8 +1,8 @@
 // Binary data collection (bcx): blobs and files devices upload.
 import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
-import { BLOBS, FILES, payloadFiles, removeUnlistedPayloads, setupPayloadIndexes } from './payloads.js';
+import { BLOBS, FILES, payloadFiles, removeUnlistedPayloads } from './payloads.js';
 import { routes } from './routes.js';
-import { setupUploadTokenIndexes, UPLOAD_TOKENS } from './upload-tokens.js';
+import { UPLOAD_TOKENS } from './upload-tokens.js';
 
 const payloadRecord = (...fields: string[]) => tenantRecord(['appName', 'endpointId', 'name', 'createdDate', 'file', ...fields]);
 
@@ -12,13 +12,11 @@ export const binaryDataCollection: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    [BLOBS]: payloadRecord('id'),
-    [FILES]: payloadRecord('updatedDate'),
-    [UPLOAD_TOKENS]: tenantRecord(['token', 'endpointId', 'issuedDate', 'expiresDate']),
+    [BLOBS.name]: payloadRecord('id'),
+    [FILES.name]: payloadRecord('updatedDate'),
+    [UPLOAD_TOKENS.name]: tenantRecord(['token', 'endpointId', 'issuedDate', 'expiresDate']),
   },
   async setup(ctx) {
-    setupPayloadIndexes(ctx);
-    setupUploadTokenIndexes(ctx);
     await removeUnlistedPayloads(ctx);
   },
   async teardown(ctx) {

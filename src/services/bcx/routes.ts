@@ -4,7 +4,7 @@ import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathParam, queryDate, queryEnum, queryList, queryString, requiredQuery } from '../../server/params.js';
 import type { QueryParam, Route } from '../../contract.js';
-import { findApplication, type Application } from '../app-manager/applications.js';
+import { requireApplication, type Application } from '../app-manager/applications.js';
 import { findEndpoint, type Endpoint } from '../epr/endpoints.js';
 import { sendPayload } from './download.js';
 import {
@@ -25,10 +25,7 @@ import { uploaderOf } from './upload-tokens.js';
 const LIST_LIMIT = 20;
 
 function applicationOf(req: Request): Application {
-  const name = pathParam(req, 'appName');
-  const app = findApplication(req.ctx, req.principal.tenantId, name);
-  if (!app) throw notFound(`There is no application ${name}.`);
-  return app;
+  return requireApplication(req.ctx, req.principal.tenantId, pathParam(req, 'appName'));
 }
 
 function endpointOf(req: Request): Endpoint {

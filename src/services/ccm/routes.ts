@@ -8,12 +8,12 @@ import {
   changeCredentialPassword,
   changeCredentialState,
   createBasicCredential,
-  getBasicCredential,
+  requireBasicCredential,
   listBasicCredentials,
   type BasicCredential,
 } from './basic-credentials.js';
 import { basicCredentialsCreateSchema, passwordChangeSchema, stateChangeSchema, x509CreateSchema } from './schemas.js';
-import { createX509Credential, getX509Credential, listX509Credentials, type X509Credential } from './x509-credentials.js';
+import { createX509Credential, requireX509Credential, listX509Credentials, type X509Credential } from './x509-credentials.js';
 
 /** A credential as the spec shows it: never its password or hash. */
 function presentBasic({ tenantId: _tenant, passwordHash: _hash, ...shown }: BasicCredential) {
@@ -76,7 +76,7 @@ export const routes: Route[] = [
     scope: 'tenant:basic-credentials:read',
     summary: 'Get basic credentials (emulator addition)',
     addition: true,
-    handler: (req, res) => res.json(presentBasic(getBasicCredential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
+    handler: (req, res) => res.json(presentBasic(requireBasicCredential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
   },
   {
     method: 'PATCH',
@@ -124,6 +124,6 @@ export const routes: Route[] = [
     scope: 'tenant:x509-credentials:read',
     summary: 'Get X.509 credentials (emulator addition)',
     addition: true,
-    handler: (req, res) => res.json(presentX509(getX509Credential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
+    handler: (req, res) => res.json(presentX509(requireX509Credential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
   },
 ];

@@ -1,6 +1,6 @@
 // Command invocation (cex): commands to endpoints and their results.
 import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../contract.js';
-import { COMMAND_TYPE_PATTERN, setupCommandIndexes, startDeadlines, stopDeadlines } from './commands.js';
+import { COMMAND_TYPE_PATTERN, startDeadlines, stopDeadlines } from './commands.js';
 import { routes } from './routes.js';
 import { releaseWaiters } from './wait.js';
 
@@ -23,7 +23,6 @@ export const commandInvocation: ServiceDescriptor = {
     }),
   },
   setup(ctx) {
-    setupCommandIndexes(ctx);
     startDeadlines(ctx);
   },
   teardown(ctx) {

@@ -2,7 +2,6 @@
 import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { configurationFixtures } from './fixtures.js';
 import { routes } from './routes.js';
-import { setupConfigIndexes } from './records.js';
 import { ecrVersionSettingsSchema } from './schema-check.js';
 
 import { compatRevisions, defaultCompatRevision } from './compat.js';
@@ -23,5 +22,4 @@ export const endpointConfiguration: ServiceDescriptor = {
   seedsAfter: ['epr', 'tekton'],
   appVersionConfigurationSchema: ecrVersionSettingsSchema,
   compat: { revisions: [...compatRevisions], default: defaultCompatRevision },
-  setup: setupConfigIndexes,
 };

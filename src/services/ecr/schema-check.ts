@@ -4,7 +4,7 @@ import type { JsonSchema } from '../../contract.js';
 import { HttpError, notFound } from '../../server/errors.js';
 import { isPlainObject } from '../../store/index.js';
 import { compileUserSchema, describeSchemaErrors } from '../../schema/json-schema.js';
-import { appConfigRecord, serviceConfiguration } from '../tekton/app-configs.js';
+import { findAppConfig, serviceConfiguration } from '../tekton/app-configs.js';
 import { payloadValue, type ConfigPayload } from './payload.js';
 
 /** The key of the registry's own part of an application version's configuration (application configuration service). */
@@ -47,7 +47,7 @@ function ruleOf(settings: unknown): SchemaRule {
 }
 
 function schemaRule(ctx: EmuContext, appVersionName: string): SchemaRule {
-  const record = appConfigRecord(ctx, appVersionName);
+  const record = findAppConfig(ctx, appVersionName);
   if (!record) return NONE;
   let rule = compiled.get(record);
   if (!rule) compiled.set(record, (rule = ruleOf(serviceConfiguration(ctx, appVersionName, ECR_SETTINGS_KEY))));

@@ -1,9 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import isSafeRegex from 'safe-regex2';
 import { runtimeOf, type EmuContext } from '../../context.js';
-import { isPlainObject, type StoredRecord } from '../../store/index.js';
+import { collection, isPlainObject, type StoredRecord } from '../../store/index.js';
 
-export const ENDPOINT_FILTERS = 'endpoint-filters';
+export const ENDPOINT_FILTERS = collection<EndpointFilter>('endpoint-filters')
+  .index('app', (f) => f.applicationName);
 
 /**
  * An endpoint filter: a named predicate over endpoint metadata, per application (the spec never says how
@@ -134,23 +135,19 @@ export function filterMatches(filter: EndpointFilter, metadata: Record<string, u
   return predicateOf(filter)(metadata ?? {});
 }
 
-export function setupFilterIndexes(ctx: EmuContext): void {
-  ctx.store.defineIndex(ENDPOINT_FILTERS, 'app', (f) => f.applicationName as string);
-}
-
 export function filtersOfApplication(ctx: EmuContext, applicationName: string): EndpointFilter[] {
-  return ctx.store.lookup<EndpointFilter>(ENDPOINT_FILTERS, 'app', applicationName);
+  return ENDPOINT_FILTERS.lookup(ctx, 'app', applicationName);
 }
 
 export function findFilter(ctx: EmuContext, tenantId: string, filterId: string): EndpointFilter[] {
-  return [...ctx.store.values<EndpointFilter>(ENDPOINT_FILTERS)].filter((f) => f.tenantId === tenantId && f.filterId === filterId);
+  return [...ENDPOINT_FILTERS.values(ctx)].filter((f) => f.tenantId === tenantId && f.filterId === filterId);
 }
 
 /** The application's active filters in the order of their ids, once per change of the filters. */
 function activeFiltersOf(ctx: EmuContext, applicationName: string): ReadonlyArray<{ filterId: string; matches: Predicate }> {
   const cache = runtimeOf(ctx, 'epr:active-filters', () => new Map<string, { version: string; filters: Array<{ filterId: string; matches: Predicate }> }>());
   // The count guards the one case where a revision repeats: a replaced state without filters (revision 0 again).
-  const version = `${ctx.store.rev(ENDPOINT_FILTERS)}:${ctx.store.count(ENDPOINT_FILTERS)}`;
+  const version = `${ENDPOINT_FILTERS.rev(ctx)}:${ENDPOINT_FILTERS.count(ctx)}`;
   const hit = cache.get(applicationName);
   if (hit?.version === version) return hit.filters;
   const filters = filtersOfApplication(ctx, applicationName)

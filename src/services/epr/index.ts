@@ -1,8 +1,6 @@
 // Endpoint register (epr): endpoints, their tokens and metadata.
 import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../contract.js';
-import { setupEndpointIndexes } from './endpoints.js';
 import { endpointIdSchema, endpointTokenSchema, metadataSchema } from './schemas.js';
-import { setupFilterIndexes } from './filters.js';
 import { endpointFixtures, filterFixtures } from './fixtures.js';
 import { routes } from './routes.js';
 import { checkEndpointState } from './state-checks.js';
@@ -34,8 +32,4 @@ export const endpointRegister: ServiceDescriptor = {
   checkState: checkEndpointState,
   seedsAfter: ['app-manager'],
   ownsBarePath: ['GET /endpoints/{endpointId}'],
-  setup(ctx) {
-    setupEndpointIndexes(ctx);
-    setupFilterIndexes(ctx);
-  },
 };

@@ -1,8 +1,8 @@
 import type { EmuContext } from '../../context.js';
-import { isPlainObject, type Mutation, type Series } from '../../store/index.js';
+import { isPlainObject, seriesCollection, type Mutation, type Series } from '../../store/index.js';
 import { isoOf } from './time.js';
 
-export const TIME_SERIES_POINTS = 'time-series-points';
+export const TIME_SERIES_POINTS = seriesCollection('time-series-points');
 
 /** A data point as the API shows it (spec 2). */
 export interface DataPoint {
@@ -47,13 +47,13 @@ export function appendMutations(batch: PointBatch): Mutation[] {
   const mutations: Mutation[] = [];
   for (const [endpointId, bySeries] of batch) {
     for (const [name, points] of bySeries) {
-      mutations.push({ op: 'append', c: TIME_SERIES_POINTS, id: seriesId(endpointId, name), v: points.map((p) => [p.time, encode(p.values)]) });
+      mutations.push(TIME_SERIES_POINTS.appendMutation(seriesId(endpointId, name), points.map((p) => [p.time, encode(p.values)])));
     }
   }
   return mutations;
 }
 
-const seriesOf = (ctx: EmuContext, endpointId: string, name: string): Series | undefined => ctx.store.getSeries(TIME_SERIES_POINTS, seriesId(endpointId, name));
+const seriesOf = (ctx: EmuContext, endpointId: string, name: string): Series | undefined => TIME_SERIES_POINTS.get(ctx, seriesId(endpointId, name));
 
 const pointAt = (series: Series, index: number): DataPoint => ({ timestamp: isoOf(series.timeAt(index)), values: decode(series.valueAt(index)) });
 

@@ -3,7 +3,7 @@ import type { Route } from '../../contract.js';
 import { pathParam, queryString } from '../../server/params.js';
 import { createGroup, listGroups } from './groups.js';
 import { listAnswer, listParams } from './listing.js';
-import { createPolicy, getPolicy, listPolicies, putUserResourcePolicy, userResourcePolicy } from './policies.js';
+import { createPolicy, requirePolicy, listPolicies, putUserResourcePolicy, userResourcePolicy } from './policies.js';
 import { findGroup, type IamGroup, type IamPolicy, type IamUser } from './records.js';
 import { groupCreateSchema, policyCreateSchema, policyIdsSchema, resourcePolicySchema, userCreateSchema, userDeleteSchema } from './schemas.js';
 import { changeUserPolicies, createUser, deleteUsers, listUsers, userPaths } from './users.js';
@@ -149,7 +149,7 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     scope: 'iam:policy:read',
     summary: 'Get an identity policy (emulator addition)',
     addition: true,
-    handler: (req, res) => res.json({ data: presentPolicy(getPolicy(req.ctx, req.principal.tenantId, pathParam(req, 'policyID'))) }),
+    handler: (req, res) => res.json({ data: presentPolicy(requirePolicy(req.ctx, req.principal.tenantId, pathParam(req, 'policyID'))) }),
   },
 ];
 

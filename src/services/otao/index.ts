@@ -3,7 +3,6 @@ import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { softwareFixtures } from './fixtures.js';
 import { startRolloutDates, stopRolloutDates } from './rollout-dates.js';
 import { routes } from './routes.js';
-import { setupSoftwareIndexes } from './software.js';
 
 export const otaOrchestrator: ServiceDescriptor = {
   prefix: 'otao',
@@ -14,7 +13,6 @@ export const otaOrchestrator: ServiceDescriptor = {
   fixtures: [softwareFixtures],
   seedsAfter: ['epr'],
   setup(ctx) {
-    setupSoftwareIndexes(ctx);
     startRolloutDates(ctx);
   },
   teardown: stopRolloutDates,

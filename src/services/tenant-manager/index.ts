@@ -5,7 +5,6 @@ import { tenantFixtures } from './fixtures.js';
 import { routes } from './routes.js';
 import { REALM_NAME_PATTERN, tenantIdSchema } from './schemas.js';
 import { TEMPLATE_KINDS } from './templates.js';
-import { setupTenantIndexes } from './tenants.js';
 
 /** `all`, or a list of scopes; a record without it has every scope. */
 const scopes: JsonSchema = { oneOf: [{ const: 'all' }, { type: 'array', items: { type: 'string' } }], default: 'all' };
@@ -22,7 +21,7 @@ export const tenantManager: ServiceDescriptor = {
     settings: { type: 'object', required: ['value'] },
     ...Object.fromEntries(
       TEMPLATE_KINDS.map((k) => [
-        k.collection,
+        k.collection.name,
         {
           type: 'object',
           required: ['id', 'template', 'description'],
@@ -33,5 +32,4 @@ export const tenantManager: ServiceDescriptor = {
   },
   fixtures: [tenantFixtures],
   secretFields: { tenants: ['client_backend_secret'], 'realm-clients': ['secret'], 'realm-users': ['password'] },
-  setup: setupTenantIndexes,
 };

@@ -5,12 +5,12 @@ import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathInt } from '../../server/params.js';
 import { templateSchema } from './schemas.js';
-import { createTemplate, deleteTemplate, getTemplate, listTemplates, replaceTemplate, templateRevision, type TemplateKind } from './templates.js';
+import { createTemplate, deleteTemplate, requireTemplate, listTemplates, replaceTemplate, templateRevision, type TemplateKind } from './templates.js';
 
 /** `If-Match` / `If-Unmodified-Since` against the template the path names (404 first when it does not exist). */
 function checkedId(req: Request, kind: TemplateKind): number {
   const id = pathInt(req, 'id');
-  getTemplate(req.ctx, kind, id);
+  requireTemplate(req.ctx, kind, id);
   checkPreconditions(req, { revision: templateRevision(req.ctx, kind, id) });
   return id;
 }
@@ -62,7 +62,7 @@ export function templateRoutes(kind: TemplateKind): Route[] {
       etag: true,
       ...additionUnlessListed(kind, 'GET {id}'),
       handler: (req, res) => {
-        const record = getTemplate(req.ctx, kind, pathInt(req, 'id'));
+        const record = requireTemplate(req.ctx, kind, pathInt(req, 'id'));
         if (!notModified(req, res, { revision: templateRevision(req.ctx, kind, record.id) })) res.json(record);
       },
     },

@@ -1,10 +1,9 @@
 import type { Router } from 'express';
 import type { EmuContext } from '../../context.js';
 import type { Route } from '../../contract.js';
-import { notFound } from '../../server/errors.js';
 import { pathInt } from '../../server/params.js';
 import { routeTableRouter } from '../../server/router.js';
-import { allIntegrations, INTEGRATIONS, presentIntegration, reportNetworkServer, type Integration, type NetworkServerReport } from './integrations.js';
+import { allIntegrations, presentIntegration, reportNetworkServer, requireAnyIntegration, type Integration, type NetworkServerReport } from './integrations.js';
 import { networkServerReportSchema } from './schemas.js';
 
 /** An integration as the control plane shows it: its tenant too, never the API key. */
@@ -30,9 +29,7 @@ const lorawanControlRoutes: Route[] = [
     summary: 'One LoRaWAN integration',
     handler: (req, res) => {
       const id = pathInt(req, 'id');
-      const integration = req.ctx.store.get<Integration>(INTEGRATIONS, String(id));
-      if (!integration) throw notFound(`There is no LoRaWAN integration ${id}.`);
-      res.json(presentForControl(integration));
+      res.json(presentForControl(requireAnyIntegration(req.ctx, id)));
     },
   },
   {

@@ -2,7 +2,7 @@
 import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
 import { lorawanControlRouter } from './control.js';
 import { integrationFixtures } from './fixtures.js';
-import { INTEGRATIONS, setupIntegrationIndexes } from './integrations.js';
+import { INTEGRATIONS } from './integrations.js';
 import { routes } from './routes.js';
 
 export const lorawanConnector: ServiceDescriptor = {
@@ -11,11 +11,10 @@ export const lorawanConnector: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    [INTEGRATIONS]: tenantRecord(['appName', 'lnsUsername', 'lnsIdentityServerHost', 'lnsPlainMqttServerUrl', 'name', 'status', 'state']),
+    [INTEGRATIONS.name]: tenantRecord(['appName', 'lnsUsername', 'lnsIdentityServerHost', 'lnsPlainMqttServerUrl', 'name', 'status', 'state']),
   },
-  secretFields: { [INTEGRATIONS]: ['lnsApiKeyId'] },
+  secretFields: { [INTEGRATIONS.name]: ['lnsApiKeyId'] },
   fixtures: [integrationFixtures],
   seedsAfter: ['app-manager', 'epr'],
   controlPlane: lorawanControlRouter,
-  setup: setupIntegrationIndexes,
 };
