@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import chalk from './colours.js';
 import { resolve } from 'node:path';
 import type { RunningEmulator } from '../emulator.js';
-import { DEFAULT_FIXTURES, type AuthMode, type MqttAuthMode } from '../config.js';
+import { DEFAULT_FIXTURES } from '../config.js';
 import type { StartOptions } from './start-options.js';
 import { runInForeground } from './foreground.js';
 import { CliError, collect, dataOption, parsePort, parsePositiveInt } from './shared.js';
