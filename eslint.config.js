@@ -1,5 +1,5 @@
 // The house's lint rules: only the ones the code already follows (README, "Contributing").
-// Type-aware (no-floating-promises) through tsconfig.lint.json: tsconfig.json builds src/ only, this covers every folder.
+// Type-aware (no-floating-promises) through tsconfig.lint.json: tsconfig.json builds src/ only; this one covers all.
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
