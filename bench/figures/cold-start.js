@@ -20,7 +20,7 @@ async function timeToFirstAnswer(start, path) {
 export default {
   name: 'cold-start',
   async run(bench) {
-    const { document, dir: largeTemplate } = await bench.largeState();
+    const { document } = await bench.largeState();
     const bareRoutes = bench.file('bare-start.json', { routes: { 'GET /': { status: 200, contentType: 'text/plain', body: 'ok' } } });
     const fixtureData = writeJsonServerData(join(bench.dir('json-server-small'), 'db.json'), await bench.fixtureState(), { withCommands: false });
     const largeData = writeJsonServerData(join(bench.dir('json-server-large'), 'db.json'), document, { withCommands: true });

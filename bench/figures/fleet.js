@@ -6,9 +6,9 @@
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { httpJson, httpRequest } from '../lib/http.js';
-import { rssOf, runToEnd, startServer, stopProcess } from '../lib/processes.js';
+import { runToEnd, startServer, stopProcess } from '../lib/processes.js';
 import { measure } from '../lib/report.js';
-import { benchEndpointId, SERIES_NAME } from '../lib/state.js';
+import { SERIES_NAME } from '../lib/state.js';
 import { percentile } from '../lib/stats.js';
 
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));

@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, type CommanderError } from 'commander';
 import { CliError } from './shared.js';
 
 /** Usage errors (unknown flags, bad values) exit 2; failures of the work itself exit 1. */

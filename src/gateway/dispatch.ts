@@ -8,7 +8,7 @@ import { kp1Error, matchResource, type Kp1Extension, type Kp1Reply, type Kp1Reso
 export type { Kp1Reply };
 import { extensions } from './extensions/index.js';
 import { journalKp1, underDeviceFault } from './faults.js';
-import { asRequestId, Kp1PathError, parseKp1Path } from './topics.js';
+import { Kp1PathError, parseKp1Path } from './topics.js';
 
 const byName = new Map<string, Kp1Extension>(extensions.map((e) => [e.name, e]));
 

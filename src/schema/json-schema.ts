@@ -129,7 +129,8 @@ function compileFresh(schema: object | boolean): ValidateFunction {
   const options: Options = { allErrors: true, strict: false };
   let checker = metaCheckers.get(draft);
   if (!checker) metaCheckers.set(draft, (checker = newInstance(draft, options)));
-  checker.validateSchema(schema as object, true);
+  // Throws when the schema is invalid; its answer is a Promise only for an $async meta-schema, and no draft's is.
+  void checker.validateSchema(schema as object, true);
   return newInstance(draft, { ...options, validateSchema: false }).compile(schema as object);
 }
 

@@ -16,7 +16,6 @@ export interface Principal {
 }
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
       ctx: EmuContext;

@@ -183,7 +183,6 @@ function present(raw: Raw, services: readonly ServiceDescriptor[]): JournalEntry
 export const journalOf = (ctx: EmuContext) => runtimeOf(ctx, 'journal', () => new Journal(ctx, ctx.config.journalSize));
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
       /** `performance.now()` when the request arrived (the journal's latency). */

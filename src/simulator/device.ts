@@ -1,7 +1,7 @@
 import { requestUploadToken, uploadBlobFile } from '../client/binary-data.js';
 import { EmulatorHttpError, type EmulatorClient } from '../client/http-client.js';
 import type { Kp1Command, Kp1Device } from '../client/kp1-device.js';
-import { DeviceEvents, type DeviceEvent, type DeviceEventName, type DeviceEventOf, type ReceivedCommand } from './events.js';
+import type { DeviceEvents, DeviceEvent, DeviceEventName, DeviceEventOf, ReceivedCommand } from './events.js';
 import { OFFER_RESOURCE, OfferExchange, type OfferHandling } from './offers.js';
 import { answerFrom, ruleFor, type Answer, type Rules } from './rules.js';
 import type { SampleMaker } from './telemetry.js';

@@ -129,7 +129,7 @@ async function startJson(args: string[]) {
       out += chunk.toString();
       if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]));
     });
-    child.then((result) => reject(new Error(`exited ${result.exitCode}: ${String(result.stderr ?? '')}`)));
+    child.then((result) => reject(new Error(`exited ${result.exitCode}: ${String(result.stderr ?? '')}`)), reject);
   });
   const stop = async () => {
     child.kill('SIGTERM');
@@ -176,7 +176,7 @@ describe('start on a pseudo-terminal of 0x0 (some CI runners, `script`)', () => 
         out += chunk.toString();
         if (out.includes('Try: curl')) resolve();
       });
-      child.then(() => reject(new Error(`script exited before the emulator was ready: ${out.slice(0, 500)}`)));
+      child.then(() => reject(new Error(`script exited before the emulator was ready: ${out.slice(0, 500)}`)), reject);
     });
     process.kill(lockIn(dir).pid, 'SIGTERM');
     await child;

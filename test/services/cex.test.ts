@@ -251,7 +251,6 @@ describe('command invocation over REST', async () => {
 
 describe('command invocation with --compat cex=1', async () => {
   const emulator = await startTestEmulator({ compat: { cex: '1' } });
-  const call = api(emulator);
 
   it('applies the first revision defaults when no parameter is given', async () => {
     const abort = new AbortController();

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { internalContext } from '../../src/emulator.js';
-import { services } from '../../src/services/index.js';
 import { INTEGRATIONS } from '../../src/services/ttnc/integrations.js';
 import { api, startTestEmulator, tokenFor } from '../helpers/emulator.js';
 

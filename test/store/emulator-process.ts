@@ -52,7 +52,7 @@ export async function startProcess(args: string[], env: Record<string, string> =
       const match = /(http:\/\/[^\s]+)/.exec(out);
       if (match && out.includes('\n')) resolve(match[1]);
     });
-    child.then((result) => reject(new Error(`the emulator exited (${result.exitCode ?? result.signal}) before it was ready: ${err.trim()}`)));
+    child.then((result) => reject(new Error(`the emulator exited (${result.exitCode ?? result.signal}) before it was ready: ${err.trim()}`)), reject);
   });
   return {
     url,

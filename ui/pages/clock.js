@@ -1,5 +1,5 @@
 import { api } from '../lib/api.js';
-import { field, fill, h, json, time, title } from '../lib/dom.js';
+import { field, fill, h, time, title } from '../lib/dom.js';
 import { on } from '../lib/events.js';
 
 const report = (el, promise, done) =>

@@ -48,7 +48,7 @@ export async function telemetrySection(endpoint, appName, cleanups) {
   };
   cleanups.push(
     on('kp1', (entry) => {
-      if (entry.endpointId === id && entry.topic?.includes('/dcx/') && entry.direction === 'in') reload();
+      if (entry.endpointId === id && entry.topic?.includes('/dcx/') && entry.direction === 'in') void reload();
     }),
   );
   await load().catch((err) => fill(charts, h('p', { class: 'error' }, err.message)));

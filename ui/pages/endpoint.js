@@ -101,8 +101,14 @@ function commandsSection(endpoint, cleanups, can) {
   const showCommand = (command) =>
     fill(result, h('p', {}, `Command ${command.commandId} (${command.commandType}): `, h('strong', { 'data-testid': 'command-status' }, command.status), command.statusCode ? ` · status ${command.statusCode}` : ''), command.responsePayload !== undefined ? h('pre', { 'data-testid': 'command-response' }, json(command.responsePayload)) : null);
 
+  // Called without waiting (forms, events), so it never rejects: a failed read shows its message in the table.
   async function loadHistory() {
-    const [entry] = await api('GET', '/cex/api/v1/endpoints/commands', { query: { endpointId: id } });
+    let entry;
+    try {
+      [entry] = await api('GET', '/cex/api/v1/endpoints/commands', { query: { endpointId: id } });
+    } catch (err) {
+      return fill(history, h('tr', {}, h('td', { colspan: 6, class: 'error' }, err.message)));
+    }
     fill(history, (entry?.commands ?? []).slice(-20).reverse().map((c) => h('tr', {}, h('td', {}, c.commandId), h('td', {}, c.commandType), h('td', {}, c.status), h('td', {}, c.statusCode ?? ''), h('td', {}, time(c.createdAt)), h('td', {}, c.responsePayload === undefined ? '' : h('code', {}, JSON.stringify(c.responsePayload).slice(0, 80))))));
   }
 
@@ -122,17 +128,17 @@ function commandsSection(endpoint, cleanups, can) {
     } catch (err) {
       fill(result, h('p', { class: 'error' }, err.message));
     }
-    loadHistory();
+    void loadHistory();
   };
 
   cleanups.push(
     on('command', async (c) => {
       if (c.endpointId !== id) return;
       if (c.commandId === watching && c.status !== 'DELETED') showCommand(await api('GET', `${cex(id)}/commands/${encodeURIComponent(c.commandType)}/${c.commandId}`));
-      loadHistory();
+      void loadHistory();
     }),
   );
-  loadHistory();
+  void loadHistory();
   return h(
     'section',
     { class: 'section', 'aria-labelledby': 'commands-h' },

@@ -77,15 +77,15 @@ export async function render(main, _params, { tenant } = {}) {
   const apply = (event) => {
     event?.preventDefault();
     offset = 0;
-    load();
+    void load();
   };
   previous.onclick = () => {
     offset = Math.max(0, offset - PAGE_SIZE);
-    load();
+    void load();
   };
   next.onclick = () => {
     offset += PAGE_SIZE;
-    load();
+    void load();
   };
   for (const control of [app, version, onlineOnly]) control.addEventListener('change', apply);
 
@@ -112,7 +112,7 @@ export async function render(main, _params, { tenant } = {}) {
     on('connection', (c) => {
       if (c.online) online.add(c.endpointId);
       else online.delete(c.endpointId);
-      load();
+      void load();
     }),
     on('endpoint', (e) => e.change === 'registered' && load()),
   ];

@@ -9,7 +9,7 @@ import {
   isNum,
   javaString,
   javaType,
-  JNum,
+  type JNum,
   mapKey,
   ofType,
   valuesEqual,
