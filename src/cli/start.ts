@@ -3,7 +3,6 @@ import chalk from './colours.js';
 import { resolve } from 'node:path';
 import type { RunningEmulator } from '../index.js';
 import { START_DEFAULTS } from '../client/defaults.js';
-import type { AuthMode, MqttAuthMode } from '../index.js';
 import type { StartOptions } from './start-options.js';
 import { runInForeground } from './foreground.js';
 import { CliError, collect, dataOption, parsePort, parsePositiveInt } from './shared.js';
