@@ -2,25 +2,14 @@ import { randomFillSync, randomUUID } from 'node:crypto';
 import { runtimeOf, type EmuContext } from '../../context.js';
 import { badRequest, conflict } from '../../server/errors.js';
 import { ENDPOINT_CHANGED } from '../../server/events.js';
-import type { StoredRecord } from '../../store/index.js';
 import { findTenantVersion, findVersion } from '../app-manager/applications.js';
+import type { FromSchema } from '../../contract.js';
+import type { endpointRecord, Registration } from './schemas.js';
 
 export const ENDPOINTS = 'endpoints';
 
-export type TokenStatus = 'Inactive' | 'Active';
-
-export interface Endpoint extends StoredRecord {
-  tenantId: string;
-  endpointId: string;
-  appName: string;
-  appVersion: { name: string; registeredDate: string };
-  createdDate: string;
-  updatedDate: string;
-  token: string;
-  tokenStatus: TokenStatus;
-  metadata: Record<string, unknown>;
-  metadataUpdatedDate?: string;
-}
+export type Endpoint = FromSchema<typeof endpointRecord>;
+export type TokenStatus = Endpoint['tokenStatus'];
 
 const tokenKey = (appName: string, token: string) => `${appName}\u0000${token}`;
 
@@ -73,13 +62,7 @@ export function isMetadataObject(value: unknown): value is Record<string, unknow
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A registration that holds to `endpointRegistrationSchema` (the server checked it, or the fixture validator). */
-export interface Registration {
-  appVersion: { name: string };
-  metadata?: Record<string, unknown>;
-  endpointToken?: string;
-  endpointId?: string;
-}
+export type { Registration };
 
 const TOKEN_BYTES = 12;
 /** Random bytes for tokens, refilled 4 KiB at a time (as `randomUUID` buffers its own): one call into OpenSSL per 341 tokens. */
