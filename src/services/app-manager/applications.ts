@@ -1,29 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
-import type { StoredRecord } from '../../store/index.js';
+import type { FromSchema } from '../../contract.js';
+import type { applicationRecord, appVersionRecord, NamedInput } from './schemas.js';
 
 export const APPLICATIONS = 'applications';
 export const APP_VERSIONS = 'app-versions';
 
-export interface Application extends StoredRecord {
-  tenantId: string;
-  name: string;
-  displayName?: string;
-  description?: string;
-  createdDate: string;
-  updatedDate: string;
-}
-
-export interface AppVersion extends StoredRecord {
-  tenantId: string;
-  appName: string;
-  name: string;
-  displayName?: string;
-  description?: string;
-  createdDate: string;
-  updatedDate: string;
-}
+export type Application = FromSchema<typeof applicationRecord>;
+export type AppVersion = FromSchema<typeof appVersionRecord>;
 
 export function setupApplicationIndexes(ctx: EmuContext): void {
   ctx.store.defineIndex(APP_VERSIONS, 'app', (v) => v.appName as string);
@@ -66,12 +51,7 @@ function generatedName(ctx: EmuContext): string {
   }
 }
 
-/** The body of `POST /applications` or `.../versions`, after its schema. */
-export interface NamedInput {
-  name?: string | null;
-  displayName?: string | null;
-  description?: string | null;
-}
+export type { NamedInput };
 
 const text = (value: string | null | undefined) => value ?? undefined;
 
