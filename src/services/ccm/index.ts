@@ -1,5 +1,5 @@
-import { withPasswordHash } from '../../auth/passwords.js';
-import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
+import type { ServiceDescriptor } from '../../contract.js';
+import { basicCredentialRecord, x509CredentialRecord } from './schemas.js';
 import { setupCredentialIndexes } from './basic-credentials.js';
 import { basicCredentialFixtures } from './fixtures.js';
 import { routes } from './routes.js';
@@ -11,8 +11,8 @@ export const credentialsManager: ServiceDescriptor = {
   serviceGroup: 'admin',
   routes,
   collections: {
-    'basic-credentials': withPasswordHash(tenantRecord(['id', 'username', 'passwordHash', 'state', 'createdDate', 'updatedDate'])),
-    'x509-credentials': tenantRecord(['id', 'state', 'serialNumber', 'commonName', 'invalidAfter', 'fingerprint', 'createdDate', 'updatedDate']),
+    'basic-credentials': basicCredentialRecord,
+    'x509-credentials': x509CredentialRecord,
   },
   fixtures: [basicCredentialFixtures],
   seedsAfter: ['tenant-manager'],
