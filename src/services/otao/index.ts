@@ -1,7 +1,8 @@
-import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
+import type { ServiceDescriptor } from '../../contract.js';
 import { softwareFixtures } from './fixtures.js';
 import { startRolloutDates, stopRolloutDates } from './rollout-dates.js';
 import { routes } from './routes.js';
+import { softwareRecord } from './schemas.js';
 import { setupSoftwareIndexes } from './software.js';
 
 export const otaOrchestrator: ServiceDescriptor = {
@@ -9,7 +10,7 @@ export const otaOrchestrator: ServiceDescriptor = {
   title: 'Over-the-air orchestrator',
   serviceGroup: 'device',
   routes,
-  collections: { software: tenantRecord(['appName', 'version', 'rolloutStrategy', 'createdDate', 'updatedDate']) },
+  collections: { software: softwareRecord },
   fixtures: [softwareFixtures],
   seedsAfter: ['epr'],
   setup(ctx) {
