@@ -1,15 +1,16 @@
-import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
+import type { ServiceDescriptor } from '../../contract.js';
 import { setupDefinitionIndexes, TIME_SERIES } from './definitions.js';
 import { definitionFixtures } from './fixtures.js';
 import { TIME_SERIES_POINTS } from './points.js';
 import { routes } from './routes.js';
+import { definitionRecord } from './schemas.js';
 
 export const endpointTimeSeries: ServiceDescriptor = {
   prefix: 'epts',
   title: 'Endpoint time series',
   serviceGroup: 'device',
   routes,
-  collections: { [TIME_SERIES]: tenantRecord(['applicationName', 'name', 'createdDate', 'updatedDate']) },
+  collections: { [TIME_SERIES]: definitionRecord },
   series: [TIME_SERIES_POINTS],
   fixtures: [definitionFixtures],
   seedsAfter: ['app-manager'],
