@@ -1,7 +1,7 @@
-import { withPasswordHash } from '../../auth/passwords.js';
-import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
+import type { ServiceDescriptor } from '../../contract.js';
 import { GROUPS, POLICIES, RESOURCE_POLICIES, setupIamIndexes, USERS } from './records.js';
 import { routes } from './routes.js';
+import { groupRecord, policyRecord, resourcePolicyRecord, userRecord } from './schemas.js';
 
 export const identityAndAccess: ServiceDescriptor = {
   prefix: 'iam',
@@ -9,10 +9,10 @@ export const identityAndAccess: ServiceDescriptor = {
   serviceGroup: 'admin',
   routes,
   collections: {
-    [USERS]: withPasswordHash(tenantRecord(['id', 'username', 'email', 'krn', 'passwordHash', 'created', 'updated'])),
-    [GROUPS]: tenantRecord(['id', 'name', 'path', 'krn', 'created', 'updated']),
-    [POLICIES]: tenantRecord(['id', 'name', 'krn', 'type', 'version']),
-    [RESOURCE_POLICIES]: tenantRecord([]),
+    [USERS]: userRecord,
+    [GROUPS]: groupRecord,
+    [POLICIES]: policyRecord,
+    [RESOURCE_POLICIES]: resourcePolicyRecord,
   },
   setup: setupIamIndexes,
 };

@@ -2,14 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { EmuContext } from '../../context.js';
 import { scopeMatches, tenantScopes } from '../../auth/scopes.js';
 import { conflict, notFound } from '../../server/errors.js';
+import type { FromSchema } from '../../contract.js';
 import { groupsWithAncestors } from './groups.js';
+import type { PolicyInput, resourcePolicyRecord, ResourcePolicyInput } from './schemas.js';
 import { findPolicy, getUser, krn, POLICIES, recordsOf, RESOURCE_POLICIES, type IamPolicy, type IamUser, type Statement } from './records.js';
 
-export interface PolicyInput {
-  name: string;
-  description?: string;
-  statements: Array<Omit<Statement, 'resources'> & { resources?: string[] }>;
-}
+export type { PolicyInput };
 
 /** `POST /policies` (an emulator addition): an identity policy; `resources` default to every resource (`*`). */
 export async function createPolicy(ctx: EmuContext, tenantId: string, input: PolicyInput): Promise<IamPolicy> {
@@ -38,11 +36,8 @@ export function getPolicy(ctx: EmuContext, tenantId: string, id: string): IamPol
 }
 
 /** A user's resource policy as stored: who may act on the user. It does not change the user's own token. */
-interface StoredResourcePolicy {
-  tenantId: string;
-  version: number;
-  statements: Array<Omit<Statement, 'resources'>>;
-}
+/** The record schema names only `tenantId`; the rest is what we write from a checked body (see records.ts). */
+type StoredResourcePolicy = FromSchema<typeof resourcePolicyRecord> & { version: number; statements: ResourcePolicyInput['statements'] };
 
 /** `GET /users/{userID}/policy`: the user's resource policy; one without statements until a `PUT`. */
 export function userResourcePolicy(ctx: EmuContext, tenantId: string, userId: string): Omit<IamPolicy, 'tenantId'> {
