@@ -1,5 +1,7 @@
 import type { EmuContext } from '../../context.js';
 import { notFound } from '../../server/errors.js';
+import type { FromSchema } from '../../contract.js';
+import type { templateRecord, TemplateInput } from './schemas.js';
 
 /** Realm, frontend-client and backend-client templates: platform-wide `{ id, template, description }` records. */
 export const TEMPLATE_KINDS = [
@@ -10,14 +12,8 @@ export const TEMPLATE_KINDS = [
 
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
 
-export interface TemplateInput {
-  template: Record<string, unknown>;
-  description: string;
-}
-
-export interface Template extends TemplateInput {
-  id: number;
-}
+export type { TemplateInput };
+export type Template = FromSchema<typeof templateRecord>;
 
 export function listTemplates(ctx: EmuContext, kind: TemplateKind): Template[] {
   return [...ctx.store.values<Template>(kind.collection)].sort((a, b) => a.id - b.id);
