@@ -1,8 +1,9 @@
-import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
+import type { ServiceDescriptor } from '../../contract.js';
 import { lorawanControlRouter } from './control.js';
 import { integrationFixtures } from './fixtures.js';
 import { INTEGRATIONS, setupIntegrationIndexes } from './integrations.js';
 import { routes } from './routes.js';
+import { integrationRecord } from './schemas.js';
 
 export const lorawanConnector: ServiceDescriptor = {
   prefix: 'ttnc',
@@ -10,7 +11,7 @@ export const lorawanConnector: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    [INTEGRATIONS]: tenantRecord(['appName', 'lnsUsername', 'lnsIdentityServerHost', 'lnsPlainMqttServerUrl', 'name', 'status', 'state']),
+    [INTEGRATIONS]: integrationRecord,
   },
   secretFields: { [INTEGRATIONS]: ['lnsApiKeyId'] },
   fixtures: [integrationFixtures],
