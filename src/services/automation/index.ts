@@ -1,8 +1,9 @@
-import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
+import type { ServiceDescriptor } from '../../contract.js';
 import { mailControlRouter } from './control.js';
 import { CAPTURED_MAIL, releaseMailWaiters } from './mail.js';
 import { RECIPIENTS, setupRecipientIndexes } from './recipients.js';
 import { routes } from './routes.js';
+import { capturedMailRecord, recipientRecord } from './schemas.js';
 
 export const automationConnector: ServiceDescriptor = {
   prefix: 'automation',
@@ -10,8 +11,8 @@ export const automationConnector: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    [RECIPIENTS]: tenantRecord(['notificationType', 'recipient', 'state', 'verificationToken', 'createdAt', 'updatedAt']),
-    [CAPTURED_MAIL]: tenantRecord(['to', 'subject', 'text', 'sentAt']),
+    [RECIPIENTS]: recipientRecord,
+    [CAPTURED_MAIL]: capturedMailRecord,
   },
   controlPlane: mailControlRouter,
   setup: setupRecipientIndexes,
