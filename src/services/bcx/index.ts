@@ -1,9 +1,8 @@
-import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
+import type { ServiceDescriptor } from '../../contract.js';
 import { BLOBS, FILES, payloadFiles, removeUnlistedPayloads, setupPayloadIndexes } from './payloads.js';
 import { routes } from './routes.js';
+import { blobRecord, fileRecord, uploadTokenRecord } from './schemas.js';
 import { setupUploadTokenIndexes, UPLOAD_TOKENS } from './upload-tokens.js';
-
-const payloadRecord = (...fields: string[]) => tenantRecord(['appName', 'endpointId', 'name', 'createdDate', 'file', ...fields]);
 
 export const binaryDataCollection: ServiceDescriptor = {
   prefix: 'bcx',
@@ -11,9 +10,9 @@ export const binaryDataCollection: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    [BLOBS]: payloadRecord('id'),
-    [FILES]: payloadRecord('updatedDate'),
-    [UPLOAD_TOKENS]: tenantRecord(['token', 'endpointId', 'issuedDate', 'expiresDate']),
+    [BLOBS]: blobRecord,
+    [FILES]: fileRecord,
+    [UPLOAD_TOKENS]: uploadTokenRecord,
   },
   async setup(ctx) {
     setupPayloadIndexes(ctx);

@@ -2,30 +2,18 @@ import type { Readable } from 'node:stream';
 import { runtimeOf, type EmuContext } from '../../context.js';
 import { HttpError } from '../../server/errors.js';
 import { BlobFiles, PayloadTooLarge } from '../../store/blob-files.js';
-import type { StoredRecord } from '../../store/index.js';
+import type { FromSchema } from '../../contract.js';
 import type { Endpoint } from '../epr/endpoints.js';
+import type { blobRecord, fileRecord } from './schemas.js';
 
 export const BLOBS = 'binary-data';
 export const FILES = 'files';
 
-/** What blobs and files have in common; the payload itself is the file `file` of `payloadFiles`. */
-interface Payload extends StoredRecord {
-  tenantId: string;
-  appName: string;
-  endpointId: string;
-  name: string;
-  size: number;
-  createdDate: string;
-  file: string;
-}
-
-export interface BlobRecord extends Payload {
-  id: string;
-}
-
-export interface FileRecord extends Payload {
-  updatedDate: string;
-}
+/** `size` is not in the record schemas: adding it would refuse imports they take today, so the types add it. */
+export type BlobRecord = FromSchema<typeof blobRecord> & { size: number };
+export type FileRecord = FromSchema<typeof fileRecord> & { size: number };
+/** What blobs and files have in common. */
+type Payload = BlobRecord | FileRecord;
 
 export function setupPayloadIndexes(ctx: EmuContext): void {
   for (const collection of [BLOBS, FILES]) {

@@ -1,19 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { EmuContext } from '../../context.js';
 import { HttpError } from '../../server/errors.js';
-import type { Mutation, StoredRecord } from '../../store/index.js';
+import type { FromSchema } from '../../contract.js';
+import type { Mutation } from '../../store/index.js';
 import { findEndpoint, type Endpoint } from '../epr/endpoints.js';
+import type { uploadTokenRecord } from './schemas.js';
 
 export const UPLOAD_TOKENS = 'upload-tokens';
 
 /** An endpoint's upload token (`X-Auth-Token`): kept in the state, so that it outlives a restart. */
-export interface UploadToken extends StoredRecord {
-  token: string;
-  tenantId: string;
-  endpointId: string;
-  issuedDate: string;
-  expiresDate: string;
-}
+export type UploadToken = FromSchema<typeof uploadTokenRecord>;
 
 export function setupUploadTokenIndexes(ctx: EmuContext): void {
   ctx.store.defineIndex(UPLOAD_TOKENS, 'endpoint', (t) => t.endpointId as string);
