@@ -53,27 +53,50 @@ export type EmulatorConfig = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 
 
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.json', import.meta.url));
 
+/** What a start does unless told otherwise: `resolveConfig`, the CLI's `start` options and the client read it here. */
+export const START_DEFAULTS = {
+  port: 8080,
+  host: '127.0.0.1',
+  dataDir: './.platform-emu',
+  fixtures: DEFAULT_FIXTURES,
+  auth: 'off',
+  bodyLimit: 1024 * 1024,
+  asyncRequestTimeout: 60,
+  mqttPort: 1883,
+  mqttAuth: 'anonymous',
+  compactBytes: 16 * 1024 * 1024,
+  uploadTokenTtl: 3600,
+  uploadLimit: 1024 ** 3,
+  journalSize: 1000,
+} as const satisfies Partial<EmulatorOptions>;
+
 export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
   if (options.journalSize !== undefined && (!Number.isSafeInteger(options.journalSize) || options.journalSize < 1 || options.journalSize > 1_000_000)) {
     throw new RangeError(`journalSize must be a whole number from 1 to 1000000; got ${options.journalSize}.`);
   }
   return {
-    port: options.port ?? 8080,
-    host: options.host ?? '127.0.0.1',
+    port: options.port ?? START_DEFAULTS.port,
+    host: options.host ?? START_DEFAULTS.host,
     inMemory: options.inMemory ?? false,
-    dataDir: options.inMemory ? undefined : (options.dataDir ?? '.platform-emu'),
-    fixtures: options.fixtures ?? DEFAULT_FIXTURES,
-    auth: options.auth ?? 'off',
+    dataDir: options.inMemory ? undefined : (options.dataDir ?? START_DEFAULTS.dataDir),
+    fixtures: options.fixtures ?? START_DEFAULTS.fixtures,
+    auth: options.auth ?? START_DEFAULTS.auth,
     compat: options.compat ?? {},
-    bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    asyncRequestTimeout: options.asyncRequestTimeout ?? 60,
-    mqttPort: options.mqttPort ?? 1883,
-    mqttAuth: options.mqttAuth ?? 'anonymous',
-    compactBytes: options.compactBytes ?? 16 * 1024 * 1024,
-    uploadTokenTtl: options.uploadTokenTtl ?? 3600,
-    uploadLimit: options.uploadLimit ?? 1024 ** 3,
+    bodyLimit: options.bodyLimit ?? START_DEFAULTS.bodyLimit,
+    asyncRequestTimeout: options.asyncRequestTimeout ?? START_DEFAULTS.asyncRequestTimeout,
+    mqttPort: options.mqttPort ?? START_DEFAULTS.mqttPort,
+    mqttAuth: options.mqttAuth ?? START_DEFAULTS.mqttAuth,
+    compactBytes: options.compactBytes ?? START_DEFAULTS.compactBytes,
+    uploadTokenTtl: options.uploadTokenTtl ?? START_DEFAULTS.uploadTokenTtl,
+    uploadLimit: options.uploadLimit ?? START_DEFAULTS.uploadLimit,
     allowHosts: options.allowHosts ?? [],
-    journalSize: options.journalSize ?? 1000,
+    journalSize: options.journalSize ?? START_DEFAULTS.journalSize,
     ...(options.adminToken ? { adminToken: options.adminToken } : {}),
   };
+}
+
+/** The URL a client uses for a port the emulator listens on: `localhost` for every interface, IPv6 in brackets. */
+export function listeningUrl(scheme: 'http' | 'mqtt', host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return `${scheme}://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 }

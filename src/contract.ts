@@ -55,8 +55,13 @@ export interface Route<Body = any> {
   /** The scope the spec lists; `a | b` accepts either; null where the spec lists none. */
   scope: string | null;
   summary: string;
-  /** How the request body is read; default `json` for POST/PUT/PATCH and `none` otherwise. */
-  body?: 'json' | 'raw' | 'none';
+  /**
+   * How the request body is read; default `json` for POST/PUT/PATCH and `none` otherwise. `form`: an HTML form
+   * (`application/x-www-form-urlencoded`) or, with `Content-Type: application/json`, JSON (the OAuth endpoints).
+   */
+  body?: 'json' | 'raw' | 'form' | 'none';
+  /** The body size limit where it is not `--body-limit` (bytes or `512mb`): a whole state document, an OAuth form. */
+  bodyLimit?: number | string;
   /** JSON Schema of a `json` body: the server checks it before the handler runs. */
   bodySchema?: JsonSchema;
   /** The status for a body that fails `bodySchema`, where the spec says other than 400. */
@@ -75,6 +80,18 @@ export interface Route<Body = any> {
    * journal) must leave them out. The service itself never answers them.
    */
   secretBodyFields?: string[];
+  /** Not in the spec (`shared/spec/operations.json`): an operation the emulator adds; the OpenAPI document says so. */
+  addition?: true;
+  /**
+   * The envelope of a list answer, where the operation pages. With `offset` and `limit`: `content` is
+   * `{ content, totalElements }`, `results` is `{ count, results }`, `array` a bare array of the page. With `page` and
+   * `pageSize`: `data` is `{ data, count, page, pageSize }`.
+   */
+  paging?: 'content' | 'results' | 'data' | 'array';
+  /** The answer carries `Location`: the new resource's address. */
+  location?: true;
+  /** The answer carries `ETag` (and `Last-Modified` where known), and `If-None-Match` can answer 304. */
+  etag?: true;
   handler: (req: BodyRequest<Body>, res: Response) => unknown;
 }
 
@@ -109,9 +126,13 @@ export interface ServiceDescriptor {
   title: string;
   serviceGroup: 'device' | 'admin';
   routes: Route[];
-  /** Record schemas of the collections the service owns, checked on import. */
+  /**
+   * Record schemas of the collections the service owns, checked on import. Declaring a collection here is what lets
+   * its handle (`collection<T>(name)` in `src/store/collection.ts`) write: a write to a collection no service declares
+   * is refused (docs/adding-a-service.md, "Collections").
+   */
   collections?: Record<string, JsonSchema>;
-  /** Names of the append-only series collections the service owns (`ctx.store.append`), accepted on import. */
+  /** Names of the append-only series collections the service owns (`seriesCollection(name)`), accepted on import. */
   series?: string[];
   fixtures?: FixtureSection[];
   /**
@@ -153,6 +174,12 @@ export interface ServiceDescriptor {
   compat?: { revisions: string[]; default: string };
 }
 
+/**
+ * An id that stands in URL paths and KP1 topics (endpoint ids, application version names, tenant ids, endpoint filter
+ * ids): URL-unreserved characters (RFC 3986), not `.` or `..` alone (they would be path segments of their own).
+ */
+export const ID_PATTERN = '^(?!\\.{1,2}$)[a-zA-Z0-9._~-]+$';
+
 /** A date-time as the emulator stores them (`toISOString()`); other ISO 8601 offsets are read too. */
 export const DATE_TIME = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$' } as const;
 
@@ -178,6 +205,11 @@ export type TenantRecordSchema<R extends readonly string[], P> = {
   required: ['tenantId', ...R];
   properties: { [K in 'tenantId' | R[number] | keyof P]: K extends keyof P ? P[K] : { type: 'string' } };
 };
+
+/** Every collection and series the services declare: the only ones their store lets them write. */
+export function declaredCollections(services: readonly ServiceDescriptor[]): string[] {
+  return services.flatMap((s) => [...Object.keys(s.collections ?? {}), ...(s.series ?? [])]);
+}
 
 export const routeKey = (route: Pick<Route, 'method' | 'path'>) => `${route.method} ${route.path}`;
 

@@ -1,10 +1,12 @@
 import { parseDuration, type ClockMode } from './clock.js';
 import type { EmuContext } from './context.js';
 import { moveClock, virtualClock } from './server/control/clock.js';
+import { exportedState } from './server/control/secrets.js';
 import { listSnapshots, restoreSnapshot, saveSnapshot, deleteSnapshot, type SnapshotInfo } from './server/control/snapshots.js';
 import { faultsOf, type Fault, type FaultInput } from './server/faults.js';
+import { REQUEST_RECORDED } from './server/events.js';
 import { journalOf, type JournalEntry, type JournalFilter } from './server/journal.js';
-import type { TestTokenRequest } from './services/oidc/test-tokens.js';
+import type { TestTokenRequest } from './oidc/test-tokens.js';
 import type { StateDocument } from './store/index.js';
 
 export type TokenOptions = Omit<TestTokenRequest, 'baseUrl'>;
@@ -60,8 +62,12 @@ export interface RunningEmulator {
   deleteSnapshot(name: string): Promise<void>;
   clock: EmulatorClock;
   faults: EmulatorFaults;
+  /** The whole state, as `GET /_emu/state` answers it (secrets `<redacted>` unless `includeSecrets`); after `stop`, all it accepted. */
+  exportState(options?: { includeSecrets?: boolean }): StateDocument;
   /** The request journal: the last `limit` (default 100) REST requests and KP1 messages that match, oldest first. */
   requests(filter?: JournalFilter): JournalEntry[];
+  /** Calls `listener` with every REST request and KP1 message as the journal records it; the returned function stops it. */
+  onRequest(listener: (entry: JournalEntry) => void): () => void;
   /** Stops accepting, lets in-flight requests finish, makes the state durable and releases the data directory. */
   stop(): Promise<void>;
 }
@@ -122,7 +128,12 @@ export function emulatorHandle(ctx: EmuContext, parts: HandleParts): RunningEmul
       remove: (id) => faults.remove(id),
       clear: () => faults.clear(),
     },
+    exportState: (options) => exportedState(ctx, options),
     requests: (filter) => journalOf(ctx).list(filter),
+    onRequest: (listener) => {
+      ctx.events.on(REQUEST_RECORDED, listener);
+      return () => ctx.events.off(REQUEST_RECORDED, listener);
+    },
     stop: parts.stop,
   };
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../src/contract.js';
 import { services } from '../src/services/index.js';
 
-// The emulator's own ajv does not check its schemas against the meta-schema at start (src/server/json-schema.ts):
+// The emulator's own ajv does not check its schemas against the meta-schema at start (src/schema/json-schema.ts):
 // this test does, for every schema the services declare, so that a broken one still fails before it ships.
 const ajv = new Ajv({ strict: false });
 (addFormats as unknown as (a: Ajv) => void)(ajv);

@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import chalk from './colours.js';
 import { STATUS_CODES } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { DEFAULT_EMULATOR_URL } from '../client/defaults.js';
+import { DEFAULT_EMULATOR_URL, START_DEFAULTS } from '../client/defaults.js';
 import type { ClientResponse } from '../client/http-client.js';
 import { adminTokenFor, CliError, runningUrl, urlOption } from './shared.js';
 
@@ -121,7 +121,7 @@ function printBody(response: ClientResponse, raw: boolean | undefined): void {
 /** Refuses a JSON body that does not fit the operation's schema, with the server's own wording, before sending it. */
 async function checkBody(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<void> {
   if (body === undefined || !/json/i.test(headers['content-type'] ?? '')) return;
-  const [{ resolveOperation }, { schemaProblem }] = await Promise.all([import('../services/operations.js'), import('../server/json-schema.js')]);
+  const [{ resolveOperation }, { schemaProblem }] = await Promise.all([import('../services/operations.js'), import('../schema/json-schema.js')]);
   const operation = resolveOperation(method, path);
   const schema = operation?.route.bodySchema;
   const problem = schema ? schemaProblem(schema, JSON.parse(body)) : null;
@@ -208,7 +208,7 @@ export function callCommand(): Command {
     .option('--list', 'print every operation with its scope and summary, then exit')
     .option('--json', 'with --list: the table as JSON (service, method, path, scopes, summary, query, bodySchema)')
     .addOption(urlOption())
-    .addOption(new Option('--data-dir <dir>', 'data directory of the emulator to call, when --url is not given').env('PLATFORM_EMU_DATA').default('./.platform-emu'))
+    .addOption(new Option('--data-dir <dir>', 'data directory of the emulator to call, when --url is not given').env('PLATFORM_EMU_DATA').default(START_DEFAULTS.dataDir))
     .addHelpText(
       'after',
       `

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { readLock } from '../store/lock.js';
+import { START_DEFAULTS } from '../client/defaults.js';
+import { readEmulatorLock } from '../client/emulator-lock.js';
 import { LOG_FILE, type ReadyInfo } from './lifecycle.js';
 import { CliError } from './shared.js';
 import type { StartOptions } from './start-options.js';
@@ -52,7 +53,7 @@ function readiness(child: ChildProcess, logFile: string): Promise<ReadyInfo> {
 }
 
 function describe(info: ReadyInfo, dir: string, logFile: string): string {
-  const target = dir === resolve('.platform-emu') ? '' : ` --data-dir ${dir}`;
+  const target = dir === resolve(START_DEFAULTS.dataDir) ? '' : ` --data-dir ${dir}`;
   return [
     `platform-emu running in the background (pid ${info.pid}) at ${info.url}`,
     `  MQTT   ${info.mqttUrl}`,
@@ -68,7 +69,7 @@ function describe(info: ReadyInfo, dir: string, logFile: string): string {
  */
 export async function startDetached(options: StartOptions): Promise<void> {
   const dir = resolve(options.data);
-  const running = readLock(dir);
+  const running = readEmulatorLock(dir);
   if (running) {
     throw new CliError(`An emulator already runs on ${dir} (pid ${running.pid}${running.url ? ` at ${running.url}` : ''}): \`platform-emu stop --data-dir ${dir}\` stops it.`);
   }

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import type { RunningEmulator } from '../emulator.js';
+import type { RunningEmulator } from '../index.js';
 import { readyInfo, stopEmulator, type ReadyInfo } from './lifecycle.js';
 import { CliError } from './shared.js';
 import { checkStartOptions, launch, startCommand, type StartOptions } from './start.js';

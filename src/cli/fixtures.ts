@@ -1,8 +1,6 @@
 import { Command } from 'commander';
 import { readFile, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { resolveConfig } from '../config.js';
-import { CliError, closeOffline, dataOption, emulatorJson, runningUrl, urlOption } from './shared.js';
+import { CliError, dataOption, emulatorJson, runningUrl, urlOption } from './shared.js';
 
 interface Target {
   data: string;
@@ -18,10 +16,12 @@ async function exportState(file: string | undefined, options: Target): Promise<v
   if (url) {
     document = await emulatorJson(url, 'GET', `/_emu/state${options.includeSecrets ? '?includeSecrets=true' : ''}`, undefined, options);
   } else {
-    const [{ openContext }, { redactSecrets }] = await Promise.all([import('../emulator.js'), import('../server/control/secrets.js')]);
-    const ctx = await openContext(resolveConfig({ dataDir: resolve(options.data) }), warn, true);
-    document = options.includeSecrets ? ctx.store.exportDocument() : redactSecrets(ctx.store.exportDocument(), ctx.services);
-    await closeOffline(ctx);
+    const stopped = await (await import('../index.js')).openDataDir(options.data, { readOnly: true, log: warn });
+    try {
+      document = stopped.exportState({ includeSecrets: options.includeSecrets });
+    } finally {
+      await stopped.close();
+    }
   }
   const text = `${JSON.stringify(document, null, 2)}\n`;
   if (file) {
@@ -43,14 +43,13 @@ async function importState(file: string, options: Target): Promise<void> {
   if (url) {
     await emulatorJson(url, 'PUT', '/_emu/state', input, options);
   } else {
-    const { importState: importInto, openContext } = await import('../emulator.js');
-    const ctx = await openContext(resolveConfig({ dataDir: resolve(options.data) }), warn);
+    const stopped = await (await import('../index.js')).openDataDir(options.data, { log: warn });
     try {
-      await importInto(ctx, input, file);
+      await stopped.importState(input, file);
     } catch (err) {
       throw new CliError((err as Error).message);
     } finally {
-      await closeOffline(ctx);
+      await stopped.close();
     }
   }
   process.stderr.write(`Imported ${file}; the previous state was replaced.\n`);

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { RunningEmulator } from '../emulator.js';
+import type { RunningEmulator } from '../index.js';
 import type { DirectoryLock } from '../store/lock.js';
 import { readyInfo, stopEmulator, type ReadyInfo } from './lifecycle.js';
 import { CliError } from './shared.js';

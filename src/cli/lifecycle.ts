@@ -1,6 +1,6 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { RunningEmulator } from '../emulator.js';
+import type { RunningEmulator } from '../index.js';
 import type { DirectoryLock } from '../store/lock.js';
 import { CliError } from './shared.js';
 
@@ -56,7 +56,6 @@ function writeExport(emulator: RunningEmulator, file: string, document: unknown)
 export async function stopEmulator(emulator: RunningEmulator, exportOnExit: string | undefined): Promise<void> {
   await emulator.stop();
   if (!exportOnExit) return;
-  const { internalContext } = await import('../emulator.js');
   // Read after the stop: every request the emulator accepted is in it.
-  writeExport(emulator, exportOnExit, internalContext(emulator).store.exportDocument());
+  writeExport(emulator, exportOnExit, emulator.exportState({ includeSecrets: true }));
 }

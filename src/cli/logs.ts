@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { JournalEntry } from '../server/journal.js';
+import type { JournalEntry } from '../index.js';
 import { controlClient, controlTargetOptions, type ControlTarget } from './control-client.js';
 import { formatEntry } from './request-log.js';
 import { CliError, parsePositiveInt } from './shared.js';

@@ -1,7 +1,5 @@
 import chalk from './colours.js';
-import type { EmuContext } from '../context.js';
-import { REQUEST_RECORDED } from '../server/events.js';
-import type { JournalEntry } from '../server/journal.js';
+import type { JournalEntry, RunningEmulator } from '../index.js';
 
 function status(code: number): string {
   const text = code === 0 ? '---' : String(code);
@@ -20,6 +18,6 @@ export function formatEntry(entry: JournalEntry): string {
 }
 
 /** `start --log requests`: a line on stdout for every request and KP1 message, as it happens. */
-export function printRequests(ctx: EmuContext): void {
-  ctx.events.on(REQUEST_RECORDED, (entry: JournalEntry) => process.stdout.write(`${formatEntry(entry)}\n`));
+export function printRequests(emulator: RunningEmulator): void {
+  emulator.onRequest((entry) => process.stdout.write(`${formatEntry(entry)}\n`));
 }

@@ -1,7 +1,6 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { resolve } from 'node:path';
-import type { EmuContext } from '../context.js';
-import { readLock, type LockInfo } from '../store/lock.js';
+import { START_DEFAULTS } from '../client/defaults.js';
+import { readEmulatorLock, type EmulatorLock } from '../client/emulator-lock.js';
 
 /** A CLI failure the user can fix: printed as one line on stderr, with this exit code. */
 export class CliError extends Error {
@@ -31,29 +30,20 @@ export function collect(value: string, previous: string[] = []): string[] {
 
 /** `--data-dir` (`--data` still works: the value is `options.data`); `call` alone names it `--data-dir` only. */
 export const dataOption = () =>
-  new Option('--data-dir, --data <dir>', 'data directory of the emulator').env('PLATFORM_EMU_DATA').default('./.platform-emu');
+  new Option('--data-dir, --data <dir>', 'data directory of the emulator').env('PLATFORM_EMU_DATA').default(START_DEFAULTS.dataDir);
 
 export const urlOption = () =>
   new Option('--url <url>', 'URL of a running emulator (default: the one that holds --data-dir, if any)').env('PLATFORM_EMU_URL');
 
-/** Ends a context opened on a stopped data directory: the services' timers first, then the store (and its lock). */
-export async function closeOffline(ctx: EmuContext): Promise<void> {
-  try {
-    for (const service of ctx.services) await service.teardown?.(ctx);
-  } finally {
-    await ctx.store.close();
-  }
-}
-
 /** Who holds the data directory (pid, URLs, admin token), if a live process does. */
-export function lockOf(options: { data?: string }): LockInfo | undefined {
-  return options.data ? readLock(resolve(options.data)) : undefined;
+export function lockOf(options: { data?: string }): EmulatorLock | undefined {
+  return options.data ? readEmulatorLock(options.data) : undefined;
 }
 
 /** The running emulator to talk to: `--url`, or the one whose lock holds the data directory. */
 export function runningUrl(options: { url?: string; data?: string }): string | undefined {
   if (options.url) return options.url.replace(/\/$/, '');
-  return options.data ? readLock(resolve(options.data))?.url : undefined;
+  return lockOf(options)?.url;
 }
 
 /**
@@ -62,7 +52,7 @@ export function runningUrl(options: { url?: string; data?: string }): string | u
  */
 export function adminTokenFor(url: string, options: { data?: string } = {}): string | undefined {
   if (process.env.PLATFORM_EMU_ADMIN_TOKEN) return process.env.PLATFORM_EMU_ADMIN_TOKEN;
-  const lock = options.data ? readLock(resolve(options.data)) : undefined;
+  const lock = lockOf(options);
   return lock?.url === url.replace(/\/$/, '') ? lock.adminToken : undefined;
 }
 

@@ -1,4 +1,4 @@
-import type { AuthMode, MqttAuthMode } from '../config.js';
+import type { AuthMode, MqttAuthMode } from '../index.js';
 
 /** The flags of `start` (also taken by `exec` and the detached child). */
 export interface StartOptions {

@@ -1,8 +1,9 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import chalk from './colours.js';
 import { resolve } from 'node:path';
-import type { RunningEmulator } from '../emulator.js';
-import { DEFAULT_FIXTURES, type AuthMode, type MqttAuthMode } from '../config.js';
+import type { RunningEmulator } from '../index.js';
+import { START_DEFAULTS } from '../client/defaults.js';
+import type { AuthMode, MqttAuthMode } from '../index.js';
 import type { StartOptions } from './start-options.js';
 import { runInForeground } from './foreground.js';
 import { CliError, collect, dataOption, parsePort, parsePositiveInt } from './shared.js';
@@ -20,7 +21,7 @@ function parseCompat(value: string, previous: Record<string, string> = {}): Reco
 /** What `platform-emu token` needs to find this emulator: nothing for the default data directory. */
 function tokenTarget(emulator: RunningEmulator): string {
   if (!emulator.dataDir) return ` --url ${emulator.url}`;
-  return emulator.dataDir === resolve('.platform-emu') ? '' : ` --data-dir ${emulator.dataDir}`;
+  return emulator.dataDir === resolve(START_DEFAULTS.dataDir) ? '' : ` --data-dir ${emulator.dataDir}`;
 }
 
 /** A busy port is the most common start failure: say which flag moves it. */
@@ -69,7 +70,7 @@ interface BannerModules {
 
 /** Values commander cannot check alone: the `--compat` revisions each service offers. Exit 2 like any usage error. */
 export async function checkStartOptions(options: StartOptions): Promise<void> {
-  const [{ services }, { compatProblem }] = await Promise.all([import('../services/index.js'), import('../server/service-list.js')]);
+  const [{ services }, { compatProblem }] = await Promise.all([import('../services/index.js'), import('../server/compat-choices.js')]);
   const problem = compatProblem(options.compat, services);
   if (problem) throw new CliError(problem, 2);
 }
@@ -131,8 +132,7 @@ async function run(options: StartOptions): Promise<void> {
 function logRequests(options: StartOptions) {
   return async (emulator: RunningEmulator): Promise<RunningEmulator> => {
     if (options.log !== 'requests') return emulator;
-    const [{ internalContext }, { printRequests }] = await Promise.all([import('../emulator.js'), import('./request-log.js')]);
-    printRequests(internalContext(emulator));
+    (await import('./request-log.js')).printRequests(emulator);
     return emulator;
   };
 }
@@ -140,52 +140,52 @@ function logRequests(options: StartOptions) {
 export function startCommand(): Command {
   return new Command('start')
     .description('Run the emulator: every service over REST, state kept in a data directory, fixtures seeded.')
-    .addOption(new Option('-p, --port <port>', 'REST port (0 picks a free one)').env('PLATFORM_EMU_PORT').default(8080).argParser(parsePort))
-    .addOption(new Option('--host <host>', 'address to listen on').env('PLATFORM_EMU_HOST').default('127.0.0.1'))
+    .addOption(new Option('-p, --port <port>', 'REST port (0 picks a free one)').env('PLATFORM_EMU_PORT').default(START_DEFAULTS.port).argParser(parsePort))
+    .addOption(new Option('--host <host>', 'address to listen on').env('PLATFORM_EMU_HOST').default(START_DEFAULTS.host))
     .addOption(dataOption())
     .addOption(new Option('--in-memory', 'keep all state in memory and write nothing').env('PLATFORM_EMU_IN_MEMORY'))
     .addOption(
       new Option('--fixtures <file>', 'fixture file (or a `fixtures export`) that seeds a new, empty state; "none" for an empty platform')
         .env('PLATFORM_EMU_FIXTURES')
-        .default(DEFAULT_FIXTURES, 'the bundled fixtures/default.json'),
+        .default(START_DEFAULTS.fixtures, 'the bundled fixtures/default.json'),
     )
-    .addOption(new Option('--auth <mode>', 'require bearer tokens').choices(['off', 'on']).env('PLATFORM_EMU_AUTH').default('off'))
+    .addOption(new Option('--auth <mode>', 'require bearer tokens').choices(['off', 'on']).env('PLATFORM_EMU_AUTH').default(START_DEFAULTS.auth))
     .addOption(
       new Option('--compat <service=revision>', 'answer like another revision of a service where two differ (repeatable): cex=1, app-manager=1').env('PLATFORM_EMU_COMPAT').argParser(parseCompat).default({}),
     )
-    .addOption(new Option('--body-limit <bytes>', 'largest request body accepted (413 beyond)').env('PLATFORM_EMU_BODY_LIMIT').default(1048576).argParser(parsePositiveInt))
+    .addOption(new Option('--body-limit <bytes>', 'largest request body accepted (413 beyond)').env('PLATFORM_EMU_BODY_LIMIT').default(START_DEFAULTS.bodyLimit).argParser(parsePositiveInt))
     .addOption(
       new Option('--async-timeout <seconds>', "the services' asynchronous request timeout: the longest wait a command may ask for")
         .env('PLATFORM_EMU_ASYNC_TIMEOUT')
-        .default(60)
+        .default(START_DEFAULTS.asyncRequestTimeout)
         .argParser(parsePositiveInt),
     )
-    .addOption(new Option('--mqtt-port <port>', 'MQTT port of the device gateway (0 picks a free one)').env('PLATFORM_EMU_MQTT_PORT').default(1883).argParser(parsePort))
+    .addOption(new Option('--mqtt-port <port>', 'MQTT port of the device gateway (0 picks a free one)').env('PLATFORM_EMU_MQTT_PORT').default(START_DEFAULTS.mqttPort).argParser(parsePort))
     .addOption(
       new Option('--mqtt-auth <mode>', 'MQTT CONNECT: "anonymous" admits clients without credentials (those with a username are checked), "basic" requires basic credentials')
         .choices(['anonymous', 'basic'])
         .env('PLATFORM_EMU_MQTT_AUTH')
-        .default('anonymous'),
+        .default(START_DEFAULTS.mqttAuth),
     )
     .addOption(
       new Option('--compact-bytes <bytes>', 'size of the mutation log past which state.json is rewritten and the log emptied')
         .env('PLATFORM_EMU_COMPACT_BYTES')
-        .default(16 * 1024 * 1024)
+        .default(START_DEFAULTS.compactBytes)
         .argParser(parsePositiveInt),
     )
     .addOption(
       new Option('--upload-token-ttl <seconds>', 'lifetime of the upload token a device gets from bcx (X-Auth-Token of binary-data uploads)')
         .env('PLATFORM_EMU_UPLOAD_TOKEN_TTL')
-        .default(3600)
+        .default(START_DEFAULTS.uploadTokenTtl)
         .argParser(parsePositiveInt),
     )
-    .addOption(new Option('--upload-limit <bytes>', 'largest binary-data upload (413 beyond)').env('PLATFORM_EMU_UPLOAD_LIMIT').default(1024 ** 3).argParser(parsePositiveInt))
+    .addOption(new Option('--upload-limit <bytes>', 'largest binary-data upload (413 beyond)').env('PLATFORM_EMU_UPLOAD_LIMIT').default(START_DEFAULTS.uploadLimit).argParser(parsePositiveInt))
     .addOption(new Option('--import <file>', 'replace the state at start with this file (from `fixtures export`, or a fixture file), whatever the data directory holds').env('PLATFORM_EMU_IMPORT'))
     .addOption(new Option('--export-on-exit <file>', 'at a clean stop (SIGINT, SIGTERM, `platform-emu stop`), write the whole state to this file').env('PLATFORM_EMU_EXPORT_ON_EXIT'))
     .addOption(
       new Option('--journal-size <entries>', 'requests and KP1 messages the request journal keeps (GET /_emu/requests)')
         .env('PLATFORM_EMU_JOURNAL_SIZE')
-        .default(1000)
+        .default(START_DEFAULTS.journalSize)
         .argParser(parsePositiveInt),
     )
     .addOption(

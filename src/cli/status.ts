@@ -61,7 +61,7 @@ async function statusOf(options: StatusOptions): Promise<Status> {
     auth: health.auth,
     version: health.version as string | undefined,
     uptimeSeconds: Number.isNaN(startedAt) ? undefined : Math.max(0, Math.round((Date.now() - startedAt) / 1000)),
-    counts: (health.counts as Record<string, number> | undefined) ?? {},
+    counts: Object.fromEntries(((health.services as Array<{ name: string; records: number }> | undefined) ?? []).map((s) => [s.name, s.records])),
     faults: (health.faults as unknown[] | undefined) ?? [],
   };
 }

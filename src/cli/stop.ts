@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readLock, type LockInfo } from '../store/lock.js';
+import { readEmulatorLock, type EmulatorLock } from '../client/emulator-lock.js';
 import { CliError, dataOption, parsePositiveInt } from './shared.js';
 
 interface StopOptions {
@@ -35,7 +35,7 @@ function isRunning(pid: number): boolean {
  * A lock's pid is only signalled when the emulator at the lock's URL says it is that pid: a lock left by a crash
  * may name a pid the system has since given to an unrelated process.
  */
-async function confirmEmulator(lock: LockInfo, dir: string): Promise<void> {
+async function confirmEmulator(lock: EmulatorLock, dir: string): Promise<void> {
   if (!lock.url) return; // still starting: it has not written its URL yet
   const { EmulatorClient } = await import('../client/http-client.js');
   // Any answer of the health route counts (503 too: a failing emulator must still stop), if it names the same pid.
@@ -51,7 +51,7 @@ async function confirmEmulator(lock: LockInfo, dir: string): Promise<void> {
 
 async function run(options: StopOptions): Promise<void> {
   const dir = resolve(options.data);
-  const lock = readLock(dir);
+  const lock = readEmulatorLock(dir);
   if (!lock) {
     process.stderr.write(`No emulator is running on ${dir}.\n`);
     return;
@@ -59,7 +59,7 @@ async function run(options: StopOptions): Promise<void> {
   await confirmEmulator(lock, dir);
   process.kill(lock.pid, 'SIGTERM');
   const deadline = Date.now() + options.timeout * 1000;
-  while (isRunning(lock.pid) || readLock(dir)) {
+  while (isRunning(lock.pid) || readEmulatorLock(dir)) {
     if (Date.now() > deadline) {
       throw new CliError(`The emulator (pid ${lock.pid}) is still running ${options.timeout} s after SIGTERM; \`kill -9 ${lock.pid}\` ends it (nothing it acknowledged is lost).`);
     }

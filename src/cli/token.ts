@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { resolve } from 'node:path';
-import { collect, CliError, closeOffline, dataOption, emulatorJson, lockOf, parsePositiveInt, runningUrl, urlOption } from './shared.js';
+import { DEFAULT_EMULATOR_URL } from '../client/defaults.js';
+import { collect, CliError, dataOption, emulatorJson, lockOf, parsePositiveInt, runningUrl, urlOption } from './shared.js';
 
 /** A value the user gave that the emulator does not know (a tenant, a scope): a usage error. */
 const BAD_VALUE = 2;
@@ -21,21 +22,16 @@ interface Issued {
 }
 
 async function issueOffline(options: TokenOptions): Promise<Issued> {
-  const [{ resolveConfig }, { openContext }, { issueTestToken }] = await Promise.all([
-    import('../config.js'),
-    import('../emulator.js'),
-    import('../services/oidc/test-tokens.js'),
-  ]);
-  const config = resolveConfig({ dataDir: resolve(options.data) });
-  const ctx = await openContext(config, (m) => process.stderr.write(`warning: ${m}\n`), true).catch((err: Error) => {
+  const { openDataDir } = await import('../index.js');
+  const stopped = await openDataDir(options.data, { readOnly: true }).catch((err: Error) => {
     throw new CliError(`${err.message} Or pass --url of a running emulator.`);
   });
   try {
-    return issueTestToken(ctx, { tenant: options.tenant, scopes: options.scope, platform: options.platform, ttlSeconds: options.ttl, baseUrl: 'http://localhost:8080' });
+    return stopped.token({ tenant: options.tenant, scopes: options.scope, platform: options.platform, ttlSeconds: options.ttl, baseUrl: DEFAULT_EMULATOR_URL });
   } catch (err) {
     throw new CliError((err as Error).message, BAD_VALUE);
   } finally {
-    await closeOffline(ctx);
+    await stopped.close();
   }
 }
 
@@ -67,9 +63,8 @@ async function checkScopes(scopes: string[] | undefined): Promise<void> {
  */
 async function adminToken(options: TokenOptions): Promise<Issued> {
   const dir = resolve(options.data);
-  const [{ readKey }, { signAdminToken }] = await Promise.all([import('../auth/keys.js'), import('../auth/tokens.js')]);
-  const key = await readKey(dir);
-  if (key) return { token: signAdminToken(key, new Date()) };
+  const signed = await (await import('../data-dir.js')).adminTokenOf(dir);
+  if (signed) return { token: signed };
   const kept = lockOf(options)?.adminToken;
   if (kept) return { token: kept };
   throw new CliError(

@@ -2,7 +2,7 @@ import type { EmuContext } from '../context.js';
 import { checkJsonDepth, StoreValueError, StoreWriteError } from '../store/index.js';
 import { HttpError } from '../server/errors.js';
 import { findVersion } from '../services/app-manager/applications.js';
-import { activateToken, endpointByToken, findEndpoint, type Endpoint } from '../services/epr/endpoints.js';
+import { activateToken, findEndpointByToken, findEndpoint, type Endpoint } from '../services/epr/endpoints.js';
 import { kp1Error, matchResource, type Kp1Extension, type Kp1Reply, type Kp1Resource } from './extension.js';
 
 export type { Kp1Reply };
@@ -32,7 +32,7 @@ function resolveEndpoint(ctx: EmuContext, appVersionName: string, token: string)
   if (!findVersion(ctx, appVersionName)) {
     throw kp1Error(404, `There is no application version "${appVersionName}" (the second level of the topic).`);
   }
-  const endpoint = endpointByToken(ctx, appVersionName, token);
+  const endpoint = findEndpointByToken(ctx, appVersionName, token);
   if (!endpoint) {
     throw kp1Error(401, `The endpoint token "${token}" is not registered in the application of version ${appVersionName}. Register the endpoint first (POST /epr/api/v1/endpoints).`);
   }

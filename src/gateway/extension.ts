@@ -1,7 +1,8 @@
 import type { EmuContext } from '../context.js';
 import { HttpError } from '../server/errors.js';
 import { matchTemplate } from '../server/path-template.js';
-import { isMetadataObject, type Endpoint } from '../services/epr/endpoints.js';
+import type { Endpoint } from '../services/epr/endpoints.js';
+import { isPlainObject } from '../store/index.js';
 
 /** What a resource handler gets: the endpoint the token resolved to, the path parameters and the payload. */
 export interface Kp1Request {
@@ -53,8 +54,8 @@ export const invalidPayload = (reasonPhrase: string) => kp1Error(400, reasonPhra
 /** Matches resource levels against a resource path; the parameters on success. */
 export const matchResource = (resource: Kp1Resource, levels: readonly string[]) => matchTemplate(resource.path, levels);
 
-/** A JSON object (not an array, not null): the endpoint register's test, shared. */
-export const isPlainObject = isMetadataObject;
+/** A JSON object (not an array, not null): the store's test, at hand for extensions. */
+export { isPlainObject };
 
 /** An optional request object (`{}` or empty) with only the named fields; anything else is a 400 naming the problem. */
 export function optionalObject(payload: unknown, allowed: readonly string[], what: string): Record<string, unknown> {

@@ -2,7 +2,7 @@ import type { DevicePush, EmuContext } from '../context.js';
 import { FAULTS_CHANGED } from '../server/events.js';
 import { faultsOf, type DeviceFault } from '../server/faults.js';
 import { journalOf } from '../server/journal.js';
-import { endpointByToken, type Endpoint } from '../services/epr/endpoints.js';
+import { findEndpointByToken, type Endpoint } from '../services/epr/endpoints.js';
 import type { Kp1Reply } from './extension.js';
 import { sessionsOf } from './sessions.js';
 import { KP1_ROOT, parseKp1Path } from './topics.js';
@@ -17,7 +17,7 @@ function faultOfTopic(ctx: EmuContext, topic: string): { fault: DeviceFault; end
   } catch {
     return undefined;
   }
-  const endpoint = endpointByToken(ctx, parsed.appVersionName, parsed.token);
+  const endpoint = findEndpointByToken(ctx, parsed.appVersionName, parsed.token);
   const fault = endpoint ? faultsOf(ctx).device.get(endpoint.endpointId) : undefined;
   return fault && endpoint ? { fault, endpoint } : undefined;
 }

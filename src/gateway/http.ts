@@ -1,6 +1,7 @@
 import express, { type Router } from 'express';
 import type { EmuContext } from '../context.js';
 import { HttpError } from '../server/errors.js';
+import { percentDecoded } from '../server/percent-decoding.js';
 import { handleKp1 } from './dispatch.js';
 import { sessionsOf } from './sessions.js';
 import { KP1_ROOT } from './topics.js';
@@ -17,12 +18,9 @@ export function kp1HttpRouter(ctx: EmuContext): Router {
     if (req.method !== 'POST') {
       throw new HttpError(405, `KP1 over HTTP takes POST only; got ${req.method} ${req.originalUrl.split('?')[0]}.`, { Allow: 'POST' });
     }
-    let path: string;
-    try {
-      path = `${KP1_ROOT}/${decodeURIComponent(req.path.replace(/^\/+|\/+$/g, ''))}`;
-    } catch {
-      throw new HttpError(400, `The path ${req.originalUrl} is not correctly percent-encoded.`);
-    }
+    const levels = percentDecoded(req.path.replace(/^\/+|\/+$/g, ''));
+    if (levels === undefined) throw new HttpError(400, `The path ${req.originalUrl} is not correctly percent-encoded.`);
+    const path = `${KP1_ROOT}/${levels}`;
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     req.journaledAsKp1 = true;
     const reply = await handleKp1(ctx, path, body, 'http');

@@ -4,6 +4,7 @@ import { acceptedScopes } from '../auth/scopes.js';
 import { verifyAccessToken } from '../auth/tokens.js';
 import { HttpError } from './errors.js';
 import { STATE_REPLACED } from './events.js';
+import { percentDecoded } from './percent-decoding.js';
 import type { Route } from '../contract.js';
 
 /** Who is calling: the tenant the request acts in and what it may do. */
@@ -35,14 +36,6 @@ const ISSUER_PATH = /\/auth\/realms\/([^/]+)$/;
 const unauthorized = (message: string) =>
   new HttpError(401, message, { 'WWW-Authenticate': 'Bearer realm="platform-emu"' });
 
-function safeDecode(text: string): string | undefined {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Verifies a bearer token once; later requests with the same token are a map lookup until it expires. */
 export function tokenVerifier(ctx: EmuContext) {
   const cache = new Map<string, Verified>();
@@ -60,7 +53,7 @@ export function tokenVerifier(ctx: EmuContext) {
       throw unauthorized(`The bearer token is not valid: ${(err as Error).message}. Get a new one with \`platform-emu token\`.`);
     }
     const realm = ISSUER_PATH.exec(claims.iss ?? '')?.[1];
-    const realmName = realm ? safeDecode(realm) : undefined;
+    const realmName = realm ? percentDecoded(realm) : undefined;
     const tenantId = realmName === undefined ? undefined : ctx.realms.tenantIdOfRealm(realmName);
     if (!tenantId) throw unauthorized(`The token's issuer ${claims.iss} is not a realm of this emulator.`);
     if (claims.tenant_id !== tenantId) throw unauthorized(`The token's tenant_id does not belong to realm ${realmName}.`);

@@ -3,7 +3,8 @@ import { runtimeOf, type EmuContext } from '../context.js';
 import type { JsonSchema } from '../contract.js';
 import { badRequest } from './errors.js';
 import { FAULTS_CHANGED } from './events.js';
-import { schemaProblem } from './json-schema.js';
+import { schemaProblem } from '../schema/json-schema.js';
+import { otherSpelling } from './service-list.js';
 
 export interface HttpFault {
   kind: 'http';
@@ -139,13 +140,20 @@ export class Faults {
     this.changed();
   }
 
-  /** The HTTP fault that hits this request, if any (probability drawn, count spent). Never the control plane. */
+  /**
+   * The HTTP fault that hits this request, if any (probability drawn, count spent). Never the control plane. A
+   * service operation is matched in both its spellings: a fault on `/epr` hits `GET /api/v1/endpoints/meter-001` too.
+   */
   hit(req: Request): HttpFault | undefined {
     const path = req.path;
     if (path.startsWith('/_emu/') || path === '/_emu') return undefined;
+    let other: string | undefined | null = null;
     for (const entry of this.http) {
       if (entry.method !== undefined && entry.method !== req.method) continue;
-      if (!entry.matches(path)) continue;
+      if (!entry.matches(path)) {
+        if (other === null) other = otherSpelling(this.ctx.services, req.method, path);
+        if (other === undefined || !entry.matches(other)) continue;
+      }
       const { fault } = entry;
       if (fault.probability !== undefined && Math.random() >= fault.probability) continue;
       fault.hits++;

@@ -1,8 +1,11 @@
 import type { Request, Response } from 'express';
 import { VirtualClock } from '../clock.js';
 import { runtimeOf, type EmuContext } from '../context.js';
+import type { ServiceDescriptor } from '../contract.js';
 import { REDACTED } from './control/secrets.js';
 import { REQUEST_RECORDED } from './events.js';
+import { serviceOfPath } from './service-list.js';
+import { percentDecoded } from './percent-decoding.js';
 
 /** One entry as `GET /_emu/requests` and the event stream show it. */
 export interface JournalEntry {
@@ -11,7 +14,7 @@ export interface JournalEntry {
   time: string;
   /** `http`: a REST request; `kp1`: a KP1 message from a device (`in`) or pushed to it (`out`). */
   type: 'http' | 'kp1';
-  /** The first path level (`epr`, `_emu`, `auth`, `api`), or `kp1`. */
+  /** The service's prefix (`epr`, also for its bare `/api/v1` paths), else the first path level (`_emu`, `auth`), or `kp1`. */
   service: string;
   method?: string;
   /** REST: the path with its query, secrets redacted. */
@@ -39,6 +42,8 @@ interface Raw {
   status: number;
   latencyMs: number;
   out?: boolean;
+  /** What `serviceOf` found, once asked. */
+  service?: string;
 }
 
 export interface JournalFilter {
@@ -74,13 +79,7 @@ function redactQuery(url: string): string {
   return `${url.slice(0, q)}?${params.join('&')}`;
 }
 
-function decodeSafely(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
+const decodeSafely = (text: string): string => percentDecoded(text) ?? text;
 
 const ENDPOINT_IN_PATH = /\/endpoints\/([^/?]+)/;
 
@@ -90,10 +89,13 @@ function endpointOf(raw: Raw): string | undefined {
   return id === undefined || id === 'commands' ? undefined : decodeSafely(id);
 }
 
-function serviceOf(raw: Raw): string {
+function serviceOf(raw: Raw, services: readonly ServiceDescriptor[]): string {
   if (raw.type === 'kp1') return 'kp1';
+  if (raw.service !== undefined) return raw.service;
   const end = raw.target.slice(1).search(/[/?]/);
-  return end === -1 ? raw.target.slice(1) : raw.target.slice(1, end + 1);
+  const first = end === -1 ? raw.target.slice(1) : raw.target.slice(1, end + 1);
+  // A bare `/api/v1/...` request is the service's whose operation answered it; `api` when none has the path.
+  return (raw.service = first === 'api' ? (serviceOfPath(services, raw.how, raw.target)?.prefix ?? 'api') : first);
 }
 
 function statusMatches(status: number, wanted: string): boolean {
@@ -132,7 +134,7 @@ export class Journal {
     raw.at = this.now();
     this.ring[this.next] = raw;
     this.next = (this.next + 1) % this.size;
-    if (this.ctx.events.listenerCount(REQUEST_RECORDED) > 0) this.ctx.events.emit(REQUEST_RECORDED, present(raw));
+    if (this.ctx.events.listenerCount(REQUEST_RECORDED) > 0) this.ctx.events.emit(REQUEST_RECORDED, present(raw, this.ctx.services));
   }
 
   /** The last `limit` entries that match, oldest first. */
@@ -142,17 +144,17 @@ export class Journal {
     for (let i = 1; i <= this.size && found.length < limit; i++) {
       const raw = this.ring[(this.next - i + this.size) % this.size];
       if (!raw || (filter.after !== undefined && raw.seq <= filter.after)) break;
-      if (matches(raw, filter)) found.push(present(raw));
+      if (matches(raw, filter, this.ctx.services)) found.push(present(raw, this.ctx.services));
     }
     return found.reverse();
   }
 }
 
-function matches(raw: Raw, filter: JournalFilter): boolean {
+function matches(raw: Raw, filter: JournalFilter, services: readonly ServiceDescriptor[]): boolean {
   if (filter.type !== undefined && raw.type !== filter.type) return false;
   if (filter.status !== undefined && !statusMatches(raw.status, filter.status)) return false;
   if (filter.path !== undefined && !raw.target.startsWith(filter.path)) return false;
-  if (filter.service !== undefined && serviceOf(raw) !== filter.service) return false;
+  if (filter.service !== undefined && serviceOf(raw, services) !== filter.service) return false;
   if (filter.endpointId !== undefined && endpointOf(raw) !== filter.endpointId) return false;
   return true;
 }
@@ -167,8 +169,8 @@ export function entryMatches(entry: JournalEntry, filter: JournalFilter): boolea
   return true;
 }
 
-function present(raw: Raw): JournalEntry {
-  const common = { seq: raw.seq, time: new Date(raw.at).toISOString(), type: raw.type, service: serviceOf(raw) };
+function present(raw: Raw, services: readonly ServiceDescriptor[]): JournalEntry {
+  const common = { seq: raw.seq, time: new Date(raw.at).toISOString(), type: raw.type, service: serviceOf(raw, services) };
   const who = {
     ...(raw.tenantId !== undefined ? { tenantId: raw.tenantId } : {}),
     ...(endpointOf(raw) !== undefined ? { endpointId: endpointOf(raw) } : {}),
@@ -211,6 +213,7 @@ export function requestJournal(ctx: EmuContext): (req: Request, res: Response) =
       status: this.writableFinished ? this.statusCode : 0,
       latencyMs: performance.now() - req.arrivedAt,
       out: false,
+      service: undefined,
     });
   }
   return (req, res) => {

@@ -1,3 +1,4 @@
+import { percentDecoded } from './percent-decoding.js';
 /**
  * Spec-style path templates (`/endpoints/{endpointId}`): one module for the server's router, the client's
  * resolution of bare paths, and the gateway's KP1 resource matching.
@@ -6,6 +7,11 @@
 const PARAM = /^\{(\w+)\}$/;
 
 export const segmentsOf = (path: string) => path.split('/').filter(Boolean);
+
+/** A path segment percent-decoded, or as it is when it is not valid percent-encoding. */
+export function safeDecode(segment: string): string {
+  return percentDecoded(segment) ?? segment;
+}
 
 /** `/endpoints/{endpointId}` to express's `/endpoints/:endpointId`. */
 export const expressPath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');

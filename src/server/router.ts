@@ -5,7 +5,7 @@ import type { Route } from '../contract.js';
 import { checkJsonDepth } from '../store/index.js';
 import { HttpError } from './errors.js';
 import type { ValidateFunction } from 'ajv';
-import { compileSchema, describeSchemaError } from './json-schema.js';
+import { compileSchema, describeSchemaError } from '../schema/json-schema.js';
 import { bySpecificity, expressPath, templatePattern } from './path-template.js';
 
 /** Answers 405 with `Allow` when the path exists with other methods; otherwise passes on (to a 404). */
@@ -58,7 +58,7 @@ export function mountedAt(path: string, handlers: readonly RequestHandler[]): Re
   };
 }
 
-export function bodyKind(route: Route): 'json' | 'raw' | 'none' {
+export function bodyKind(route: Route): 'json' | 'raw' | 'form' | 'none' {
   return route.body ?? (route.method === 'GET' || route.method === 'DELETE' ? 'none' : 'json');
 }
 
@@ -98,20 +98,38 @@ function markBareErrors(_req: Request, res: Response, next: NextFunction): void 
 
 /**
  * Routes, most specific first (a stable sort: among equals, the first listed wins), each with auth from
- * its scope, a body parser and schema check only where a body is expected, and its handler.
+ * its scope (none without `verify`: the routes outside the services), a body parser and schema check only where a
+ * body is expected, and its handler.
  */
-export function serviceRouter(ctx: EmuContext, routes: readonly Route[], verify: (token: string) => Principal): Router {
+export function serviceRouter(ctx: EmuContext, routes: readonly Route[], verify: ((token: string) => Principal) | undefined): Router {
   const router = express.Router();
   const json = express.json({ limit: ctx.config.bodyLimit, strict: false, type: () => true });
   const raw = express.raw({ limit: ctx.config.bodyLimit, type: () => true });
+  const parsers = (route: Route, body: 'json' | 'raw' | 'form'): RequestHandler[] => {
+    const limit = route.bodyLimit;
+    if (body === 'form') return [express.urlencoded({ extended: false, limit }), express.json({ limit }), depthLimit];
+    if (body === 'raw') return [limit === undefined ? raw : express.raw({ limit, type: () => true })];
+    return [limit === undefined ? json : express.json({ limit, strict: false, type: () => true }), depthLimit];
+  };
   for (const route of [...routes].sort((a, b) => bySpecificity(a.path, b.path))) {
-    const handlers = route.bareErrors ? [markBareErrors, authenticate(ctx, route, verify)] : [authenticate(ctx, route, verify)];
+    const handlers: RequestHandler[] = route.bareErrors ? [markBareErrors] : [];
+    if (verify) handlers.push(authenticate(ctx, route, verify));
     const body = bodyKind(route);
-    if (body === 'json') handlers.push(json, depthLimit);
-    if (body === 'raw') handlers.push(raw);
+    if (body !== 'none') handlers.push(...parsers(route, body));
     if (body === 'json' && route.bodySchema) handlers.push(bodyValidator(route));
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](expressPath(route.path), ...handlers, route.handler);
   }
   return router;
+}
+
+/**
+ * A table of routes outside the services (the control plane under `/_emu`, the dashboard's API, the OIDC realms):
+ * the same body parsing, body schemas, 405 and error shape as a service's. They take no scope: the control plane's
+ * guard is in front of `/_emu`, and the OIDC endpoints are open by nature.
+ */
+export function routeTableRouter(ctx: EmuContext, routes: readonly Route[]): Router {
+  const scoped = routes.find((route) => route.scope !== null);
+  if (scoped) throw new Error(`${scoped.method} ${scoped.path}: a route outside the services takes no scope (its guard is in front of it).`);
+  return express.Router().use(serviceRouter(ctx, routes, undefined), methodNotAllowed(routes));
 }

@@ -1,4 +1,5 @@
 import { routeKey, type Route, type ServiceDescriptor } from '../contract.js';
+import { bySpecificity, matchTemplate, safeDecode, segmentsOf } from './path-template.js';
 
 /** One operation of the route table, with its full path. */
 export interface Operation {
@@ -34,21 +35,53 @@ export function bareOperations(services: readonly ServiceDescriptor[]): Operatio
   });
 }
 
-/** The records each service holds in its collections, by prefix: what `platform-emu status` shows. */
-export function recordCounts(services: readonly ServiceDescriptor[], count: (collection: string) => number): Record<string, number> {
-  return Object.fromEntries(services.map((s) => [s.prefix, Object.keys(s.collections ?? {}).reduce((sum, collection) => sum + count(collection), 0)]));
+const bareTables = new WeakMap<readonly ServiceDescriptor[], Operation[]>();
+
+/**
+ * The operation a bare path (`/endpoints/meter-001`, what follows `/api/v1`) reaches, as the server's bare `/api/v1`
+ * routes it: the most specific route with that method; else one of another method on the same path (the server's
+ * 405); undefined when no operation has the path (a 404).
+ */
+export function bareOperationAt(services: readonly ServiceDescriptor[], method: string, path: string): Operation | undefined {
+  let table = bareTables.get(services);
+  if (!table) bareTables.set(services, (table = bareOperations(services).sort((a, b) => bySpecificity(a.route.path, b.route.path))));
+  const segments = segmentsOf(path.split('?')[0]).map(safeDecode);
+  const upper = method.toUpperCase();
+  let otherMethod: Operation | undefined;
+  for (const operation of table) {
+    if (matchTemplate(operation.route.path, segments) === undefined) continue;
+    if (operation.route.method === upper) return operation;
+    otherMethod ??= operation;
+  }
+  return otherMethod;
 }
 
-/** What is wrong with a `--compat` choice (`{ cex: '9' }`), naming the revisions each service offers; undefined when nothing is. */
-export function compatProblem(compat: Record<string, string>, services: readonly ServiceDescriptor[]): string | undefined {
-  const offered = services.filter((s) => s.compat);
-  const choices = offered.map((s) => `${s.prefix}=${s.compat!.revisions.join('|')}`).join(', ');
-  for (const [prefix, revision] of Object.entries(compat)) {
-    const service = offered.find((s) => s.prefix === prefix);
-    if (!service) return `--compat ${prefix}=${revision}: ${prefix} has no revisions to choose from; the choices are ${choices}.`;
-    if (!service.compat!.revisions.includes(revision)) {
-      return `--compat ${prefix}=${revision}: the revisions of ${prefix} are ${service.compat!.revisions.join(', ')} (default ${service.compat!.default}).`;
-    }
+const BARE = '/api/v1';
+
+/**
+ * The service a request path belongs to: its prefix (`/epr/api/v1/...`), or for the bare `/api/v1/...` the service
+ * whose operation answers it. Undefined for paths outside the services and bare paths no operation has.
+ */
+export function serviceOfPath(services: readonly ServiceDescriptor[], method: string, path: string): ServiceDescriptor | undefined {
+  const [first] = segmentsOf(path.split('?')[0]);
+  if (first === 'api' && (path.startsWith(`${BARE}/`) || path.startsWith(`${BARE}?`) || path === BARE)) {
+    return bareOperationAt(services, method, path.slice(BARE.length))?.service;
   }
-  return undefined;
+  return services.find((s) => s.prefix === first);
+}
+
+/**
+ * A service operation's other spelling: `/api/v1/endpoints/x` for `/epr/api/v1/endpoints/x` and back, where the bare
+ * path reaches the same service's operation (the configuration listing `/ecr/api/v1/endpoints/x` has none).
+ */
+export function otherSpelling(services: readonly ServiceDescriptor[], method: string, path: string): string | undefined {
+  if (path.startsWith(`${BARE}/`)) {
+    const service = bareOperationAt(services, method, path.slice(BARE.length))?.service;
+    return service && `/${service.prefix}${path}`;
+  }
+  const end = path.indexOf('/', 1);
+  const service = end === -1 ? undefined : services.find((s) => s.prefix === path.slice(1, end));
+  if (!service || !path.startsWith(`/${service.prefix}${BARE}/`)) return undefined;
+  const bare = path.slice(service.prefix.length + 1);
+  return bareOperationAt(services, method, bare.slice(BARE.length))?.service === service ? bare : undefined;
 }

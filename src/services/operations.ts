@@ -1,32 +1,14 @@
-import { bareOperations, listOperations as operationsOf, type Operation } from '../server/service-list.js';
-import { bySpecificity, segmentsOf, matchTemplate } from '../server/path-template.js';
+import { bareOperationAt, listOperations as operationsOf, type Operation } from '../server/service-list.js';
+import { bySpecificity, matchTemplate, safeDecode, segmentsOf } from '../server/path-template.js';
 import { services } from './index.js';
 
 export type { Operation };
 
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
 /** Every operation of the service list, as `call --list` prints it. */
 export const listOperations = () => operationsOf(services);
 
-/**
- * The operation a bare path (`/endpoints/meter-001`, no service prefix) means, as the server's bare `/api/v1`
- * answers it: the most specific route with that method. Falls back to a route of another method on the same path,
- * so that the server can answer 405.
- */
-export function resolveBarePath(method: string, path: string): Operation | undefined {
-  const segments = segmentsOf(path.split('?')[0]).map(safeDecode);
-  const matching = bareOperations(services)
-    .filter((o) => matchTemplate(o.route.path, segments) !== undefined)
-    .sort((a, b) => bySpecificity(a.route.path, b.route.path));
-  return matching.find((o) => o.route.method === method.toUpperCase()) ?? matching[0];
-}
+/** The operation a bare path (`/endpoints/meter-001`, no service prefix) means, as the server's bare `/api/v1` answers it. */
+export const resolveBarePath = (method: string, path: string) => bareOperationAt(services, method, path);
 
 /** The operation a full path (`/epr/api/v1/endpoints/x`) or bare path names, for checking a body before it is sent. */
 export function resolveOperation(method: string, path: string): Operation | undefined {

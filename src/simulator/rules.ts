@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { readFile } from 'node:fs/promises';
-import { newAjv } from '../server/json-schema.js';
+import { newAjv } from '../schema/json-schema.js';
 import { SimulatorOptionsError } from './errors.js';
 import { renderTemplate, type TemplateContext } from './template.js';
 

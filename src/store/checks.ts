@@ -2,15 +2,13 @@ import { isSeriesItem } from './series.js';
 import type { Mutation } from './document.js';
 import { StoreValueError } from './errors.js';
 import { checkJsonDepth, MAX_JSON_DEPTH } from './json-limits.js';
+import { isPlainObject } from './json-values.js';
 
 /*
  * What the store accepts, checked before anything changes: on every commit, on every replayed log line,
  * on the snapshot it starts from and on a document that replaces the state. Each check throws a
  * StoreValueError whose message names the place; the caller adds the file or the request.
  */
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function shown(value: unknown): string {
   if (value === undefined) return 'nothing';

@@ -32,3 +32,14 @@ export class StoreWriteError extends Error {
   override name = 'StoreWriteError';
   readonly status = 503;
 }
+
+/**
+ * A write to a collection no service descriptor declares: a fault of the emulator's code, not of the request
+ * (no `status`: answered 500). Nothing was changed.
+ */
+export class UndeclaredCollectionError extends Error {
+  override name = 'UndeclaredCollectionError';
+  constructor(readonly collection: string) {
+    super(`The collection ${collection} is not declared by any service (its descriptor's collections or series); nothing was written.`);
+  }
+}

@@ -1,4 +1,5 @@
 import { StoreError } from './errors.js';
+import { isPlainObject } from './json-values.js';
 
 /** One item of an append-only series: its time (epoch milliseconds) and any JSON value. */
 export type SeriesItem = [time: number, value: unknown];
@@ -145,7 +146,7 @@ export class SeriesCollections {
 
 /** Checks the `series` of a document to import, naming the first problem. */
 export function checkSeriesDocument(document: unknown, source: string): SeriesByCollection {
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) throw new StoreError(`${source}: series must be an object of collections.`);
+  if (!isPlainObject(document)) throw new StoreError(`${source}: series must be an object of collections.`);
   const check = new SeriesCollections();
   check.load(document as SeriesByCollection, source);
   return document as SeriesByCollection;

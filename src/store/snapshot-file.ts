@@ -2,6 +2,7 @@ import { open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { StoreError } from './errors.js';
+import { isPlainObject } from './json-values.js';
 
 async function fsyncPath(path: string, flags = 'r'): Promise<void> {
   const handle = await open(path, flags);
@@ -37,7 +38,7 @@ export class DurableJSONFile<T> implements Adapter<T> {
       );
     }
     // lowdb would take a `null` (or any falsy value) as "no file yet" and seed over it.
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    if (!isPlainObject(parsed)) {
       throw new StoreError(
         `${this.path} is not a platform-emu state document (a JSON object with schemaVersion and collections). ` +
           'The emulator did not touch it; repair or move it away, then start again.',

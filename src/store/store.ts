@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { emptyDocument, SCHEMA_VERSION, type LogLine, type Mutation, type StateDocument, type StoredRecord } from './document.js';
 import { checkDocument, checkMutation } from './checks.js';
-import { StoreError, StoreValueError, StoreWriteError } from './errors.js';
+import { StoreError, StoreValueError, StoreWriteError, UndeclaredCollectionError } from './errors.js';
 import type { IndexKey } from './indexes.js';
 import { DirectoryLock } from './lock.js';
 import { MutationLog } from './mutation-log.js';
@@ -39,6 +39,8 @@ export class Store {
   private lock: DirectoryLock | undefined;
   private compacting = false;
   private closed = false;
+  /** The collections and series writes may go to; empty: any (a store no descriptor declared anything in). */
+  private readonly declared = new Set<string>();
 
   private constructor(
     private readonly db: Low<StateDocument>,
@@ -118,6 +120,19 @@ export class Store {
     return this.state.isEmpty();
   }
 
+  /**
+   * Declares the collections (and series) that may be written. Once a store has declarations (the emulator declares
+   * every service descriptor's `collections` and `series`), a write anywhere else is refused before anything changes:
+   * a service cannot fill a collection that export would carry and import would refuse.
+   */
+  declare(names: Iterable<string>): void {
+    for (const name of names) this.declared.add(name);
+  }
+
+  isDeclared(collection: string): boolean {
+    return this.declared.size === 0 || this.declared.has(collection);
+  }
+
   get<T = StoredRecord>(collection: string, id: string): T | undefined {
     return this.state.get<T>(collection, id);
   }
@@ -184,9 +199,13 @@ export class Store {
     if (state.advancedCounters.size > 0) line.c = Object.fromEntries(state.advancedCounters);
     let text = '';
     try {
-      for (const m of mutations) checkMutation(m);
+      for (const m of mutations) {
+        if (!this.isDeclared(m.c)) throw new UndeclaredCollectionError(m.c);
+        checkMutation(m);
+      }
       if (this.log) text = JSON.stringify(line) + '\n';
     } catch (err) {
+      if (err instanceof UndeclaredCollectionError) return Promise.reject(err);
       return Promise.reject(err instanceof StoreValueError ? err : new StoreValueError(`The change cannot be stored: ${(err as Error).message}.`));
     }
     state.advancedCounters.clear();

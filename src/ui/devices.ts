@@ -5,7 +5,7 @@ import type { SimulatedDevice } from '../simulator/index.js';
 import { SimulatorOptionsError, DeviceConnectError } from '../simulator/errors.js';
 import type { Rules } from '../simulator/rules.js';
 import { runtimeOf } from '../context.js';
-import { findEndpoint } from '../services/epr/endpoints.js';
+import { requireEndpoint } from '../services/epr/endpoints.js';
 
 
 /** Where simulated devices connect: the running emulator's own addresses. */
@@ -62,8 +62,7 @@ export class DeviceRoom {
 
   async start(request: DeviceRequest, target: DeviceTarget): Promise<DeviceInfo> {
     const tenantId = request.tenantId ?? this.ctx.defaultTenantId();
-    const endpoint = findEndpoint(this.ctx, tenantId, request.endpointId);
-    if (!endpoint) throw notFound(`The tenant ${tenantId} has no endpoint "${request.endpointId}".`);
+    const endpoint = requireEndpoint(this.ctx, tenantId, request.endpointId);
     const key = request.endpointId;
     if (this.running.has(key) || this.starting.has(key)) throw conflict(`A simulated device for the endpoint "${key}" is running already; stop it first.`);
     this.starting.add(key);

@@ -1,11 +1,12 @@
 import type { Request } from 'express';
 import type { EmuContext } from '../context.js';
+import type { Route } from '../contract.js';
 import { deviceConnections, type DeviceConnection } from '../gateway/index.js';
 import { notFound } from '../server/errors.js';
-import { paginate } from '../server/pagination.js';
+import { pageParams, paginate } from '../server/pagination.js';
 import { queryString } from '../server/params.js';
 import { endpointQueryOf, listEndpoints } from '../services/epr/listing.js';
-import { getTenant } from '../services/tenant-manager/tenants.js';
+import { findTenant } from '../services/tenant-manager/tenants.js';
 
 export const ONLINE_PAGE_SIZE = 50;
 
@@ -16,7 +17,7 @@ export const ONLINE_PAGE_SIZE = 50;
  */
 export function onlineEndpoints(ctx: EmuContext, req: Request) {
   const given = queryString(req, 'tenantId');
-  if (given !== undefined && !getTenant(ctx, given)) throw notFound(`There is no tenant "${given}".`);
+  if (given !== undefined && !findTenant(ctx, given)) throw notFound(`There is no tenant "${given}".`);
   const tenantId = given ?? ctx.defaultTenantId();
   const query = endpointQueryOf(req);
   const online = new Map<string, DeviceConnection>(deviceConnections(ctx).filter((c) => c.online).map((c) => [c.endpointId, c]));
@@ -34,3 +35,27 @@ export function onlineEndpoints(ctx: EmuContext, req: Request) {
     })),
   };
 }
+
+/**
+ * The endpoints' online state, mounted at `/_emu`:
+ * - `GET /_emu/connections`: every endpoint's connection state (online, last seen).
+ * - `GET /_emu/connections/online`: the endpoints online now, a page at a time.
+ */
+export const connectionRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/connections',
+    scope: null,
+    summary: "The endpoints' connection state",
+    handler: (req, res) => res.json(deviceConnections(req.ctx)),
+  },
+  {
+    method: 'GET',
+    path: '/connections/online',
+    scope: null,
+    summary: 'The endpoints online now',
+    query: [{ name: 'tenantId' }, ...pageParams(ONLINE_PAGE_SIZE)],
+    paging: 'content',
+    handler: (req, res) => res.json(onlineEndpoints(req.ctx, req)),
+  },
+];

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { compatProblem } from '../../src/server/service-list.js';
+import { compatProblem } from '../../src/server/compat-choices.js';
 import { services } from '../../src/services/index.js';
 
 const docs = fileURLToPath(new URL('../../docs/', import.meta.url));

@@ -16,7 +16,7 @@ const IMPORTS_LOG_HOOK = fileURLToPath(new URL('../helpers/imports-log.mjs', imp
  * `token` and `call` are what scripts run in loops: each may load commander, its own module and the HTTP client,
  * nothing of the emulator, of the other commands, or of the packages they do not use.
  */
-const OWN_MODULES = ['cli/main.js', 'cli/shared.js', 'cli/colours.js', 'cli/terminal.js', 'store/lock.js', 'store/errors.js', 'client/http-client.js', 'client/defaults.js'];
+const OWN_MODULES = ['cli/main.js', 'cli/shared.js', 'cli/colours.js', 'cli/terminal.js', 'store/lock.js', 'store/errors.js', 'client/http-client.js', 'client/defaults.js', 'client/emulator-lock.js', 'config.js'];
 
 interface Imported {
   packages: string[];

@@ -32,6 +32,12 @@ describe('the request journal', async () => {
     // The push of the new command to the device (journaled also when it is not connected), then the REST answer:
     // entries are in the order they finished.
     expect((await call('GET', '/_emu/requests?endpointId=meter-002')).body.map((e: { type: string }) => e.type)).toEqual(['kp1', 'http']);
+    // A bare /api/v1 request (the spelling `platform-emu call` uses) is the service's whose operation answered it.
+    await call('GET', '/api/v1/endpoints/meter-001');
+    await call('GET', '/api/v1/no-such-thing');
+    const bare = (await call('GET', '/_emu/requests?service=epr')).body;
+    expect(bare.at(-1)).toMatchObject({ service: 'epr', path: '/api/v1/endpoints/meter-001', status: 200 });
+    expect((await call('GET', '/_emu/requests?service=api')).body.map((e: { path: string }) => e.path)).toEqual(['/api/v1/no-such-thing']);
     const limited = (await call('GET', '/_emu/requests?limit=2')).body;
     expect(limited).toHaveLength(2);
     expect(limited[1].seq).toBeGreaterThan(limited[0].seq);

@@ -1,6 +1,6 @@
 import { internalContext } from '../../src/emulator.js';
 import { describe, expect, it } from 'vitest';
-import { localTime } from '../../src/gateway/extensions/tsx/index.js';
+import { localTime } from '../../src/gateway/extensions/kp1-tsx/index.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 import { registerEndpoint, TestDevice } from './device.js';
 

@@ -7,7 +7,7 @@ import { registerEndpoint, sleep, TestDevice } from './device.js';
 describe('the KP1 gateway over MQTT', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
-  const tokenStatus = (endpointId: string) => (internalContext(emulator).store.get(ENDPOINTS, endpointId) as { tokenStatus: string }).tokenStatus;
+  const tokenStatus = (endpointId: string) => (ENDPOINTS.get(internalContext(emulator), endpointId) as { tokenStatus: string }).tokenStatus;
 
   it('answers on <request>/status with the request QoS', async () => {
     const device = await TestDevice.connect(emulator);

@@ -33,7 +33,7 @@ describe('retention', async () => {
     const response = await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0&commandRetentionTtl=1', { body: {} });
     const id = response.body.commandId;
     await applyDeadlines(internalContext(emulator), [id]);
-    expect(internalContext(emulator).store.get(COMMANDS, String(id))).toBeDefined();
+    expect(COMMANDS.get(internalContext(emulator), String(id))).toBeDefined();
     const later = Date.now() + 3_600_000 + 1000;
     vi.spyOn(Date, 'now').mockReturnValue(later);
     try {
@@ -41,7 +41,7 @@ describe('retention', async () => {
     } finally {
       vi.restoreAllMocks();
     }
-    expect(internalContext(emulator).store.get(COMMANDS, String(id))).toBeUndefined();
+    expect(COMMANDS.get(internalContext(emulator), String(id))).toBeUndefined();
     expect((await call('GET', `/cex/api/v1/endpoints/meter-001/commands/reboot/${id}`)).status).toBe(404);
   });
 });
@@ -59,7 +59,7 @@ describe('deadlines across a restart', () => {
     emulator = await startEmulator(options);
     try {
       await sleep(50);
-      expect((internalContext(emulator).store.get(COMMANDS, String(first.body.commandId)) as { status: string }).status).toBe('EXPIRED');
+      expect((COMMANDS.get(internalContext(emulator), String(first.body.commandId)) as { status: string }).status).toBe('EXPIRED');
       const second = await api(emulator)('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', { body: {} });
       expect(second.body.commandId).toBeGreaterThan(first.body.commandId);
     } finally {

@@ -10,7 +10,7 @@ const cex = '/cex/api/v1';
 describe('command invocation with a device on MQTT', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
-  const stored = (commandId: number) => internalContext(emulator).store.get(COMMANDS, String(commandId)) as Record<string, any> | undefined;
+  const stored = (commandId: number) => COMMANDS.get(internalContext(emulator), String(commandId)) as Record<string, any> | undefined;
 
   it('register over REST, connect, observe, invoke over REST, answer: 200 with the device payload', async () => {
     const endpoint = await registerEndpoint(emulator);
@@ -120,7 +120,7 @@ describe('command invocation with a device on MQTT', async () => {
     let id: number | undefined;
     while (id === undefined) {
       await sleep(20);
-      id = [...internalContext(emulator).store.values<{ endpointId: string; commandId: number }>(COMMANDS)].find((c) => c.endpointId === endpoint.endpointId)?.commandId;
+      id = [...COMMANDS.values(internalContext(emulator))].find((c) => c.endpointId === endpoint.endpointId)?.commandId;
     }
     expect(waiterCount(internalContext(emulator))).toBeGreaterThan(0);
     abort.abort();
@@ -134,7 +134,7 @@ describe('command invocation with a device on MQTT', async () => {
 describe('command invocation over REST', async () => {
   const emulator = await startTestEmulator({ asyncRequestTimeout: 20 });
   const call = api(emulator);
-  const stored = (commandId: number) => internalContext(emulator).store.get(COMMANDS, String(commandId)) as Record<string, any>;
+  const stored = (commandId: number) => COMMANDS.get(internalContext(emulator), String(commandId)) as Record<string, any>;
   const post = (query: string, options: Parameters<typeof call>[2] = { body: {} }, endpointId = 'meter-001', type = 'reboot') =>
     call('POST', `${cex}/endpoints/${endpointId}/commands/${type}${query}`, options);
 
@@ -259,7 +259,7 @@ describe('command invocation with --compat cex=1', async () => {
     let record: Record<string, string> | undefined;
     while (!record) {
       await sleep(20);
-      record = internalContext(emulator).store.get(COMMANDS, '1');
+      record = COMMANDS.get(internalContext(emulator), '1');
     }
     abort.abort();
     await request;

@@ -205,7 +205,7 @@ describe('LoRaWAN connector', async () => {
     expect((await call('GET', '/_emu/requests')).text).not.toContain(KEY);
     expect((await call('GET', '/_emu/state?includeSecrets=true')).text).toContain(KEY);
     expect((await call('PUT', '/_emu/state', { body: exported.body })).status).toBe(204);
-    const stored = internalContext(own).store.get<Record<string, unknown>>(INTEGRATIONS, String(created.body.id))!;
+    const stored = INTEGRATIONS.get(internalContext(own), String(created.body.id)) as unknown as Record<string, unknown>;
     expect(stored.lnsApiKeyId).toBe(KEY);
   });
 

@@ -30,6 +30,9 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await open('', 'Overview');
     await page.getByText(emulator.mqttUrl).waitFor();
     await page.locator('a[href="#/endpoints?version=smart-meter-v1"]').waitFor();
+    // Every service of the health answer, with the records it holds.
+    const health = await (await fetch(`${emulator.url}/_emu/health`)).json();
+    for (const service of health.services) await page.getByTestId(`service-${service.name}`).getByText(service.title, { exact: true }).waitFor();
     await screenshot(page, 'overview');
     await accessible();
   });

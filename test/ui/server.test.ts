@@ -79,10 +79,10 @@ describe('simulated devices from the dashboard: /_emu/devices', async () => {
     const cases: Array<[unknown, number, RegExp]> = [
       [[], 400, /JSON object/],
       [{}, 400, /endpointId/],
-      [{ endpointId: 'meter-001', colour: 'red' }, 400, /Unknown field "colour"/],
+      [{ endpointId: 'meter-001', colour: 'red' }, 400, /unknown field colour/],
       [{ endpointId: 'meter-001', telemetry: 'temp=1..2' }, 400, /telemetry/],
       [{ endpointId: 'meter-001', rules: { commands: { ping: { statusCode: 42 } } } }, 400, /statusCode/],
-      [{ endpointId: 'thermo-001' }, 404, /no endpoint "thermo-001"/],
+      [{ endpointId: 'thermo-001' }, 404, /no endpoint thermo-001/],
       [{ endpointId: 'nope' }, 404, /no endpoint/],
     ];
     for (const [body, status, message] of cases) {

@@ -4,7 +4,10 @@ import { on } from '../lib/events.js';
 
 const definition = (pairs) => h('dl', {}, pairs.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
 
-/** What runs and what is in it: the emulator's addresses, tenants, applications, devices online now, the last requests. */
+/** The services the emulator serves and the records each holds, from the health answer: no list of its own. */
+export const serviceRows = (health) => health.services.map((s) => ({ title: s.title, name: s.name, url: s.url, records: s.records }));
+
+/** What runs and what is in it: the emulator's addresses, its services and their records, tenants, applications, devices online now, the last requests. */
 export async function render(main, _params, { can }) {
   const admin = can('emulator:admin');
   const [health, apps, tenants, connections, requests] = await Promise.all([
@@ -57,6 +60,12 @@ export async function render(main, _params, { can }) {
       : h('p', { class: 'muted' }, `Not shown: ${tenants.message}`),
     h('h2', {}, 'Applications and versions'),
     Array.isArray(apps) ? table('Endpoints per application version', ['Application', 'Version', 'Endpoints'], versionRows) : h('p', { class: 'muted' }, `Not shown: ${apps.message}`),
+    h('h2', {}, 'Services'),
+    table(
+      'Services and the records each holds',
+      ['Service', 'Address', 'Records'],
+      serviceRows(health).map((s) => h('tr', { 'data-testid': `service-${s.name}` }, h('td', {}, s.title), h('td', {}, h('code', {}, `/${s.name}/api/v1`)), h('td', {}, s.records))),
+    ),
     h('h2', {}, 'Last requests'),
     admin ? null : h('p', { class: 'muted' }, 'The journal and live connection counts need the emulator\'s admin token.'),
     h('table', {}, h('caption', { class: 'muted', style: 'text-align:left' }, 'Newest first; live'), h('thead', {}, h('tr', {}, ['Seq', 'Method', 'Path or topic', 'Status', 'Time'].map((t) => h('th', { scope: 'col' }, t)))), requestRows),

@@ -1,8 +1,7 @@
-import { resolve } from 'node:path';
 import { DEFAULT_EMULATOR_URL, EmulatorHttpError, EmulatorUnreachableError } from '../../client/http-client.js';
 import { DeviceConnectError, SimulatorOptionsError } from '../../simulator/errors.js';
 import { openEmulator, type EmulatorTarget } from '../../simulator/target.js';
-import { readLock } from '../../store/index.js';
+import { readEmulatorLock } from '../../client/emulator-lock.js';
 import { adminTokenFor, CliError, runningUrl } from '../shared.js';
 import type { TargetOptions } from './options.js';
 
@@ -17,7 +16,7 @@ export async function connectTarget(options: TargetOptions): Promise<EmulatorTar
 /** The MQTT URL: `--mqtt-url`, else what the emulator reports in `/_emu/health` or its lock. */
 export function mqttUrlOf(target: EmulatorTarget | undefined, options: TargetOptions & { mqttUrl?: string }): string {
   if (options.mqttUrl) return options.mqttUrl;
-  const reported = target?.health.mqtt?.url ?? (options.data ? readLock(resolve(options.data))?.mqttUrl : undefined);
+  const reported = target?.health.mqtt?.url ?? (options.data ? readEmulatorLock(options.data)?.mqttUrl : undefined);
   if (typeof reported === 'string' && reported) return reported;
   throw new CliError(`The emulator at ${target?.client.baseUrl ?? 'the given URL'} reports no MQTT URL; pass --mqtt-url mqtt://host:port.`);
 }

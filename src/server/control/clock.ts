@@ -1,7 +1,7 @@
 import { parseDuration, VirtualClock } from '../../clock.js';
 import type { EmuContext } from '../../context.js';
 import { badRequest } from '../errors.js';
-import type { ControlRoute } from './route.js';
+import type { JsonSchema, Route } from '../../contract.js';
 
 /** The emulator's virtual clock (every emulator has one; the context's clock is typed by its interface only). */
 export function virtualClock(ctx: EmuContext): VirtualClock {
@@ -29,29 +29,23 @@ export function presentClock(ctx: EmuContext): { now: string; mode: string } {
 /** Applies one clock request and resolves once what became due has run (expiry, retention, ...). */
 export async function moveClock(ctx: EmuContext, request: ClockRequest): Promise<{ now: string; mode: string }> {
   const clock = virtualClock(ctx);
-  if (typeof request !== 'object' || request === null || Array.isArray(request)) throw badRequest('The clock body is a JSON object.');
-  const unknown = Object.keys(request).filter((k) => !['now', 'advance', 'real', 'frozen'].includes(k));
-  if (unknown.length > 0) throw badRequest(`Unknown clock field ${unknown[0]}; the fields are now, advance, real and frozen.`);
   const given = (['now', 'advance', 'real'] as const).filter((k) => request[k] !== undefined);
   if (given.length > 1) throw badRequest(`Give one of now, advance or real, not ${given.join(' and ')}.`);
-  if (request.frozen !== undefined && typeof request.frozen !== 'boolean') throw badRequest('frozen must be true or false.');
   const [what] = given;
   if (what === 'now') {
     const at = typeof request.now === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(request.now) ? new Date(request.now) : undefined;
     if (!at || Number.isNaN(at.getTime())) throw badRequest(`now must be an ISO 8601 datetime like 2030-01-01T00:00:00Z; got ${JSON.stringify(request.now)}.`);
     await clock.set(at, request.frozen ?? true);
   } else if (what === 'advance') {
-    if (typeof request.advance !== 'string') throw badRequest('advance is a duration string: PT1H, 90s, 721h.');
     if (request.frozen !== undefined) throw badRequest('frozen goes with now, or alone; not with advance.');
     let ms: number;
     try {
-      ms = parseDuration(request.advance);
+      ms = parseDuration(request.advance!);
     } catch (err) {
       throw badRequest(`advance: ${(err as Error).message}`);
     }
     await clock.advance(ms);
   } else if (what === 'real') {
-    if (request.real !== true) throw badRequest('real takes the value true.');
     if (request.frozen !== undefined) throw badRequest('frozen goes with now, or alone; not with real.');
     await clock.real();
   } else if (request.frozen !== undefined) {
@@ -62,14 +56,28 @@ export async function moveClock(ctx: EmuContext, request: ClockRequest): Promise
   return presentClock(ctx);
 }
 
+/** The body of `PUT /_emu/clock`; which fields go together is `moveClock`'s to say. */
+const clockRequestSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    now: { type: 'string' },
+    advance: { type: 'string', description: 'a duration: PT1H, 90s, 721h' },
+    real: { enum: [true] },
+    frozen: { type: 'boolean' },
+  },
+};
+
 /** `GET /_emu/clock` and `PUT /_emu/clock`. */
-export const clockRoutes: ControlRoute[] = [
-  { method: 'GET', path: '/clock', handler: (_req, res, ctx) => res.json(presentClock(ctx)) },
+export const clockRoutes: Route[] = [
+  { method: 'GET', path: '/clock', scope: null, summary: "The emulator's clock", handler: (req, res) => res.json(presentClock(req.ctx)) },
   {
     method: 'PUT',
     path: '/clock',
-    body: 'json',
-    handler: async (req, res, ctx) => res.json(await moveClock(ctx, (req.body ?? {}) as ClockRequest)),
+    scope: null,
+    summary: 'Move, freeze or release the clock',
+    bodySchema: clockRequestSchema,
+    handler: async (req, res) => res.json(await moveClock(req.ctx, req.body as ClockRequest)),
   },
 ];
 

@@ -17,7 +17,7 @@ import {
 import { entryMatches, journalOf, type JournalEntry, type JournalFilter } from '../journal.js';
 import { queryList } from '../params.js';
 import { journalFilter } from './journal.js';
-import type { ControlRoute } from './route.js';
+import type { Route } from '../../contract.js';
 
 /** The event types of the stream, each from one in-process event. */
 const SOURCES = {
@@ -90,11 +90,14 @@ function stream(ctx: EmuContext, res: Response, types: EventType[], after: numbe
 }
 
 /** `GET /_emu/events`: server-sent events of requests, KP1 messages, commands, endpoints, connections, clock, faults, state, mail, devices. */
-export const eventRoutes: ControlRoute[] = [
+export const eventRoutes: Route[] = [
   {
     method: 'GET',
     path: '/events',
-    handler: (req, res, ctx) => {
+    scope: null,
+    summary: 'Server-sent events of the emulator',
+    handler: (req, res) => {
+      const ctx = req.ctx;
       const asked = queryList(req, 'types');
       const unknown = asked?.find((t) => !TYPES.includes(t as EventType));
       if (unknown !== undefined) throw badRequest(`Unknown event type "${unknown}"; the types are ${TYPES.join(', ')}.`);

@@ -1,7 +1,7 @@
 import { journalOf, type JournalFilter } from '../journal.js';
 import { badRequest } from '../errors.js';
 import { queryEnum, queryInt, queryString } from '../params.js';
-import type { ControlRoute } from './route.js';
+import type { Route } from '../../contract.js';
 import type { Request } from 'express';
 
 export function journalFilter(req: Request, maxLimit: number): JournalFilter {
@@ -19,12 +19,14 @@ export function journalFilter(req: Request, maxLimit: number): JournalFilter {
 }
 
 /** `GET /_emu/requests`: the request journal, oldest first, the last `limit` (default 100) that match. */
-export const journalRoutes: ControlRoute[] = [
+export const journalRoutes: Route[] = [
   {
     method: 'GET',
     path: '/requests',
-    handler: (req, res, ctx) => {
-      const journal = journalOf(ctx);
+    scope: null,
+    summary: 'The request journal',
+    handler: (req, res) => {
+      const journal = journalOf(req.ctx);
       // Where the journal stands: `GET /_emu/events?after=<this>` continues exactly after this answer.
       res.set('X-Journal-Seq', String(journal.lastSeq)).json(journal.list(journalFilter(req, journal.size)));
     },

@@ -1,6 +1,7 @@
 import { FixtureError } from '../../seed/errors.js';
 import type { StateDocument, StoredRecord, Store } from '../../store/index.js';
 import type { ServiceDescriptor } from '../../contract.js';
+import type { EmuContext } from '../../context.js';
 
 /** What an export shows instead of a secret; on import it means "keep the stored value". */
 export const REDACTED = '<redacted>';
@@ -41,6 +42,12 @@ function mapSecrets(
 /** The document with every declared secret replaced by `<redacted>` (the records themselves are not touched). */
 export function redactSecrets(document: StateDocument, services: readonly ServiceDescriptor[]): StateDocument {
   return mapSecrets(document, services, () => REDACTED);
+}
+
+/** The whole state as an export shows it: secrets `<redacted>` unless `includeSecrets`. */
+export function exportedState(ctx: EmuContext, { includeSecrets = false }: { includeSecrets?: boolean } = {}): StateDocument {
+  const document = ctx.store.exportDocument();
+  return includeSecrets ? document : redactSecrets(document, ctx.services);
 }
 
 /**

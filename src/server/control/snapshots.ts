@@ -4,7 +4,8 @@ import { FixtureError } from '../../seed/errors.js';
 import { validateStateDocument } from '../../seed/validate.js';
 import { SCHEMA_VERSION, type StateDocument } from '../../store/index.js';
 import { badRequest, conflict, notFound } from '../errors.js';
-import type { ControlRoute } from './route.js';
+import type { Route } from '../../contract.js';
+import type { ControlHooks } from './hooks.js';
 import { snapshotStorage, type SnapshotInfo } from './snapshot-storage.js';
 
 export type { SnapshotInfo };
@@ -59,37 +60,47 @@ async function save(ctx: EmuContext, name: unknown, res: Response): Promise<void
 }
 
 /** `/_emu/snapshots`: named copies of the whole state, kept in the data directory (in memory with --in-memory). */
-export const snapshotRoutes: ControlRoute[] = [
-  { method: 'GET', path: '/snapshots', handler: async (_req, res, ctx) => res.json(await listSnapshots(ctx)) },
+export const snapshotRoutes = (hooks: ControlHooks): Route[] => [
+  { method: 'GET', path: '/snapshots', scope: null, summary: 'List the snapshots', handler: async (req, res) => res.json(await listSnapshots(req.ctx)) },
   {
     method: 'POST',
     path: '/snapshots',
-    body: 'json',
-    handler: (req, res, ctx) => save(ctx, (req.body as { name?: unknown } | undefined)?.name, res),
+    scope: null,
+    summary: 'Save the state under a name',
+    // The name's own rule is `checkSnapshotName`'s, shared with the path of `PUT /snapshots/{name}`.
+    bodySchema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+    handler: (req, res) => save(req.ctx, (req.body as { name: string }).name, res),
   },
   {
     method: 'GET',
     path: '/snapshots/{name}',
-    handler: async (req, res, ctx) => {
-      const info = await snapshotStorage(ctx).info(checkSnapshotName(req.params.name));
+    scope: null,
+    summary: 'One snapshot',
+    handler: async (req, res) => {
+      const info = await snapshotStorage(req.ctx).info(checkSnapshotName(req.params.name));
       if (!info) throw notFound(`There is no snapshot ${req.params.name}.`);
       res.json(info);
     },
   },
-  { method: 'PUT', path: '/snapshots/{name}', handler: (req, res, ctx) => save(ctx, req.params.name, res) },
+  { method: 'PUT', path: '/snapshots/{name}', scope: null, summary: 'Save the state under this name', body: 'none', handler: (req, res) => save(req.ctx, req.params.name, res) },
   {
     method: 'DELETE',
     path: '/snapshots/{name}',
-    handler: async (req, res, ctx) => {
-      await deleteSnapshot(ctx, String(req.params.name));
+    scope: null,
+    summary: 'Delete a snapshot',
+    handler: async (req, res) => {
+      await deleteSnapshot(req.ctx, String(req.params.name));
       res.status(204).end();
     },
   },
   {
     method: 'POST',
     path: '/snapshots/{name}/restore',
-    handler: async (req, res, ctx, hooks) => {
-      await restoreSnapshot(ctx, String(req.params.name), hooks.replaceState);
+    scope: null,
+    summary: 'Replace the state with a snapshot',
+    body: 'none',
+    handler: async (req, res) => {
+      await restoreSnapshot(req.ctx, String(req.params.name), hooks.replaceState);
       res.status(204).end();
     },
   },

@@ -1,17 +1,20 @@
 import { FixtureError } from '../../seed/errors.js';
+import type { Route } from '../../contract.js';
 import { HttpError } from '../errors.js';
 import { queryEnum } from '../params.js';
-import type { ControlRoute } from './route.js';
+import type { ControlHooks } from './hooks.js';
 import { redactSecrets } from './secrets.js';
 
 const asBadRequest = (err: unknown) => (err instanceof FixtureError ? new HttpError(400, err.message) : err);
 
 /** Health (open to all), the whole state as one document (secrets redacted unless asked), import and reset. */
-export const stateRoutes: ControlRoute[] = [
+export const stateRoutes = (hooks: ControlHooks): Route[] => [
   {
     method: 'GET',
     path: '/health',
-    handler: (_req, res, _ctx, hooks) => {
+    scope: null,
+    summary: 'Health and readiness',
+    handler: (_req, res) => {
       const { ready, ...health } = hooks.health();
       res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'starting', ...health });
     },
@@ -19,7 +22,10 @@ export const stateRoutes: ControlRoute[] = [
   {
     method: 'GET',
     path: '/state',
-    handler: (req, res, ctx) => {
+    scope: null,
+    summary: 'The whole state as one document',
+    handler: (req, res) => {
+      const ctx = req.ctx;
       const document = ctx.store.exportDocument();
       const include = queryEnum(req, 'includeSecrets', ['true', 'false']) === 'true';
       res.json(include ? document : redactSecrets(document, ctx.services));
@@ -28,8 +34,10 @@ export const stateRoutes: ControlRoute[] = [
   {
     method: 'PUT',
     path: '/state',
-    body: 'large',
-    handler: async (req, res, _ctx, hooks) => {
+    scope: null,
+    summary: 'Replace the whole state (a state document or a fixture file)',
+    bodyLimit: '512mb',
+    handler: async (req, res) => {
       await hooks.importState(req.body).catch((err) => Promise.reject(asBadRequest(err)));
       res.status(204).end();
     },
@@ -37,13 +45,11 @@ export const stateRoutes: ControlRoute[] = [
   {
     method: 'POST',
     path: '/reset',
-    body: 'json',
-    handler: async (req, res, _ctx, hooks) => {
-      const body = (req.body ?? {}) as { empty?: unknown };
-      if (typeof body !== 'object' || Array.isArray(body) || (body.empty !== undefined && typeof body.empty !== 'boolean')) {
-        throw new HttpError(400, 'The reset body is optional; if given it is { "empty": true|false }.');
-      }
-      await hooks.reset({ empty: body.empty === true });
+    scope: null,
+    summary: 'Back to the fixtures, or empty',
+    bodySchema: { type: 'object', properties: { empty: { type: 'boolean' } } },
+    handler: async (req, res) => {
+      await hooks.reset({ empty: (req.body as { empty?: boolean }).empty === true });
       res.status(204).end();
     },
   },

@@ -1,16 +1,29 @@
+import type { JsonSchema, Route } from '../../contract.js';
 import { HttpError } from '../errors.js';
-import type { ControlRoute } from './route.js';
+import type { ControlHooks } from './hooks.js';
+
+const tokenRequestSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    tenant: { type: 'string', description: 'a tenant id or realm name' },
+    scopes: { type: 'array', items: { type: 'string' } },
+    platform: { type: 'boolean' },
+    ttlSeconds: { type: 'integer', minimum: 1 },
+  },
+};
 
 /** `POST /_emu/token`: a test token of a fixture tenant, as `platform-emu token` prints it. */
-export const tokenRoutes: ControlRoute[] = [
+export const tokenRoutes = (hooks: ControlHooks): Route[] => [
   {
     method: 'POST',
     path: '/token',
-    body: 'json',
-    handler: (req, res, _ctx, hooks) => {
-      const body = (req.body ?? {}) as { tenant?: string; scopes?: string[]; platform?: boolean; ttlSeconds?: number };
+    scope: null,
+    summary: 'A test token of a fixture tenant',
+    bodySchema: tokenRequestSchema,
+    handler: (req, res) => {
       try {
-        res.json(hooks.issueToken(body));
+        res.json(hooks.issueToken(req.body as { tenant?: string; scopes?: string[]; platform?: boolean; ttlSeconds?: number }));
       } catch (err) {
         throw new HttpError(400, (err as Error).message);
       }

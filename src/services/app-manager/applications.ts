@@ -2,33 +2,38 @@ import { randomBytes } from 'node:crypto';
 import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
 import type { applicationRecord, appVersionRecord, NamedInput } from './schemas.js';
 
-export const APPLICATIONS = 'applications';
-export const APP_VERSIONS = 'app-versions';
+export const APPLICATIONS = collection<Application>('applications')
+  .index('tenant', (a) => a.tenantId);
+export const APP_VERSIONS = collection<AppVersion>('app-versions')
+  .index('app', (v) => v.appName);
 
 export type Application = FromSchema<typeof applicationRecord>;
 export type AppVersion = FromSchema<typeof appVersionRecord>;
 
-export function setupApplicationIndexes(ctx: EmuContext): void {
-  ctx.store.defineIndex(APP_VERSIONS, 'app', (v) => v.appName as string);
-  ctx.store.defineIndex(APPLICATIONS, 'tenant', (a) => a.tenantId as string);
-}
-
 /** An application of the tenant; another tenant's is as absent as one that does not exist. */
 export function findApplication(ctx: EmuContext, tenantId: string, name: string): Application | undefined {
-  const app = ctx.store.get<Application>(APPLICATIONS, name);
+  const app = APPLICATIONS.get(ctx, name);
   return app?.tenantId === tenantId ? app : undefined;
 }
 
+/** The tenant's application, or 404. */
+export function requireApplication(ctx: EmuContext, tenantId: string, name: string): Application {
+  const app = findApplication(ctx, tenantId, name);
+  if (!app) throw notFound(`There is no application ${name}.`);
+  return app;
+}
+
 /** Any tenant's application: for seeding and references between services, never for a caller's request. */
-export function getApplication(ctx: EmuContext, name: string): Application | undefined {
-  return ctx.store.get<Application>(APPLICATIONS, name);
+export function findApplicationOfAnyTenant(ctx: EmuContext, name: string): Application | undefined {
+  return APPLICATIONS.get(ctx, name);
 }
 
 /** Application version names are global: KP1 topics name them without a tenant. */
 export function findVersion(ctx: EmuContext, name: string): AppVersion | undefined {
-  return ctx.store.get<AppVersion>(APP_VERSIONS, name);
+  return APP_VERSIONS.get(ctx, name);
 }
 
 export function findTenantVersion(ctx: EmuContext, tenantId: string, name: string): AppVersion | undefined {
@@ -36,18 +41,25 @@ export function findTenantVersion(ctx: EmuContext, tenantId: string, name: strin
   return version?.tenantId === tenantId ? version : undefined;
 }
 
+/** The tenant's application version, or 404. */
+export function requireTenantVersion(ctx: EmuContext, tenantId: string, name: string): AppVersion {
+  const version = findTenantVersion(ctx, tenantId, name);
+  if (!version) throw notFound(`There is no application version ${name}.`);
+  return version;
+}
+
 export function versionsOf(ctx: EmuContext, appName: string): AppVersion[] {
-  return ctx.store.lookup<AppVersion>(APP_VERSIONS, 'app', appName).sort((a, b) => a.createdDate.localeCompare(b.createdDate) || a.name.localeCompare(b.name));
+  return APP_VERSIONS.lookup(ctx, 'app', appName).sort((a, b) => a.createdDate.localeCompare(b.createdDate) || a.name.localeCompare(b.name));
 }
 
 export function listApplications(ctx: EmuContext, tenantId: string): Application[] {
-  return ctx.store.lookup<Application>(APPLICATIONS, 'tenant', tenantId).sort((a, b) => a.name.localeCompare(b.name));
+  return APPLICATIONS.lookup(ctx, 'tenant', tenantId).sort((a, b) => a.name.localeCompare(b.name));
 }
 
 function generatedName(ctx: EmuContext): string {
   for (;;) {
     const name = `app-${randomBytes(4).toString('hex')}`;
-    if (!ctx.store.has(APPLICATIONS, name)) return name;
+    if (!APPLICATIONS.has(ctx, name)) return name;
   }
 }
 
@@ -62,10 +74,10 @@ export async function createApplication(ctx: EmuContext, tenantId: string, input
     if (nameRequired) throw badRequest('name is required (first revision of application creation; see --compat app-manager=2).');
     name = generatedName(ctx);
   }
-  if (ctx.store.has(APPLICATIONS, name)) throw conflict(`An application named ${name} exists already.`);
+  if (APPLICATIONS.has(ctx, name)) throw conflict(`An application named ${name} exists already.`);
   const now = ctx.clock.nowIso();
   const app: Application = { tenantId, name, displayName: text(input.displayName), description: text(input.description), createdDate: now, updatedDate: now };
-  await ctx.store.put(APPLICATIONS, name, app);
+  await APPLICATIONS.put(ctx, name, app);
   return app;
 }
 
@@ -75,10 +87,10 @@ export async function createVersion(ctx: EmuContext, tenantId: string, appName: 
   let name = input.name;
   if (!name) {
     let n = versionsOf(ctx, appName).length + 1;
-    while (ctx.store.has(APP_VERSIONS, `${appName}-v${n}`)) n++;
+    while (APP_VERSIONS.has(ctx, `${appName}-v${n}`)) n++;
     name = `${appName}-v${n}`;
   }
-  if (ctx.store.has(APP_VERSIONS, name)) throw conflict(`An application version named ${name} exists already.`);
+  if (APP_VERSIONS.has(ctx, name)) throw conflict(`An application version named ${name} exists already.`);
   const now = ctx.clock.nowIso();
   const version: AppVersion = {
     tenantId,
@@ -90,8 +102,8 @@ export async function createVersion(ctx: EmuContext, tenantId: string, appName: 
     updatedDate: now,
   };
   await ctx.store.commit([
-    { op: 'put', c: APP_VERSIONS, id: name, v: version },
-    { op: 'put', c: APPLICATIONS, id: appName, v: { ...app, updatedDate: now } },
+    APP_VERSIONS.putMutation(name, version),
+    APPLICATIONS.putMutation(appName, { ...app, updatedDate: now }),
   ]);
   return version;
 }

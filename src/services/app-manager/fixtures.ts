@@ -1,7 +1,7 @@
 import type { Mutation } from '../../store/index.js';
-import type { FixtureSection } from '../../contract.js';
-import { APP_VERSIONS, APPLICATIONS } from './applications.js';
-import { APP_NAME_PATTERN, VERSION_NAME_PATTERN } from './schemas.js';
+import { ID_PATTERN, type FixtureSection } from '../../contract.js';
+import { APP_VERSIONS, APPLICATIONS, type Application, type AppVersion } from './applications.js';
+import { APP_NAME_PATTERN } from './schemas.js';
 import { SERVICE_INSTANCES } from './service-instances.js';
 
 const text = { type: 'string' };
@@ -22,7 +22,7 @@ export const applicationFixtures: FixtureSection = {
         items: {
           type: 'object',
           required: ['name'],
-          properties: { name: { type: 'string', pattern: VERSION_NAME_PATTERN }, displayName: text, description: text },
+          properties: { name: { type: 'string', pattern: ID_PATTERN }, displayName: text, description: text },
           additionalProperties: false,
         },
       },
@@ -34,14 +34,10 @@ export const applicationFixtures: FixtureSection = {
     const mutations: Mutation[] = [];
     for (const item of items) {
       const { versions, ...app } = item as { versions: Record<string, unknown>[]; name: string; tenantId: string };
-      mutations.push({ op: 'put', c: APPLICATIONS, id: app.name, v: { ...app, createdDate: now, updatedDate: now } });
+      mutations.push(APPLICATIONS.putMutation(app.name, { ...app, createdDate: now, updatedDate: now } as Application));
       for (const version of versions) {
-        mutations.push({
-          op: 'put',
-          c: APP_VERSIONS,
-          id: version.name as string,
-          v: { tenantId: app.tenantId, appName: app.name, ...version, createdDate: now, updatedDate: now },
-        });
+        const record = { tenantId: app.tenantId, appName: app.name, ...version, createdDate: now, updatedDate: now } as AppVersion;
+        mutations.push(APP_VERSIONS.putMutation(version.name as string, record));
       }
     }
     await ctx.store.commit(mutations);
@@ -58,6 +54,6 @@ export const serviceInstanceFixtures: FixtureSection = {
     additionalProperties: false,
   },
   async seed(ctx, items) {
-    await ctx.store.commit(items.map((s) => ({ op: 'put', c: SERVICE_INSTANCES, id: s.name as string, v: s })));
+    await ctx.store.commit(items.map((s) => SERVICE_INSTANCES.putMutation(s.name as string, s)));
   },
 };

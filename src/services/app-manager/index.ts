@@ -1,5 +1,5 @@
+// Application manager (app-manager): applications and their versions, service instances.
 import type { ServiceDescriptor } from '../../contract.js';
-import { setupApplicationIndexes } from './applications.js';
 import { applicationRecord, appVersionRecord } from './schemas.js';
 import { applicationFixtures, serviceInstanceFixtures } from './fixtures.js';
 import { routes } from './routes.js';
@@ -20,7 +20,6 @@ export const appManager: ServiceDescriptor = {
   },
   fixtures: [serviceInstanceFixtures, applicationFixtures],
   seedsAfter: ['tenant-manager'],
-  setup: setupApplicationIndexes,
   // 1: an application's name is required at creation; 2: it may be generated.
   compat: { revisions: ['1', '2'], default: '2' },
 };

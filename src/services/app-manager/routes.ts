@@ -5,13 +5,13 @@ import { locationOf } from '../../server/location.js';
 import { pathParam, queryList, queryString } from '../../server/params.js';
 import { route, type BodyRequest, type QueryParam, type Route } from '../../contract.js';
 import { applicationCreateSchema, versionCreateSchema, type NamedInput } from './schemas.js';
-import { getTenant } from '../tenant-manager/tenants.js';
+import { findTenant } from '../tenant-manager/tenants.js';
 import {
   createApplication,
   createVersion,
-  findApplication,
   findTenantVersion,
   listApplications,
+  requireApplication,
   versionsOf,
   type Application,
   type AppVersion,
@@ -43,7 +43,7 @@ function targetTenant(req: Request): string {
   if (scopes !== 'all' && !scopes.has(`${PLATFORM_SCOPE}:application:create`)) {
     throw new HttpError(403, `Acting in tenant ${asked} needs the scope ${PLATFORM_SCOPE}:application:create.`);
   }
-  if (!getTenant(req.ctx, asked)) throw badRequest(`There is no tenant ${asked}.`);
+  if (!findTenant(req.ctx, asked)) throw badRequest(`There is no tenant ${asked}.`);
   return asked;
 }
 
@@ -60,8 +60,7 @@ function list(req: Request, res: Response) {
 }
 
 function getOne(req: Request, res: Response) {
-  const app = findApplication(req.ctx, req.principal.tenantId, pathParam(req, 'appName'));
-  if (!app) throw notFound(`There is no application ${req.params.appName}.`);
+  const app = requireApplication(req.ctx, req.principal.tenantId, pathParam(req, 'appName'));
   res.json(presentApplication(req, app));
 }
 
@@ -102,6 +101,7 @@ export const routes: Route[] = [
     path: '/applications',
     scope: CREATE_SCOPE,
     summary: 'Create an application',
+    location: true,
     query: [tenantParam],
     bodySchema: applicationCreateSchema,
     successStatus: 201,
@@ -114,10 +114,12 @@ export const routes: Route[] = [
     path: '/applications/{appName}/versions',
     scope: 'application:update',
     summary: 'Create an application version (emulator addition)',
+    addition: true,
+    location: true,
     bodySchema: versionCreateSchema,
     successStatus: 201,
     handler: createVersionRoute,
   }),
-  { method: 'GET', path: '/applications/{appName}/versions/{versionName}', scope: 'application:read', summary: 'Get an application version (emulator addition)', handler: getVersion },
+  { method: 'GET', path: '/applications/{appName}/versions/{versionName}', scope: 'application:read', summary: 'Get an application version (emulator addition)', addition: true, handler: getVersion },
 ];
 

@@ -1,8 +1,6 @@
-import { DATE_TIME, tenantRecord, typedSchema, type FromSchema } from '../../contract.js';
+import { DATE_TIME, ID_PATTERN, tenantRecord, typedSchema, type FromSchema } from '../../contract.js';
 
 export const APP_NAME_PATTERN = '^[a-z0-9_-]+$';
-/** Version names stand in KP1 topics: URL-unreserved characters, not `.` or `..` alone. */
-export const VERSION_NAME_PATTERN = '^(?!\\.{1,2}$)[a-zA-Z0-9._~-]+$';
 
 const optionalText = { type: ['string', 'null'] } as const;
 
@@ -20,7 +18,7 @@ export const applicationCreateSchema = typedSchema({
 export const versionCreateSchema = typedSchema({
   type: 'object',
   properties: {
-    name: { anyOf: [{ type: 'string', pattern: VERSION_NAME_PATTERN, maxLength: 255 }, { const: '' }, { type: 'null' }] },
+    name: { anyOf: [{ type: 'string', pattern: ID_PATTERN, maxLength: 255 }, { const: '' }, { type: 'null' }] },
     displayName: optionalText,
     description: optionalText,
   },
@@ -39,7 +37,7 @@ export const applicationRecord = tenantRecord(['name', 'createdDate', 'updatedDa
 
 export const appVersionRecord = tenantRecord(['appName', 'name', 'createdDate', 'updatedDate'], {
   appName: { type: 'string', pattern: APP_NAME_PATTERN },
-  name: { type: 'string', pattern: VERSION_NAME_PATTERN },
+  name: { type: 'string', pattern: ID_PATTERN },
   displayName: { type: 'string' },
   description: { type: 'string' },
   createdDate: DATE_TIME,

@@ -1,7 +1,7 @@
 import type { EmuContext } from '../../context.js';
-import type { StoredRecord } from '../../store/index.js';
+import { collection, type StoredRecord } from '../../store/index.js';
 
-export const SERVICE_INSTANCES = 'service-instances';
+export const SERVICE_INSTANCES = collection<StoredRecord>('service-instances');
 
 export interface ServiceInstance {
   name: string;
@@ -24,7 +24,7 @@ export type SchemaInclude = 'appConfigurationSchema' | 'appVersionConfigurationS
  */
 export function serviceInstances(ctx: EmuContext, include: readonly SchemaInclude[] = []): ServiceInstance[] {
   return ctx.services.map((service) => {
-    const configured = ctx.store.get<StoredRecord>(SERVICE_INSTANCES, service.prefix) ?? {};
+    const configured = SERVICE_INSTANCES.get(ctx, service.prefix) ?? {};
     const appSchema = configured.appConfigurationSchema;
     const versionSchema = configured.appVersionConfigurationSchema ?? service.appVersionConfigurationSchema;
     return {

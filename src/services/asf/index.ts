@@ -1,3 +1,4 @@
+// Analytics facade (asf): analytics pipelines.
 import type { ServiceDescriptor } from '../../contract.js';
 import { PIPELINES } from './pipelines.js';
 import { routes } from './routes.js';
@@ -8,5 +9,5 @@ export const analyticsFacade: ServiceDescriptor = {
   title: 'Analytics facade',
   serviceGroup: 'device',
   routes,
-  collections: { [PIPELINES]: pipelineRecord },
+  collections: { [PIPELINES.name]: pipelineRecord },
 };

@@ -1,12 +1,13 @@
 import type { EmuContext } from '../../context.js';
 import { badRequest, notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
 import type { pipelineRecord } from './schemas.js';
 import { PipelineConfigError } from './ingest/config.js';
 import type { SimulatedDocInput } from './ingest/document.js';
 import { compilePipeline, simulate, type CompiledPipeline, type PipelineDefinition } from './ingest/pipeline.js';
 
-export const PIPELINES = 'ingest-pipelines';
+export const PIPELINES = collection<StoredPipeline>('ingest-pipelines');
 
 /**
  * `storedName`: the name the search engine stores it under: the tenant's identifier, `-`, the pipeline's id (spec 2).
@@ -19,10 +20,10 @@ export const storedName = (tenantId: string, pipelineId: string) => `${tenantId}
 
 /** The tenant's pipeline; another tenant's is invisible. */
 export function findPipeline(ctx: EmuContext, tenantId: string, pipelineId: string): StoredPipeline | undefined {
-  return ctx.store.get<StoredPipeline>(PIPELINES, recordId(tenantId, pipelineId));
+  return PIPELINES.get(ctx, recordId(tenantId, pipelineId));
 }
 
-function requirePipeline(ctx: EmuContext, tenantId: string, pipelineId: string): StoredPipeline {
+export function requirePipeline(ctx: EmuContext, tenantId: string, pipelineId: string): StoredPipeline {
   const pipeline = findPipeline(ctx, tenantId, pipelineId);
   if (!pipeline) throw notFound(`There is no ingest pipeline ${pipelineId}.`);
   return pipeline;
@@ -50,16 +51,12 @@ export async function putPipeline(ctx: EmuContext, tenantId: string, pipelineId:
     createdAt: existing?.createdAt ?? now,
     updatedAt: now,
   };
-  await ctx.store.put(PIPELINES, recordId(tenantId, pipelineId), record);
-}
-
-export function getPipeline(ctx: EmuContext, tenantId: string, pipelineId: string): StoredPipeline {
-  return requirePipeline(ctx, tenantId, pipelineId);
+  await PIPELINES.put(ctx, recordId(tenantId, pipelineId), record);
 }
 
 export async function deletePipeline(ctx: EmuContext, tenantId: string, pipelineId: string): Promise<void> {
   requirePipeline(ctx, tenantId, pipelineId);
-  await ctx.store.delete(PIPELINES, recordId(tenantId, pipelineId));
+  await PIPELINES.delete(ctx, recordId(tenantId, pipelineId));
 }
 
 export function simulateStored(ctx: EmuContext, tenantId: string, pipelineId: string, docs: SimulatedDocInput[]) {

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { route, type BodyRequest, type Route } from '../../contract.js';
 import { pathParam } from '../../server/params.js';
-import { deletePipeline, getPipeline, putPipeline, simulateInline, simulateStored } from './pipelines.js';
+import { deletePipeline, requirePipeline, putPipeline, simulateInline, simulateStored } from './pipelines.js';
 import { inlineSimulationSchema, pipelineSchema, storedSimulationSchema, type InlineSimulation, type PipelineDefinition, type StoredSimulation } from './schemas.js';
 
 const acknowledged = { acknowledged: true };
@@ -12,7 +12,7 @@ async function put(req: BodyRequest<PipelineDefinition>, res: Response) {
 }
 
 function get(req: Request, res: Response) {
-  const pipeline = getPipeline(req.ctx, req.principal.tenantId, pathParam(req, 'pipelineID'));
+  const pipeline = requirePipeline(req.ctx, req.principal.tenantId, pathParam(req, 'pipelineID'));
   res.json({ [pipeline.storedName]: pipeline.definition });
 }
 

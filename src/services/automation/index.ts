@@ -1,7 +1,8 @@
+// Automation connector (automation): notification recipients and the e-mail the platform would send them.
 import type { ServiceDescriptor } from '../../contract.js';
 import { mailControlRouter } from './control.js';
 import { CAPTURED_MAIL, releaseMailWaiters } from './mail.js';
-import { RECIPIENTS, setupRecipientIndexes } from './recipients.js';
+import { RECIPIENTS } from './recipients.js';
 import { routes } from './routes.js';
 import { capturedMailRecord, recipientRecord } from './schemas.js';
 
@@ -11,10 +12,9 @@ export const automationConnector: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    [RECIPIENTS]: recipientRecord,
-    [CAPTURED_MAIL]: capturedMailRecord,
+    [RECIPIENTS.name]: recipientRecord,
+    [CAPTURED_MAIL.name]: capturedMailRecord,
   },
   controlPlane: mailControlRouter,
-  setup: setupRecipientIndexes,
   teardown: releaseMailWaiters,
 };

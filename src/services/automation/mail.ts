@@ -1,14 +1,14 @@
 import { runtimeOf, type EmuContext } from '../../context.js';
 import { MAIL_CAPTURED, STATE_REPLACED } from '../../server/events.js';
 import type { FromSchema } from '../../contract.js';
-import type { Mutation } from '../../store/index.js';
+import { collection, type Mutation } from '../../store/index.js';
 import type { capturedMailRecord } from './schemas.js';
 
 /**
  * Every e-mail the platform would send is captured here instead: kept in the store (it survives a restart, a reset
  * or an import replaces it with the state), the newest MAX_CAPTURED_MAIL only.
  */
-export const CAPTURED_MAIL = 'captured-mail';
+export const CAPTURED_MAIL = collection<CapturedMail>('captured-mail');
 export const MAX_CAPTURED_MAIL = 1000;
 /** The longest a `GET /_emu/mail?wait=` may hold a request open. */
 export const MAX_MAIL_WAIT_SECONDS = 60;
@@ -31,18 +31,18 @@ export const presentMail = (m: CapturedMail) => ({ id: m.id, tenantId: m.tenantI
 
 export function listMail(ctx: EmuContext, filter: { to?: string; after?: number } = {}): CapturedMail[] {
   const to = filter.to?.toLowerCase();
-  return [...ctx.store.values<CapturedMail>(CAPTURED_MAIL)]
+  return [...CAPTURED_MAIL.values(ctx)]
     .filter((m) => (to === undefined || m.to.toLowerCase() === to) && (filter.after === undefined || m.id > filter.after))
     .sort((a, b) => a.id - b.id);
 }
 
 /** The writes that capture one mail (and drop the oldest past the bound): committed with the change that sends it. */
 export function mailMutations(ctx: EmuContext, mail: OutgoingMail): { mutations: Mutation[]; captured: CapturedMail } {
-  const captured: CapturedMail = { ...mail, id: ctx.store.nextId(CAPTURED_MAIL), sentAt: ctx.clock.nowIso() };
-  const mutations: Mutation[] = [{ op: 'put', c: CAPTURED_MAIL, id: String(captured.id), v: captured }];
-  const excess = ctx.store.count(CAPTURED_MAIL) + 1 - MAX_CAPTURED_MAIL;
+  const captured: CapturedMail = { ...mail, id: CAPTURED_MAIL.nextId(ctx), sentAt: ctx.clock.nowIso() };
+  const mutations: Mutation[] = [CAPTURED_MAIL.putMutation(String(captured.id), captured)];
+  const excess = CAPTURED_MAIL.count(ctx) + 1 - MAX_CAPTURED_MAIL;
   if (excess > 0) {
-    for (const old of listMail(ctx).slice(0, excess)) mutations.push({ op: 'del', c: CAPTURED_MAIL, id: String(old.id) });
+    for (const old of listMail(ctx).slice(0, excess)) mutations.push(CAPTURED_MAIL.deleteMutation(String(old.id)));
   }
   return { mutations, captured };
 }
@@ -53,8 +53,8 @@ export function announceMail(ctx: EmuContext, mail: CapturedMail): void {
 }
 
 export async function clearMail(ctx: EmuContext): Promise<number> {
-  const ids = [...ctx.store.values<CapturedMail>(CAPTURED_MAIL)].map((m) => String(m.id));
-  if (ids.length > 0) await ctx.store.commit(ids.map((id) => ({ op: 'del' as const, c: CAPTURED_MAIL, id })));
+  const ids = [...CAPTURED_MAIL.values(ctx)].map((m) => String(m.id));
+  if (ids.length > 0) await ctx.store.commit(ids.map((id) => (CAPTURED_MAIL.deleteMutation(id))));
   return ids.length;
 }
 

@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
-import type { Mutation } from '../../store/index.js';
+import { collection, type Mutation } from '../../store/index.js';
 import type { recipientRecord } from './schemas.js';
 import { announceMail, mailMutations, type OutgoingMail } from './mail.js';
 
-export const RECIPIENTS = 'notification-recipients';
+export const RECIPIENTS = collection<Recipient>('notification-recipients')
+  .index('tenant', (r) => `${r.tenantId}\u0000${r.notificationType}`);
 
 /** The notification types the connector knows (spec 2: the value `email` appears; nothing else is shown). */
 export const NOTIFICATION_TYPES = ['email'] as const;
@@ -35,25 +36,20 @@ export function checkNotificationType(type: string): NotificationType {
   return type as NotificationType;
 }
 
-export function setupRecipientIndexes(ctx: EmuContext): void {
-  ctx.store.defineIndex(RECIPIENTS, 'tenant', (r) => `${r.tenantId as string}\u0000${r.notificationType as string}`);
-}
-
 /** The tenant's recipients of one type, oldest first. */
 export function listRecipients(ctx: EmuContext, tenantId: string, type: NotificationType, state?: RecipientState): Recipient[] {
-  return ctx.store
-    .lookup<Recipient>(RECIPIENTS, 'tenant', `${tenantId}\u0000${type}`)
+  return RECIPIENTS.lookup(ctx, 'tenant', `${tenantId}\u0000${type}`)
     .filter((r) => state === undefined || r.state === state)
     .sort((a, b) => a.id - b.id);
 }
 
 /** The tenant's recipient; another tenant's, or one of another type, is as absent as one that does not exist. */
 export function findRecipient(ctx: EmuContext, tenantId: string, type: NotificationType, id: number): Recipient | undefined {
-  const recipient = ctx.store.get<Recipient>(RECIPIENTS, String(id));
+  const recipient = RECIPIENTS.get(ctx, String(id));
   return recipient?.tenantId === tenantId && recipient.notificationType === type ? recipient : undefined;
 }
 
-function requireRecipient(ctx: EmuContext, tenantId: string, type: NotificationType, id: number): Recipient {
+export function requireRecipient(ctx: EmuContext, tenantId: string, type: NotificationType, id: number): Recipient {
   const recipient = findRecipient(ctx, tenantId, type, id);
   if (!recipient) throw notFound(`There is no ${type} recipient ${id}.`);
   return recipient;
@@ -86,7 +82,7 @@ export async function createRecipient(ctx: EmuContext, tenantId: string, type: N
   const now = ctx.clock.nowIso();
   const recipient: Recipient = {
     tenantId,
-    id: ctx.store.nextId(RECIPIENTS),
+    id: RECIPIENTS.nextId(ctx),
     notificationType: type,
     recipient: address,
     state: 'UNVERIFIED',
@@ -94,7 +90,7 @@ export async function createRecipient(ctx: EmuContext, tenantId: string, type: N
     createdAt: now,
     updatedAt: now,
   };
-  await commitWithMail(ctx, [{ op: 'put', c: RECIPIENTS, id: String(recipient.id), v: recipient }], verificationMail(linkBase, recipient));
+  await commitWithMail(ctx, [RECIPIENTS.putMutation(String(recipient.id), recipient)], verificationMail(linkBase, recipient));
   return recipient;
 }
 
@@ -103,7 +99,7 @@ export async function resendVerification(ctx: EmuContext, tenantId: string, type
   const current = requireRecipient(ctx, tenantId, type, id);
   if (current.state === 'VERIFIED') throw badRequest(`Recipient ${id} (${current.recipient}) is verified already; there is nothing to resend.`);
   const next: Recipient = { ...current, verificationToken: newToken(), updatedAt: ctx.clock.nowIso() };
-  await commitWithMail(ctx, [{ op: 'put', c: RECIPIENTS, id: String(id), v: next }], verificationMail(linkBase, next));
+  await commitWithMail(ctx, [RECIPIENTS.putMutation(String(id), next)], verificationMail(linkBase, next));
   return next;
 }
 
@@ -124,13 +120,13 @@ const verified = (ctx: EmuContext, r: Recipient): Recipient => {
  * link's token proves the mail was read. Opening the link again answers 200 as well.
  */
 export async function verifyByToken(ctx: EmuContext, type: NotificationType, id: number, token: string): Promise<Recipient> {
-  const recipient = ctx.store.get<Recipient>(RECIPIENTS, String(id));
+  const recipient = RECIPIENTS.get(ctx, String(id));
   if (!recipient || recipient.notificationType !== type) throw notFound(`There is no ${type} recipient ${id}.`);
   if (recipient.verificationToken !== token) {
     throw badRequest(`The verification token is not valid for recipient ${id}: it is mistyped, or a newer verification e-mail replaced it.`);
   }
   const next = verified(ctx, recipient);
-  if (next !== recipient) await ctx.store.put(RECIPIENTS, String(id), next);
+  if (next !== recipient) await RECIPIENTS.put(ctx, String(id), next);
   return next;
 }
 
@@ -141,15 +137,11 @@ export async function verifyByIds(ctx: EmuContext, tenantId: string, type: Notif
   if (missing.length > 0) throw notFound(`There is no ${type} recipient ${[...new Set(missing)].join(', ')}; no recipient was verified.`);
   const next = (found as Recipient[]).map((r) => verified(ctx, r));
   const changed = new Map(next.filter((r, i) => r !== found[i]).map((r) => [r.id, r]));
-  if (changed.size > 0) await ctx.store.commit([...changed.values()].map((r) => ({ op: 'put' as const, c: RECIPIENTS, id: String(r.id), v: r })));
+  if (changed.size > 0) await ctx.store.commit([...changed.values()].map((r) => RECIPIENTS.putMutation(String(r.id), r)));
   return next.map((r) => changed.get(r.id) ?? r);
 }
 
 export async function deleteRecipient(ctx: EmuContext, tenantId: string, type: NotificationType, id: number): Promise<void> {
   requireRecipient(ctx, tenantId, type, id);
-  await ctx.store.delete(RECIPIENTS, String(id));
-}
-
-export function getRecipient(ctx: EmuContext, tenantId: string, type: NotificationType, id: number): Recipient {
-  return requireRecipient(ctx, tenantId, type, id);
+  await RECIPIENTS.delete(ctx, String(id));
 }

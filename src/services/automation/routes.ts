@@ -6,7 +6,7 @@ import {
   checkNotificationType,
   createRecipient,
   deleteRecipient,
-  getRecipient,
+  requireRecipient,
   listRecipients,
   presentRecipient,
   resendVerification,
@@ -35,7 +35,7 @@ async function create(req: BodyRequest<RecipientCreation>, res: Response) {
 }
 
 function getOne(req: Request, res: Response) {
-  res.json(presentRecipient(getRecipient(req.ctx, req.principal.tenantId, typeOf(req), pathInt(req, 'recipientId'))));
+  res.json(presentRecipient(requireRecipient(req.ctx, req.principal.tenantId, typeOf(req), pathInt(req, 'recipientId'))));
 }
 
 async function deleteOne(req: Request, res: Response) {
@@ -75,6 +75,7 @@ export const routes: Route[] = [
     path: RECIPIENTS,
     scope: 'tenant:notification-recipient:create',
     summary: 'Add a recipient (UNVERIFIED) and send it a verification e-mail',
+    location: true,
     bodySchema: recipientCreationSchema,
     successStatus: 201,
     handler: create,

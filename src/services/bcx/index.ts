@@ -1,8 +1,9 @@
+// Binary data collection (bcx): blobs and files devices upload.
 import type { ServiceDescriptor } from '../../contract.js';
-import { BLOBS, FILES, payloadFiles, removeUnlistedPayloads, setupPayloadIndexes } from './payloads.js';
+import { BLOBS, FILES, payloadFiles, removeUnlistedPayloads } from './payloads.js';
 import { routes } from './routes.js';
 import { blobRecord, fileRecord, uploadTokenRecord } from './schemas.js';
-import { setupUploadTokenIndexes, UPLOAD_TOKENS } from './upload-tokens.js';
+import { UPLOAD_TOKENS } from './upload-tokens.js';
 
 export const binaryDataCollection: ServiceDescriptor = {
   prefix: 'bcx',
@@ -10,13 +11,11 @@ export const binaryDataCollection: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    [BLOBS]: blobRecord,
-    [FILES]: fileRecord,
-    [UPLOAD_TOKENS]: uploadTokenRecord,
+    [BLOBS.name]: blobRecord,
+    [FILES.name]: fileRecord,
+    [UPLOAD_TOKENS.name]: uploadTokenRecord,
   },
   async setup(ctx) {
-    setupPayloadIndexes(ctx);
-    setupUploadTokenIndexes(ctx);
     await removeUnlistedPayloads(ctx);
   },
   async teardown(ctx) {

@@ -3,11 +3,16 @@ import { runtimeOf, type EmuContext } from '../../context.js';
 import { HttpError } from '../../server/errors.js';
 import { BlobFiles, PayloadTooLarge } from '../../store/blob-files.js';
 import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
 import type { Endpoint } from '../epr/endpoints.js';
 import type { blobRecord, fileRecord } from './schemas.js';
 
-export const BLOBS = 'binary-data';
-export const FILES = 'files';
+export const BLOBS = collection<BlobRecord>('binary-data')
+  .index('app', (p) => p.appName)
+  .index('endpoint', (p) => p.endpointId);
+export const FILES = collection<FileRecord>('files')
+  .index('app', (p) => p.appName)
+  .index('endpoint', (p) => p.endpointId);
 
 /** `size` is not in the record schemas: adding it would refuse imports they take today, so the types add it. */
 export type BlobRecord = FromSchema<typeof blobRecord> & { size: number };
@@ -15,20 +20,13 @@ export type FileRecord = FromSchema<typeof fileRecord> & { size: number };
 /** What blobs and files have in common. */
 type Payload = BlobRecord | FileRecord;
 
-export function setupPayloadIndexes(ctx: EmuContext): void {
-  for (const collection of [BLOBS, FILES]) {
-    ctx.store.defineIndex(collection, 'app', (p) => p.appName as string);
-    ctx.store.defineIndex(collection, 'endpoint', (p) => p.endpointId as string);
-  }
-}
-
 export const payloadFiles = (ctx: EmuContext) => runtimeOf(ctx, 'bcx:payload-files', () => new BlobFiles(ctx.store.dataDir));
 
 /** Drops payload files no record names (a crash between file and record, a reset, an import). Never on a read-only store. */
 export async function removeUnlistedPayloads(ctx: EmuContext): Promise<void> {
   if (ctx.store.isReadOnly) return;
   const listed = new Set<string>();
-  for (const collection of [BLOBS, FILES]) for (const p of ctx.store.values<Payload>(collection)) listed.add(p.file);
+  for (const collection of [BLOBS, FILES]) for (const p of collection.values(ctx)) listed.add(p.file);
   await payloadFiles(ctx).removeUnlisted(listed);
 }
 
@@ -46,9 +44,9 @@ async function receive(ctx: EmuContext, source: Readable): Promise<{ file: strin
 /** A new blob of the endpoint: the payload is on disk (fsynced) before its record is committed. */
 export async function storeBlob(ctx: EmuContext, endpoint: Endpoint, name: string, source: Readable): Promise<BlobRecord> {
   const { file, size } = await receive(ctx, source);
-  const id = String(ctx.store.nextId(BLOBS));
+  const id = String(BLOBS.nextId(ctx));
   const blob: BlobRecord = { tenantId: endpoint.tenantId, id, appName: endpoint.appName, endpointId: endpoint.endpointId, name, size, createdDate: ctx.clock.nowIso(), file };
-  await ctx.store.put(BLOBS, id, blob);
+  await BLOBS.put(ctx, id, blob);
   return blob;
 }
 
@@ -59,10 +57,10 @@ const fileId = (endpointId: string, name: string) => `${endpointId}/${name}`;
 export async function storeFile(ctx: EmuContext, endpoint: Endpoint, name: string, source: Readable): Promise<FileRecord> {
   const { file, size } = await receive(ctx, source);
   const id = fileId(endpoint.endpointId, name);
-  const previous = ctx.store.get<FileRecord>(FILES, id);
+  const previous = FILES.get(ctx, id);
   const now = ctx.clock.nowIso();
   const record: FileRecord = { tenantId: endpoint.tenantId, appName: endpoint.appName, endpointId: endpoint.endpointId, name, size, createdDate: previous?.createdDate ?? now, updatedDate: now, file };
-  await ctx.store.put(FILES, id, record);
+  await FILES.put(ctx, id, record);
   if (previous) await payloadFiles(ctx).remove(previous.file);
   return record;
 }
@@ -95,30 +93,30 @@ function select<T extends Payload>(records: T[], query: PayloadQuery, order: (a:
 }
 
 export function blobsOfApplication(ctx: EmuContext, tenantId: string, appName: string, query: PayloadQuery): BlobRecord[] {
-  return select(ctx.store.lookup<BlobRecord>(BLOBS, 'app', appName).filter((b) => b.tenantId === tenantId), query, blobOrder);
+  return select(BLOBS.lookup(ctx, 'app', appName).filter((b) => b.tenantId === tenantId), query, blobOrder);
 }
 
 export function filesOfApplication(ctx: EmuContext, tenantId: string, appName: string, query: PayloadQuery): FileRecord[] {
-  return select(ctx.store.lookup<FileRecord>(FILES, 'app', appName).filter((f) => f.tenantId === tenantId), query, fileOrder);
+  return select(FILES.lookup(ctx, 'app', appName).filter((f) => f.tenantId === tenantId), query, fileOrder);
 }
 
 export function findBlob(ctx: EmuContext, endpoint: Endpoint, blobId: string): BlobRecord | undefined {
-  const blob = ctx.store.get<BlobRecord>(BLOBS, blobId);
+  const blob = BLOBS.get(ctx, blobId);
   return blob?.endpointId === endpoint.endpointId && blob.tenantId === endpoint.tenantId ? blob : undefined;
 }
 
 export function newestBlob(ctx: EmuContext, endpoint: Endpoint): BlobRecord | undefined {
   let newest: BlobRecord | undefined;
-  for (const blob of ctx.store.lookup<BlobRecord>(BLOBS, 'endpoint', endpoint.endpointId)) if (!newest || blobOrder(blob, newest) > 0) newest = blob;
+  for (const blob of BLOBS.lookup(ctx, 'endpoint', endpoint.endpointId)) if (!newest || blobOrder(blob, newest) > 0) newest = blob;
   return newest;
 }
 
 export function findFile(ctx: EmuContext, endpoint: Endpoint, name: string): FileRecord | undefined {
-  return ctx.store.get<FileRecord>(FILES, fileId(endpoint.endpointId, name));
+  return FILES.get(ctx, fileId(endpoint.endpointId, name));
 }
 
 /** Deletes the record first: a crash before the file is removed leaves a file nobody lists, dropped at the next start. */
 export async function deleteBlob(ctx: EmuContext, blob: BlobRecord): Promise<void> {
-  await ctx.store.delete(BLOBS, blob.id);
+  await BLOBS.delete(ctx, blob.id);
   await payloadFiles(ctx).remove(blob.file);
 }

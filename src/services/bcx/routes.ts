@@ -4,7 +4,7 @@ import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathParam, queryDate, queryEnum, queryList, queryString, requiredQuery } from '../../server/params.js';
 import type { QueryParam, Route } from '../../contract.js';
-import { findApplication, type Application } from '../app-manager/applications.js';
+import { requireApplication, type Application } from '../app-manager/applications.js';
 import { findEndpoint, type Endpoint } from '../epr/endpoints.js';
 import { sendPayload } from './download.js';
 import {
@@ -25,10 +25,7 @@ import { uploaderOf } from './upload-tokens.js';
 const LIST_LIMIT = 20;
 
 function applicationOf(req: Request): Application {
-  const name = pathParam(req, 'appName');
-  const app = findApplication(req.ctx, req.principal.tenantId, name);
-  if (!app) throw notFound(`There is no application ${name}.`);
-  return app;
+  return requireApplication(req.ctx, req.principal.tenantId, pathParam(req, 'appName'));
 }
 
 function endpointOf(req: Request): Endpoint {
@@ -187,6 +184,7 @@ export const routes: Route[] = [
     customAuth: true,
     body: 'none',
     summary: `Upload a blob (${uploadToken})`,
+    location: true,
     query: [{ name: 'name', description: 'stored as the blob name' }],
     successStatus: 201,
     handler: uploadBlob,
@@ -206,6 +204,7 @@ export const routes: Route[] = [
     path: '/applications/{appName}/files',
     scope: 'endpoint:read',
     summary: 'List files',
+    paging: 'content',
     query: [endpointIds, namePart, ...dates(false), ...pageParams(LIST_LIMIT), sort],
     handler: listFiles,
   },
@@ -222,6 +221,7 @@ export const routes: Route[] = [
     path: '/applications/{appName}/binary-data/list',
     scope: 'endpoint:read',
     summary: 'List blobs',
+    paging: 'array',
     query: [endpointIds, namePart, ...dates(false), ...pageParams(LIST_LIMIT), sort],
     handler: listBlobs,
   },
@@ -252,6 +252,7 @@ export const routes: Route[] = [
     path: '/applications/{appName}/endpoints/{endpointId}/files/{filename}/data',
     scope: 'endpoint:read',
     summary: "A file's payload (added by the emulator: the target of a file's url)",
+    addition: true,
     handler: fileData,
   },
 ];

@@ -3,9 +3,11 @@ import type { EmuContext } from '../../context.js';
 import { hashPassword, randomText, verifyPassword } from '../../auth/passwords.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
 import type { basicCredentialRecord, BasicCredentialsCreate } from './schemas.js';
 
-export const BASIC_CREDENTIALS = 'basic-credentials';
+export const BASIC_CREDENTIALS = collection<BasicCredential>('basic-credentials')
+  .index('username', (c) => c.username);
 
 export type CredentialState = 'Active' | 'Inactive' | 'Suspended' | 'Revoked';
 
@@ -34,24 +36,20 @@ const USERNAME_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 const generatedUsername = () => randomText(12, USERNAME_ALPHABET);
 const generatedPassword = () => randomText(24);
 
-export function setupCredentialIndexes(ctx: EmuContext): void {
-  ctx.store.defineIndex(BASIC_CREDENTIALS, 'username', (c) => c.username as string);
-}
-
 /** Usernames are unique across the emulator, not only in a tenant: a device's MQTT login names no tenant. */
-export function credentialByUsername(ctx: EmuContext, username: string): BasicCredential | undefined {
-  return ctx.store.lookup<BasicCredential>(BASIC_CREDENTIALS, 'username', username)[0];
+export function findCredentialByUsername(ctx: EmuContext, username: string): BasicCredential | undefined {
+  return BASIC_CREDENTIALS.lookup(ctx, 'username', username)[0];
 }
 
 const byCreation = (a: BasicCredential, b: BasicCredential) => a.createdDate.localeCompare(b.createdDate) || a.username.localeCompare(b.username);
 
 export function listBasicCredentials(ctx: EmuContext, tenantId: string): BasicCredential[] {
-  return [...ctx.store.values<BasicCredential>(BASIC_CREDENTIALS)].filter((c) => c.tenantId === tenantId).sort(byCreation);
+  return [...BASIC_CREDENTIALS.values(ctx)].filter((c) => c.tenantId === tenantId).sort(byCreation);
 }
 
 /** The tenant's credential; another tenant's is as absent as one that does not exist. */
-export function getBasicCredential(ctx: EmuContext, tenantId: string, id: string): BasicCredential {
-  const credential = ctx.store.get<BasicCredential>(BASIC_CREDENTIALS, id);
+export function requireBasicCredential(ctx: EmuContext, tenantId: string, id: string): BasicCredential {
+  const credential = BASIC_CREDENTIALS.get(ctx, id);
   if (!credential || credential.tenantId !== tenantId) throw notFound(`There are no basic credentials ${id}.`);
   return credential;
 }
@@ -76,8 +74,8 @@ export async function newBasicCredential(ctx: EmuContext, tenantId: string, inpu
   let username = input.username;
   if (username === undefined) {
     do username = generatedUsername();
-    while (credentialByUsername(ctx, username));
-  } else if (credentialByUsername(ctx, username)) {
+    while (findCredentialByUsername(ctx, username));
+  } else if (findCredentialByUsername(ctx, username)) {
     throw conflict(`The username ${username} is already registered.`);
   }
   const password = input.password ?? generatedPassword();
@@ -98,24 +96,24 @@ export async function newBasicCredential(ctx: EmuContext, tenantId: string, inpu
 export async function createBasicCredential(ctx: EmuContext, tenantId: string, input: NewBasicCredential) {
   const { credential, password } = await newBasicCredential(ctx, tenantId, input);
   // The hash took a while: another request may have taken the username meanwhile.
-  if (credentialByUsername(ctx, credential.username)) throw conflict(`The username ${credential.username} is already registered.`);
-  await ctx.store.put(BASIC_CREDENTIALS, credential.id, credential);
+  if (findCredentialByUsername(ctx, credential.username)) throw conflict(`The username ${credential.username} is already registered.`);
+  await BASIC_CREDENTIALS.put(ctx, credential.id, credential);
   return { credential, password };
 }
 
 /** `PATCH /basic-credentials/{id}/state`: 400 for a move the table above does not permit. */
 export async function changeCredentialState(ctx: EmuContext, tenantId: string, id: string, state: CredentialState): Promise<void> {
-  const credential = getBasicCredential(ctx, tenantId, id);
+  const credential = requireBasicCredential(ctx, tenantId, id);
   if (credential.state === state) return;
   if (!PERMITTED_MOVES[credential.state].includes(state)) {
     const allowed = PERMITTED_MOVES[credential.state];
     throw badRequest(`Basic credentials in state ${credential.state} cannot move to ${state}${allowed.length ? `; permitted: ${allowed.join(', ')}` : ' (Revoked is final)'}.`);
   }
-  await ctx.store.put(BASIC_CREDENTIALS, id, { ...credential, state, updatedDate: ctx.clock.nowIso() });
+  await BASIC_CREDENTIALS.put(ctx, id, { ...credential, state, updatedDate: ctx.clock.nowIso() });
 }
 
 function unrevoked(ctx: EmuContext, tenantId: string, id: string): BasicCredential {
-  const credential = getBasicCredential(ctx, tenantId, id);
+  const credential = requireBasicCredential(ctx, tenantId, id);
   if (credential.state === 'Revoked') throw badRequest(`Basic credentials ${id} are revoked: they cannot get a new password.`);
   return credential;
 }
@@ -128,7 +126,7 @@ export async function changeCredentialPassword(ctx: EmuContext, tenantId: string
   const passwordHash = await hashPassword(password);
   // Read again after the hash: the credential may have changed meanwhile.
   const credential = unrevoked(ctx, tenantId, id);
-  await ctx.store.put(BASIC_CREDENTIALS, id, { ...credential, passwordHash, updatedDate: ctx.clock.nowIso() });
+  await BASIC_CREDENTIALS.put(ctx, id, { ...credential, passwordHash, updatedDate: ctx.clock.nowIso() });
   return password;
 }
 
@@ -138,13 +136,13 @@ export async function changeCredentialPassword(ctx: EmuContext, tenantId: string
  * is refused.
  */
 export async function checkMqttLogin(ctx: EmuContext, username: string, password: string): Promise<'ok' | 'refused'> {
-  const found = credentialByUsername(ctx, username);
+  const found = findCredentialByUsername(ctx, username);
   if (!found || !usable(found.state) || !(await verifyPassword(password, found.passwordHash))) return 'refused';
   // Read again after the hash: a state or password change may have landed meanwhile.
-  const credential = ctx.store.get<BasicCredential>(BASIC_CREDENTIALS, found.id);
+  const credential = BASIC_CREDENTIALS.get(ctx, found.id);
   if (!credential || !usable(credential.state) || credential.passwordHash !== found.passwordHash) return 'refused';
   const now = ctx.clock.nowIso();
   const firstUse = credential.state === 'Inactive' ? { state: 'Active' as const, updatedDate: now } : {};
-  await ctx.store.put(BASIC_CREDENTIALS, credential.id, { ...credential, ...firstUse, lastUseDate: now });
+  await BASIC_CREDENTIALS.put(ctx, credential.id, { ...credential, ...firstUse, lastUseDate: now });
   return 'ok';
 }

@@ -1,7 +1,7 @@
 import { storedPassword } from '../../auth/passwords.js';
 import type { FixtureSection } from '../../contract.js';
 import { FixtureError } from '../../seed/errors.js';
-import { getTenant } from '../tenant-manager/tenants.js';
+import { findTenant } from '../tenant-manager/tenants.js';
 import { BASIC_CREDENTIALS, newBasicCredential, type BasicCredential } from './basic-credentials.js';
 import { CREDENTIAL_STATES, username } from './schemas.js';
 
@@ -23,7 +23,7 @@ export const basicCredentialFixtures: FixtureSection = {
   async seed(ctx, items) {
     const made: BasicCredential[] = [];
     for (const item of items as Array<{ tenantId: string; username: string; password: string; state?: BasicCredential['state'] }>) {
-      if (!getTenant(ctx, item.tenantId)) throw new FixtureError(`basicCredentials (${item.username}): there is no tenant ${item.tenantId}.`);
+      if (!findTenant(ctx, item.tenantId)) throw new FixtureError(`basicCredentials (${item.username}): there is no tenant ${item.tenantId}.`);
       if (made.some((c) => c.username === item.username)) throw new FixtureError(`basicCredentials (${item.username}): the username is listed twice.`);
       try {
         made.push((await newBasicCredential(ctx, item.tenantId, item, storedPassword)).credential);
@@ -31,6 +31,6 @@ export const basicCredentialFixtures: FixtureSection = {
         throw new FixtureError(`basicCredentials (${item.username}): ${(err as Error).message}`);
       }
     }
-    await ctx.store.commit(made.map((c) => ({ op: 'put', c: BASIC_CREDENTIALS, id: c.id, v: c })));
+    await ctx.store.commit(made.map((c) => BASIC_CREDENTIALS.putMutation(c.id, c)));
   },
 };

@@ -1,9 +1,8 @@
+// Credentials manager (ccm): endpoint credentials, basic (username and password) and X.509.
 import type { ServiceDescriptor } from '../../contract.js';
 import { basicCredentialRecord, x509CredentialRecord } from './schemas.js';
-import { setupCredentialIndexes } from './basic-credentials.js';
 import { basicCredentialFixtures } from './fixtures.js';
 import { routes } from './routes.js';
-import { setupX509Indexes } from './x509-credentials.js';
 
 export const credentialsManager: ServiceDescriptor = {
   prefix: 'ccm',
@@ -16,8 +15,4 @@ export const credentialsManager: ServiceDescriptor = {
   },
   fixtures: [basicCredentialFixtures],
   seedsAfter: ['tenant-manager'],
-  setup(ctx) {
-    setupCredentialIndexes(ctx);
-    setupX509Indexes(ctx);
-  },
 };

@@ -1,19 +1,19 @@
 import type { Request, Response } from 'express';
 import { route, type BodyRequest, type Route } from '../../contract.js';
 import { badRequest } from '../../server/errors.js';
-import { schemaProblem } from '../../server/json-schema.js';
+import { schemaProblem } from '../../schema/json-schema.js';
 import { locationOf } from '../../server/location.js';
 import { pathParam } from '../../server/params.js';
 import {
   changeCredentialPassword,
   changeCredentialState,
   createBasicCredential,
-  getBasicCredential,
+  requireBasicCredential,
   listBasicCredentials,
   type BasicCredential,
 } from './basic-credentials.js';
 import { basicCredentialsCreateSchema, passwordChangeSchema, stateChangeSchema, x509CreateSchema, type BasicCredentialsCreate } from './schemas.js';
-import { createX509Credential, getX509Credential, listX509Credentials, type X509Credential } from './x509-credentials.js';
+import { createX509Credential, requireX509Credential, listX509Credentials, type X509Credential } from './x509-credentials.js';
 
 /** A credential as the spec shows it: never its password or hash. */
 function presentBasic({ tenantId: _tenant, passwordHash: _hash, ...shown }: BasicCredential) {
@@ -65,6 +65,7 @@ export const routes: Route[] = [
     path: '/basic-credentials',
     scope: 'tenant:basic-credentials:create',
     summary: 'Create basic credentials (username and password generated when absent)',
+    location: true,
     bodySchema: basicCredentialsCreateSchema,
     successStatus: 201,
     handler: createBasic,
@@ -74,7 +75,8 @@ export const routes: Route[] = [
     path: '/basic-credentials/{id}',
     scope: 'tenant:basic-credentials:read',
     summary: 'Get basic credentials (emulator addition)',
-    handler: (req, res) => res.json(presentBasic(getBasicCredential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
+    addition: true,
+    handler: (req, res) => res.json(presentBasic(requireBasicCredential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
   },
   route({
     method: 'PATCH',
@@ -110,6 +112,8 @@ export const routes: Route[] = [
     path: '/x509-credentials',
     scope: 'tenant:x509-credentials:create',
     summary: 'Register an X.509 certificate (emulator addition): { "certificate": "<PEM>" } or the PEM itself',
+    addition: true,
+    location: true,
     body: 'raw',
     successStatus: 201,
     handler: createX509,
@@ -119,6 +123,7 @@ export const routes: Route[] = [
     path: '/x509-credentials/{id}',
     scope: 'tenant:x509-credentials:read',
     summary: 'Get X.509 credentials (emulator addition)',
-    handler: (req, res) => res.json(presentX509(getX509Credential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
+    addition: true,
+    handler: (req, res) => res.json(presentX509(requireX509Credential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
   },
 ];

@@ -2,10 +2,12 @@ import { randomUUID, X509Certificate } from 'node:crypto';
 import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
 import type { x509CredentialRecord } from './schemas.js';
 import type { CredentialState } from './basic-credentials.js';
 
-export const X509_CREDENTIALS = 'x509-credentials';
+export const X509_CREDENTIALS = collection<X509Credential>('x509-credentials')
+  .index('fingerprint', (c) => c.fingerprint);
 
 /**
  * `serialNumber` is base 10; `fingerprint` (SHA-256: one certificate is one credential) and `certificate` (the PEM,
@@ -13,10 +15,6 @@ export const X509_CREDENTIALS = 'x509-credentials';
  * `certificate` and `lastUseDate` out, and narrowing it would refuse imports it takes today: the type says what we write.
  */
 export type X509Credential = FromSchema<typeof x509CredentialRecord> & { state: CredentialState; certificate: string; lastUseDate?: string };
-
-export function setupX509Indexes(ctx: EmuContext): void {
-  ctx.store.defineIndex(X509_CREDENTIALS, 'fingerprint', (c) => c.fingerprint as string);
-}
 
 /** The subject's CN (`subject` is one `KEY=value` per line). */
 function commonNameOf(certificate: X509Certificate): string | undefined {
@@ -45,13 +43,13 @@ export function parseCertificate(pem: string): Pick<X509Credential, 'serialNumbe
 }
 
 export function listX509Credentials(ctx: EmuContext, tenantId: string): X509Credential[] {
-  return [...ctx.store.values<X509Credential>(X509_CREDENTIALS)]
+  return [...X509_CREDENTIALS.values(ctx)]
     .filter((c) => c.tenantId === tenantId)
     .sort((a, b) => a.createdDate.localeCompare(b.createdDate) || a.id.localeCompare(b.id));
 }
 
-export function getX509Credential(ctx: EmuContext, tenantId: string, id: string): X509Credential {
-  const credential = ctx.store.get<X509Credential>(X509_CREDENTIALS, id);
+export function requireX509Credential(ctx: EmuContext, tenantId: string, id: string): X509Credential {
+  const credential = X509_CREDENTIALS.get(ctx, id);
   if (!credential || credential.tenantId !== tenantId) throw notFound(`There are no X.509 credentials ${id}.`);
   return credential;
 }
@@ -59,11 +57,11 @@ export function getX509Credential(ctx: EmuContext, tenantId: string, id: string)
 /** `POST /x509-credentials` (an emulator addition): Inactive, like new basic credentials; 409 for a registered certificate. */
 export async function createX509Credential(ctx: EmuContext, tenantId: string, pem: string): Promise<X509Credential> {
   const parsed = parseCertificate(pem);
-  if (ctx.store.lookup(X509_CREDENTIALS, 'fingerprint', parsed.fingerprint).length > 0) {
+  if (X509_CREDENTIALS.lookup(ctx, 'fingerprint', parsed.fingerprint).length > 0) {
     throw conflict(`This certificate (SHA-256 ${parsed.fingerprint}) is already registered.`);
   }
   const now = ctx.clock.nowIso();
   const credential: X509Credential = { tenantId, id: randomUUID(), state: 'Inactive', ...parsed, createdDate: now, updatedDate: now };
-  await ctx.store.put(X509_CREDENTIALS, credential.id, credential);
+  await X509_CREDENTIALS.put(ctx, credential.id, credential);
   return credential;
 }

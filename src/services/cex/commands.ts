@@ -1,12 +1,15 @@
 import { runtimeOf, type EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
 import { CLOCK_CHANGED, COMMAND_CHANGED, type ClockChange } from '../../server/events.js';
-import type { Mutation } from '../../store/index.js';
+import { collection, type Mutation } from '../../store/index.js';
 import type { Endpoint } from '../epr/endpoints.js';
 import { DeadlineQueue } from './deadlines.js';
 import { COMMAND_TYPE_PATTERN, type CommandRecord } from './schemas.js';
 
-export const COMMANDS = 'commands';
+export const COMMANDS = collection<CommandRecord>('commands')
+  .index('endpoint', (c) => c.endpointId)
+  .index('app', (c) => c.appName)
+  .index('pending', (c) => (c.status === 'PENDING' ? pendingKey(c.endpointId, c.commandType) : undefined));
 
 export { COMMAND_TYPE_PATTERN, type CommandRecord };
 export type CommandStatus = CommandRecord['status'];
@@ -31,12 +34,6 @@ export interface DeviceResult {
 export const settledEvent = (commandId: number) => `cex:settled:${commandId}`;
 
 const pendingKey = (endpointId: string, commandType: string) => `${endpointId}\u0000${commandType}`;
-
-export function setupCommandIndexes(ctx: EmuContext): void {
-  ctx.store.defineIndex(COMMANDS, 'endpoint', (c) => c.endpointId as string);
-  ctx.store.defineIndex(COMMANDS, 'app', (c) => c.appName as string);
-  ctx.store.defineIndex(COMMANDS, 'pending', (c) => (c.status === 'PENDING' ? pendingKey(c.endpointId as string, c.commandType as string) : undefined));
-}
 
 export function checkCommandType(commandType: string): void {
   if (!COMMAND_TYPE_PATTERN.test(commandType)) {
@@ -68,25 +65,25 @@ export function presentCommand(command: CommandRecord, now: number) {
 
 /** A command of the endpoint with this type and id; anything else is as absent as a command that never existed. */
 export function findCommand(ctx: EmuContext, endpoint: Endpoint, commandType: string, commandId: number): CommandRecord | undefined {
-  const command = ctx.store.get<CommandRecord>(COMMANDS, String(commandId));
+  const command = COMMANDS.get(ctx, String(commandId));
   return command?.endpointId === endpoint.endpointId && command.commandType === commandType ? command : undefined;
 }
 
 const byId = (a: CommandRecord, b: CommandRecord) => a.commandId - b.commandId;
 
 export function commandsOfEndpoint(ctx: EmuContext, endpointId: string, types?: readonly string[]): CommandRecord[] {
-  const all = ctx.store.lookup<CommandRecord>(COMMANDS, 'endpoint', endpointId);
+  const all = COMMANDS.lookup(ctx, 'endpoint', endpointId);
   return (types ? all.filter((c) => types.includes(c.commandType)) : all).sort(byId);
 }
 
 export function commandsOfApplication(ctx: EmuContext, appName: string): CommandRecord[] {
-  return ctx.store.lookup<CommandRecord>(COMMANDS, 'app', appName);
+  return COMMANDS.lookup(ctx, 'app', appName);
 }
 
 /** The most recently executed command of that type, or undefined. */
 export function lastExecuted(ctx: EmuContext, endpoint: Endpoint, commandType: string): CommandRecord | undefined {
   let last: CommandRecord | undefined;
-  for (const c of ctx.store.lookup<CommandRecord>(COMMANDS, 'endpoint', endpoint.endpointId)) {
+  for (const c of COMMANDS.lookup(ctx, 'endpoint', endpoint.endpointId)) {
     if (c.commandType !== commandType || c.status !== 'EXECUTED') continue;
     if (!last || c.updatedAt > last.updatedAt || (c.updatedAt === last.updatedAt && c.commandId > last.commandId)) last = c;
   }
@@ -96,8 +93,7 @@ export function lastExecuted(ctx: EmuContext, endpoint: Endpoint, commandType: s
 /** What the device is offered on `command/<type>` (poll reply and push): every outstanding command of that type. */
 export function outstandingCommands(ctx: EmuContext, endpoint: Endpoint, commandType: string): Array<{ id: number; payload?: unknown }> {
   const now = ctx.clock.now().getTime();
-  return ctx.store
-    .lookup<CommandRecord>(COMMANDS, 'pending', pendingKey(endpoint.endpointId, commandType))
+  return COMMANDS.lookup(ctx, 'pending', pendingKey(endpoint.endpointId, commandType))
     .filter((c) => effectiveStatus(c, now) === 'PENDING')
     .sort(byId)
     .map((c) => (c.requestPayload === undefined ? { id: c.commandId } : { id: c.commandId, payload: c.requestPayload }));
@@ -118,7 +114,7 @@ export async function invokeCommand(
   checkCommandType(commandType);
   const now = ctx.clock.now().getTime();
   const createdAt = new Date(now).toISOString();
-  const commandId = ctx.store.nextId(COMMANDS);
+  const commandId = COMMANDS.nextId(ctx);
   const command: CommandRecord = {
     tenantId: endpoint.tenantId,
     appName: endpoint.appName,
@@ -132,7 +128,7 @@ export async function invokeCommand(
     ...(lifetime.ttlMs !== undefined ? { expiresAt: new Date(now + lifetime.ttlMs).toISOString() } : {}),
     retainUntil: new Date(now + lifetime.retentionHours * 3_600_000).toISOString(),
   };
-  await ctx.store.put(COMMANDS, String(commandId), command);
+  await COMMANDS.put(ctx, String(commandId), command);
   commandChanged(ctx, command, command.status);
   scheduleDeadlines(ctx, command);
   pushOutstanding(ctx, endpoint, commandType);
@@ -162,7 +158,7 @@ export async function reportResults(ctx: EmuContext, endpoint: Endpoint, command
       updatedAt,
     });
   }
-  await ctx.store.commit(executed.map((c): Mutation => ({ op: 'put', c: COMMANDS, id: String(c.commandId), v: c })));
+  await ctx.store.commit(executed.map((c): Mutation => COMMANDS.putMutation(String(c.commandId), c)));
   for (const command of executed) {
     commandChanged(ctx, command, command.status);
     ctx.events.emit(settledEvent(command.commandId), command);
@@ -171,7 +167,7 @@ export async function reportResults(ctx: EmuContext, endpoint: Endpoint, command
 }
 
 export async function deleteCommand(ctx: EmuContext, command: CommandRecord): Promise<void> {
-  await ctx.store.delete(COMMANDS, String(command.commandId));
+  await COMMANDS.delete(ctx, String(command.commandId));
   commandChanged(ctx, command, 'DELETED');
   ctx.events.emit(settledEvent(command.commandId), undefined);
 }
@@ -183,14 +179,14 @@ export async function applyDeadlines(ctx: EmuContext, commandIds: Iterable<numbe
   const mutations: Mutation[] = [];
   const changed: Array<[CommandRecord, CommandStatus | 'DELETED']> = [];
   for (const commandId of new Set(commandIds)) {
-    const command = ctx.store.get<CommandRecord>(COMMANDS, String(commandId));
+    const command = COMMANDS.get(ctx, String(commandId));
     if (!command) continue;
     if (Date.parse(command.retainUntil) <= now) {
-      mutations.push({ op: 'del', c: COMMANDS, id: String(commandId) });
+      mutations.push(COMMANDS.deleteMutation(String(commandId)));
       changed.push([command, 'DELETED']);
     } else if (command.status === 'PENDING' && effectiveStatus(command, now) === 'EXPIRED') {
       const expired: CommandRecord = { ...command, status: 'EXPIRED', updatedAt };
-      mutations.push({ op: 'put', c: COMMANDS, id: String(commandId), v: expired });
+      mutations.push(COMMANDS.putMutation(String(commandId), expired));
       changed.push([expired, 'EXPIRED']);
     }
   }
@@ -236,7 +232,7 @@ function scheduleDeadlines(ctx: EmuContext, command: CommandRecord): void {
 export function startDeadlines(ctx: EmuContext): void {
   // A stopped data directory opened by the CLI is never written: its deadlines wait for the emulator.
   if (ctx.store.isReadOnly) return;
-  for (const command of ctx.store.values<CommandRecord>(COMMANDS)) scheduleDeadlines(ctx, command);
+  for (const command of COMMANDS.values(ctx)) scheduleDeadlines(ctx, command);
   ctx.events.on(CLOCK_CHANGED, onClockChanged(ctx));
 }
 

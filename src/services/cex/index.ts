@@ -1,5 +1,6 @@
+// Command invocation (cex): commands to endpoints and their results.
 import type { ServiceDescriptor } from '../../contract.js';
-import { setupCommandIndexes, startDeadlines, stopDeadlines } from './commands.js';
+import { startDeadlines, stopDeadlines } from './commands.js';
 import { routes } from './routes.js';
 import { commandRecord } from './schemas.js';
 import { releaseWaiters } from './wait.js';
@@ -13,7 +14,6 @@ export const commandInvocation: ServiceDescriptor = {
     commands: commandRecord,
   },
   setup(ctx) {
-    setupCommandIndexes(ctx);
     startDeadlines(ctx);
   },
   teardown(ctx) {

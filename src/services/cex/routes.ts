@@ -4,8 +4,8 @@ import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathInt, pathParam, queryList, queryString } from '../../server/params.js';
 import type { QueryParam, Route } from '../../contract.js';
-import { findApplication } from '../app-manager/applications.js';
-import { findEndpoint, type Endpoint } from '../epr/endpoints.js';
+import { requireApplication } from '../app-manager/applications.js';
+import { findEndpoint, requireEndpoint, type Endpoint } from '../epr/endpoints.js';
 import {
   checkCommandType,
   commandsOfApplication,
@@ -21,9 +21,7 @@ import { commandPayloadOf, invocationOf } from './invocation.js';
 import { untilSettled } from './wait.js';
 
 function endpointOf(req: Request, endpointId = pathParam(req, 'endpointId')): Endpoint {
-  const endpoint = findEndpoint(req.ctx, req.principal.tenantId, endpointId);
-  if (!endpoint) throw notFound(`There is no endpoint ${endpointId}.`);
-  return endpoint;
+  return requireEndpoint(req.ctx, req.principal.tenantId, endpointId);
 }
 
 function commandTypeOf(req: Request): string {
@@ -113,7 +111,7 @@ function listByEndpoints(req: Request, res: Response) {
 function listByApplication(req: Request, res: Response) {
   const applicationName = pathParam(req, 'applicationName');
   const types = commandTypesOf(req);
-  if (!findApplication(req.ctx, req.principal.tenantId, applicationName)) throw notFound(`There is no application ${applicationName}.`);
+  requireApplication(req.ctx, req.principal.tenantId, applicationName);
   const byEndpoint = new Map<string, CommandRecord[]>();
   for (const command of commandsOfApplication(req.ctx, applicationName)) {
     if (types && !types.includes(command.commandType)) continue;
@@ -145,6 +143,7 @@ export const routes: Route[] = [
     path: '/endpoints/{endpointId}/commands/{commandType}',
     scope: 'endpoint:update',
     summary: 'Invoke a command and wait for its result',
+    location: true,
     body: 'raw',
     query: invocationParams,
     deniedStatus: 404,
@@ -180,6 +179,7 @@ export const routes: Route[] = [
     path: '/endpoints/commands/{applicationName}',
     scope: 'application:endpoint-command:read',
     summary: "List the commands of an application's endpoints (paginated)",
+    paging: 'content',
     query: [commandTypes, ...pageParams(100)],
     handler: listByApplication,
   },

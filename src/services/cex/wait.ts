@@ -17,7 +17,7 @@ const waiters = (ctx: EmuContext) => runtimeOf(ctx, 'cex:waiters', () => new Set
  * the timer and the close handler.
  */
 export function untilSettled(ctx: EmuContext, command: CommandRecord, ms: number, res: Response): Promise<WaitOutcome> {
-  const current = ctx.store.get<CommandRecord>(COMMANDS, String(command.commandId));
+  const current = COMMANDS.get(ctx, String(command.commandId));
   if (current?.status !== 'PENDING') return Promise.resolve({ kind: 'settled', command: current });
   if (!res.socket || res.socket.destroyed) return Promise.resolve({ kind: 'closed' });
   if (ms <= 0) return Promise.resolve({ kind: 'timeout' });

@@ -2,7 +2,7 @@ import type { EmuContext } from '../../context.js';
 import type { Endpoint } from '../epr/endpoints.js';
 import { endpointsOfApplication } from '../epr/endpoints.js';
 import { payloadValue } from './payload.js';
-import { APPLIED_CONFIGS, appliedOf, defaultConfig, endpointConfig, endpointConfigKey, type AppliedRecord, type ConfigRecord } from './records.js';
+import { APPLIED_CONFIGS, findAppliedConfig, findDefaultConfig, findEndpointConfig, endpointConfigKey, type AppliedRecord, type ConfigRecord } from './records.js';
 
 /** The KP1 answer of `cmx/.../config/json`: the configuration the device should have. */
 export interface DeviceConfiguration {
@@ -16,7 +16,7 @@ export const NO_CONFIGURATION: DeviceConfiguration = { configId: '', config: nul
 /** What a device asking over `cmx` receives: its own configuration for its version, else the version's default. */
 export function offeredConfig(ctx: EmuContext, endpoint: Endpoint): ConfigRecord | undefined {
   const version = endpoint.appVersion.name;
-  return endpointConfig(ctx, endpoint.endpointId, version) ?? defaultConfig(ctx, version);
+  return findEndpointConfig(ctx, endpoint.endpointId, version) ?? findDefaultConfig(ctx, version);
 }
 
 export function deviceConfiguration(ctx: EmuContext, endpoint: Endpoint): DeviceConfiguration {
@@ -42,7 +42,7 @@ export function pushConfiguration(ctx: EmuContext, endpoint: Endpoint): void {
 export function pendingConfiguration(ctx: EmuContext, endpoint: Endpoint): DeviceConfiguration | undefined {
   const offered = deviceConfiguration(ctx, endpoint);
   if (offered.configId === '') return undefined;
-  const applied = appliedOf(ctx, endpoint.endpointId, endpoint.appVersion.name)?.appliedConfigId;
+  const applied = findAppliedConfig(ctx, endpoint.endpointId, endpoint.appVersion.name)?.appliedConfigId;
   return applied === offered.configId ? undefined : offered;
 }
 
@@ -74,7 +74,7 @@ export interface AppliedReport {
 export async function reportApplied(ctx: EmuContext, endpoint: Endpoint, report: AppliedReport): Promise<AppliedRecord> {
   const appVersionName = endpoint.appVersion.name;
   const now = ctx.clock.nowIso();
-  const previous = appliedOf(ctx, endpoint.endpointId, appVersionName);
+  const previous = findAppliedConfig(ctx, endpoint.endpointId, appVersionName);
   const base = { tenantId: endpoint.tenantId, endpointId: endpoint.endpointId, appVersionName };
   const next: AppliedRecord =
     report.statusCode < 400
@@ -84,6 +84,6 @@ export async function reportApplied(ctx: EmuContext, endpoint: Endpoint, report:
           ...(previous?.appliedConfigId !== undefined ? { appliedConfigId: previous.appliedConfigId, appliedDate: previous.appliedDate } : {}),
           rejection: { configId: report.configId, statusCode: report.statusCode, ...(report.reasonPhrase !== undefined ? { reasonPhrase: report.reasonPhrase } : {}), date: now },
         };
-  await ctx.store.put(APPLIED_CONFIGS, endpointConfigKey(endpoint.endpointId, appVersionName), next);
+  await APPLIED_CONFIGS.put(ctx, endpointConfigKey(endpoint.endpointId, appVersionName), next);
   return next;
 }

@@ -59,8 +59,8 @@ export const configurationFixtures: FixtureSection = {
       const record = nextRecord(version, payload, now, undefined, endpointId);
       mutations.push(
         endpointId === undefined
-          ? { op: 'put', c: DEFAULT_CONFIGS, id: version.name, v: record }
-          : { op: 'put', c: ENDPOINT_CONFIGS, id: endpointConfigKey(endpointId, version.name), v: record },
+          ? DEFAULT_CONFIGS.putMutation(version.name, record)
+          : ENDPOINT_CONFIGS.putMutation(endpointConfigKey(endpointId, version.name), record),
       );
     }
     await ctx.store.commit(mutations);

@@ -1,7 +1,7 @@
+// Endpoint configuration registry (ecr): configurations of application versions and endpoints.
 import type { ServiceDescriptor } from '../../contract.js';
 import { configurationFixtures } from './fixtures.js';
 import { routes } from './routes.js';
-import { setupConfigIndexes } from './records.js';
 import { appliedConfigRecord, configRecord } from './schemas.js';
 import { ecrVersionSettingsSchema } from './schema-check.js';
 
@@ -21,5 +21,4 @@ export const endpointConfiguration: ServiceDescriptor = {
   seedsAfter: ['epr', 'tekton'],
   appVersionConfigurationSchema: ecrVersionSettingsSchema,
   compat: { revisions: [...compatRevisions], default: defaultCompatRevision },
-  setup: setupConfigIndexes,
 };

@@ -1,7 +1,7 @@
 import type { EmuContext } from '../../context.js';
 import type { Endpoint } from '../epr/endpoints.js';
 import { payloadText } from './payload.js';
-import { appliedOfEndpoint, configsOfEndpoint, defaultConfig, type AppliedRecord, type ConfigRecord } from './records.js';
+import { appliedOfEndpoint, configsOfEndpoint, findDefaultConfig, type AppliedRecord, type ConfigRecord } from './records.js';
 
 function listingItem(record: ConfigRecord, applied: AppliedRecord | undefined) {
   return {
@@ -29,7 +29,7 @@ export function configurationListing(ctx: EmuContext, endpoint: Endpoint) {
     items.push(listingItem(record, applied.get(record.appVersionName)));
   }
   for (const report of applied.values()) {
-    const fallback = own.has(report.appVersionName) ? undefined : defaultConfig(ctx, report.appVersionName);
+    const fallback = own.has(report.appVersionName) ? undefined : findDefaultConfig(ctx, report.appVersionName);
     if (fallback) items.push({ ...listingItem(fallback, report), defaultConfiguration: true });
   }
   return items.sort((a, b) => a.appVersionName.localeCompare(b.appVersionName));

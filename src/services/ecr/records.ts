@@ -3,14 +3,17 @@ import type { EmuContext } from '../../context.js';
 import type { Validators } from '../../server/conditional.js';
 import { notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
 import { findTenantVersion, type AppVersion } from '../app-manager/applications.js';
-import { findEndpoint, type Endpoint } from '../epr/endpoints.js';
+import type { Endpoint } from '../epr/endpoints.js';
 import { payloadText, type ConfigPayload } from './payload.js';
 import type { appliedConfigRecord, configRecord } from './schemas.js';
 
-export const ENDPOINT_CONFIGS = 'endpoint-configs';
-export const DEFAULT_CONFIGS = 'default-configs';
-export const APPLIED_CONFIGS = 'applied-configs';
+export const ENDPOINT_CONFIGS = collection<ConfigRecord>('endpoint-configs')
+  .index('endpoint', (r) => r.endpointId);
+export const DEFAULT_CONFIGS = collection<ConfigRecord>('default-configs');
+export const APPLIED_CONFIGS = collection<AppliedRecord>('applied-configs')
+  .index('endpoint', (r) => r.endpointId);
 
 /*
  * The record schemas name only the string fields an import must have; the rest is what we write. Describing those
@@ -33,29 +36,24 @@ export type AppliedRecord = FromSchema<typeof appliedConfigRecord> & {
 
 export const endpointConfigKey = (endpointId: string, appVersionName: string) => `${endpointId}/${appVersionName}`;
 
-export function setupConfigIndexes(ctx: EmuContext): void {
-  ctx.store.defineIndex(ENDPOINT_CONFIGS, 'endpoint', (r) => r.endpointId as string);
-  ctx.store.defineIndex(APPLIED_CONFIGS, 'endpoint', (r) => r.endpointId as string);
+export function findEndpointConfig(ctx: EmuContext, endpointId: string, appVersionName: string): ConfigRecord | undefined {
+  return ENDPOINT_CONFIGS.get(ctx, endpointConfigKey(endpointId, appVersionName));
 }
 
-export function endpointConfig(ctx: EmuContext, endpointId: string, appVersionName: string): ConfigRecord | undefined {
-  return ctx.store.get<ConfigRecord>(ENDPOINT_CONFIGS, endpointConfigKey(endpointId, appVersionName));
-}
-
-export function defaultConfig(ctx: EmuContext, appVersionName: string): ConfigRecord | undefined {
-  return ctx.store.get<ConfigRecord>(DEFAULT_CONFIGS, appVersionName);
+export function findDefaultConfig(ctx: EmuContext, appVersionName: string): ConfigRecord | undefined {
+  return DEFAULT_CONFIGS.get(ctx, appVersionName);
 }
 
 export function configsOfEndpoint(ctx: EmuContext, endpointId: string): ConfigRecord[] {
-  return ctx.store.lookup<ConfigRecord>(ENDPOINT_CONFIGS, 'endpoint', endpointId).sort((a, b) => a.appVersionName.localeCompare(b.appVersionName));
+  return ENDPOINT_CONFIGS.lookup(ctx, 'endpoint', endpointId).sort((a, b) => a.appVersionName.localeCompare(b.appVersionName));
 }
 
-export function appliedOf(ctx: EmuContext, endpointId: string, appVersionName: string): AppliedRecord | undefined {
-  return ctx.store.get<AppliedRecord>(APPLIED_CONFIGS, endpointConfigKey(endpointId, appVersionName));
+export function findAppliedConfig(ctx: EmuContext, endpointId: string, appVersionName: string): AppliedRecord | undefined {
+  return APPLIED_CONFIGS.get(ctx, endpointConfigKey(endpointId, appVersionName));
 }
 
 export function appliedOfEndpoint(ctx: EmuContext, endpointId: string): AppliedRecord[] {
-  return ctx.store.lookup<AppliedRecord>(APPLIED_CONFIGS, 'endpoint', endpointId);
+  return APPLIED_CONFIGS.lookup(ctx, 'endpoint', endpointId);
 }
 
 /** The next state of a configuration: a new `configId` on every write, the creation date kept. */
@@ -86,22 +84,8 @@ export const presentRecord = (record: ConfigRecord) => ({
   updatedDate: record.updatedDate,
 });
 
-/** The tenant's endpoint; 404 otherwise. */
-export function endpointOrNotFound(ctx: EmuContext, tenantId: string, endpointId: string): Endpoint {
-  const endpoint = findEndpoint(ctx, tenantId, endpointId);
-  if (!endpoint) throw notFound(`There is no endpoint ${endpointId}.`);
-  return endpoint;
-}
-
-/** The tenant's application version; 404 otherwise. */
-export function versionOrNotFound(ctx: EmuContext, tenantId: string, appVersionName: string): AppVersion {
-  const version = findTenantVersion(ctx, tenantId, appVersionName);
-  if (!version) throw notFound(`There is no application version ${appVersionName}.`);
-  return version;
-}
-
 /** A version of the endpoint's application: an endpoint is configured per version of its own application only. */
-export function versionOfEndpoint(ctx: EmuContext, endpoint: Endpoint, appVersionName: string): AppVersion {
+export function requireVersionOfEndpoint(ctx: EmuContext, endpoint: Endpoint, appVersionName: string): AppVersion {
   const version = findTenantVersion(ctx, endpoint.tenantId, appVersionName);
   if (!version || version.appName !== endpoint.appName) {
     throw notFound(`Endpoint ${endpoint.endpointId} belongs to application ${endpoint.appName}, which has no version ${appVersionName}.`);

@@ -2,9 +2,9 @@ import type { ValidateFunction } from 'ajv';
 import type { EmuContext } from '../../context.js';
 import type { JsonSchema } from '../../contract.js';
 import { HttpError, notFound } from '../../server/errors.js';
-import { compileUserSchema, describeSchemaErrors } from '../../server/json-schema.js';
-import { appConfigRecord, serviceConfiguration } from '../tekton/app-configs.js';
-import { isMetadataObject } from '../epr/endpoints.js';
+import { isPlainObject } from '../../store/index.js';
+import { compileUserSchema, describeSchemaErrors } from '../../schema/json-schema.js';
+import { findAppConfig, serviceConfiguration } from '../tekton/app-configs.js';
 import { payloadValue, type ConfigPayload } from './payload.js';
 
 /** The key of the registry's own part of an application version's configuration (application configuration service). */
@@ -35,7 +35,7 @@ const compiled = new WeakMap<object, SchemaRule>();
 
 function ruleOf(settings: unknown): SchemaRule {
   if (settings === undefined) return NONE;
-  if (!isMetadataObject(settings)) return { kind: 'broken', reason: `its "${ECR_SETTINGS_KEY}" configuration is not a JSON object` };
+  if (!isPlainObject(settings)) return { kind: 'broken', reason: `its "${ECR_SETTINGS_KEY}" configuration is not a JSON object` };
   const { configSchema, configSchemaRequired = false } = settings;
   if (typeof configSchemaRequired !== 'boolean') return { kind: 'broken', reason: 'configSchemaRequired is not true or false' };
   if (configSchema === undefined) return configSchemaRequired ? { kind: 'missing' } : NONE;
@@ -47,7 +47,7 @@ function ruleOf(settings: unknown): SchemaRule {
 }
 
 function schemaRule(ctx: EmuContext, appVersionName: string): SchemaRule {
-  const record = appConfigRecord(ctx, appVersionName);
+  const record = findAppConfig(ctx, appVersionName);
   if (!record) return NONE;
   let rule = compiled.get(record);
   if (!rule) compiled.set(record, (rule = ruleOf(serviceConfiguration(ctx, appVersionName, ECR_SETTINGS_KEY))));

@@ -1,21 +1,18 @@
 import type { EmuContext } from '../../context.js';
 import { notFound } from '../../server/errors.js';
-import type { Mutation } from '../../store/index.js';
-import type { AppVersion } from '../app-manager/applications.js';
-import { endpointsOfApplication, type Endpoint } from '../epr/endpoints.js';
+import { requireTenantVersion, type AppVersion } from '../app-manager/applications.js';
+import { endpointsOfApplication, requireEndpoint, type Endpoint } from '../epr/endpoints.js';
 import { filterMatches, findFilter } from '../epr/filters.js';
 import { pushConfiguration, pushToVersion } from './device.js';
 import type { ConfigPayload } from './payload.js';
 import {
   DEFAULT_CONFIGS,
-  defaultConfig,
+  findDefaultConfig,
   ENDPOINT_CONFIGS,
-  endpointConfig,
+  findEndpointConfig,
   endpointConfigKey,
-  endpointOrNotFound,
   nextRecord,
-  versionOfEndpoint,
-  versionOrNotFound,
+  requireVersionOfEndpoint,
   type ConfigRecord,
 } from './records.js';
 import { checkPayload } from './schema-check.js';
@@ -36,41 +33,41 @@ export async function putEndpointConfig(
   payload: ConfigPayload,
   precondition: Precondition,
 ): Promise<{ record: ConfigRecord; created: boolean }> {
-  const previous = endpointConfig(ctx, endpoint.endpointId, version.name);
+  const previous = findEndpointConfig(ctx, endpoint.endpointId, version.name);
   precondition(previous);
   checkPayload(ctx, version.name, payload);
   const record = nextRecord(version, payload, ctx.clock.nowIso(), previous, endpoint.endpointId);
-  await ctx.store.put(ENDPOINT_CONFIGS, endpointConfigKey(endpoint.endpointId, version.name), record);
+  await ENDPOINT_CONFIGS.put(ctx, endpointConfigKey(endpoint.endpointId, version.name), record);
   if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint);
   return { record, created: previous === undefined };
 }
 
 /** Removes an endpoint's own configuration; its device falls back to the version's default (or none). */
 export async function deleteEndpointConfig(ctx: EmuContext, endpoint: Endpoint, version: AppVersion, precondition: Precondition): Promise<void> {
-  const previous = endpointConfig(ctx, endpoint.endpointId, version.name);
+  const previous = findEndpointConfig(ctx, endpoint.endpointId, version.name);
   if (!previous) throw notFound(`Endpoint ${endpoint.endpointId} has no configuration for application version ${version.name}.`);
   precondition(previous);
-  await ctx.store.delete(ENDPOINT_CONFIGS, endpointConfigKey(endpoint.endpointId, version.name));
+  await ENDPOINT_CONFIGS.delete(ctx, endpointConfigKey(endpoint.endpointId, version.name));
   if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint);
 }
 
 /** Upserts a version's default configuration; it reaches the version's endpoints that have none of their own. */
 export async function putDefaultConfig(ctx: EmuContext, version: AppVersion, payload: ConfigPayload, precondition: Precondition): Promise<ConfigRecord> {
-  const previous = defaultConfig(ctx, version.name);
+  const previous = findDefaultConfig(ctx, version.name);
   precondition(previous);
   checkPayload(ctx, version.name, payload);
   const record = nextRecord(version, payload, ctx.clock.nowIso(), previous);
-  await ctx.store.put(DEFAULT_CONFIGS, version.name, record);
-  pushToVersion(ctx, version.appName, version.name, (e) => !endpointConfig(ctx, e.endpointId, version.name));
+  await DEFAULT_CONFIGS.put(ctx, version.name, record);
+  pushToVersion(ctx, version.appName, version.name, (e) => !findEndpointConfig(ctx, e.endpointId, version.name));
   return record;
 }
 
 export async function deleteDefaultConfig(ctx: EmuContext, version: AppVersion, precondition: Precondition): Promise<void> {
-  const previous = defaultConfig(ctx, version.name);
+  const previous = findDefaultConfig(ctx, version.name);
   if (!previous) throw notFound(`Application version ${version.name} has no default configuration.`);
   precondition(previous);
-  await ctx.store.delete(DEFAULT_CONFIGS, version.name);
-  pushToVersion(ctx, version.appName, version.name, (e) => !endpointConfig(ctx, e.endpointId, version.name));
+  await DEFAULT_CONFIGS.delete(ctx, version.name);
+  pushToVersion(ctx, version.appName, version.name, (e) => !findEndpointConfig(ctx, e.endpointId, version.name));
 }
 
 interface Target {
@@ -83,9 +80,9 @@ async function writeAll(ctx: EmuContext, targets: Target[], payload: ConfigPaylo
   for (const versionName of new Set(targets.map((t) => t.version.name))) checkPayload(ctx, versionName, payload);
   const now = ctx.clock.nowIso();
   const records = targets.map(({ endpoint, version }) =>
-    nextRecord(version, payload, now, endpointConfig(ctx, endpoint.endpointId, version.name), endpoint.endpointId),
+    nextRecord(version, payload, now, findEndpointConfig(ctx, endpoint.endpointId, version.name), endpoint.endpointId),
   );
-  await ctx.store.commit(records.map((r): Mutation => ({ op: 'put', c: ENDPOINT_CONFIGS, id: endpointConfigKey(r.endpointId!, r.appVersionName), v: r })));
+  await ctx.store.commit(records.map((r) => ENDPOINT_CONFIGS.putMutation(endpointConfigKey(r.endpointId!, r.appVersionName), r)));
   for (const { endpoint, version } of targets) if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint);
   return records;
 }
@@ -94,10 +91,10 @@ async function writeAll(ctx: EmuContext, targets: Target[], payload: ConfigPaylo
 export async function writeBatch(ctx: EmuContext, tenantId: string, endpointsByVersion: Record<string, string[]>, payload: ConfigPayload): Promise<ConfigRecord[]> {
   const targets: Target[] = [];
   for (const [versionName, endpointIds] of Object.entries(endpointsByVersion)) {
-    versionOrNotFound(ctx, tenantId, versionName);
+    requireTenantVersion(ctx, tenantId, versionName);
     for (const endpointId of new Set(endpointIds)) {
-      const endpoint = endpointOrNotFound(ctx, tenantId, endpointId);
-      targets.push({ endpoint, version: versionOfEndpoint(ctx, endpoint, versionName) });
+      const endpoint = requireEndpoint(ctx, tenantId, endpointId);
+      targets.push({ endpoint, version: requireVersionOfEndpoint(ctx, endpoint, versionName) });
     }
   }
   return writeAll(ctx, targets, payload);
@@ -111,7 +108,7 @@ export async function writeByFilter(ctx: EmuContext, tenantId: string, filterId:
   for (const filter of filters) {
     for (const endpoint of endpointsOfApplication(ctx, filter.applicationName)) {
       if (endpoint.tenantId !== tenantId || !filterMatches(filter, endpoint.metadata)) continue;
-      targets.push({ endpoint, version: versionOfEndpoint(ctx, endpoint, endpoint.appVersion.name) });
+      targets.push({ endpoint, version: requireVersionOfEndpoint(ctx, endpoint, endpoint.appVersion.name) });
     }
   }
   targets.sort((a, b) => a.endpoint.endpointId.localeCompare(b.endpoint.endpointId));

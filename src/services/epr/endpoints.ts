@@ -1,38 +1,43 @@
 import { randomFillSync, randomUUID } from 'node:crypto';
 import { runtimeOf, type EmuContext } from '../../context.js';
-import { badRequest, conflict } from '../../server/errors.js';
+import { badRequest, conflict, notFound } from '../../server/errors.js';
 import { ENDPOINT_CHANGED } from '../../server/events.js';
+import { collection, isPlainObject } from '../../store/index.js';
 import { findTenantVersion, findVersion } from '../app-manager/applications.js';
 import type { FromSchema } from '../../contract.js';
 import type { endpointRecord, Registration } from './schemas.js';
 
-export const ENDPOINTS = 'endpoints';
+export const ENDPOINTS = collection<Endpoint>('endpoints')
+  .index('token', (e) => tokenKey(e.appName, e.token))
+  .index('app', (e) => e.appName);
 
 export type Endpoint = FromSchema<typeof endpointRecord>;
 export type TokenStatus = Endpoint['tokenStatus'];
 
 const tokenKey = (appName: string, token: string) => `${appName}\u0000${token}`;
 
-export function setupEndpointIndexes(ctx: EmuContext): void {
-  ctx.store.defineIndex(ENDPOINTS, 'token', (e) => tokenKey(e.appName as string, e.token as string));
-  ctx.store.defineIndex(ENDPOINTS, 'app', (e) => e.appName as string);
-}
-
 /** The tenant's endpoint; another tenant's is as absent as one that does not exist. */
 export function findEndpoint(ctx: EmuContext, tenantId: string, endpointId: string): Endpoint | undefined {
-  const endpoint = ctx.store.get<Endpoint>(ENDPOINTS, endpointId);
+  const endpoint = ENDPOINTS.get(ctx, endpointId);
   return endpoint?.tenantId === tenantId ? endpoint : undefined;
 }
 
+/** The tenant's endpoint, or the 404 every service answers for an endpoint it cannot see. */
+export function requireEndpoint(ctx: EmuContext, tenantId: string, endpointId: string): Endpoint {
+  const endpoint = findEndpoint(ctx, tenantId, endpointId);
+  if (!endpoint) throw notFound(`There is no endpoint ${endpointId}.`);
+  return endpoint;
+}
+
 /** What the device gateway resolves a KP1 topic's `<appVersionName>/<token>` to. */
-export function endpointByToken(ctx: EmuContext, appVersionName: string, token: string): Endpoint | undefined {
+export function findEndpointByToken(ctx: EmuContext, appVersionName: string, token: string): Endpoint | undefined {
   const version = findVersion(ctx, appVersionName);
   if (!version) return undefined;
-  return ctx.store.lookup<Endpoint>(ENDPOINTS, 'token', tokenKey(version.appName, token))[0];
+  return ENDPOINTS.lookup(ctx, 'token', tokenKey(version.appName, token))[0];
 }
 
 export function endpointsOfApplication(ctx: EmuContext, appName: string): Endpoint[] {
-  return ctx.store.lookup<Endpoint>(ENDPOINTS, 'app', appName);
+  return ENDPOINTS.lookup(ctx, 'app', appName);
 }
 
 /** The order of `GET /endpoints`: registration time, then endpointId. */
@@ -46,21 +51,20 @@ export const listingOrder = (a: Endpoint, b: Endpoint) => a.createdDate.localeCo
 export function endpointsInListingOrder(ctx: EmuContext, tenantId: string, appName?: string): readonly Endpoint[] {
   const cache = runtimeOf(ctx, 'epr:listing-order', () => new Map<string, { version: string; endpoints: readonly Endpoint[] }>());
   // The count guards the one case where a revision repeats: a replaced state without endpoints (revision 0 again).
-  const version = `${ctx.store.rev(ENDPOINTS)}:${ctx.store.count(ENDPOINTS)}`;
+  const version = `${ENDPOINTS.rev(ctx)}:${ENDPOINTS.count(ctx)}`;
   const key = appName === undefined ? tenantId : `${tenantId}\u0000${appName}`;
   const hit = cache.get(key);
   if (hit?.version === version) return hit.endpoints;
   const endpoints =
     appName === undefined
-      ? [...ctx.store.values<Endpoint>(ENDPOINTS)].filter((e) => e.tenantId === tenantId).sort(listingOrder)
+      ? [...ENDPOINTS.values(ctx)].filter((e) => e.tenantId === tenantId).sort(listingOrder)
       : endpointsInListingOrder(ctx, tenantId).filter((e) => e.appName === appName);
   cache.set(key, { version, endpoints });
   return endpoints;
 }
 
-export function isMetadataObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** Metadata is a JSON object. Kept for the dashboard's API until its checks move into route body schemas. */
+export const isMetadataObject = isPlainObject;
 
 export type { Registration };
 
@@ -84,12 +88,12 @@ export function newEndpoint(ctx: EmuContext, tenantId: string, input: Registrati
   const version = findTenantVersion(ctx, tenantId, input.appVersion.name);
   if (!version) throw badRequest(`Invalid application version name: there is no application version ${input.appVersion.name}.`);
   const endpointId = input.endpointId ?? randomUUID();
-  if (ctx.store.has(ENDPOINTS, endpointId)) throw conflict(`An endpoint with endpointId ${endpointId} exists already.`);
+  if (ENDPOINTS.has(ctx, endpointId)) throw conflict(`An endpoint with endpointId ${endpointId} exists already.`);
   let token = input.endpointToken;
   if (token === undefined) {
     do token = generatedToken();
-    while (ctx.store.lookup(ENDPOINTS, 'token', tokenKey(version.appName, token)).length > 0);
-  } else if (ctx.store.lookup(ENDPOINTS, 'token', tokenKey(version.appName, token)).length > 0) {
+    while (ENDPOINTS.lookup(ctx, 'token', tokenKey(version.appName, token)).length > 0);
+  } else if (ENDPOINTS.lookup(ctx, 'token', tokenKey(version.appName, token)).length > 0) {
     throw conflict(`The endpointToken is already used by another endpoint of application ${version.appName}.`);
   }
   return {
@@ -108,7 +112,7 @@ export function newEndpoint(ctx: EmuContext, tenantId: string, input: Registrati
 
 export async function registerEndpoint(ctx: EmuContext, tenantId: string, input: Registration): Promise<Endpoint> {
   const endpoint = newEndpoint(ctx, tenantId, input, ctx.clock.nowIso());
-  await ctx.store.put(ENDPOINTS, endpoint.endpointId, endpoint);
+  await ENDPOINTS.put(ctx, endpoint.endpointId, endpoint);
   endpointChanged(ctx, endpoint, 'registered');
   return endpoint;
 }
@@ -116,7 +120,7 @@ export async function registerEndpoint(ctx: EmuContext, tenantId: string, input:
 /** The first successful use of a token moves it from Inactive to Active (spec 2); a no-op afterwards. */
 export async function activateToken(ctx: EmuContext, endpoint: Endpoint): Promise<void> {
   if (endpoint.tokenStatus === 'Active') return;
-  await ctx.store.put(ENDPOINTS, endpoint.endpointId, { ...endpoint, tokenStatus: 'Active', updatedDate: ctx.clock.nowIso() });
+  await ENDPOINTS.put(ctx, endpoint.endpointId, { ...endpoint, tokenStatus: 'Active', updatedDate: ctx.clock.nowIso() });
   endpointChanged(ctx, endpoint, 'activated');
 }
 
@@ -129,7 +133,7 @@ export async function writeMetadata(ctx: EmuContext, endpoint: Endpoint, metadat
     metadataUpdatedDate: now,
     updatedDate: now,
   };
-  await ctx.store.put(ENDPOINTS, endpoint.endpointId, next);
+  await ENDPOINTS.put(ctx, endpoint.endpointId, next);
   endpointChanged(ctx, endpoint, 'metadata');
   return next;
 }

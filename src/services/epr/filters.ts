@@ -2,9 +2,11 @@ import { isDeepStrictEqual } from 'node:util';
 import isSafeRegex from 'safe-regex2';
 import { runtimeOf, type EmuContext } from '../../context.js';
 import type { FromSchema } from '../../contract.js';
+import { collection, isPlainObject } from '../../store/index.js';
 import type { endpointFilterRecord } from './schemas.js';
 
-export const ENDPOINT_FILTERS = 'endpoint-filters';
+export const ENDPOINT_FILTERS = collection<EndpointFilter>('endpoint-filters')
+  .index('app', (f) => f.applicationName);
 
 /**
  * An endpoint filter: a named predicate over endpoint metadata, per application (the spec never says how
@@ -16,7 +18,7 @@ type Operator = '$eq' | '$ne' | '$in' | '$nin' | '$exists' | '$gt' | '$gte' | '$
 export const OPERATORS: Operator[] = ['$eq', '$ne', '$in', '$nin', '$exists', '$gt', '$gte', '$lt', '$lte', '$regex'];
 
 function isOperator(value: unknown): value is Partial<Record<Operator, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0 && Object.keys(value).every((k) => OPERATORS.includes(k as Operator));
+  return isPlainObject(value) && Object.keys(value).length > 0 && Object.keys(value).every((k) => OPERATORS.includes(k as Operator));
 }
 
 /** Longest `$regex` pattern a filter may hold (docs/fixtures.md). */
@@ -61,10 +63,9 @@ const OPERAND_PROBLEMS: Record<Operator, (operand: unknown) => string | null> = 
 
 /** Why a filter's `match` cannot be stored, or null: unknown operators and bad operands are refused up front. */
 export function matchProblem(match: unknown): string | null {
-  if (typeof match !== 'object' || match === null || Array.isArray(match)) return 'match must be a JSON object of metadata keys';
+  if (!isPlainObject(match)) return 'match must be a JSON object of metadata keys';
   for (const [key, condition] of Object.entries(match)) {
-    const isObject = typeof condition === 'object' && condition !== null && !Array.isArray(condition);
-    const operators = isObject ? Object.keys(condition) : [];
+    const operators = isPlainObject(condition) ? Object.keys(condition) : [];
     if (!operators.some((k) => k.startsWith('$'))) continue;
     for (const op of operators) {
       if (!OPERATORS.includes(op as Operator)) return `match.${key} has an unknown operator ${op}; operators: ${OPERATORS.join(', ')}`;
@@ -128,23 +129,19 @@ export function filterMatches(filter: EndpointFilter, metadata: Record<string, u
   return predicateOf(filter)(metadata ?? {});
 }
 
-export function setupFilterIndexes(ctx: EmuContext): void {
-  ctx.store.defineIndex(ENDPOINT_FILTERS, 'app', (f) => f.applicationName as string);
-}
-
 export function filtersOfApplication(ctx: EmuContext, applicationName: string): EndpointFilter[] {
-  return ctx.store.lookup<EndpointFilter>(ENDPOINT_FILTERS, 'app', applicationName);
+  return ENDPOINT_FILTERS.lookup(ctx, 'app', applicationName);
 }
 
 export function findFilter(ctx: EmuContext, tenantId: string, filterId: string): EndpointFilter[] {
-  return [...ctx.store.values<EndpointFilter>(ENDPOINT_FILTERS)].filter((f) => f.tenantId === tenantId && f.filterId === filterId);
+  return [...ENDPOINT_FILTERS.values(ctx)].filter((f) => f.tenantId === tenantId && f.filterId === filterId);
 }
 
 /** The application's active filters in the order of their ids, once per change of the filters. */
 function activeFiltersOf(ctx: EmuContext, applicationName: string): ReadonlyArray<{ filterId: string; matches: Predicate }> {
   const cache = runtimeOf(ctx, 'epr:active-filters', () => new Map<string, { version: string; filters: Array<{ filterId: string; matches: Predicate }> }>());
   // The count guards the one case where a revision repeats: a replaced state without filters (revision 0 again).
-  const version = `${ctx.store.rev(ENDPOINT_FILTERS)}:${ctx.store.count(ENDPOINT_FILTERS)}`;
+  const version = `${ENDPOINT_FILTERS.rev(ctx)}:${ENDPOINT_FILTERS.count(ctx)}`;
   const hit = cache.get(applicationName);
   if (hit?.version === version) return hit.filters;
   const filters = filtersOfApplication(ctx, applicationName)

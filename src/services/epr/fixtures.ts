@@ -1,9 +1,9 @@
-import type { FixtureSection } from '../../contract.js';
+import { ID_PATTERN, type FixtureSection } from '../../contract.js';
 import type { Mutation } from '../../store/index.js';
-import { findVersion, getApplication } from '../app-manager/applications.js';
-import { ENDPOINTS, newEndpoint } from './endpoints.js';
+import { findVersion, findApplicationOfAnyTenant } from '../app-manager/applications.js';
+import { ENDPOINTS, newEndpoint, type TokenStatus } from './endpoints.js';
 import { endpointIdSchema, endpointTokenSchema, metadataSchema } from './schemas.js';
-import { ENDPOINT_FILTERS, matchProblem } from './filters.js';
+import { ENDPOINT_FILTERS, matchProblem, type EndpointFilter } from './filters.js';
 import { FixtureError } from '../../seed/errors.js';
 
 export const endpointFixtures: FixtureSection = {
@@ -38,7 +38,7 @@ export const endpointFixtures: FixtureSection = {
       } catch (err) {
         throw new FixtureError(`endpoints[${i}] (${item.endpointId}): ${(err as Error).message}`);
       }
-      await ctx.store.put(ENDPOINTS, endpoint.endpointId, { ...endpoint, tokenStatus: item.tokenStatus ?? 'Inactive' });
+      await ENDPOINTS.put(ctx, endpoint.endpointId, { ...endpoint, tokenStatus: (item.tokenStatus as TokenStatus | undefined) ?? 'Inactive' });
     }
   },
 };
@@ -51,7 +51,7 @@ export const filterFixtures: FixtureSection = {
     required: ['applicationName', 'filterId', 'match'],
     properties: {
       applicationName: { type: 'string' },
-      filterId: { type: 'string', pattern: '^[a-zA-Z0-9._~-]+$' },
+      filterId: { type: 'string', pattern: ID_PATTERN },
       status: { enum: ['ACTIVE', 'INACTIVE'] },
       description: { type: 'string' },
       match: { type: 'object' },
@@ -60,16 +60,11 @@ export const filterFixtures: FixtureSection = {
   },
   async seed(ctx, items) {
     const mutations: Mutation[] = items.map((item, i) => {
-      const app = getApplication(ctx, item.applicationName as string);
+      const app = findApplicationOfAnyTenant(ctx, item.applicationName as string);
       if (!app) throw new FixtureError(`endpointFilters[${i}] (${item.filterId}): applicationName ${item.applicationName} is not an application in the fixtures.`);
       const problem = matchProblem(item.match);
       if (problem) throw new FixtureError(`endpointFilters[${i}] (${item.filterId}): ${problem}.`);
-      return {
-        op: 'put',
-        c: ENDPOINT_FILTERS,
-        id: `${item.applicationName}/${item.filterId}`,
-        v: { tenantId: app.tenantId, status: 'ACTIVE', ...item },
-      };
+      return ENDPOINT_FILTERS.putMutation(`${item.applicationName}/${item.filterId}`, { tenantId: app.tenantId, status: 'ACTIVE', ...item } as EndpointFilter);
     });
     await ctx.store.commit(mutations);
   },

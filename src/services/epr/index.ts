@@ -1,7 +1,6 @@
+// Endpoint register (epr): endpoints, their tokens and metadata.
 import type { ServiceDescriptor } from '../../contract.js';
-import { setupEndpointIndexes } from './endpoints.js';
 import { endpointFilterRecord, endpointRecord } from './schemas.js';
-import { setupFilterIndexes } from './filters.js';
 import { endpointFixtures, filterFixtures } from './fixtures.js';
 import { routes } from './routes.js';
 import { checkEndpointState } from './state-checks.js';
@@ -19,8 +18,4 @@ export const endpointRegister: ServiceDescriptor = {
   checkState: checkEndpointState,
   seedsAfter: ['app-manager'],
   ownsBarePath: ['GET /endpoints/{endpointId}'],
-  setup(ctx) {
-    setupEndpointIndexes(ctx);
-    setupFilterIndexes(ctx);
-  },
 };

@@ -3,7 +3,8 @@ import type { EmuContext } from '../../context.js';
 import type { Request } from 'express';
 import { badRequest } from '../../server/errors.js';
 import { queryList, queryString } from '../../server/params.js';
-import { endpointsInListingOrder, findEndpoint, isMetadataObject, type Endpoint } from './endpoints.js';
+import { isPlainObject } from '../../store/index.js';
+import { endpointsInListingOrder, findEndpoint, type Endpoint } from './endpoints.js';
 import { filterMatches, findFilter } from './filters.js';
 
 /** What `GET /endpoints` may select by; every given criterion must hold. */
@@ -27,7 +28,7 @@ function metadataFilter(req: Request): [string, unknown] | undefined {
   } catch {
     throw badRequest(`Query parameter metadataFilter must be a URL-encoded JSON object with one key, like {"model":"m1"}; got ${raw}.`);
   }
-  if (!isMetadataObject(parsed) || Object.keys(parsed).length !== 1) {
+  if (!isPlainObject(parsed) || Object.keys(parsed).length !== 1) {
     throw badRequest('Query parameter metadataFilter must be a JSON object with exactly one key-value pair.');
   }
   return Object.entries(parsed)[0];

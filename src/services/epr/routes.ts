@@ -1,11 +1,11 @@
 import type { Request, Response } from 'express';
 import { notModified } from '../../server/conditional.js';
-import { badRequest, notFound } from '../../server/errors.js';
+import { badRequest } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathParam, queryList } from '../../server/params.js';
 import { route, type BodyRequest, type QueryParam, type Route } from '../../contract.js';
-import { ENDPOINTS, findEndpoint, registerEndpoint, type Endpoint } from './endpoints.js';
+import { ENDPOINTS, registerEndpoint, requireEndpoint, type Endpoint } from './endpoints.js';
 import { ENDPOINT_FILTERS, matchingFilterIds } from './filters.js';
 import { endpointQueryOf, listEndpoints } from './listing.js';
 import { endpointRegistrationSchema, type Registration } from './schemas.js';
@@ -38,16 +38,15 @@ function list(req: Request, res: Response) {
   const ctx = req.ctx;
   const include = includes(req);
   const query = endpointQueryOf(req);
-  if (notModified(req, res, { revision: `${ctx.store.rev(ENDPOINTS)}.${ctx.store.rev(ENDPOINT_FILTERS)}` })) return;
+  if (notModified(req, res, { revision: `${ENDPOINTS.rev(ctx)}.${ENDPOINT_FILTERS.rev(ctx)}` })) return;
   const page = paginate(req, listEndpoints(ctx, req.principal.tenantId, query), 100);
   res.json({ totalElements: page.total, content: page.items.map((e) => present(req, e, include)) });
 }
 
 function getOne(req: Request, res: Response) {
   const include = includes(req);
-  const endpoint = findEndpoint(req.ctx, req.principal.tenantId, pathParam(req, 'endpointId'));
-  if (!endpoint) throw notFound(`There is no endpoint ${req.params.endpointId}.`);
-  const revision = `${req.ctx.store.rev(ENDPOINTS, endpoint.endpointId)}${include.has('filters') ? `.${req.ctx.store.rev(ENDPOINT_FILTERS)}` : ''}`;
+  const endpoint = requireEndpoint(req.ctx, req.principal.tenantId, pathParam(req, 'endpointId'));
+  const revision = `${ENDPOINTS.rev(req.ctx, endpoint.endpointId)}${include.has('filters') ? `.${ENDPOINT_FILTERS.rev(req.ctx)}` : ''}`;
   if (notModified(req, res, { revision, lastModified: endpoint.updatedDate })) return;
   res.json(present(req, endpoint, include));
 }
@@ -60,6 +59,7 @@ export const routes: Route[] = [
     path: '/endpoints',
     scope: 'application:endpoint:create',
     summary: 'Register an endpoint',
+    location: true,
     bodySchema: endpointRegistrationSchema,
     successStatus: 201,
     handler: register,
@@ -69,6 +69,8 @@ export const routes: Route[] = [
     path: '/endpoints',
     scope: 'endpoint:read',
     summary: 'List endpoints',
+    paging: 'content',
+    etag: true,
     query: [
       { name: 'endpointId', description: 'one or more, comma-separated' },
       { name: 'applicationName' },
@@ -80,6 +82,6 @@ export const routes: Route[] = [
     ],
     handler: list,
   },
-  { method: 'GET', path: '/endpoints/{endpointId}', scope: 'endpoint:read', summary: 'Get an endpoint', query: [include], deniedStatus: 404, handler: getOne },
+  { method: 'GET', path: '/endpoints/{endpointId}', scope: 'endpoint:read', summary: 'Get an endpoint', query: [include], deniedStatus: 404, etag: true, handler: getOne },
 ];
 

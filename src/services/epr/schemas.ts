@@ -1,12 +1,11 @@
-import { DATE_TIME, tenantRecord, typedSchema, type FromSchema } from '../../contract.js';
+import { DATE_TIME, ID_PATTERN, tenantRecord, typedSchema, type FromSchema } from '../../contract.js';
 
 /** Longest endpointId the emulator takes (spec 1 names no limit; docs/services/endpoint-register.md). */
 export const MAX_ENDPOINT_ID_LENGTH = 255;
 
-/** URL-unreserved characters, not `.` or `..` alone (they would be path segments of their own). */
 export const endpointIdSchema = {
   type: 'string',
-  pattern: '^(?!\\.{1,2}$)[a-zA-Z0-9._~-]+$',
+  pattern: ID_PATTERN,
   minLength: 1,
   maxLength: MAX_ENDPOINT_ID_LENGTH,
 } as const;
@@ -15,6 +14,9 @@ export const endpointIdSchema = {
 export const endpointTokenSchema = { type: 'string', pattern: '^[^+#/.]+$', minLength: 1, maxLength: 255 } as const;
 
 export const metadataSchema = { type: 'object' } as const;
+
+/** What a metadata key a device writes over KP1 (epmx) may hold: letters, digits and `_`. */
+export const METADATA_KEY_PATTERN = '^[a-zA-Z0-9_]+$';
 
 /** `POST /endpoints`. */
 export const endpointRegistrationSchema = typedSchema({

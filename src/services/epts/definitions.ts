@@ -1,10 +1,11 @@
 import type { EmuContext } from '../../context.js';
 import { badRequest } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
-import type { Mutation } from '../../store/index.js';
+import { collection, type Mutation } from '../../store/index.js';
 import type { definitionRecord } from './schemas.js';
 
-export const TIME_SERIES = 'time-series';
+export const TIME_SERIES = collection<Definition>('time-series')
+  .index('app', (d) => d.applicationName);
 
 /** A time series definition of an application (spec 2): its name and the names of its values. */
 export type Definition = FromSchema<typeof definitionRecord> & {
@@ -15,17 +16,13 @@ export type Definition = FromSchema<typeof definitionRecord> & {
 /** Application names have no `/` (`^[a-z0-9_-]+$`), so the first `/` ends it. */
 const definitionId = (applicationName: string, name: string) => `${applicationName}/${name}`;
 
-export function setupDefinitionIndexes(ctx: EmuContext): void {
-  ctx.store.defineIndex(TIME_SERIES, 'app', (d) => d.applicationName as string);
-}
-
 export function findDefinition(ctx: EmuContext, applicationName: string, name: string): Definition | undefined {
-  return ctx.store.get<Definition>(TIME_SERIES, definitionId(applicationName, name));
+  return TIME_SERIES.get(ctx, definitionId(applicationName, name));
 }
 
 /** The application's definitions, by name. */
 export function definitionsOf(ctx: EmuContext, applicationName: string): Definition[] {
-  return ctx.store.lookup<Definition>(TIME_SERIES, 'app', applicationName).sort((a, b) => a.name.localeCompare(b.name));
+  return TIME_SERIES.lookup(ctx, 'app', applicationName).sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** The definitions of the named series; 400 naming the ones the application does not define. */
@@ -53,7 +50,7 @@ export function definitionCovering(ctx: EmuContext, tenantId: string, applicatio
   const next: Definition = current
     ? { ...current, values: [...current.values, ...added], updatedDate: now }
     : { tenantId, applicationName, name, values: [...added], createdDate: now, updatedDate: now };
-  return { op: 'put', c: TIME_SERIES, id: definitionId(applicationName, name), v: next };
+  return TIME_SERIES.putMutation(definitionId(applicationName, name), next);
 }
 
 export const presentDefinition = (d: Definition) => ({ name: d.name, values: d.values });

@@ -1,5 +1,6 @@
+// Endpoint time series (epts): time-series definitions and the samples endpoints send.
 import type { ServiceDescriptor } from '../../contract.js';
-import { setupDefinitionIndexes, TIME_SERIES } from './definitions.js';
+import { TIME_SERIES } from './definitions.js';
 import { definitionFixtures } from './fixtures.js';
 import { TIME_SERIES_POINTS } from './points.js';
 import { routes } from './routes.js';
@@ -10,9 +11,8 @@ export const endpointTimeSeries: ServiceDescriptor = {
   title: 'Endpoint time series',
   serviceGroup: 'device',
   routes,
-  collections: { [TIME_SERIES]: definitionRecord },
-  series: [TIME_SERIES_POINTS],
+  collections: { [TIME_SERIES.name]: definitionRecord },
+  series: [TIME_SERIES_POINTS.name],
   fixtures: [definitionFixtures],
   seedsAfter: ['app-manager'],
-  setup: setupDefinitionIndexes,
 };

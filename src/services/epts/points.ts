@@ -1,8 +1,8 @@
 import type { EmuContext } from '../../context.js';
-import type { Mutation, Series } from '../../store/index.js';
+import { isPlainObject, seriesCollection, type Mutation, type Series } from '../../store/index.js';
 import { isoOf } from './time.js';
 
-export const TIME_SERIES_POINTS = 'time-series-points';
+export const TIME_SERIES_POINTS = seriesCollection('time-series-points');
 
 /** A data point as the API shows it (spec 2). */
 export interface DataPoint {
@@ -19,10 +19,8 @@ export interface NewPoint {
 /** Points to write, by endpoint id, then by series name. */
 export type PointBatch = Map<string, Map<string, NewPoint[]>>;
 
-/** Endpoint ids have no `/` (`^[a-zA-Z0-9._~-]+$`), so the first `/` ends it. */
+/** Endpoint ids have no `/` (ID_PATTERN), so the first `/` ends it. */
 const seriesId = (endpointId: string, name: string) => `${endpointId}/${name}`;
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * What the store keeps per point: a series with the single value `value` (what devices send most) keeps the bare
@@ -34,7 +32,7 @@ function encode(values: Record<string, unknown>): unknown {
   return values;
 }
 
-const decode = (stored: unknown): Record<string, unknown> => (isObject(stored) ? stored : { value: stored });
+const decode = (stored: unknown): Record<string, unknown> => (isPlainObject(stored) ? stored : { value: stored });
 
 export function addPoint(batch: PointBatch, endpointId: string, name: string, point: NewPoint): void {
   let bySeries = batch.get(endpointId);
@@ -49,13 +47,13 @@ export function appendMutations(batch: PointBatch): Mutation[] {
   const mutations: Mutation[] = [];
   for (const [endpointId, bySeries] of batch) {
     for (const [name, points] of bySeries) {
-      mutations.push({ op: 'append', c: TIME_SERIES_POINTS, id: seriesId(endpointId, name), v: points.map((p) => [p.time, encode(p.values)]) });
+      mutations.push(TIME_SERIES_POINTS.appendMutation(seriesId(endpointId, name), points.map((p) => [p.time, encode(p.values)])));
     }
   }
   return mutations;
 }
 
-const seriesOf = (ctx: EmuContext, endpointId: string, name: string): Series | undefined => ctx.store.getSeries(TIME_SERIES_POINTS, seriesId(endpointId, name));
+const seriesOf = (ctx: EmuContext, endpointId: string, name: string): Series | undefined => TIME_SERIES_POINTS.get(ctx, seriesId(endpointId, name));
 
 const pointAt = (series: Series, index: number): DataPoint => ({ timestamp: isoOf(series.timeAt(index)), values: decode(series.valueAt(index)) });
 

@@ -3,7 +3,7 @@ import { badRequest, notFound } from '../../server/errors.js';
 import { sendJsonArray } from '../../server/json-stream.js';
 import { pathParam, queryDate, queryEnum, queryList, requiredQuery } from '../../server/params.js';
 import { route, type BodyRequest, type QueryParam, type Route } from '../../contract.js';
-import { findApplication, findTenantVersion, listApplications, type Application } from '../app-manager/applications.js';
+import { findTenantVersion, listApplications, requireApplication, type Application } from '../app-manager/applications.js';
 import { endpointsInListingOrder, findEndpoint } from '../epr/endpoints.js';
 import { definitionsNamed, definitionsOf, presentDefinition } from './definitions.js';
 import { dataChunks, lastPoint, type DataPoint } from './points.js';
@@ -13,13 +13,9 @@ import { writeTimeSeriesData } from './writes.js';
 /** How many data points one chunk of `GET .../time-series/data` holds at most (docs/services/time-series.md). */
 export const CHUNK_POINTS = 1000;
 
-function notFoundApp(name: string): never {
-  throw notFound(`There is no application ${name}.`);
-}
-
 function applicationOf(req: Request): Application {
   const name = pathParam(req, 'applicationName');
-  return findApplication(req.ctx, req.principal.tenantId, name) ?? notFoundApp(name);
+  return requireApplication(req.ctx, req.principal.tenantId, name);
 }
 
 function seriesNamesOf(req: Request, app: Application): string[] {
@@ -51,7 +47,7 @@ function requiredDate(req: Request, name: string): number {
 function config(req: Request, res: Response) {
   const names = queryList(req, 'applicationNames');
   const apps = names?.length
-    ? [...new Set(names)].map((name) => findApplication(req.ctx, req.principal.tenantId, name) ?? notFoundApp(name))
+    ? [...new Set(names)].map((name) => requireApplication(req.ctx, req.principal.tenantId, name))
     : listApplications(req.ctx, req.principal.tenantId);
   res.json(Object.fromEntries(apps.map((app) => [app.name, definitionsOf(req.ctx, app.name).map(presentDefinition)])));
 }
@@ -153,6 +149,7 @@ export const routes: Route[] = [
     path: '/app-versions/{appVersionName}/time-series/data',
     scope: 'endpoint:update',
     summary: 'Write data points of endpoints of an application version',
+    addition: true,
     bodySchema: timeSeriesDataSchema,
     successStatus: 204,
     handler: putVersionData,

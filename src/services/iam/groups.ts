@@ -32,7 +32,7 @@ export async function createGroup(ctx: EmuContext, tenantId: string, input: Grou
     created: now,
     updated: now,
   };
-  await ctx.store.commit([{ op: 'put', c: GROUPS, id: group.id, v: group }, ...joinGroup(ctx, tenantId, group.id, input.users ?? [], now)]);
+  await ctx.store.commit([GROUPS.putMutation(group.id, group), ...joinGroup(ctx, tenantId, group.id, input.users ?? [], now)]);
   return group;
 }
 

@@ -1,5 +1,6 @@
+// Identity and access manager (iam): users, groups and policies of a tenant.
 import type { ServiceDescriptor } from '../../contract.js';
-import { GROUPS, POLICIES, RESOURCE_POLICIES, setupIamIndexes, USERS } from './records.js';
+import { GROUPS, POLICIES, RESOURCE_POLICIES, USERS } from './records.js';
 import { routes } from './routes.js';
 import { groupRecord, policyRecord, resourcePolicyRecord, userRecord } from './schemas.js';
 
@@ -9,10 +10,9 @@ export const identityAndAccess: ServiceDescriptor = {
   serviceGroup: 'admin',
   routes,
   collections: {
-    [USERS]: userRecord,
-    [GROUPS]: groupRecord,
-    [POLICIES]: policyRecord,
-    [RESOURCE_POLICIES]: resourcePolicyRecord,
+    [USERS.name]: userRecord,
+    [GROUPS.name]: groupRecord,
+    [POLICIES.name]: policyRecord,
+    [RESOURCE_POLICIES.name]: resourcePolicyRecord,
   },
-  setup: setupIamIndexes,
 };

@@ -1,7 +1,7 @@
 import type { EmuContext } from '../../context.js';
 import { verifyPassword } from '../../auth/passwords.js';
 import { userScopes } from './policies.js';
-import { userByUsername, USERS, type IamUser } from './records.js';
+import { findUserByUsername, USERS } from './records.js';
 
 export interface IamLogin {
   id: string;
@@ -14,10 +14,10 @@ export interface IamLogin {
  * its policies allow; `disabled` for the right password of a user created with `enabled: false`; undefined otherwise.
  */
 export async function iamLogin(ctx: EmuContext, tenantId: string, username: string, password: string): Promise<IamLogin | 'disabled' | undefined> {
-  const found = userByUsername(ctx, tenantId, username);
+  const found = findUserByUsername(ctx, tenantId, username);
   if (!found || !(await verifyPassword(password, found.passwordHash))) return undefined;
   // Read again after the hash: the user may have been deleted meanwhile.
-  const user = ctx.store.get<IamUser>(USERS, found.id);
+  const user = USERS.get(ctx, found.id);
   if (!user) return undefined;
   if (!user.enabled) return 'disabled';
   return { id: user.id, username: user.username, scopes: userScopes(ctx, user) };

@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { EmuContext } from '../../context.js';
 import { scopeMatches, tenantScopes } from '../../auth/scopes.js';
 import { conflict, notFound } from '../../server/errors.js';
-import type { FromSchema } from '../../contract.js';
 import { groupsWithAncestors } from './groups.js';
-import type { PolicyInput, resourcePolicyRecord, ResourcePolicyInput } from './schemas.js';
-import { findPolicy, getUser, krn, POLICIES, recordsOf, RESOURCE_POLICIES, type IamPolicy, type IamUser, type Statement } from './records.js';
+import type { PolicyInput, ResourcePolicyInput } from './schemas.js';
+import { findPolicy, requireUser, krn, POLICIES, recordsOf, RESOURCE_POLICIES, type IamPolicy, type IamUser, type Statement, type StoredResourcePolicy } from './records.js';
 
 export type { PolicyInput };
 
@@ -23,26 +22,22 @@ export async function createPolicy(ctx: EmuContext, tenantId: string, input: Pol
     version: '1',
     statements: input.statements.map((s) => ({ ...s, resources: s.resources ?? ['*'] })),
   };
-  await ctx.store.put(POLICIES, policy.id, policy);
+  await POLICIES.put(ctx, policy.id, policy);
   return policy;
 }
 
 export const listPolicies = (ctx: EmuContext, tenantId: string): IamPolicy[] => recordsOf<IamPolicy>(ctx, POLICIES, tenantId);
 
-export function getPolicy(ctx: EmuContext, tenantId: string, id: string): IamPolicy {
+export function requirePolicy(ctx: EmuContext, tenantId: string, id: string): IamPolicy {
   const policy = findPolicy(ctx, tenantId, id);
   if (!policy) throw notFound(`There is no policy ${id}.`);
   return policy;
 }
 
-/** A user's resource policy as stored: who may act on the user. It does not change the user's own token. */
-/** The record schema names only `tenantId`; the rest is what we write from a checked body (see records.ts). */
-type StoredResourcePolicy = FromSchema<typeof resourcePolicyRecord> & { version: number; statements: ResourcePolicyInput['statements'] };
-
 /** `GET /users/{userID}/policy`: the user's resource policy; one without statements until a `PUT`. */
 export function userResourcePolicy(ctx: EmuContext, tenantId: string, userId: string): Omit<IamPolicy, 'tenantId'> {
-  const user = getUser(ctx, tenantId, userId);
-  const stored = ctx.store.get<StoredResourcePolicy>(RESOURCE_POLICIES, user.id);
+  const user = requireUser(ctx, tenantId, userId);
+  const stored = RESOURCE_POLICIES.get(ctx, user.id);
   return {
     id: `resource-policy-${user.id}`,
     krn: krn(tenantId, 'policy', 'user', user.id),
@@ -57,9 +52,9 @@ export function userResourcePolicy(ctx: EmuContext, tenantId: string, userId: st
 
 /** `PUT /users/{userID}/policy`: replaces the statements; the version counts the replacements. */
 export async function putUserResourcePolicy(ctx: EmuContext, tenantId: string, userId: string, statements: StoredResourcePolicy['statements']): Promise<void> {
-  const user = getUser(ctx, tenantId, userId);
-  const version = (ctx.store.get<StoredResourcePolicy>(RESOURCE_POLICIES, user.id)?.version ?? 0) + 1;
-  await ctx.store.put(RESOURCE_POLICIES, user.id, { tenantId, version, statements });
+  const user = requireUser(ctx, tenantId, userId);
+  const version = (RESOURCE_POLICIES.get(ctx, user.id)?.version ?? 0) + 1;
+  await RESOURCE_POLICIES.put(ctx, user.id, { tenantId, version, statements });
 }
 
 /**

@@ -1,15 +1,22 @@
 import type { EmuContext } from '../../context.js';
 import { badRequest, notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
-import type { StoredRecord } from '../../store/index.js';
-import type { groupRecord, policyRecord, PolicyInput, userRecord } from './schemas.js';
+import { collection, type Collection, type StoredRecord } from '../../store/index.js';
+import type { groupRecord, policyRecord, PolicyInput, resourcePolicyRecord, ResourcePolicyInput, userRecord } from './schemas.js';
 
 /** The identity and access manager's collections and the lookups its domain files share. */
 
-export const USERS = 'iam-users';
-export const GROUPS = 'iam-groups';
-export const POLICIES = 'iam-policies';
-export const RESOURCE_POLICIES = 'iam-resource-policies';
+export const USERS = collection<IamUser>('iam-users')
+  .index('username', (u) => usernameKey(u.tenantId, u.username));
+export const GROUPS = collection<IamGroup>('iam-groups');
+export const POLICIES = collection<IamPolicy>('iam-policies');
+export const RESOURCE_POLICIES = collection<StoredResourcePolicy>('iam-resource-policies');
+
+/**
+ * A user's resource policy as stored: who may act on the user. It does not change the user's own token. The record
+ * schema names only `tenantId`; the rest is what we write from a checked body.
+ */
+export type StoredResourcePolicy = FromSchema<typeof resourcePolicyRecord> & { version: number; statements: ResourcePolicyInput['statements'] };
 
 /*
  * The record schemas name only the string fields an import must have; the rest is what we write from a checked body.
@@ -50,25 +57,21 @@ export type IamPolicy = FromSchema<typeof policyRecord> & {
 
 const usernameKey = (tenantId: string, username: string) => `${tenantId}\u0000${username}`;
 
-export function setupIamIndexes(ctx: EmuContext): void {
-  ctx.store.defineIndex(USERS, 'username', (u) => usernameKey(u.tenantId as string, u.username as string));
-}
-
-export function userByUsername(ctx: EmuContext, tenantId: string, username: string): IamUser | undefined {
-  return ctx.store.lookup<IamUser>(USERS, 'username', usernameKey(tenantId, username))[0];
+export function findUserByUsername(ctx: EmuContext, tenantId: string, username: string): IamUser | undefined {
+  return USERS.lookup(ctx, 'username', usernameKey(tenantId, username))[0];
 }
 
 /** The tenant's records of a collection; another tenant's are never seen. */
-export function recordsOf<T extends StoredRecord>(ctx: EmuContext, collection: string, tenantId: string): T[] {
-  return [...ctx.store.values<T>(collection)].filter((r) => r.tenantId === tenantId);
+export function recordsOf<T extends StoredRecord>(ctx: EmuContext, collection: Collection<T, string>, tenantId: string): T[] {
+  return [...collection.values(ctx)].filter((r) => r.tenantId === tenantId);
 }
 
-function owned<T extends StoredRecord>(ctx: EmuContext, collection: string, tenantId: string, id: string): T | undefined {
-  const record = ctx.store.get<T>(collection, id);
+function owned<T extends StoredRecord>(ctx: EmuContext, collection: Collection<T, string>, tenantId: string, id: string): T | undefined {
+  const record = collection.get(ctx, id);
   return record?.tenantId === tenantId ? record : undefined;
 }
 
-export function getUser(ctx: EmuContext, tenantId: string, id: string): IamUser {
+export function requireUser(ctx: EmuContext, tenantId: string, id: string): IamUser {
   const user = owned<IamUser>(ctx, USERS, tenantId, id);
   if (!user) throw notFound(`There is no user ${id}.`);
   return user;
@@ -79,8 +82,8 @@ export const findPolicy = (ctx: EmuContext, tenantId: string, id: string) => own
 
 /** 400 naming the first id in a request body that is not one of the tenant's records of that kind. */
 export function checkReferences(ctx: EmuContext, tenantId: string, kind: 'group' | 'policy' | 'user', ids: readonly string[] = []): void {
-  const collection = { group: GROUPS, policy: POLICIES, user: USERS }[kind];
-  const missing = ids.find((id) => !owned(ctx, collection, tenantId, id));
+  const find = { group: findGroup, policy: findPolicy, user: (c: EmuContext, t: string, id: string) => owned(c, USERS, t, id) }[kind];
+  const missing = ids.find((id) => !find(ctx, tenantId, id));
   if (missing !== undefined) throw badRequest(`There is no ${kind} ${missing}.`);
 }
 

@@ -3,7 +3,7 @@ import { route, type BodyRequest, type Route } from '../../contract.js';
 import { pathParam, queryString } from '../../server/params.js';
 import { createGroup, listGroups } from './groups.js';
 import { listAnswer, listParams } from './listing.js';
-import { createPolicy, getPolicy, listPolicies, putUserResourcePolicy, userResourcePolicy } from './policies.js';
+import { createPolicy, requirePolicy, listPolicies, putUserResourcePolicy, userResourcePolicy } from './policies.js';
 import { findGroup, type IamGroup, type IamPolicy, type IamUser } from './records.js';
 import { groupCreateSchema, policyCreateSchema, policyIdsSchema, resourcePolicySchema, userCreateSchema, userDeleteSchema } from './schemas.js';
 import { changeUserPolicies, createUser, deleteUsers, listUsers, userPaths } from './users.js';
@@ -51,6 +51,7 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     path: '/users',
     scope: 'iam:user:read',
     summary: 'List users',
+    paging: 'data',
     query: [...listParams(USER_SORT), { name: 'email', description: 'part of the address' }, { name: 'path', description: 'the whole path' }],
     handler: listUsersRoute,
   },
@@ -118,6 +119,7 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     path: '/groups',
     scope: 'iam:group:read',
     summary: 'List groups',
+    paging: 'data',
     query: listParams(GROUP_SORT),
     handler: (req, res) => res.json(listAnswer(req, listGroups(req.ctx, req.principal.tenantId), GROUP_SORT, presentGroup)),
   },
@@ -126,6 +128,7 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     path: '/policies',
     scope: 'iam:policy:create',
     summary: 'Create an identity policy (emulator addition)',
+    addition: true,
     bodySchema: policyCreateSchema,
     successStatus: 201,
     handler: async (req, res) => res.status(201).json({ data: presentPolicy(await createPolicy(req.ctx, req.principal.tenantId, req.body)) }),
@@ -135,6 +138,8 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     path: '/policies',
     scope: 'iam:policy:read',
     summary: 'List identity policies (emulator addition)',
+    addition: true,
+    paging: 'data',
     query: listParams(POLICY_SORT),
     handler: (req, res) => res.json(listAnswer(req, listPolicies(req.ctx, req.principal.tenantId), POLICY_SORT, presentPolicy)),
   },
@@ -143,7 +148,8 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     path: '/policies/{policyID}',
     scope: 'iam:policy:read',
     summary: 'Get an identity policy (emulator addition)',
-    handler: (req, res) => res.json({ data: presentPolicy(getPolicy(req.ctx, req.principal.tenantId, pathParam(req, 'policyID'))) }),
+    addition: true,
+    handler: (req, res) => res.json({ data: presentPolicy(requirePolicy(req.ctx, req.principal.tenantId, pathParam(req, 'policyID'))) }),
   },
 ];
 

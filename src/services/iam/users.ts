@@ -3,15 +3,15 @@ import type { EmuContext } from '../../context.js';
 import { hashPassword } from '../../auth/passwords.js';
 import { badRequest, conflict } from '../../server/errors.js';
 import type { Mutation } from '../../store/index.js';
-import { realmUser } from '../tenant-manager/tenants.js';
+import { findRealmUser } from '../tenant-manager/tenants.js';
 import type { UserInput } from './schemas.js';
-import { checkReferences, getUser, krn, recordsOf, RESOURCE_POLICIES, userByUsername, USERS, type IamUser } from './records.js';
+import { checkReferences, requireUser, krn, recordsOf, RESOURCE_POLICIES, findUserByUsername, USERS, type IamUser } from './records.js';
 
 export type { UserInput };
 
 /** A username is one login of the tenant's realm: not another user's, not a fixture realm user's. */
 function checkUnique(ctx: EmuContext, tenantId: string, input: UserInput): void {
-  if (userByUsername(ctx, tenantId, input.username) || realmUser(ctx, tenantId, input.username)) {
+  if (findUserByUsername(ctx, tenantId, input.username) || findRealmUser(ctx, tenantId, input.username)) {
     throw conflict(`A user with username ${input.username} exists already.`);
   }
   if (recordsOf<IamUser>(ctx, USERS, tenantId).some((u) => u.email === input.email)) throw conflict(`A user with email ${input.email} exists already.`);
@@ -44,7 +44,7 @@ export async function createUser(ctx: EmuContext, tenantId: string, input: UserI
     updated: now,
     passwordHash,
   };
-  await ctx.store.put(USERS, user.id, user);
+  await USERS.put(ctx, user.id, user);
   return user;
 }
 
@@ -69,27 +69,27 @@ export function userPaths(ctx: EmuContext, tenantId: string): string[] {
 /** `POST /users/delete`: all of them or none (404 naming an unknown id); their resource policies go with them. */
 export async function deleteUsers(ctx: EmuContext, tenantId: string, ids: readonly string[]): Promise<void> {
   const unique = [...new Set(ids)];
-  for (const id of unique) getUser(ctx, tenantId, id);
+  for (const id of unique) requireUser(ctx, tenantId, id);
   const mutations: Mutation[] = unique.flatMap((id) => [
-    { op: 'del', c: USERS, id },
-    ...(ctx.store.has(RESOURCE_POLICIES, id) ? [{ op: 'del', c: RESOURCE_POLICIES, id } as const] : []),
+    USERS.deleteMutation(id),
+    ...(RESOURCE_POLICIES.has(ctx, id) ? [RESOURCE_POLICIES.deleteMutation(id)] : []),
   ]);
   await ctx.store.commit(mutations);
 }
 
 /** `POST /users/{userID}/policies/attach|detach`: attaching twice or detaching what is not attached changes nothing. */
 export async function changeUserPolicies(ctx: EmuContext, tenantId: string, userId: string, policyIds: readonly string[], attach: boolean): Promise<void> {
-  const user = getUser(ctx, tenantId, userId);
+  const user = requireUser(ctx, tenantId, userId);
   if (attach) checkReferences(ctx, tenantId, 'policy', policyIds);
   const policyIDs = attach ? [...new Set([...user.policyIDs, ...policyIds])] : user.policyIDs.filter((id) => !policyIds.includes(id));
-  await ctx.store.put(USERS, user.id, { ...user, policyIDs, updated: ctx.clock.nowIso() });
+  await USERS.put(ctx, user.id, { ...user, policyIDs, updated: ctx.clock.nowIso() });
 }
 
 /** Adds a group to users' memberships (a group created with `users`), as mutations of one commit. */
 export function joinGroup(ctx: EmuContext, tenantId: string, groupId: string, userIds: readonly string[], now: string): Mutation[] {
   checkReferences(ctx, tenantId, 'user', userIds);
   return [...new Set(userIds)].map((id) => {
-    const user = getUser(ctx, tenantId, id);
-    return { op: 'put', c: USERS, id, v: { ...user, groups: [...new Set([...user.groups, groupId])], updated: now } };
+    const user = requireUser(ctx, tenantId, id);
+    return USERS.putMutation(id, { ...user, groups: [...new Set([...user.groups, groupId])], updated: now });
   });
 }

@@ -16,7 +16,7 @@ async function changeWithPushes<T>(ctx: EmuContext, appName: string, change: () 
 export function createSoftware(ctx: EmuContext, app: Application, version: string, input: SoftwareInput): Promise<Software> {
   const software = newSoftware(ctx, app, version, input, ctx.clock.nowIso());
   return changeWithPushes(ctx, app.name, async () => {
-    await ctx.store.put(SOFTWARE, softwareId(software), software);
+    await SOFTWARE.put(ctx, softwareId(software), software);
     return software;
   });
 }
@@ -24,11 +24,11 @@ export function createSoftware(ctx: EmuContext, app: Application, version: strin
 export function updateSoftware(ctx: EmuContext, app: Application, current: Software, input: SoftwareInput): Promise<Software> {
   const software = updatedSoftware(ctx, app, current, input, ctx.clock.nowIso());
   return changeWithPushes(ctx, app.name, async () => {
-    await ctx.store.put(SOFTWARE, softwareId(software), software);
+    await SOFTWARE.put(ctx, softwareId(software), software);
     return software;
   });
 }
 
 export function deleteSoftware(ctx: EmuContext, app: Application, software: Software): Promise<void> {
-  return changeWithPushes(ctx, app.name, () => ctx.store.delete(SOFTWARE, softwareId(software)));
+  return changeWithPushes(ctx, app.name, () => SOFTWARE.delete(ctx, softwareId(software)));
 }

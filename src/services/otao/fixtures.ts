@@ -1,6 +1,6 @@
 import type { FixtureSection } from '../../contract.js';
 import { FixtureError } from '../../seed/errors.js';
-import { getApplication } from '../app-manager/applications.js';
+import { findApplicationOfAnyTenant } from '../app-manager/applications.js';
 import { softwareCreateSchema } from './schemas.js';
 import { newSoftware, SOFTWARE, softwareId, type SoftwareInput } from './software.js';
 
@@ -18,7 +18,7 @@ export const softwareFixtures: FixtureSection = {
     // One by one: each version's uniqueness check sees the ones before it (seeding runs in a scratch store).
     for (const [i, item] of items.entries()) {
       const { appName, version, ...input } = item as unknown as { appName: string; version: string } & SoftwareInput;
-      const app = getApplication(ctx, appName);
+      const app = findApplicationOfAnyTenant(ctx, appName);
       if (!app) throw new FixtureError(`software[${i}] (${appName} ${version}): appName is not an application in the fixtures.`);
       let software;
       try {
@@ -26,7 +26,7 @@ export const softwareFixtures: FixtureSection = {
       } catch (err) {
         throw new FixtureError(`software[${i}] (${appName} ${version}): ${(err as Error).message}`);
       }
-      await ctx.store.put(SOFTWARE, softwareId(software), software);
+      await SOFTWARE.put(ctx, softwareId(software), software);
     }
   },
 };

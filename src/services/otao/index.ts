@@ -1,9 +1,9 @@
+// Over-the-air orchestrator (otao): software versions and their rollout to endpoints.
 import type { ServiceDescriptor } from '../../contract.js';
 import { softwareFixtures } from './fixtures.js';
 import { startRolloutDates, stopRolloutDates } from './rollout-dates.js';
 import { routes } from './routes.js';
 import { softwareRecord } from './schemas.js';
-import { setupSoftwareIndexes } from './software.js';
 
 export const otaOrchestrator: ServiceDescriptor = {
   prefix: 'otao',
@@ -14,7 +14,6 @@ export const otaOrchestrator: ServiceDescriptor = {
   fixtures: [softwareFixtures],
   seedsAfter: ['epr'],
   setup(ctx) {
-    setupSoftwareIndexes(ctx);
     startRolloutDates(ctx);
   },
   teardown: stopRolloutDates,

@@ -4,18 +4,19 @@ import { locationOf } from '../../server/location.js';
 import { pathParam } from '../../server/params.js';
 import { createSoftware, deleteSoftware, updateSoftware } from './changes.js';
 import { softwareCreateSchema, softwareUpdateSchema, type SoftwareInput } from './schemas.js';
-import { applicationOrNotFound, findSoftware, presentSoftware, softwareOf } from './software.js';
+import { requireApplication } from '../app-manager/applications.js';
+import { presentSoftware, requireSoftware, softwareOf } from './software.js';
 
 const ONE = '/applications/{appName}/software/{softwareVersion}';
 
-const applicationOf = (req: Request) => applicationOrNotFound(req.ctx, req.principal.tenantId, pathParam(req, 'appName'));
+const applicationOf = (req: Request) => requireApplication(req.ctx, req.principal.tenantId, pathParam(req, 'appName'));
 
 function list(req: Request, res: Response) {
   res.json(softwareOf(req.ctx, applicationOf(req).name).map(presentSoftware));
 }
 
 function getOne(req: Request, res: Response) {
-  res.json(presentSoftware(findSoftware(req.ctx, applicationOf(req), pathParam(req, 'softwareVersion'))));
+  res.json(presentSoftware(requireSoftware(req.ctx, applicationOf(req), pathParam(req, 'softwareVersion'))));
 }
 
 async function create(req: BodyRequest<SoftwareInput>, res: Response) {
@@ -26,14 +27,14 @@ async function create(req: BodyRequest<SoftwareInput>, res: Response) {
 
 async function update(req: BodyRequest<SoftwareInput>, res: Response) {
   const app = applicationOf(req);
-  const current = findSoftware(req.ctx, app, pathParam(req, 'softwareVersion'));
+  const current = requireSoftware(req.ctx, app, pathParam(req, 'softwareVersion'));
   await updateSoftware(req.ctx, app, current, req.body);
   res.status(204).end();
 }
 
 async function deleteOne(req: Request, res: Response) {
   const app = applicationOf(req);
-  await deleteSoftware(req.ctx, app, findSoftware(req.ctx, app, pathParam(req, 'softwareVersion')));
+  await deleteSoftware(req.ctx, app, requireSoftware(req.ctx, app, pathParam(req, 'softwareVersion')));
   res.status(204).end();
 }
 
@@ -54,6 +55,7 @@ export const routes: Route[] = [
     path: ONE,
     scope: 'application:software:update',
     summary: 'Create a software version',
+    location: true,
     bodySchema: softwareCreateSchema,
     successStatus: 201,
     handler: create,
@@ -63,6 +65,7 @@ export const routes: Route[] = [
     path: ONE,
     scope: 'application:software:update',
     summary: 'Delete a software version (an emulator addition)',
+    addition: true,
     successStatus: 204,
     handler: deleteOne,
   },

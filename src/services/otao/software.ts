@@ -5,11 +5,13 @@ import parseVersion from 'semver/functions/parse.js';
 import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
 import { ROLLOUT_STRATEGIES, type RolloutFilter, type softwareRecord, type SoftwareInput } from './schemas.js';
-import { findApplication, type Application } from '../app-manager/applications.js';
+import type { Application } from '../app-manager/applications.js';
 import { filtersOfApplication } from '../epr/filters.js';
 
-export const SOFTWARE = 'software';
+export const SOFTWARE = collection<Software>('software')
+  .index('app', (s) => s.appName);
 
 export type RolloutStrategy = (typeof ROLLOUT_STRATEGIES)[number];
 export { ROLLOUT_STRATEGIES, type RolloutFilter, type SoftwareInput };
@@ -29,10 +31,6 @@ export type Software = FromSchema<typeof softwareRecord> & {
 
 const softwareKey = (appName: string, version: string) => `${appName}/${version}`;
 
-export function setupSoftwareIndexes(ctx: EmuContext): void {
-  ctx.store.defineIndex(SOFTWARE, 'app', (s) => s.appName as string);
-}
-
 /** A semantic version written out in full (`1.2.0`, `1.2.0-rc.1+b7`); not `v1.2.0`, not `1.2`. */
 export function isSemanticVersion(value: string): boolean {
   const parsed = parseVersion(value);
@@ -49,23 +47,17 @@ export const sameVersion = (a: string, b: string) => a === b || (isSemanticVersi
 
 export const byVersion = (a: Software, b: Software) => compareVersions(a.version, b.version);
 
-export function applicationOrNotFound(ctx: EmuContext, tenantId: string, appName: string): Application {
-  const app = findApplication(ctx, tenantId, appName);
-  if (!app) throw notFound(`There is no application ${appName}.`);
-  return app;
-}
-
 /** The software of an application, lowest version first (any tenant: callers hold an application of their tenant). */
 export function softwareOf(ctx: EmuContext, appName: string): Software[] {
-  return ctx.store.lookup<Software>(SOFTWARE, 'app', appName).sort(byVersion);
+  return SOFTWARE.lookup(ctx, 'app', appName).sort(byVersion);
 }
 
 export function allSoftware(ctx: EmuContext): IterableIterator<Software> {
-  return ctx.store.values<Software>(SOFTWARE);
+  return SOFTWARE.values(ctx);
 }
 
-export function findSoftware(ctx: EmuContext, app: Application, version: string): Software {
-  const software = ctx.store.get<Software>(SOFTWARE, softwareKey(app.name, checkVersion(version)));
+export function requireSoftware(ctx: EmuContext, app: Application, version: string): Software {
+  const software = SOFTWARE.get(ctx, softwareKey(app.name, checkVersion(version)));
   if (!software) throw notFound(`Application ${app.name} has no software version ${version}.`);
   return software;
 }

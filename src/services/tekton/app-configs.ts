@@ -2,10 +2,11 @@ import jsonPatch, { type Operation } from 'fast-json-patch';
 import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
+import { collection, isPlainObject } from '../../store/index.js';
 import type { appConfigSchema, JsonPatch } from './schemas.js';
-import { findApplication, findTenantVersion, type AppVersion } from '../app-manager/applications.js';
+import { findTenantVersion, requireApplication, type AppVersion } from '../app-manager/applications.js';
 
-export const APP_CONFIGS = 'app-configs';
+export const APP_CONFIGS = collection<AppConfig>('app-configs');
 
 /** The configuration of one application version; stored under the version's name (version names are global). */
 export type AppConfig = FromSchema<typeof appConfigSchema>;
@@ -14,21 +15,21 @@ export type AppConfig = FromSchema<typeof appConfigSchema>;
 export const EMPTY_CONFIGURATION = {};
 
 /** The tenant's version of the tenant's application; 404 naming what is missing otherwise. */
-export function versionOfApplication(ctx: EmuContext, tenantId: string, appName: string, appVersionName: string): AppVersion {
-  if (!findApplication(ctx, tenantId, appName)) throw notFound(`There is no application ${appName}.`);
+export function requireVersionOfApplication(ctx: EmuContext, tenantId: string, appName: string, appVersionName: string): AppVersion {
+  requireApplication(ctx, tenantId, appName);
   const version = findTenantVersion(ctx, tenantId, appVersionName);
   if (!version || version.appName !== appName) throw notFound(`Application ${appName} has no version ${appVersionName}.`);
   return version;
 }
 
 /** The stored configuration of a version (any tenant's: for the services that read their part of it). */
-export function appConfigRecord(ctx: EmuContext, appVersionName: string): AppConfig | undefined {
-  return ctx.store.get<AppConfig>(APP_CONFIGS, appVersionName);
+export function findAppConfig(ctx: EmuContext, appVersionName: string): AppConfig | undefined {
+  return APP_CONFIGS.get(ctx, appVersionName);
 }
 
 /** The whole configuration of a version, `{}` when none was ever written. */
 export function versionConfiguration(ctx: EmuContext, appVersionName: string): unknown {
-  const record = appConfigRecord(ctx, appVersionName);
+  const record = findAppConfig(ctx, appVersionName);
   return record ? record.config : EMPTY_CONFIGURATION;
 }
 
@@ -37,9 +38,9 @@ export function versionConfiguration(ctx: EmuContext, appVersionName: string): u
  * or undefined. Callers judge its shape: an invalid part is the service's problem to report (spec 1: 503).
  */
 export function serviceConfiguration(ctx: EmuContext, appVersionName: string, serviceName: string): unknown {
-  const config = appConfigRecord(ctx, appVersionName)?.config;
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) return undefined;
-  return Object.hasOwn(config, serviceName) ? (config as Record<string, unknown>)[serviceName] : undefined;
+  const config = findAppConfig(ctx, appVersionName)?.config;
+  if (!isPlainObject(config)) return undefined;
+  return Object.hasOwn(config, serviceName) ? config[serviceName] : undefined;
 }
 
 export function newAppConfig(version: AppVersion, config: unknown, now: string, previous?: AppConfig): AppConfig {
@@ -54,8 +55,8 @@ export function newAppConfig(version: AppVersion, config: unknown, now: string, 
 }
 
 export async function putAppConfig(ctx: EmuContext, version: AppVersion, config: unknown): Promise<AppConfig> {
-  const record = newAppConfig(version, config, ctx.clock.nowIso(), appConfigRecord(ctx, version.name));
-  await ctx.store.put(APP_CONFIGS, version.name, record);
+  const record = newAppConfig(version, config, ctx.clock.nowIso(), findAppConfig(ctx, version.name));
+  await APP_CONFIGS.put(ctx, version.name, record);
   return record;
 }
 
@@ -73,7 +74,7 @@ function patchFailure(err: unknown, index: number, operation: Operation): Error 
 
 /** RFC 6902, all operations or none: a failing operation (a `test` too) leaves the stored configuration as it was. */
 export async function patchAppConfig(ctx: EmuContext, version: AppVersion, patch: JsonPatch): Promise<AppConfig> {
-  const previous = appConfigRecord(ctx, version.name);
+  const previous = findAppConfig(ctx, version.name);
   // One operation at a time on a copy, so that a failure names its operation (the library reports index 0 for some).
   let patched: unknown = jsonPatch.deepClone(previous ? previous.config : EMPTY_CONFIGURATION);
   patch.forEach((item, i) => {
@@ -86,6 +87,6 @@ export async function patchAppConfig(ctx: EmuContext, version: AppVersion, patch
     }
   });
   const record = newAppConfig(version, patched, ctx.clock.nowIso(), previous);
-  await ctx.store.put(APP_CONFIGS, version.name, record);
+  await APP_CONFIGS.put(ctx, version.name, record);
   return record;
 }

@@ -21,7 +21,7 @@ export const appConfigFixtures: FixtureSection = {
       if (!version) throw new FixtureError(`appConfigs[${i}] (${item.appVersion}): appVersion is not a version of any application in the fixtures.`);
       if (seen.has(version.name)) throw new FixtureError(`appConfigs[${i}] (${item.appVersion}): the version is configured twice.`);
       seen.add(version.name);
-      return { op: 'put' as const, c: APP_CONFIGS, id: version.name, v: newAppConfig(version, item.config, now) };
+      return APP_CONFIGS.putMutation(version.name, newAppConfig(version, item.config, now));
     });
     await ctx.store.commit(mutations);
   },

@@ -1,3 +1,4 @@
+// Application configuration service (tekton): configurations of applications.
 import type { ServiceDescriptor } from '../../contract.js';
 import { appConfigSchema } from './schemas.js';
 import { appConfigFixtures } from './fixtures.js';

@@ -2,12 +2,12 @@ import type { Request, Response } from 'express';
 import { HttpError } from '../../server/errors.js';
 import { pathParam } from '../../server/params.js';
 import { route, type BodyRequest, type Route } from '../../contract.js';
-import { patchAppConfig, putAppConfig, versionConfiguration, versionOfApplication } from './app-configs.js';
+import { patchAppConfig, putAppConfig, versionConfiguration, requireVersionOfApplication } from './app-configs.js';
 import { jsonPatchSchema, type JsonPatch } from './schemas.js';
 
 const PATH = '/app-configs/applications/{appName}/app-versions/{appVersionName}';
 
-const versionOf = (req: Request) => versionOfApplication(req.ctx, req.principal.tenantId, pathParam(req, 'appName'), pathParam(req, 'appVersionName'));
+const versionOf = (req: Request) => requireVersionOfApplication(req.ctx, req.principal.tenantId, pathParam(req, 'appName'), pathParam(req, 'appVersionName'));
 
 async function put(req: Request, res: Response) {
   const version = versionOf(req);

@@ -1,9 +1,9 @@
-import { REALM_NAME_PATTERN, TENANT_ID_PATTERN } from './schemas.js';
+import { REALM_NAME_PATTERN, tenantIdSchema } from './schemas.js';
 import type { EmuContext } from '../../context.js';
 import type { Mutation } from '../../store/index.js';
 import type { FixtureSection } from '../../contract.js';
 import { storedPassword } from '../../auth/passwords.js';
-import { backendClient, newTenantRecord, REALM_CLIENTS, REALM_USERS, SETTINGS, TENANTS } from './tenants.js';
+import { backendClient, newTenantRecord, REALM_CLIENTS, REALM_USERS, SETTINGS, TENANTS, type RealmClient, type RealmUser } from './tenants.js';
 
 const scopes = { oneOf: [{ const: 'all' }, { type: 'array', items: { type: 'string' } }] };
 
@@ -14,7 +14,7 @@ export const tenantFixtures: FixtureSection = {
     type: 'object',
     required: ['id', 'realm_name'],
     properties: {
-      id: { type: 'string', pattern: TENANT_ID_PATTERN },
+      id: tenantIdSchema,
       realm_name: { type: 'string', pattern: REALM_NAME_PATTERN },
       clients: {
         type: 'array',
@@ -52,18 +52,18 @@ export const tenantFixtures: FixtureSection = {
         { ...fields, ...(first ? { client_backend_id: first.clientId, client_backend_secret: first.secret } : {}) },
         now,
       );
-      mutations.push({ op: 'put', c: TENANTS, id: tenant.id, v: tenant });
+      mutations.push(TENANTS.putMutation(tenant.id, tenant));
       // A tenant without clients still has a working backend client: the one its record names.
       for (const c of first ? clients : [backendClient(tenant)]) {
-        mutations.push({ op: 'put', c: REALM_CLIENTS, id: `${tenant.id}/${c.clientId}`, v: { tenantId: tenant.id, scopes: 'all', ...c } });
+        mutations.push(REALM_CLIENTS.putMutation(`${tenant.id}/${c.clientId}`, { tenantId: tenant.id, scopes: 'all', ...c } as RealmClient));
       }
       const hashes = await Promise.all(users.map((u) => storedPassword(u.password as string)));
       users.forEach(({ password: _clear, ...u }, i) => {
-        mutations.push({ op: 'put', c: REALM_USERS, id: `${tenant.id}/${u.username}`, v: { tenantId: tenant.id, scopes: 'all', ...u, passwordHash: hashes[i] } });
+        mutations.push(REALM_USERS.putMutation(`${tenant.id}/${u.username}`, { tenantId: tenant.id, scopes: 'all', ...u, passwordHash: hashes[i] } as RealmUser));
       });
     }
     const defaultTenant = typeof fixture.defaultTenant === 'string' ? fixture.defaultTenant : (items[0]?.id as string | undefined);
-    if (defaultTenant) mutations.push({ op: 'put', c: SETTINGS, id: 'defaultTenant', v: { value: defaultTenant } });
+    if (defaultTenant) mutations.push(SETTINGS.putMutation('defaultTenant', { value: defaultTenant }));
     await ctx.store.commit(mutations);
   },
 };

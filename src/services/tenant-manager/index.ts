@@ -1,9 +1,9 @@
+// Tenant manager (tenant-manager): tenants, their realms and clients.
 import type { ServiceDescriptor } from '../../contract.js';
 import { tenantFixtures } from './fixtures.js';
 import { routes } from './routes.js';
 import { realmClientRecord, realmUserRecord, templateRecord, tenantRecordSchema } from './schemas.js';
 import { TEMPLATE_KINDS } from './templates.js';
-import { setupTenantIndexes } from './tenants.js';
 
 export const tenantManager: ServiceDescriptor = {
   prefix: 'tenant-manager',
@@ -15,9 +15,8 @@ export const tenantManager: ServiceDescriptor = {
     'realm-clients': realmClientRecord,
     'realm-users': realmUserRecord,
     settings: { type: 'object', required: ['value'] },
-    ...Object.fromEntries(TEMPLATE_KINDS.map((k) => [k.collection, templateRecord])),
+    ...Object.fromEntries(TEMPLATE_KINDS.map((k) => [k.collection.name, templateRecord])),
   },
   fixtures: [tenantFixtures],
   secretFields: { tenants: ['client_backend_secret'], 'realm-clients': ['secret'], 'realm-users': ['password'] },
-  setup: setupTenantIndexes,
 };

@@ -7,7 +7,7 @@ import { route, type BodyRequest, type Route } from '../../contract.js';
 import { templateRoutes } from './template-routes.js';
 import { TEMPLATE_KINDS } from './templates.js';
 import { tenantCreateSchema, type TenantCreate } from './schemas.js';
-import { createTenant, getTenant, listTenants, type Tenant } from './tenants.js';
+import { createTenant, findTenant, listTenants, type Tenant } from './tenants.js';
 
 const FILTERS = ['realm_name', 'status', 'analytics_enabled', 'subscription_type'] as const;
 
@@ -30,7 +30,7 @@ async function create(req: BodyRequest<TenantCreate>, res: Response) {
 }
 
 function getOne(req: Request, res: Response) {
-  const tenant = getTenant(req.ctx, pathParam(req, 'tenantId'));
+  const tenant = findTenant(req.ctx, pathParam(req, 'tenantId'));
   if (!tenant) throw notFound(`There is no tenant ${req.params.tenantId}.`);
   res.json(present(req, tenant));
 }
@@ -41,6 +41,7 @@ export const routes: Route[] = [
     path: '/tenants',
     scope: '<platform>:tenant:read',
     summary: 'List tenants',
+    paging: 'results',
     query: [...pageParams(50), ...FILTERS.map((name) => ({ name }))],
     handler: list,
   },

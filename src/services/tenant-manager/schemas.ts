@@ -1,9 +1,9 @@
-import { tenantRecord, typedSchema, type FromSchema } from '../../contract.js';
+import { ID_PATTERN, tenantRecord, typedSchema, type FromSchema } from '../../contract.js';
 import { withPasswordHash } from '../../auth/passwords.js';
 
 export const REALM_NAME_PATTERN = '^[a-zA-Z0-9_-]+$';
-/** Tenant ids stand in tokens and URL paths: URL-unreserved characters, at most 64, not `.` or `..` alone. */
-export const TENANT_ID_PATTERN = '^(?!\\.{1,2}$)[a-zA-Z0-9._~-]{1,64}$';
+/** Tenant ids stand in tokens and URL paths: an id (ID_PATTERN) of at most 64 characters. */
+export const tenantIdSchema = { type: 'string', pattern: ID_PATTERN, maxLength: 64 } as const;
 
 /** The create request's integer fields the spec marks required. */
 export const REQUIRED_VERSIONS = [
@@ -23,7 +23,7 @@ export const tenantCreateSchema = typedSchema({
   type: 'object',
   required: ['realm_name', ...REQUIRED_VERSIONS],
   properties: {
-    id: { type: 'string', pattern: TENANT_ID_PATTERN },
+    id: tenantIdSchema,
     realm_name: { type: 'string', pattern: REALM_NAME_PATTERN, maxLength: 64 },
     ...(Object.fromEntries(REQUIRED_VERSIONS.map((f) => [f, integer])) as RequiredVersions),
     idp_version: { type: 'boolean' },
@@ -50,7 +50,7 @@ export type TemplateInput = FromSchema<typeof templateSchema>;
 /** `all`, or a list of scopes; a record without it has every scope. */
 const scopes = { oneOf: [{ const: 'all' }, { type: 'array', items: { type: 'string' } }], default: 'all' } as const;
 
-export const tenantRecordSchema = tenantRecord(['id', 'realm_name'], { id: { type: 'string', pattern: TENANT_ID_PATTERN }, realm_name: { type: 'string', pattern: REALM_NAME_PATTERN } });
+export const tenantRecordSchema = tenantRecord(['id', 'realm_name'], { id: tenantIdSchema, realm_name: { type: 'string', pattern: REALM_NAME_PATTERN } });
 export const realmClientRecord = tenantRecord(['clientId', 'secret'], { scopes });
 export const realmUserRecord = withPasswordHash(tenantRecord(['username', 'passwordHash'], { scopes }));
 /** A realm, frontend-client or backend-client template: platform-wide, no tenant. */

@@ -2,14 +2,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { conflict } from '../../server/errors.js';
 import type { EmuContext } from '../../context.js';
 import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
 import type { realmClientRecord, realmUserRecord, tenantRecordSchema } from './schemas.js';
 import { verifyPassword } from '../../auth/passwords.js';
 import { expandScopes, platformScopes } from '../../auth/scopes.js';
 
-export const TENANTS = 'tenants';
-export const REALM_CLIENTS = 'realm-clients';
-export const REALM_USERS = 'realm-users';
-export const SETTINGS = 'settings';
+export const TENANTS = collection<Tenant>('tenants')
+  .index('realm', (t) => t.realm_name);
+export const REALM_CLIENTS = collection<RealmClient>('realm-clients');
+export const REALM_USERS = collection<RealmUser>('realm-users');
+export const SETTINGS = collection<{ value: string }>('settings');
 
 /** Used when no fixture names a default tenant (`--fixtures none`). */
 export const FALLBACK_TENANT = 'default';
@@ -36,37 +38,33 @@ export type RealmUser = FromSchema<typeof realmUserRecord> & {
   platformAdmin?: boolean;
 };
 
-export function setupTenantIndexes(ctx: EmuContext): void {
-  ctx.store.defineIndex(TENANTS, 'realm', (t) => t.realm_name as string);
+export function findTenant(ctx: EmuContext, id: string): Tenant | undefined {
+  return TENANTS.get(ctx, id);
 }
 
-export function getTenant(ctx: EmuContext, id: string): Tenant | undefined {
-  return ctx.store.get<Tenant>(TENANTS, id);
-}
-
-export function tenantByRealm(ctx: EmuContext, realm: string): Tenant | undefined {
-  return ctx.store.lookup<Tenant>(TENANTS, 'realm', realm)[0];
+export function findTenantByRealm(ctx: EmuContext, realm: string): Tenant | undefined {
+  return TENANTS.lookup(ctx, 'realm', realm)[0];
 }
 
 export function listTenants(ctx: EmuContext): Tenant[] {
-  return [...ctx.store.values<Tenant>(TENANTS)];
+  return [...TENANTS.values(ctx)];
 }
 
 export function defaultTenantId(ctx: EmuContext): string {
-  return ctx.store.get<{ value: string }>(SETTINGS, 'defaultTenant')?.value ?? FALLBACK_TENANT;
+  return SETTINGS.get(ctx, 'defaultTenant')?.value ?? FALLBACK_TENANT;
 }
 
-export function realmClient(ctx: EmuContext, tenantId: string, clientId: string): RealmClient | undefined {
-  return ctx.store.get<RealmClient>(REALM_CLIENTS, `${tenantId}/${clientId}`);
+export function findRealmClient(ctx: EmuContext, tenantId: string, clientId: string): RealmClient | undefined {
+  return REALM_CLIENTS.get(ctx, `${tenantId}/${clientId}`);
 }
 
-export function realmUser(ctx: EmuContext, tenantId: string, username: string): RealmUser | undefined {
-  return ctx.store.get<RealmUser>(REALM_USERS, `${tenantId}/${username}`);
+export function findRealmUser(ctx: EmuContext, tenantId: string, username: string): RealmUser | undefined {
+  return REALM_USERS.get(ctx, `${tenantId}/${username}`);
 }
 
 /** The realm user, when the password is theirs (the `password` grant). */
 export async function realmUserLogin(ctx: EmuContext, tenantId: string, username: string, password: string): Promise<RealmUser | undefined> {
-  const user = realmUser(ctx, tenantId, username);
+  const user = findRealmUser(ctx, tenantId, username);
   return user && (await verifyPassword(password, user.passwordHash)) ? user : undefined;
 }
 
@@ -78,13 +76,13 @@ export function realmUserScopes(ctx: EmuContext, user: RealmUser): string[] {
 
 /** The fixtures' designated platform administrator (the first realm user marked `platformAdmin`). */
 export function platformAdministrator(ctx: EmuContext): RealmUser | undefined {
-  for (const user of ctx.store.values<RealmUser>(REALM_USERS)) if (user.platformAdmin) return user;
+  for (const user of REALM_USERS.values(ctx)) if (user.platformAdmin) return user;
   return undefined;
 }
 
 /** The scopes a token of this tenant gets by default: those of its first user, else every tenant scope. */
 export function defaultScopes(ctx: EmuContext, tenantId: string): string[] {
-  for (const user of ctx.store.values<RealmUser>(REALM_USERS)) {
+  for (const user of REALM_USERS.values(ctx)) {
     if (user.tenantId === tenantId) return realmUserScopes(ctx, user);
   }
   return expandScopes('all', ctx.services);
@@ -135,14 +133,14 @@ export function backendClient(tenant: Tenant): RealmClient {
  * realm name is taken.
  */
 export async function createTenant(ctx: EmuContext, input: TenantInput & { idp_version?: boolean }): Promise<Tenant> {
-  if (tenantByRealm(ctx, input.realm_name)) throw conflict(`A tenant with realm_name ${input.realm_name} exists already.`);
-  if (input.id !== undefined && getTenant(ctx, input.id)) throw conflict(`A tenant with id ${input.id} exists already.`);
+  if (findTenantByRealm(ctx, input.realm_name)) throw conflict(`A tenant with realm_name ${input.realm_name} exists already.`);
+  if (input.id !== undefined && findTenant(ctx, input.id)) throw conflict(`A tenant with id ${input.id} exists already.`);
   const { idp_version, ...fields } = input;
   const tenant = newTenantRecord({ ...fields, idp_version: idp_version === true ? 1 : 0, status: 'CREATING' }, ctx.clock.nowIso());
   const client = backendClient(tenant);
   await ctx.store.commit([
-    { op: 'put', c: TENANTS, id: tenant.id, v: tenant },
-    { op: 'put', c: REALM_CLIENTS, id: `${tenant.id}/${client.clientId}`, v: client },
+    TENANTS.putMutation(tenant.id, tenant),
+    REALM_CLIENTS.putMutation(`${tenant.id}/${client.clientId}`, client),
   ]);
   return tenant;
 }

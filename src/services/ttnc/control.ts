@@ -1,9 +1,9 @@
-import express, { type Router } from 'express';
+import type { Router } from 'express';
 import type { EmuContext } from '../../context.js';
-import { HttpError, notFound } from '../../server/errors.js';
-import { compileSchema, describeSchemaError } from '../../server/json-schema.js';
+import type { Route } from '../../contract.js';
 import { pathInt } from '../../server/params.js';
-import { allIntegrations, INTEGRATIONS, presentIntegration, reportNetworkServer, type Integration, type NetworkServerReport } from './integrations.js';
+import { routeTableRouter } from '../../server/router.js';
+import { allIntegrations, presentIntegration, reportNetworkServer, requireAnyIntegration, type Integration, type NetworkServerReport } from './integrations.js';
 import { networkServerReportSchema } from './schemas.js';
 
 /** An integration as the control plane shows it: its tenant too, never the API key. */
@@ -14,23 +14,35 @@ const presentForControl = (i: Integration) => ({ tenantId: i.tenantId, ...presen
  * - `GET /_emu/lorawan/integrations[/{id}]`: every tenant's integrations with state, error and devices.
  * - `PATCH /_emu/lorawan/integrations/{id}` `{ state?, error?, status?, devices? }`: sets them.
  */
-export function lorawanControlRouter(ctx: EmuContext): Router {
-  const router = express.Router();
-  router.get('/lorawan/integrations', (_req, res) => {
-    res.json(allIntegrations(ctx).map(presentForControl));
-  });
-  router.get('/lorawan/integrations/:id', (req, res) => {
-    const id = pathInt(req, 'id');
-    const integration = ctx.store.get<Integration>(INTEGRATIONS, String(id));
-    if (!integration) throw notFound(`There is no LoRaWAN integration ${id}.`);
-    res.json(presentForControl(integration));
-  });
-  router.patch('/lorawan/integrations/:id', express.json({ limit: ctx.config.bodyLimit, type: () => true }), async (req, res) => {
-    const id = pathInt(req, 'id');
-    if (req.body === undefined) throw new HttpError(400, 'The request body is missing: send { "state", "error", "status", "devices" } (any of them).');
-    const check = compileSchema(networkServerReportSchema);
-    if (!check(req.body)) throw new HttpError(400, `Invalid request body: ${describeSchemaError(check.errors![0])}.`);
-    res.json(presentForControl(await reportNetworkServer(ctx, id, req.body as NetworkServerReport)));
-  });
-  return router;
-}
+const lorawanControlRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/lorawan/integrations',
+    scope: null,
+    summary: "Every tenant's LoRaWAN integrations",
+    handler: (req, res) => res.json(allIntegrations(req.ctx).map(presentForControl)),
+  },
+  {
+    method: 'GET',
+    path: '/lorawan/integrations/{id}',
+    scope: null,
+    summary: 'One LoRaWAN integration',
+    handler: (req, res) => {
+      const id = pathInt(req, 'id');
+      res.json(presentForControl(requireAnyIntegration(req.ctx, id)));
+    },
+  },
+  {
+    method: 'PATCH',
+    path: '/lorawan/integrations/{id}',
+    scope: null,
+    summary: 'Say what the network server reports',
+    bodySchema: networkServerReportSchema,
+    handler: async (req, res) => {
+      const id = pathInt(req, 'id');
+      res.json(presentForControl(await reportNetworkServer(req.ctx, id, req.body as NetworkServerReport)));
+    },
+  },
+];
+
+export const lorawanControlRouter = (ctx: EmuContext): Router => routeTableRouter(ctx, lorawanControlRoutes);

@@ -1,7 +1,8 @@
+// LoRaWAN connector (ttnc): integrations with LoRaWAN network servers.
 import type { ServiceDescriptor } from '../../contract.js';
 import { lorawanControlRouter } from './control.js';
 import { integrationFixtures } from './fixtures.js';
-import { INTEGRATIONS, setupIntegrationIndexes } from './integrations.js';
+import { INTEGRATIONS } from './integrations.js';
 import { routes } from './routes.js';
 import { integrationRecord } from './schemas.js';
 
@@ -11,11 +12,10 @@ export const lorawanConnector: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    [INTEGRATIONS]: integrationRecord,
+    [INTEGRATIONS.name]: integrationRecord,
   },
-  secretFields: { [INTEGRATIONS]: ['lnsApiKeyId'] },
+  secretFields: { [INTEGRATIONS.name]: ['lnsApiKeyId'] },
   fixtures: [integrationFixtures],
   seedsAfter: ['app-manager', 'epr'],
   controlPlane: lorawanControlRouter,
-  setup: setupIntegrationIndexes,
 };

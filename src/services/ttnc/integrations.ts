@@ -1,11 +1,13 @@
 import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
 import type { ConnectionState, DeviceInput, IntegrationInput, integrationRecord, IntegrationStatus, NetworkServerReport } from './schemas.js';
 import { findApplication, findTenantVersion } from '../app-manager/applications.js';
 import { findEndpoint } from '../epr/endpoints.js';
 
-export const INTEGRATIONS = 'lns-integrations';
+export const INTEGRATIONS = collection<Integration>('lns-integrations')
+  .index('tenant', (i) => i.tenantId);
 
 export type { ConnectionState, DeviceInput, IntegrationInput, IntegrationStatus, NetworkServerReport };
 
@@ -52,12 +54,8 @@ export function presentIntegration(i: Integration, withDevices: boolean) {
   };
 }
 
-export function setupIntegrationIndexes(ctx: EmuContext): void {
-  ctx.store.defineIndex(INTEGRATIONS, 'tenant', (i) => i.tenantId as string);
-}
-
 export function integrationsOfTenant(ctx: EmuContext, tenantId: string): Integration[] {
-  return ctx.store.lookup<Integration>(INTEGRATIONS, 'tenant', tenantId).sort((a, b) => a.id - b.id);
+  return INTEGRATIONS.lookup(ctx, 'tenant', tenantId).sort((a, b) => a.id - b.id);
 }
 
 export function listIntegrations(ctx: EmuContext, tenantId: string, query: { applicationName?: string; status: IntegrationStatus }): Integration[] {
@@ -66,8 +64,21 @@ export function listIntegrations(ctx: EmuContext, tenantId: string, query: { app
 
 /** The tenant's integration; another tenant's is as absent as one that does not exist. */
 export function findIntegration(ctx: EmuContext, tenantId: string, id: number): Integration | undefined {
-  const integration = ctx.store.get<Integration>(INTEGRATIONS, String(id));
+  const integration = INTEGRATIONS.get(ctx, String(id));
   return integration?.tenantId === tenantId ? integration : undefined;
+}
+
+export function requireIntegration(ctx: EmuContext, tenantId: string, id: number): Integration {
+  const integration = findIntegration(ctx, tenantId, id);
+  if (!integration) throw notFound(`There is no LoRaWAN integration ${id}.`);
+  return integration;
+}
+
+/** Any tenant's integration, or 404: for the control plane, which sees them all. */
+export function requireAnyIntegration(ctx: EmuContext, id: number): Integration {
+  const integration = INTEGRATIONS.get(ctx, String(id));
+  if (!integration) throw notFound(`There is no LoRaWAN integration ${id}.`);
+  return integration;
 }
 
 /** Builds a new integration after the rules the schema cannot say: the application exists, names are not taken. */
@@ -79,7 +90,7 @@ export function newIntegration(ctx: EmuContext, tenantId: string, input: Integra
   }
   return {
     tenantId,
-    id: ctx.store.nextId(INTEGRATIONS),
+    id: INTEGRATIONS.nextId(ctx),
     appName: input.appName,
     lnsUsername: input.lnsUsername,
     ...(input.lnsApiKeyId !== undefined ? { lnsApiKeyId: input.lnsApiKeyId } : {}),
@@ -97,7 +108,7 @@ export function newIntegration(ctx: EmuContext, tenantId: string, input: Integra
 
 export async function createIntegration(ctx: EmuContext, tenantId: string, input: IntegrationInput): Promise<Integration> {
   const integration = newIntegration(ctx, tenantId, input, ctx.clock.nowIso());
-  await ctx.store.put(INTEGRATIONS, String(integration.id), integration);
+  await INTEGRATIONS.put(ctx, String(integration.id), integration);
   return integration;
 }
 
@@ -153,13 +164,12 @@ export function reported(ctx: EmuContext, integration: Integration, report: Netw
 
 /** `PATCH /_emu/lorawan/integrations/{id}`: the control plane sees every tenant's integrations. */
 export async function reportNetworkServer(ctx: EmuContext, id: number, report: NetworkServerReport): Promise<Integration> {
-  const integration = ctx.store.get<Integration>(INTEGRATIONS, String(id));
-  if (!integration) throw notFound(`There is no LoRaWAN integration ${id}.`);
+  const integration = requireAnyIntegration(ctx, id);
   const next = reported(ctx, integration, report, ctx.clock.nowIso());
-  await ctx.store.put(INTEGRATIONS, String(id), next);
+  await INTEGRATIONS.put(ctx, String(id), next);
   return next;
 }
 
 export function allIntegrations(ctx: EmuContext): Integration[] {
-  return [...ctx.store.values<Integration>(INTEGRATIONS)].sort((a, b) => a.id - b.id);
+  return [...INTEGRATIONS.values(ctx)].sort((a, b) => a.id - b.id);
 }

@@ -1,9 +1,8 @@
 import type { Request, Response } from 'express';
 import { route, type BodyRequest, type Route } from '../../contract.js';
-import { notFound } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
 import { pathInt, queryEnum, queryString } from '../../server/params.js';
-import { createIntegration, findIntegration, listIntegrations, presentIntegration } from './integrations.js';
+import { createIntegration, listIntegrations, presentIntegration, requireIntegration } from './integrations.js';
 import { integrationCreationSchema, type IntegrationInput } from './schemas.js';
 
 async function create(req: BodyRequest<IntegrationInput>, res: Response) {
@@ -22,9 +21,7 @@ function list(req: Request, res: Response) {
 
 function getOne(req: Request, res: Response) {
   const id = pathInt(req, 'appIntegrationId');
-  const integration = findIntegration(req.ctx, req.principal.tenantId, id);
-  if (!integration) throw notFound(`There is no LoRaWAN integration ${id}.`);
-  res.json(presentIntegration(integration, true));
+  res.json(presentIntegration(requireIntegration(req.ctx, req.principal.tenantId, id), true));
 }
 
 export const routes: Route[] = [
@@ -33,6 +30,7 @@ export const routes: Route[] = [
     path: '/integrations',
     scope: 'application:lns-app-integration:create',
     summary: 'Integrate an application with a LoRaWAN network server',
+    location: true,
     bodySchema: integrationCreationSchema,
     secretBodyFields: ['lnsApiKeyId'],
     successStatus: 201,

@@ -3,6 +3,7 @@ import { runScript } from '../painless/evaluator.js';
 import { fromJson } from '../painless/json.js';
 import { javaTrim } from '../painless/methods.js';
 import { isList, isMap, javaString, javaType, type Value } from '../painless/values.js';
+import { isPlainObject } from '../../../store/index.js';
 import { PipelineConfigError, ProcessorConfig } from './config.js';
 import { convertProcessor } from './convert.js';
 import type { IngestDocument } from './document.js';
@@ -161,7 +162,7 @@ function scriptOptions(cfg: ProcessorConfig, name: string, options: Record<strin
   if (options.id !== undefined) cfg.fail(`[${name}] stored scripts (id) are not supported by the emulator; give the script's source`);
   if (typeof options.source !== 'string') cfg.fail(`[${name}] the script's [source] is required and must be a string`);
   const params = options.params ?? {};
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) cfg.fail(`[${name}] [params] must be an object`);
+  if (!isPlainObject(params)) cfg.fail(`[${name}] [params] must be an object`);
   return { program: cfg.script(name, options.source as string), params };
 }
 
@@ -181,7 +182,7 @@ function condition(cfg: ProcessorConfig): CompiledProcessor['condition'] {
   const raw = cfg.raw('if');
   if (raw === undefined) return undefined;
   const options = typeof raw === 'string' ? { source: raw } : raw;
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) cfg.fail('[if] must be a script: a string, or an object with source');
+  if (!isPlainObject(options)) cfg.fail('[if] must be a script: a string, or an object with source');
   const { program, params } = scriptOptions(cfg, 'if', options as Record<string, unknown>);
   return (doc, budget) => {
     let result;
@@ -209,20 +210,18 @@ const FACTORIES: Record<string, (cfg: ProcessorConfig) => Execute> = {
 
 export const SUPPORTED_PROCESSORS = Object.keys(FACTORIES);
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 export function compileProcessors(list: unknown, where: string): CompiledProcessor[] {
   if (!Array.isArray(list)) throw new PipelineConfigError(`${where} must be an array of processors`);
   return list.map((entry, i) => compileProcessor(entry, `${where}[${i}]`));
 }
 
 function compileProcessor(entry: unknown, where: string): CompiledProcessor {
-  if (!isObject(entry) || Object.keys(entry).length !== 1) throw new PipelineConfigError(`${where} must be an object with one key, the processor's type, like {"set": {...}}`);
+  if (!isPlainObject(entry) || Object.keys(entry).length !== 1) throw new PipelineConfigError(`${where} must be an object with one key, the processor's type, like {"set": {...}}`);
   const [type, options] = Object.entries(entry)[0];
   if (!Object.hasOwn(FACTORIES, type)) {
     throw new PipelineConfigError(`${where}: the processor [${type}] is not supported by the emulator; it runs ${SUPPORTED_PROCESSORS.join(', ')}`);
   }
-  if (!isObject(options)) throw new PipelineConfigError(`${where} (${type}): the processor's options must be an object`);
+  if (!isPlainObject(options)) throw new PipelineConfigError(`${where} (${type}): the processor's options must be an object`);
   const cfg = new ProcessorConfig(type, options, where);
   const tag = cfg.string('tag');
   cfg.string('description');

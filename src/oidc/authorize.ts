@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import express, { type Request, type Response, type Router } from 'express';
-import { runtimeOf, type EmuContext } from '../../context.js';
-import { STATE_REPLACED } from '../../server/events.js';
-import { realmClient, type Tenant } from '../tenant-manager/tenants.js';
+import type { Request, Response } from 'express';
+import { runtimeOf, type EmuContext } from '../context.js';
+import type { Route } from '../contract.js';
+import { STATE_REPLACED } from '../server/events.js';
+import { findRealmClient, type Tenant } from '../services/tenant-manager/tenants.js';
 import { loginPage, type AuthorizeRequest } from './login-page.js';
-import { OAuthError, passwordGrantee, realmOf, type Grantee } from './oauth.js';
+import { OAUTH_BODY_LIMIT, OAuthError, passwordGrantee, realmOf, type Grantee } from './oauth.js';
 
 /** How long an authorization code may wait for its exchange (emulator clock). */
 const CODE_TTL_MS = 60_000;
@@ -33,7 +34,7 @@ const param = (source: Record<string, unknown> | undefined, name: string) => (ty
 /** A public client of the realm: its frontend client (`<realm>-frontend`) or one of its clients. */
 function checkClient(ctx: EmuContext, tenant: Tenant, clientId: string | undefined): string {
   if (!clientId) throw new OAuthError(400, 'invalid_request', 'client_id is required.');
-  if (clientId !== tenant.client_frontend_id && !realmClient(ctx, tenant.id, clientId)) throw new OAuthError(400, 'invalid_client', `Unknown client_id ${clientId} for this realm; its public client is ${tenant.client_frontend_id}.`);
+  if (clientId !== tenant.client_frontend_id && !findRealmClient(ctx, tenant.id, clientId)) throw new OAuthError(400, 'invalid_client', `Unknown client_id ${clientId} for this realm; its public client is ${tenant.client_frontend_id}.`);
   return clientId;
 }
 
@@ -68,33 +69,51 @@ function authorizeRequest(req: Request, ctx: EmuContext, tenant: Tenant, source:
   return { clientId, redirectUri: redirect.href, state: param(source, 'state'), scope: param(source, 'scope'), challenge };
 }
 
-/** `GET .../auth`: the realm's login page. `POST .../auth`: the user's credentials; a redirect with `code` and `state`. */
-export function authorizeRoutes(router: Router, ctx: EmuContext): void {
-  const path = '/realms/:realm/protocol/openid-connect/auth';
-  router.get(path, (req: Request, res: Response) => {
-    const tenant = realmOf(req);
-    const request = authorizeRequest(req, ctx, tenant, req.query as Record<string, unknown>);
-    res.set({ 'Cache-Control': 'no-store' }).type('html').send(loginPage(tenant.realm_name, request));
-  });
-  router.post(path, express.urlencoded({ extended: false, limit: '64kb' }), async (req: Request, res: Response) => {
-    const tenant = realmOf(req);
-    const request = authorizeRequest(req, ctx, tenant, req.body);
-    let grantee: Grantee;
-    try {
-      grantee = await passwordGrantee(req, tenant);
-    } catch (err) {
-      if (!(err instanceof OAuthError)) throw err;
-      res.status(401).set({ 'Cache-Control': 'no-store' }).type('html').send(loginPage(tenant.realm_name, request, { username: param(req.body, 'username'), error: err.message }));
-      return;
-    }
-    const code = randomBytes(32).toString('base64url');
-    codesOf(ctx).set(code, { tenantId: tenant.id, clientId: request.clientId, redirectUri: request.redirectUri, challenge: request.challenge, scope: request.scope, grantee, expiresAt: ctx.clock.now().getTime() + CODE_TTL_MS });
-    const target = new URL(request.redirectUri);
-    target.searchParams.set('code', code);
-    if (request.state !== undefined) target.searchParams.set('state', request.state);
-    res.redirect(302, target.href);
-  });
+const AUTHORIZE_PATH = '/realms/{realm}/protocol/openid-connect/auth';
+
+async function signIn(req: Request, res: Response): Promise<void> {
+  const ctx = req.ctx;
+  const tenant = realmOf(req);
+  const request = authorizeRequest(req, ctx, tenant, req.body);
+  let grantee: Grantee;
+  try {
+    grantee = await passwordGrantee(req, tenant);
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    res.status(401).set({ 'Cache-Control': 'no-store' }).type('html').send(loginPage(tenant.realm_name, request, { username: param(req.body, 'username'), error: err.message }));
+    return;
+  }
+  const code = randomBytes(32).toString('base64url');
+  codesOf(ctx).set(code, { tenantId: tenant.id, clientId: request.clientId, redirectUri: request.redirectUri, challenge: request.challenge, scope: request.scope, grantee, expiresAt: ctx.clock.now().getTime() + CODE_TTL_MS });
+  const target = new URL(request.redirectUri);
+  target.searchParams.set('code', code);
+  if (request.state !== undefined) target.searchParams.set('state', request.state);
+  res.redirect(302, target.href);
 }
+
+/** `GET .../auth`: the realm's login page. `POST .../auth`: the user's credentials; a redirect with `code` and `state`. */
+export const authorizeRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: AUTHORIZE_PATH,
+    scope: null,
+    summary: "The realm's login page (authorization code flow with PKCE)",
+    handler: (req, res) => {
+      const tenant = realmOf(req);
+      const request = authorizeRequest(req, req.ctx, tenant, req.query as Record<string, unknown>);
+      res.set({ 'Cache-Control': 'no-store' }).type('html').send(loginPage(tenant.realm_name, request));
+    },
+  },
+  {
+    method: 'POST',
+    path: AUTHORIZE_PATH,
+    scope: null,
+    summary: "The login form's credentials: a redirect with the code",
+    body: 'form',
+    bodyLimit: OAUTH_BODY_LIMIT,
+    handler: signIn,
+  },
+];
 
 /** `grant_type=authorization_code` at the token endpoint: the code once, with its redirect_uri, client and verifier. */
 export function authorizationCodeGrant(req: Request, tenant: Tenant): { grantee: Grantee; clientId: string; scope?: string } {

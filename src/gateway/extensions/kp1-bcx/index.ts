@@ -1,3 +1,4 @@
+// KP1 extension bcx (binary data): upload tokens for the binary data collection service.
 import { issueUploadToken } from '../../../services/bcx/upload-tokens.js';
 import { optionalObject, type Kp1Extension } from '../../extension.js';
 

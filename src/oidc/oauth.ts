@@ -1,6 +1,9 @@
 import type { Request } from 'express';
-import { iamLogin } from '../iam/login.js';
-import { realmUserLogin, realmUserScopes, tenantByRealm, type Tenant } from '../tenant-manager/tenants.js';
+import { iamLogin } from '../services/iam/login.js';
+import { realmUserLogin, realmUserScopes, findTenantByRealm, type Tenant } from '../services/tenant-manager/tenants.js';
+
+/** The size limit of an OAuth form (the token endpoint, the login form). */
+export const OAUTH_BODY_LIMIT = '64kb';
 
 export class OAuthError extends Error {
   constructor(
@@ -13,7 +16,7 @@ export class OAuthError extends Error {
 }
 
 export function realmOf(req: Request): Tenant {
-  const tenant = tenantByRealm(req.ctx, String(req.params.realm));
+  const tenant = findTenantByRealm(req.ctx, String(req.params.realm));
   if (!tenant) throw new OAuthError(404, 'realm_not_found', `There is no realm ${req.params.realm}; the fixture tenants' realm_name values are the realms.`);
   return tenant;
 }

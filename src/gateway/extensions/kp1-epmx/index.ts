@@ -1,7 +1,9 @@
+// KP1 extension epmx (endpoint metadata): the device side of the endpoint register's metadata.
 import { deleteMetadataKeys, writeMetadata } from '../../../services/epr/endpoints.js';
+import { METADATA_KEY_PATTERN } from '../../../services/epr/schemas.js';
 import { describeValue, invalidPayload, isPlainObject, optionalObject, type Kp1Extension } from '../../extension.js';
 
-const KEY_PATTERN = /^[a-zA-Z0-9_]+$/;
+const KEY_PATTERN = new RegExp(METADATA_KEY_PATTERN);
 
 function checkKey(key: unknown, where: string): string {
   if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {

@@ -3,6 +3,7 @@ import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { Ajv2019 } from 'ajv/dist/2019.js';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonSchema } from '../contract.js';
+import { isPlainObject } from '../store/json-values.js';
 
 /*
  * ajv (a CommonJS tree that takes tens of milliseconds to load) is loaded by the first schema compiled, not when
@@ -27,9 +28,12 @@ function withFormats<T extends Ajv>(instance: T): T {
  * ours: they are not checked against the meta-schema here (compiling it cost every start tens of milliseconds), but
  * once in the tests (test/schemas.test.ts). Nor is the generated code optimised: that pass costs more at start
  * (the fixture sections are compiled at every first start) than it saves a validation (a few nanoseconds).
+ * `useDefaults` fills in what a collection's record schema defaults (an imported endpoint without metadata gets `{}`);
+ * request bodies and fixture sections declare no defaults, so it changes nothing for them.
  */
 let shared: Ajv | undefined;
-const ajv = () => (shared ??= withFormats(newAjv({ allErrors: false, strict: false, validateSchema: false, code: { optimize: false } })));
+const ajv = () =>
+  (shared ??= withFormats(newAjv({ allErrors: false, strict: false, useDefaults: true, validateSchema: false, code: { optimize: false } })));
 
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
@@ -53,6 +57,7 @@ const TYPE_NAMES: Record<string, string> = {
 export function describeSchemaError(error: ErrorObject, root = 'the body'): string {
   const where = error.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : root;
   const params = error.params as Record<string, unknown>;
+  if (error.propertyName !== undefined) return `${where} has a key "${error.propertyName}" that ${error.message}`;
   switch (error.keyword) {
     case 'required':
       return `${error.instancePath ? `${where}.` : ''}${params.missingProperty as string} is required`;
@@ -79,7 +84,7 @@ export function schemaProblem(schema: JsonSchema, value: unknown, root?: string)
  * Throws when it is not a valid JSON Schema; the caller keeps the result for as long as the schema is unchanged.
  */
 export function compileUserSchema(schema: unknown): ValidateFunction {
-  if (typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
+  if (typeof schema !== 'boolean' && !isPlainObject(schema)) {
     throw new Error('a JSON Schema is an object or a boolean');
   }
   // The same schema text comes back at every seed, reset and import: compile it once (an ajv instance is costly).

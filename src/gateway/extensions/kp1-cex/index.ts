@@ -1,3 +1,4 @@
+// KP1 extension cex (command execution): the device side of the command invocation service.
 import { checkCommandType, outstandingCommands, reportResults, type DeviceResult } from '../../../services/cex/commands.js';
 import { describeValue, invalidPayload, isPlainObject, optionalObject, type Kp1Extension } from '../../extension.js';
 

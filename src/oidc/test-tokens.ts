@@ -1,6 +1,6 @@
-import type { EmuContext } from '../../context.js';
-import { DEFAULT_TOKEN_TTL, realmPath, signAccessToken } from '../../auth/tokens.js';
-import { defaultScopes, getTenant, listTenants, platformAdministrator, realmUserScopes, tenantByRealm, type Tenant } from '../tenant-manager/tenants.js';
+import type { EmuContext } from '../context.js';
+import { DEFAULT_TOKEN_TTL, realmPath, signAccessToken } from '../auth/tokens.js';
+import { defaultScopes, findTenant, listTenants, platformAdministrator, realmUserScopes, findTenantByRealm, type Tenant } from '../services/tenant-manager/tenants.js';
 
 export interface TestTokenRequest {
   /** Tenant id or realm name; default: the fixtures' default tenant. */
@@ -15,7 +15,7 @@ export interface TestTokenRequest {
 }
 
 function tenantOf(ctx: EmuContext, wanted: string): Tenant {
-  const tenant = getTenant(ctx, wanted) ?? tenantByRealm(ctx, wanted);
+  const tenant = findTenant(ctx, wanted) ?? findTenantByRealm(ctx, wanted);
   if (tenant) return tenant;
   const known = listTenants(ctx).map((t) => t.id);
   throw new Error(`There is no tenant ${wanted}${known.length ? `; tenants: ${known.join(', ')}` : ' (the state has no tenants: were the fixtures loaded?)'}.`);

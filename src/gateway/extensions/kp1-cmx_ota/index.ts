@@ -1,6 +1,7 @@
+// KP1 extension cmx_ota (software over the air): the device side of the over-the-air orchestrator.
 import { reportSoftwareApplied, softwareFor, softwareOffer } from '../../../services/otao/rollout.js';
 import type { Kp1Extension } from '../../extension.js';
-import { appliedReportOf, configRequestOf } from '../cmx/exchange.js';
+import { appliedReportOf, configRequestOf } from '../kp1-cmx/exchange.js';
 
 /** Software (spec 4): the `cmx` exchange for what the over-the-air orchestrator offers; `configId` is the version. */
 export const cmxOta: Kp1Extension = {

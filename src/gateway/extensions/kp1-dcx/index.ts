@@ -1,3 +1,4 @@
+// KP1 extension dcx (data collection): samples into the endpoint time series service.
 import type { EmuContext } from '../../../context.js';
 import { recordSamplePoints, type SamplePoint } from '../../../services/epts/writes.js';
 import { parseIsoTime } from '../../../services/epts/time.js';

@@ -1,3 +1,4 @@
+// KP1 extension cmx (configuration management): the device side of the endpoint configuration registry.
 import { configurationFor, pushPendingConfiguration, reportApplied } from '../../../services/ecr/device.js';
 import type { Kp1Extension } from '../../extension.js';
 import { appliedReportOf, configRequestOf } from './exchange.js';

@@ -1,3 +1,4 @@
+// KP1 extension tsx (time): the current time for a device.
 import { describeValue, invalidPayload, optionalObject, type Kp1Extension } from '../../extension.js';
 
 const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');

@@ -1,22 +1,26 @@
 import express, { type Request, type Response, type Router } from 'express';
-import type { EmuContext } from '../../context.js';
-import { publicJwk } from '../../auth/keys.js';
-import { expandScopes } from '../../auth/scopes.js';
-import { DEFAULT_TOKEN_TTL, signAccessToken } from '../../auth/tokens.js';
-import { issuerUrl } from '../../server/location.js';
-import { realmClient } from '../tenant-manager/tenants.js';
+import type { EmuContext } from '../context.js';
+import { publicJwk } from '../auth/keys.js';
+import { expandScopes } from '../auth/scopes.js';
+import { DEFAULT_TOKEN_TTL, signAccessToken } from '../auth/tokens.js';
+import { issuerUrl } from '../server/location.js';
+import { percentDecoded } from '../server/percent-decoding.js';
+import type { Route } from '../contract.js';
+import { routeTableRouter } from '../server/router.js';
+import { findRealmClient } from '../services/tenant-manager/tenants.js';
 import { authorizationCodeGrant, authorizeRoutes } from './authorize.js';
-import { OAuthError, passwordGrantee, realmOf, type Grantee } from './oauth.js';
+import { OAUTH_BODY_LIMIT, OAuthError, passwordGrantee, realmOf, type Grantee } from './oauth.js';
 
 function clientCredentials(req: Request): { id?: string; secret?: string } {
   const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
   if (basic) {
-    const [id, ...rest] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
-    try {
-      return { id: decodeURIComponent(id), secret: decodeURIComponent(rest.join(':')) };
-    } catch {
+    const [rawId, ...rest] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
+    const id = percentDecoded(rawId);
+    const secret = percentDecoded(rest.join(':'));
+    if (id === undefined || secret === undefined) {
       throw new OAuthError(401, 'invalid_client', 'The Basic credentials are not valid percent-encoded client_id:client_secret.');
     }
+    return { id, secret };
   }
   return { id: req.body?.client_id, secret: req.body?.client_secret };
 }
@@ -35,7 +39,7 @@ async function token(req: Request, res: Response): Promise<void> {
   const tenant = realmOf(req);
   const grant = req.body?.grant_type;
   const { id: clientId, secret } = clientCredentials(req);
-  const client = clientId ? realmClient(ctx, tenant.id, clientId) : undefined;
+  const client = clientId ? findRealmClient(ctx, tenant.id, clientId) : undefined;
   // The realm's frontend client is public: it has no secret and serves the password grant only.
   const frontend = clientId !== undefined && clientId === tenant.client_frontend_id;
   let grantee: Grantee;
@@ -74,39 +78,60 @@ async function token(req: Request, res: Response): Promise<void> {
   });
 }
 
+function discovery(req: Request, res: Response): void {
+  const issuer = issuerUrl(req, realmOf(req).realm_name);
+  res.json({
+    issuer,
+    authorization_endpoint: `${issuer}/protocol/openid-connect/auth`,
+    token_endpoint: `${issuer}/protocol/openid-connect/token`,
+    jwks_uri: `${issuer}/protocol/openid-connect/certs`,
+    grant_types_supported: ['client_credentials', 'password', 'authorization_code'],
+    response_types_supported: ['code'],
+    code_challenge_methods_supported: ['S256'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['RS256'],
+    token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+  });
+}
+
+/** Under `/auth`: the realm's endpoints, open by nature (a token is what they give). */
+const oidcRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/realms/{realm}/.well-known/openid-configuration',
+    scope: null,
+    summary: "The realm's OpenID Connect discovery document",
+    handler: discovery,
+  },
+  {
+    method: 'GET',
+    path: '/realms/{realm}/protocol/openid-connect/certs',
+    scope: null,
+    summary: "The realm's signing keys (JWKS)",
+    handler: (req, res) => {
+      realmOf(req);
+      res.json({ keys: [publicJwk(req.ctx.keys)] });
+    },
+  },
+  ...authorizeRoutes,
+  {
+    method: 'POST',
+    path: '/realms/{realm}/protocol/openid-connect/token',
+    scope: null,
+    summary: 'A token: client_credentials, password or authorization_code',
+    body: 'form',
+    bodyLimit: OAUTH_BODY_LIMIT,
+    handler: token,
+  },
+];
+
 /** The OpenID Connect issuer of every tenant's realm, at the paths OIDC client libraries expect. */
 export function oidcRouter(ctx: EmuContext): Router {
-  const router = express.Router();
-  router.get('/realms/:realm/.well-known/openid-configuration', (req, res) => {
-    const issuer = issuerUrl(req, realmOf(req).realm_name);
-    res.json({
-      issuer,
-      authorization_endpoint: `${issuer}/protocol/openid-connect/auth`,
-      token_endpoint: `${issuer}/protocol/openid-connect/token`,
-      jwks_uri: `${issuer}/protocol/openid-connect/certs`,
-      grant_types_supported: ['client_credentials', 'password', 'authorization_code'],
-      response_types_supported: ['code'],
-      code_challenge_methods_supported: ['S256'],
-      subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: ['RS256'],
-      token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
-    });
-  });
-  router.get('/realms/:realm/protocol/openid-connect/certs', (req, res) => {
-    realmOf(req);
-    res.json({ keys: [publicJwk(ctx.keys)] });
-  });
-  authorizeRoutes(router, ctx);
-  router.post(
-    '/realms/:realm/protocol/openid-connect/token',
-    express.urlencoded({ extended: false, limit: '64kb' }),
-    express.json({ limit: '64kb' }),
-    token,
-  );
+  const router = express.Router().use(routeTableRouter(ctx, oidcRoutes));
+  // OAuth's own error shape (RFC 6749 5.2), with the `message` every answer of the emulator has.
   router.use((err: unknown, _req: Request, res: Response, next: express.NextFunction) => {
     if (!(err instanceof OAuthError)) return next(err);
     res.status(err.status).json({ error: err.error, error_description: err.message, message: err.message });
   });
   return router;
 }
-

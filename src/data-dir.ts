@@ -1,0 +1,56 @@
+import { resolve } from 'node:path';
+import { resolveConfig } from './config.js';
+import type { TokenOptions } from './handle.js';
+import type { issueTestToken } from './oidc/test-tokens.js';
+import type { StateDocument } from './store/index.js';
+
+// The emulator's modules load with the first directory opened, not with this module: `token --admin` needs none of them.
+
+/** The data directory of an emulator that is not running, opened without starting one. */
+export interface StoppedEmulator {
+  /** The whole state, as `GET /_emu/state` answers it: secrets read `<redacted>` unless `includeSecrets`. */
+  exportState(options?: { includeSecrets?: boolean }): StateDocument;
+  /** Replaces the whole state with a state document or a fixture file, as `PUT /_emu/state` does; `source` names it in errors. */
+  importState(input: unknown, source: string): Promise<void>;
+  /** A test token signed with the directory's key, as `RunningEmulator.token` signs one; its issuer names `baseUrl`. */
+  token(request: TokenOptions & { baseUrl: string }): ReturnType<typeof issueTestToken>;
+  /** Ends the services' timers and closes the state (and its lock). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a data directory as `fixtures export`, `fixtures import` and `token` do when no emulator holds it. Opened
+ * to write, one that a live emulator holds is refused (its lock); `readOnly` (export, tokens) reads what is on disk.
+ */
+export async function openDataDir(dataDir: string, options: { readOnly?: boolean; log?: (message: string) => void } = {}): Promise<StoppedEmulator> {
+  const log = options.log ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
+  const [{ importState }, { openContext, tearDownServices }, { exportedState }, { issueTestToken }] = await Promise.all([
+    import('./emulator/state.js'),
+    import('./emulator/context.js'),
+    import('./server/control/secrets.js'),
+    import('./oidc/test-tokens.js'),
+  ]);
+  const ctx = await openContext(resolveConfig({ dataDir: resolve(dataDir) }), log, options.readOnly ?? false);
+  return {
+    exportState: (options) => exportedState(ctx, options),
+    importState: (input, source) => importState(ctx, input, source),
+    token: (request) => issueTestToken(ctx, request),
+    close: async () => {
+      try {
+        await tearDownServices(ctx);
+      } finally {
+        await ctx.store.close();
+      }
+    },
+  };
+}
+
+/**
+ * A token of the control plane (scope `emulator:admin`) signed with the directory's key, as a running emulator on it
+ * accepts; undefined where the directory has no key yet (an emulator in memory keeps its admin token in its lock).
+ */
+export async function adminTokenOf(dataDir: string): Promise<string | undefined> {
+  const [{ readKey }, { signAdminToken }] = await Promise.all([import('./auth/keys.js'), import('./auth/tokens.js')]);
+  const key = await readKey(resolve(dataDir));
+  return key ? signAdminToken(key, new Date()) : undefined;
+}

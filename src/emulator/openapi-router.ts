@@ -1,0 +1,17 @@
+import { Router } from 'express';
+import { realmPath } from '../auth/tokens.js';
+import type { EmuContext } from '../context.js';
+import { openApiDocument } from '../server/openapi.js';
+import { services } from '../services/index.js';
+import { findTenant } from '../services/tenant-manager/tenants.js';
+import { VERSION } from '../version.js';
+
+const tenantRealm = (ctx: EmuContext) => findTenant(ctx, ctx.defaultTenantId())?.realm_name ?? ctx.defaultTenantId();
+
+/** `GET /_emu/openapi.json`, addressed to the host the caller used. */
+export function openApiRouter(ctx: EmuContext): Router {
+  return Router().get('/', (req, res) => {
+    const base = `${req.protocol}://${req.get('host')}`;
+    res.json(openApiDocument(services, { version: VERSION, serverUrl: base, tokenUrl: `${base}${realmPath(tenantRealm(ctx))}/protocol/openid-connect/token` }));
+  });
+}

@@ -1,0 +1,102 @@
+import { resolve } from 'node:path';
+import { VirtualClock } from '../clock.js';
+import { DEFAULT_FIXTURES } from '../config.js';
+import type { EmuContext } from '../context.js';
+import { readJsonFile, seedFixture, type SeedOptions } from '../seed/load.js';
+import { validateStateDocument } from '../seed/validate.js';
+import { keepStoredSecrets } from '../server/control/secrets.js';
+import { STATE_REPLACED } from '../server/events.js';
+import { faultsOf } from '../server/faults.js';
+import { services } from '../services/index.js';
+import { Store, type StateDocument } from '../store/index.js';
+import { createContext, setUpServices, tearDownServices } from './context.js';
+
+/** Builds the state a fixture describes in a scratch store, so that a bad record changes nothing. */
+async function stateFromFixture(ctx: EmuContext, fixture: unknown, source: string, options?: SeedOptions): Promise<StateDocument> {
+  const scratch = createContext(ctx.config, await Store.open({ inMemory: true }), undefined, ctx.log);
+  // Dated by the emulator's clock: a fixture imported at a set time has records of that time.
+  scratch.clock = ctx.clock;
+  await setUpServices(scratch);
+  await seedFixture(scratch, fixture, source, options);
+  return scratch.store.exportDocument();
+}
+
+/**
+ * A state document (`fixtures export`) or a fixture file, checked before anything is replaced. Secrets an export
+ * redacted keep their stored values.
+ */
+export async function documentFromImport(ctx: EmuContext, input: unknown, source: string): Promise<StateDocument> {
+  const looksLikeState = typeof input === 'object' && input !== null && 'collections' in input;
+  return looksLikeState
+    ? keepStoredSecrets(validateStateDocument(input, services, source), ctx.store, services, source)
+    : stateFromFixture(ctx, input, source);
+}
+
+/** The document with every id counter at least where the current state has it: an id is never handed out twice. */
+function keepCounters(ctx: EmuContext, document: StateDocument): StateDocument {
+  const counters = { ...document.counters };
+  for (const [name, value] of Object.entries(ctx.store.exportDocument().counters)) if (value > (counters[name] ?? 0)) counters[name] = value;
+  return { ...document, counters };
+}
+
+/** The state `--fixtures` describes (undefined for `none`). */
+async function fixtureState(ctx: EmuContext): Promise<StateDocument | undefined> {
+  if (ctx.config.fixtures === 'none') return undefined;
+  const path = resolve(ctx.config.fixtures);
+  const input = await readJsonFile(path, 'fixture file');
+  // The package's own fixtures are checked against their schemas by the tests, not at every start (docs/fixtures.md).
+  return path === DEFAULT_FIXTURES ? stateFromFixture(ctx, input, path, { schemasChecked: true }) : documentFromImport(ctx, input, path);
+}
+
+const EMPTY_STATE: StateDocument = { schemaVersion: 1, seq: 0, counters: {}, collections: {} };
+
+const replacing = new WeakMap<EmuContext, Promise<unknown>>();
+
+/**
+ * Runs whole-state changes (reset, import, restore) one at a time, in the order they were asked: two resets at
+ * once end in the state the later one asked for, never a mix.
+ */
+function exclusive<T>(ctx: EmuContext, work: () => Promise<T>): Promise<T> {
+  const done = (replacing.get(ctx) ?? Promise.resolve()).then(work, work);
+  replacing.set(ctx, done.catch(() => undefined));
+  return done;
+}
+
+/** Replaces the whole state (counters kept), then restarts every service's runtime (timers, waiters) on it. */
+async function replaceNow(ctx: EmuContext, document: StateDocument): Promise<void> {
+  await tearDownServices(ctx);
+  try {
+    await ctx.store.replace(keepCounters(ctx, document));
+    ctx.events.emit(STATE_REPLACED);
+  } finally {
+    // Also when the state could not be replaced: the services run again on the state that stayed.
+    await setUpServices(ctx);
+  }
+}
+
+export const replaceState = (ctx: EmuContext, document: StateDocument) => exclusive(ctx, () => replaceNow(ctx, document));
+
+/** `PUT /_emu/state`: a state document or fixture file, checked against the state it replaces (secrets kept). */
+export const importState = (ctx: EmuContext, input: unknown, source: string) =>
+  exclusive(ctx, async () => replaceNow(ctx, await documentFromImport(ctx, input, source)));
+
+/** Back to the fixtures (or empty): the real clock again, no faults; the journal and id counters go on. */
+export function resetState(ctx: EmuContext, options: { empty?: boolean } = {}): Promise<void> {
+  return exclusive(ctx, async () => {
+    faultsOf(ctx).clear();
+    if (ctx.clock instanceof VirtualClock) await ctx.clock.real();
+    const document = options.empty ? undefined : await fixtureState(ctx);
+    await replaceNow(ctx, document ?? EMPTY_STATE);
+  });
+}
+
+/** The state a start begins with: the `--import` file, else (for a new data directory) the fixtures. */
+export async function initialState(ctx: EmuContext, importPath: string | undefined): Promise<void> {
+  if (importPath) {
+    const path = resolve(importPath);
+    await ctx.store.replace(await documentFromImport(ctx, await readJsonFile(path, 'import file'), path));
+  } else if (ctx.store.isEmpty()) {
+    const seed = await fixtureState(ctx);
+    if (seed) await ctx.store.replace(seed);
+  }
+}

@@ -1,0 +1,54 @@
+import type { Aedes, Client, PublishPacket } from 'aedes';
+import type { DevicePush, EmuContext } from '../context.js';
+import { receivesBySubscription, type applyBrokerRules } from './broker-rules.js';
+import { sessionsOf, type QoS } from './sessions.js';
+import { KP1_ROOT } from './topics.js';
+
+/** Pushes the platform publishes without a request go out at least once. */
+const PUSH_QOS: QoS = 1;
+const noop = () => undefined;
+
+/**
+ * Publishes the gateway's replies and pushes once the broker runs (before the first connection nobody could get
+ * them). Like the platform's KP1 server, a message reaches the connection that speaks for the endpoint even when it
+ * never subscribed: it is published to the subscriptions that name the token, and handed to that connection
+ * directly only when none of its own does (never twice).
+ */
+export class MqttDelivery {
+  private broker: Aedes | undefined;
+  private rules: ReturnType<typeof applyBrokerRules> | undefined;
+
+  attach(broker: Aedes, rules: ReturnType<typeof applyBrokerRules>): void {
+    this.broker = broker;
+    this.rules = rules;
+  }
+
+  deliver(topic: string, payload: unknown, qos: QoS, client: Client | undefined): void {
+    const { broker, rules } = this;
+    if (!broker || !rules) return;
+    const body = Buffer.from(JSON.stringify(payload));
+    // aedes drops a message for a client that already got one with a higher publish number from the same broker id
+    // (its dedupe of overlapping subscriptions), and a QoS 1 or 2 publish reaches the subscribers a turn after a QoS 0
+    // one or a direct delivery made later (aedes issue #994). So the gateway numbers its messages under broker ids
+    // of their own, one per way they travel, each of which keeps its order: a push is never lost to a later reply.
+    const packet = (route: 'subscribers' | 'direct') =>
+      ({ cmd: 'publish', topic, payload: body, qos, retain: false, dup: false, brokerId: `${broker.id}/kp1-${route}-${qos === 0 ? 'qos0' : 'qos12'}` }) as PublishPacket;
+    broker.publish(packet('subscribers'), noop);
+    if (client && !client.closed && !receivesBySubscription(client, topic)) rules.handOver(client, packet('direct'));
+  }
+}
+
+/** `ctx.devices` over MQTT: a push to the endpoint's status topic unless it muted it, and to each observer's request. */
+export function mqttDevicePush(ctx: EmuContext, delivery: MqttDelivery): DevicePush {
+  const sessions = sessionsOf(ctx);
+  return {
+    push(endpoint, extension, resource, payload) {
+      const session = sessions.byEndpoint.get(endpoint.endpointId);
+      const key = `${extension}/${resource}`;
+      const base = `${KP1_ROOT}/${endpoint.appVersion.name}/${extension}/${endpoint.token}/${resource}`;
+      if (session?.client) session.pushed.add(key);
+      if (!session?.muted.has(key)) delivery.deliver(`${base}/status`, payload, PUSH_QOS, session?.client);
+      for (const [requestId, qos] of session?.observers.get(key) ?? []) delivery.deliver(`${base}/${requestId}/status`, payload, qos, session?.client);
+    },
+  };
+}

@@ -1,0 +1,14 @@
+import type { StateDocument } from '../../store/index.js';
+
+/** What the control plane needs from the emulator that the server floor cannot do itself. */
+export interface ControlHooks {
+  health: () => Record<string, unknown> & { ready: boolean };
+  /** `PUT /_emu/state`: a state document or a fixture file, validated, secrets kept where redacted. */
+  importState: (input: unknown) => Promise<void>;
+  /** Replaces the whole state with a checked document (snapshot restore), counters kept. */
+  replaceState: (document: StateDocument) => Promise<void>;
+  /** Back to the fixtures (or empty), real clock, no faults. */
+  reset: (options: { empty?: boolean }) => Promise<void>;
+  /** `POST /_emu/token`: a signed test token; throws with a reason a person can act on. */
+  issueToken: (request: { tenant?: string; scopes?: string[]; platform?: boolean; ttlSeconds?: number }) => unknown;
+}

@@ -1,0 +1,48 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { adminTokenOf, openDataDir, readEmulatorLock, startEmulator, type JournalEntry } from '../src/index.js';
+
+const secretsOf = (document: { collections: Record<string, Record<string, Record<string, unknown>>> }) =>
+  Object.values(document.collections['realm-clients']).map((client) => client.secret);
+
+describe('an emulator a program did not start, or one that is not running (docs/api.md)', () => {
+  it('finds a running one by its lock, hears its requests, exports it; then opens the stopped directory', async () => {
+    const dataDir = join(await mkdtemp(join(tmpdir(), 'data-dir-')), 'state');
+    const emulator = await startEmulator({ port: 0, mqttPort: 0, dataDir, log: () => undefined });
+    try {
+      expect(readEmulatorLock(dataDir)).toMatchObject({ pid: process.pid });
+
+      const heard: JournalEntry[] = [];
+      const stopHearing = emulator.onRequest((entry) => heard.push(entry));
+      expect((await fetch(`${emulator.url}/epr/api/v1/endpoints/meter-001`)).status).toBe(200);
+      stopHearing();
+      await fetch(`${emulator.url}/epr/api/v1/endpoints`);
+      expect(heard.map((entry) => entry.path)).toEqual(['/epr/api/v1/endpoints/meter-001']);
+
+      expect(secretsOf(emulator.exportState())).toContain('<redacted>');
+      expect(secretsOf(emulator.exportState({ includeSecrets: true }))).not.toContain('<redacted>');
+      await expect(openDataDir(dataDir, { log: () => undefined })).rejects.toThrow(/is in use by/);
+    } finally {
+      await emulator.stop();
+    }
+    expect(readEmulatorLock(dataDir)).toBeUndefined();
+
+    const stopped = await openDataDir(dataDir, { log: () => undefined });
+    try {
+      const exported = stopped.exportState();
+      expect(Object.keys(exported.collections.endpoints)).toContain('meter-001');
+      expect(secretsOf(exported)).toContain('<redacted>');
+      const { token, tenantId } = stopped.token({ baseUrl: 'http://127.0.0.1:8080' });
+      expect(token).toMatch(/^ey/);
+      expect(tenantId).toBe('acme');
+      delete (exported.collections.endpoints as Record<string, unknown>)['meter-001'];
+      await stopped.importState(exported, 'the edited export');
+      expect(Object.keys(stopped.exportState().collections.endpoints)).not.toContain('meter-001');
+    } finally {
+      await stopped.close();
+    }
+    expect(await adminTokenOf(dataDir)).toMatch(/^ey/);
+  });
+});
