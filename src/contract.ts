@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import type { FromSchema as FromSchemaOf, JSONSchema } from 'json-schema-to-ts';
 import type { SigningKey } from './auth/keys.js';
 import type { EventEmitter } from 'node:events';
 import type { EmulatorConfig } from './config.js';
@@ -16,6 +17,27 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** A JSON Schema (ajv, draft-07 keywords plus `format`) for a request body, a query parameter or a record. */
 export type JsonSchema = Record<string, unknown>;
 
+/**
+ * The TypeScript type of what a JSON Schema written `as const` accepts (json-schema-to-ts, type-level only): stored
+ * records and request bodies take their types from their schemas (docs/adding-a-service.md, "Types from schemas").
+ * A field with a `default` is required in the type, as the record check fills defaults in; body schemas have none.
+ */
+export type FromSchema<S extends JSONSchema> = FromSchemaOf<S>;
+
+/** The request a handler receives once the server checked its body against the route's `bodySchema`. */
+export type BodyRequest<Body> = Request<Request['params'], any, Body>;
+
+/** A JSON Schema that carries, for the compiler only, the type of what it accepts (`typedSchema`); never set. */
+export type BodySchema<Body> = JsonSchema & { readonly '~body'?: Body };
+
+/**
+ * A request body's schema with its type attached, for `route`: `typedSchema({ type: 'object', ... })`. The object is
+ * the schema itself (no runtime change); `FromSchema<typeof schema>` names its type.
+ */
+export function typedSchema<const S extends JSONSchema & object>(schema: S): S & BodySchema<FromSchema<S>> {
+  return schema as S & BodySchema<FromSchema<S>>;
+}
+
 /** A query parameter, for the OpenAPI document and `call --list`; handlers read it with `src/server/params.ts`. */
 export interface QueryParam {
   name: string;
@@ -25,8 +47,8 @@ export interface QueryParam {
   schema?: JsonSchema;
 }
 
-/** One operation of a service, exactly as the spec lists it. */
-export interface Route {
+/** One operation of a service, exactly as the spec lists it; `Body` is what its `bodySchema` accepts (see `route`). */
+export interface Route<Body = any> {
   method: HttpMethod;
   /** Path under `/{prefix}/api/v1`, written as in the spec: `/endpoints/{endpointId}`. */
   path: string;
@@ -70,7 +92,15 @@ export interface Route {
   location?: true;
   /** The answer carries `ETag` (and `Last-Modified` where known), and `If-None-Match` can answer 304. */
   etag?: true;
-  handler: (req: Request, res: Response) => unknown;
+  handler: (req: BodyRequest<Body>, res: Response) => unknown;
+}
+
+/**
+ * A route whose handler's `req.body` has the type its `bodySchema` accepts (a `typedSchema`): an inline handler's
+ * `req.body` is typed, and a named handler that declares another body type is an error.
+ */
+export function route<Body>(entry: Route<Body> & { bodySchema: BodySchema<Body> }): Route<Body> {
+  return entry;
 }
 
 export interface FixtureSection {
@@ -151,20 +181,30 @@ export interface ServiceDescriptor {
 export const ID_PATTERN = '^(?!\\.{1,2}$)[a-zA-Z0-9._~-]+$';
 
 /** A date-time as the emulator stores them (`toISOString()`); other ISO 8601 offsets are read too. */
-export const DATE_TIME: JsonSchema = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$' };
+export const DATE_TIME = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$' } as const;
 
 /**
  * Schema of a stored record owned by a tenant: an object with its `tenantId` and the `required` fields,
  * each a string unless `properties` gives its schema (`properties` may also describe optional fields).
  */
-export function tenantRecord(required: string[], properties: Record<string, JsonSchema> = {}): JsonSchema {
+export function tenantRecord<const R extends readonly string[], const P extends Record<string, JSONSchema> = {}>(
+  required: R,
+  properties: P = {} as P,
+): TenantRecordSchema<R, P> {
   const fields = ['tenantId', ...required];
   return {
     type: 'object',
     required: fields,
     properties: { ...Object.fromEntries(fields.map((f) => [f, { type: 'string' }])), ...properties },
-  };
+  } as unknown as TenantRecordSchema<R, P>;
 }
+
+/** What `tenantRecord` returns, spelled out for `FromSchema`. */
+export type TenantRecordSchema<R extends readonly string[], P> = {
+  type: 'object';
+  required: ['tenantId', ...R];
+  properties: { [K in 'tenantId' | R[number] | keyof P]: K extends keyof P ? P[K] : { type: 'string' } };
+};
 
 /** Every collection and series the services declare: the only ones their store lets them write. */
 export function declaredCollections(services: readonly ServiceDescriptor[]): string[] {

@@ -19,7 +19,7 @@ const HASH = new RegExp(PASSWORD_HASH_PATTERN);
 export const isPasswordHash = (value: string): boolean => HASH.test(value);
 
 /** A collection's record schema whose `passwordHash` must be a hash: a state import cannot bring a clear password in. */
-export function withPasswordHash(schema: Record<string, unknown>): Record<string, unknown> {
+export function withPasswordHash<S extends Record<string, unknown>>(schema: S): S {
   const properties = (schema.properties ?? {}) as Record<string, unknown>;
   return { ...schema, properties: { ...properties, passwordHash: { type: 'string', pattern: PASSWORD_HASH_PATTERN } } };
 }

@@ -1,31 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
-import { collection, type StoredRecord } from '../../store/index.js';
+import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
+import type { applicationRecord, appVersionRecord, NamedInput } from './schemas.js';
 
 export const APPLICATIONS = collection<Application>('applications')
   .index('tenant', (a) => a.tenantId);
 export const APP_VERSIONS = collection<AppVersion>('app-versions')
   .index('app', (v) => v.appName);
 
-export interface Application extends StoredRecord {
-  tenantId: string;
-  name: string;
-  displayName?: string;
-  description?: string;
-  createdDate: string;
-  updatedDate: string;
-}
-
-export interface AppVersion extends StoredRecord {
-  tenantId: string;
-  appName: string;
-  name: string;
-  displayName?: string;
-  description?: string;
-  createdDate: string;
-  updatedDate: string;
-}
+export type Application = FromSchema<typeof applicationRecord>;
+export type AppVersion = FromSchema<typeof appVersionRecord>;
 
 /** An application of the tenant; another tenant's is as absent as one that does not exist. */
 export function findApplication(ctx: EmuContext, tenantId: string, name: string): Application | undefined {
@@ -77,12 +63,7 @@ function generatedName(ctx: EmuContext): string {
   }
 }
 
-/** The body of `POST /applications` or `.../versions`, after its schema. */
-export interface NamedInput {
-  name?: string | null;
-  displayName?: string | null;
-  description?: string | null;
-}
+export type { NamedInput };
 
 const text = (value: string | null | undefined) => value ?? undefined;
 

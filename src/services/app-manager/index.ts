@@ -1,6 +1,6 @@
 // Application manager (app-manager): applications and their versions, service instances.
-import { DATE_TIME, ID_PATTERN, tenantRecord, type ServiceDescriptor } from '../../contract.js';
-import { APP_NAME_PATTERN } from './schemas.js';
+import type { ServiceDescriptor } from '../../contract.js';
+import { applicationRecord, appVersionRecord } from './schemas.js';
 import { applicationFixtures, serviceInstanceFixtures } from './fixtures.js';
 import { routes } from './routes.js';
 
@@ -10,21 +10,8 @@ export const appManager: ServiceDescriptor = {
   serviceGroup: 'admin',
   routes,
   collections: {
-    applications: tenantRecord(['name', 'createdDate', 'updatedDate'], {
-      name: { type: 'string', pattern: APP_NAME_PATTERN },
-      displayName: { type: 'string' },
-      description: { type: 'string' },
-      createdDate: DATE_TIME,
-      updatedDate: DATE_TIME,
-    }),
-    'app-versions': tenantRecord(['appName', 'name', 'createdDate', 'updatedDate'], {
-      appName: { type: 'string', pattern: APP_NAME_PATTERN },
-      name: { type: 'string', pattern: ID_PATTERN },
-      displayName: { type: 'string' },
-      description: { type: 'string' },
-      createdDate: DATE_TIME,
-      updatedDate: DATE_TIME,
-    }),
+    applications: applicationRecord,
+    'app-versions': appVersionRecord,
     'service-instances': {
       type: 'object',
       required: ['name'],

@@ -3,8 +3,8 @@ import { PLATFORM_SCOPE } from '../../auth/scopes.js';
 import { badRequest, HttpError, notFound } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
 import { pathParam, queryList, queryString } from '../../server/params.js';
-import type { QueryParam, Route } from '../../contract.js';
-import { applicationCreateSchema, versionCreateSchema } from './schemas.js';
+import { route, type BodyRequest, type QueryParam, type Route } from '../../contract.js';
+import { applicationCreateSchema, versionCreateSchema, type NamedInput } from './schemas.js';
 import { findTenant } from '../tenant-manager/tenants.js';
 import {
   createApplication,
@@ -47,7 +47,7 @@ function targetTenant(req: Request): string {
   return asked;
 }
 
-async function create(req: Request, res: Response) {
+async function create(req: BodyRequest<NamedInput>, res: Response) {
   const app = await createApplication(req.ctx, targetTenant(req), req.body, req.ctx.config.compat['app-manager'] === '1');
   res.status(201).location(locationOf(req, 'applications', app.name)).json(presentApplication(req, app));
 }
@@ -64,7 +64,7 @@ function getOne(req: Request, res: Response) {
   res.json(presentApplication(req, app));
 }
 
-async function createVersionRoute(req: Request, res: Response) {
+async function createVersionRoute(req: BodyRequest<NamedInput>, res: Response) {
   const version = await createVersion(req.ctx, req.principal.tenantId, pathParam(req, 'appName'), req.body);
   res.status(201).location(locationOf(req, 'applications', version.appName, 'versions', version.name)).json(presentVersion(version));
 }
@@ -96,7 +96,7 @@ export const routes: Route[] = [
     handler: (req, res) => res.json(serviceInstances(req.ctx, includes(req))),
   },
   { method: 'GET', path: '/service-instances/{serviceInstanceName}', scope: null, summary: 'Get a service instance', query: [includeParam], handler: instance },
-  {
+  route({
     method: 'POST',
     path: '/applications',
     scope: CREATE_SCOPE,
@@ -106,10 +106,10 @@ export const routes: Route[] = [
     bodySchema: applicationCreateSchema,
     successStatus: 201,
     handler: create,
-  },
+  }),
   { method: 'GET', path: '/applications', scope: 'application:read', summary: 'List applications with their versions', query: [tenantParam], handler: list },
   { method: 'GET', path: '/applications/{appName}', scope: 'application:read', summary: 'Get an application with its versions', handler: getOne },
-  {
+  route({
     method: 'POST',
     path: '/applications/{appName}/versions',
     scope: 'application:update',
@@ -119,7 +119,7 @@ export const routes: Route[] = [
     bodySchema: versionCreateSchema,
     successStatus: 201,
     handler: createVersionRoute,
-  },
+  }),
   { method: 'GET', path: '/applications/{appName}/versions/{versionName}', scope: 'application:read', summary: 'Get an application version (emulator addition)', addition: true, handler: getVersion },
 ];
 

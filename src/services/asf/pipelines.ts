@@ -1,21 +1,19 @@
 import type { EmuContext } from '../../context.js';
 import { badRequest, notFound } from '../../server/errors.js';
-import { collection, type StoredRecord } from '../../store/index.js';
+import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
+import type { pipelineRecord } from './schemas.js';
 import { PipelineConfigError } from './ingest/config.js';
 import type { SimulatedDocInput } from './ingest/document.js';
 import { compilePipeline, simulate, type CompiledPipeline, type PipelineDefinition } from './ingest/pipeline.js';
 
 export const PIPELINES = collection<StoredPipeline>('ingest-pipelines');
 
-export interface StoredPipeline extends StoredRecord {
-  tenantId: string;
-  pipelineId: string;
-  /** The name the search engine stores it under: the tenant's identifier, `-`, the pipeline's id (spec 2). */
-  storedName: string;
-  definition: PipelineDefinition;
-  createdAt: string;
-  updatedAt: string;
-}
+/**
+ * `storedName`: the name the search engine stores it under: the tenant's identifier, `-`, the pipeline's id (spec 2).
+ * The record schema leaves `definition` out (describing it would refuse imports it takes today), so the type adds it.
+ */
+export type StoredPipeline = FromSchema<typeof pipelineRecord> & { definition: PipelineDefinition };
 
 const recordId = (tenantId: string, pipelineId: string) => `${tenantId}/${encodeURIComponent(pipelineId)}`;
 export const storedName = (tenantId: string, pipelineId: string) => `${tenantId}-${pipelineId}`;

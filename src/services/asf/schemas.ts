@@ -1,10 +1,10 @@
-import type { JsonSchema } from '../../contract.js';
+import { tenantRecord, typedSchema, type FromSchema } from '../../contract.js';
 
 export const MAX_PROCESSORS = 1000;
 export const MAX_SIMULATED_DOCS = 1000;
 
 /** An ingest pipeline (spec 2: `{ processors }`), with the search engine's other pipeline fields. */
-export const pipelineSchema: JsonSchema = {
+export const pipelineSchema = typedSchema({
   type: 'object',
   required: ['processors'],
   properties: {
@@ -15,9 +15,9 @@ export const pipelineSchema: JsonSchema = {
     _meta: { type: 'object' },
   },
   additionalProperties: false,
-};
+});
 
-const simulatedDocSchema: JsonSchema = {
+const simulatedDocSchema = {
   type: 'object',
   required: ['_source'],
   properties: {
@@ -29,22 +29,30 @@ const simulatedDocSchema: JsonSchema = {
     _source: { type: 'object' },
   },
   additionalProperties: false,
-};
+} as const;
 
-const docs: JsonSchema = { type: 'array', minItems: 1, maxItems: MAX_SIMULATED_DOCS, items: simulatedDocSchema };
+const docs = { type: 'array', minItems: 1, maxItems: MAX_SIMULATED_DOCS, items: simulatedDocSchema } as const;
 
 /** `POST /_ingest/pipeline/simulate/{pipelineID}`: the stored pipeline runs; a `pipeline` in the body is ignored, as the search engine does. */
-export const storedSimulationSchema: JsonSchema = {
+export const storedSimulationSchema = typedSchema({
   type: 'object',
   required: ['docs'],
   properties: { docs, pipeline: {} },
   additionalProperties: false,
-};
+});
 
 /** `POST /_ingest/pipeline/simulate/`: the pipeline comes with the documents. */
-export const inlineSimulationSchema: JsonSchema = {
+export const inlineSimulationSchema = typedSchema({
   type: 'object',
   required: ['pipeline', 'docs'],
   properties: { docs, pipeline: pipelineSchema },
   additionalProperties: false,
-};
+});
+
+/** A stored or inline pipeline: `{ processors, on_failure?, description?, version? }`. */
+export type PipelineDefinition = FromSchema<typeof pipelineSchema>;
+export type SimulatedDocInput = FromSchema<typeof simulatedDocSchema>;
+export type StoredSimulation = FromSchema<typeof storedSimulationSchema>;
+export type InlineSimulation = FromSchema<typeof inlineSimulationSchema>;
+
+export const pipelineRecord = tenantRecord(['pipelineId', 'storedName', 'createdAt', 'updatedAt']);

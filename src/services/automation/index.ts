@@ -1,9 +1,10 @@
 // Automation connector (automation): notification recipients and the e-mail the platform would send them.
-import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
+import type { ServiceDescriptor } from '../../contract.js';
 import { mailControlRouter } from './control.js';
 import { CAPTURED_MAIL, releaseMailWaiters } from './mail.js';
 import { RECIPIENTS } from './recipients.js';
 import { routes } from './routes.js';
+import { capturedMailRecord, recipientRecord } from './schemas.js';
 
 export const automationConnector: ServiceDescriptor = {
   prefix: 'automation',
@@ -11,8 +12,8 @@ export const automationConnector: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    [RECIPIENTS.name]: tenantRecord(['notificationType', 'recipient', 'state', 'verificationToken', 'createdAt', 'updatedAt']),
-    [CAPTURED_MAIL.name]: tenantRecord(['to', 'subject', 'text', 'sentAt']),
+    [RECIPIENTS.name]: recipientRecord,
+    [CAPTURED_MAIL.name]: capturedMailRecord,
   },
   controlPlane: mailControlRouter,
   teardown: releaseMailWaiters,

@@ -1,6 +1,8 @@
 import { runtimeOf, type EmuContext } from '../../context.js';
 import { MAIL_CAPTURED, STATE_REPLACED } from '../../server/events.js';
-import { collection, type Mutation, type StoredRecord } from '../../store/index.js';
+import type { FromSchema } from '../../contract.js';
+import { collection, type Mutation } from '../../store/index.js';
+import type { capturedMailRecord } from './schemas.js';
 
 /**
  * Every e-mail the platform would send is captured here instead: kept in the store (it survives a restart, a reset
@@ -21,10 +23,8 @@ export interface OutgoingMail {
   links: string[];
 }
 
-export interface CapturedMail extends OutgoingMail, StoredRecord {
-  id: number;
-  sentAt: string;
-}
+/** The record schema names the string fields; `id` and `links` are not in it (adding them would refuse old imports). */
+export type CapturedMail = FromSchema<typeof capturedMailRecord> & OutgoingMail & { id: number };
 
 /** The answer shape of `GET /_emu/mail`: newest last. */
 export const presentMail = (m: CapturedMail) => ({ id: m.id, tenantId: m.tenantId, to: m.to, subject: m.subject, text: m.text, links: m.links, sentAt: m.sentAt });

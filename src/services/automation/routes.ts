@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { Route } from '../../contract.js';
+import { route, type BodyRequest, type Route } from '../../contract.js';
 import { locationOf } from '../../server/location.js';
 import { pathInt, pathParam, queryEnum } from '../../server/params.js';
 import {
@@ -13,7 +13,7 @@ import {
   verifyByIds,
   verifyByToken,
 } from './recipients.js';
-import { AUTOMATIONS, recipientCreationSchema, recipientIdsSchema } from './schemas.js';
+import { AUTOMATIONS, recipientCreationSchema, recipientIdsSchema, type RecipientCreation, type RecipientIds } from './schemas.js';
 
 const typeOf = (req: Request) => checkNotificationType(pathParam(req, 'notificationType'));
 /** `{schema}://{host}/<prefix>/api/v1`, where the verification links of this request's e-mails point. */
@@ -25,7 +25,7 @@ function list(req: Request, res: Response) {
   res.json(listRecipients(req.ctx, req.principal.tenantId, type, state).map(presentRecipient));
 }
 
-async function create(req: Request, res: Response) {
+async function create(req: BodyRequest<RecipientCreation>, res: Response) {
   const type = typeOf(req);
   const recipient = await createRecipient(req.ctx, req.principal.tenantId, type, req.body.recipient, linkBase(req));
   res
@@ -53,8 +53,8 @@ async function verifyLink(req: Request, res: Response) {
   res.json(presentRecipient(recipient));
 }
 
-async function verifyIds(req: Request, res: Response) {
-  const recipients = await verifyByIds(req.ctx, req.principal.tenantId, typeOf(req), req.body as number[]);
+async function verifyIds(req: BodyRequest<RecipientIds>, res: Response) {
+  const recipients = await verifyByIds(req.ctx, req.principal.tenantId, typeOf(req), req.body);
   res.json(recipients.map(presentRecipient));
 }
 
@@ -70,7 +70,7 @@ export const routes: Route[] = [
     query: [{ name: 'state', description: 'VERIFIED or UNVERIFIED', schema: { enum: ['VERIFIED', 'UNVERIFIED'] } }],
     handler: list,
   },
-  {
+  route({
     method: 'POST',
     path: RECIPIENTS,
     scope: 'tenant:notification-recipient:create',
@@ -79,7 +79,7 @@ export const routes: Route[] = [
     bodySchema: recipientCreationSchema,
     successStatus: 201,
     handler: create,
-  },
+  }),
   { method: 'GET', path: `${RECIPIENTS}/{recipientId}`, scope: 'tenant:notification-recipient:read', summary: 'Get a recipient', handler: getOne },
   { method: 'DELETE', path: `${RECIPIENTS}/{recipientId}`, scope: 'tenant:notification-recipient:update', summary: 'Delete a recipient', successStatus: 204, handler: deleteOne },
   {
@@ -97,12 +97,12 @@ export const routes: Route[] = [
     summary: 'Verify a recipient by the link of its e-mail',
     handler: verifyLink,
   },
-  {
+  route({
     method: 'PUT',
     path: `${RECIPIENTS}/verify`,
     scope: 'tenant:notification-recipient:update',
     summary: 'Verify recipients by their ids (all or none)',
     bodySchema: recipientIdsSchema,
     handler: verifyIds,
-  },
+  }),
 ];

@@ -1,10 +1,9 @@
 // Binary data collection (bcx): blobs and files devices upload.
-import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
+import type { ServiceDescriptor } from '../../contract.js';
 import { BLOBS, FILES, payloadFiles, removeUnlistedPayloads } from './payloads.js';
 import { routes } from './routes.js';
+import { blobRecord, fileRecord, uploadTokenRecord } from './schemas.js';
 import { UPLOAD_TOKENS } from './upload-tokens.js';
-
-const payloadRecord = (...fields: string[]) => tenantRecord(['appName', 'endpointId', 'name', 'createdDate', 'file', ...fields]);
 
 export const binaryDataCollection: ServiceDescriptor = {
   prefix: 'bcx',
@@ -12,9 +11,9 @@ export const binaryDataCollection: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    [BLOBS.name]: payloadRecord('id'),
-    [FILES.name]: payloadRecord('updatedDate'),
-    [UPLOAD_TOKENS.name]: tenantRecord(['token', 'endpointId', 'issuedDate', 'expiresDate']),
+    [BLOBS.name]: blobRecord,
+    [FILES.name]: fileRecord,
+    [UPLOAD_TOKENS.name]: uploadTokenRecord,
   },
   async setup(ctx) {
     await removeUnlistedPayloads(ctx);

@@ -2,8 +2,10 @@ import type { Readable } from 'node:stream';
 import { runtimeOf, type EmuContext } from '../../context.js';
 import { HttpError } from '../../server/errors.js';
 import { BlobFiles, PayloadTooLarge } from '../../store/blob-files.js';
-import { collection, type StoredRecord } from '../../store/index.js';
+import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
 import type { Endpoint } from '../epr/endpoints.js';
+import type { blobRecord, fileRecord } from './schemas.js';
 
 export const BLOBS = collection<BlobRecord>('binary-data')
   .index('app', (p) => p.appName)
@@ -12,24 +14,11 @@ export const FILES = collection<FileRecord>('files')
   .index('app', (p) => p.appName)
   .index('endpoint', (p) => p.endpointId);
 
-/** What blobs and files have in common; the payload itself is the file `file` of `payloadFiles`. */
-interface Payload extends StoredRecord {
-  tenantId: string;
-  appName: string;
-  endpointId: string;
-  name: string;
-  size: number;
-  createdDate: string;
-  file: string;
-}
-
-export interface BlobRecord extends Payload {
-  id: string;
-}
-
-export interface FileRecord extends Payload {
-  updatedDate: string;
-}
+/** `size` is not in the record schemas: adding it would refuse imports they take today, so the types add it. */
+export type BlobRecord = FromSchema<typeof blobRecord> & { size: number };
+export type FileRecord = FromSchema<typeof fileRecord> & { size: number };
+/** What blobs and files have in common. */
+type Payload = BlobRecord | FileRecord;
 
 export const payloadFiles = (ctx: EmuContext) => runtimeOf(ctx, 'bcx:payload-files', () => new BlobFiles(ctx.store.dataDir));
 

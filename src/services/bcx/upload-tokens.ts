@@ -1,20 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { EmuContext } from '../../context.js';
 import { HttpError } from '../../server/errors.js';
-import { collection, type Mutation, type StoredRecord } from '../../store/index.js';
+import type { FromSchema } from '../../contract.js';
+import { collection, type Mutation } from '../../store/index.js';
 import { findEndpoint, type Endpoint } from '../epr/endpoints.js';
+import type { uploadTokenRecord } from './schemas.js';
 
 export const UPLOAD_TOKENS = collection<UploadToken>('upload-tokens')
   .index('endpoint', (t) => t.endpointId);
 
 /** An endpoint's upload token (`X-Auth-Token`): kept in the state, so that it outlives a restart. */
-export interface UploadToken extends StoredRecord {
-  token: string;
-  tenantId: string;
-  endpointId: string;
-  issuedDate: string;
-  expiresDate: string;
-}
+export type UploadToken = FromSchema<typeof uploadTokenRecord>;
 
 /**
  * A new upload token for the endpoint, valid for `--upload-token-ttl` seconds (default one hour); earlier tokens

@@ -1,6 +1,6 @@
 // Credentials manager (ccm): endpoint credentials, basic (username and password) and X.509.
-import { withPasswordHash } from '../../auth/passwords.js';
-import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
+import type { ServiceDescriptor } from '../../contract.js';
+import { basicCredentialRecord, x509CredentialRecord } from './schemas.js';
 import { basicCredentialFixtures } from './fixtures.js';
 import { routes } from './routes.js';
 
@@ -10,8 +10,8 @@ export const credentialsManager: ServiceDescriptor = {
   serviceGroup: 'admin',
   routes,
   collections: {
-    'basic-credentials': withPasswordHash(tenantRecord(['id', 'username', 'passwordHash', 'state', 'createdDate', 'updatedDate'])),
-    'x509-credentials': tenantRecord(['id', 'state', 'serialNumber', 'commonName', 'invalidAfter', 'fingerprint', 'createdDate', 'updatedDate']),
+    'basic-credentials': basicCredentialRecord,
+    'x509-credentials': x509CredentialRecord,
   },
   fixtures: [basicCredentialFixtures],
   seedsAfter: ['tenant-manager'],

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { Route } from '../../contract.js';
+import { route, type BodyRequest, type Route } from '../../contract.js';
 import { badRequest } from '../../server/errors.js';
 import { schemaProblem } from '../../schema/json-schema.js';
 import { locationOf } from '../../server/location.js';
@@ -12,7 +12,7 @@ import {
   listBasicCredentials,
   type BasicCredential,
 } from './basic-credentials.js';
-import { basicCredentialsCreateSchema, passwordChangeSchema, stateChangeSchema, x509CreateSchema } from './schemas.js';
+import { basicCredentialsCreateSchema, passwordChangeSchema, stateChangeSchema, x509CreateSchema, type BasicCredentialsCreate } from './schemas.js';
 import { createX509Credential, requireX509Credential, listX509Credentials, type X509Credential } from './x509-credentials.js';
 
 /** A credential as the spec shows it: never its password or hash. */
@@ -24,7 +24,7 @@ function presentX509({ tenantId: _tenant, fingerprint: _fingerprint, certificate
   return shown;
 }
 
-async function createBasic(req: Request, res: Response) {
+async function createBasic(req: BodyRequest<BasicCredentialsCreate>, res: Response) {
   const { credential, password } = await createBasicCredential(req.ctx, req.principal.tenantId, req.body);
   res.status(201).location(locationOf(req, 'basic-credentials', credential.id)).set('Cache-Control', 'no-store').json({ ...presentBasic(credential), password });
 }
@@ -60,7 +60,7 @@ export const routes: Route[] = [
     summary: 'List basic credentials (never their passwords)',
     handler: (req, res) => res.json(listBasicCredentials(req.ctx, req.principal.tenantId).map(presentBasic)),
   },
-  {
+  route({
     method: 'POST',
     path: '/basic-credentials',
     scope: 'tenant:basic-credentials:create',
@@ -69,7 +69,7 @@ export const routes: Route[] = [
     bodySchema: basicCredentialsCreateSchema,
     successStatus: 201,
     handler: createBasic,
-  },
+  }),
   {
     method: 'GET',
     path: '/basic-credentials/{id}',
@@ -78,7 +78,7 @@ export const routes: Route[] = [
     addition: true,
     handler: (req, res) => res.json(presentBasic(requireBasicCredential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
   },
-  {
+  route({
     method: 'PATCH',
     path: '/basic-credentials/{id}/state',
     scope: 'tenant:basic-credentials:update',
@@ -89,8 +89,8 @@ export const routes: Route[] = [
       await changeCredentialState(req.ctx, req.principal.tenantId, pathParam(req, 'id'), req.body.state);
       res.status(204).end();
     },
-  },
-  {
+  }),
+  route({
     method: 'PATCH',
     path: '/basic-credentials/{id}/password',
     scope: 'tenant:basic-credentials:update',
@@ -99,7 +99,7 @@ export const routes: Route[] = [
     handler: async (req, res) => {
       res.set('Cache-Control', 'no-store').json({ password: await changeCredentialPassword(req.ctx, req.principal.tenantId, pathParam(req, 'id'), req.body.password) });
     },
-  },
+  }),
   {
     method: 'GET',
     path: '/x509-credentials',

@@ -1,39 +1,18 @@
 import { runtimeOf, type EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
 import { CLOCK_CHANGED, COMMAND_CHANGED, type ClockChange } from '../../server/events.js';
-import { collection, type Mutation, type StoredRecord } from '../../store/index.js';
+import { collection, type Mutation } from '../../store/index.js';
 import type { Endpoint } from '../epr/endpoints.js';
 import { DeadlineQueue } from './deadlines.js';
+import { COMMAND_TYPE_PATTERN, type CommandRecord } from './schemas.js';
 
 export const COMMANDS = collection<CommandRecord>('commands')
   .index('endpoint', (c) => c.endpointId)
   .index('app', (c) => c.appName)
   .index('pending', (c) => (c.status === 'PENDING' ? pendingKey(c.endpointId, c.commandType) : undefined));
 
-/** Spec 2: a non-empty alphanumeric type name. */
-export const COMMAND_TYPE_PATTERN = /^[a-zA-Z0-9]+$/;
-
-/** `PENDING` → `EXECUTED` (the device reported a result) or `EXPIRED` (its TTL ran out first); see docs/services/command-invocation.md. */
-export type CommandStatus = 'PENDING' | 'EXECUTED' | 'EXPIRED';
-
-export interface CommandRecord extends StoredRecord {
-  tenantId: string;
-  appName: string;
-  commandId: number;
-  commandType: string;
-  endpointId: string;
-  status: CommandStatus;
-  statusCode?: number;
-  reasonPhrase?: string;
-  requestPayload?: unknown;
-  responsePayload?: unknown;
-  createdAt: string;
-  updatedAt: string;
-  /** When a PENDING command becomes EXPIRED; absent: it stays pending until its retention ends. */
-  expiresAt?: string;
-  /** When the record is deleted, whatever its status. */
-  retainUntil: string;
-}
+export { COMMAND_TYPE_PATTERN, type CommandRecord };
+export type CommandStatus = CommandRecord['status'];
 
 /** How long a new command lives: both revisions' parameters, already validated and defaulted. */
 export interface CommandLifetime {

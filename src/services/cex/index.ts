@@ -1,7 +1,8 @@
 // Command invocation (cex): commands to endpoints and their results.
-import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../contract.js';
-import { COMMAND_TYPE_PATTERN, startDeadlines, stopDeadlines } from './commands.js';
+import type { ServiceDescriptor } from '../../contract.js';
+import { startDeadlines, stopDeadlines } from './commands.js';
 import { routes } from './routes.js';
+import { commandRecord } from './schemas.js';
 import { releaseWaiters } from './wait.js';
 
 export const commandInvocation: ServiceDescriptor = {
@@ -10,17 +11,7 @@ export const commandInvocation: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    commands: tenantRecord(['appName', 'commandId', 'commandType', 'endpointId', 'status', 'createdAt', 'updatedAt', 'retainUntil'], {
-      commandId: { type: 'integer', minimum: 1 },
-      commandType: { type: 'string', pattern: COMMAND_TYPE_PATTERN.source },
-      status: { enum: ['PENDING', 'EXECUTED', 'EXPIRED'] },
-      statusCode: { type: 'integer' },
-      reasonPhrase: { type: 'string' },
-      createdAt: DATE_TIME,
-      updatedAt: DATE_TIME,
-      expiresAt: DATE_TIME,
-      retainUntil: DATE_TIME,
-    }),
+    commands: commandRecord,
   },
   setup(ctx) {
     startDeadlines(ctx);

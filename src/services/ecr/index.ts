@@ -1,12 +1,11 @@
 // Endpoint configuration registry (ecr): configurations of application versions and endpoints.
-import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
+import type { ServiceDescriptor } from '../../contract.js';
 import { configurationFixtures } from './fixtures.js';
 import { routes } from './routes.js';
+import { appliedConfigRecord, configRecord } from './schemas.js';
 import { ecrVersionSettingsSchema } from './schema-check.js';
 
 import { compatRevisions, defaultCompatRevision } from './compat.js';
-
-const configRecord = tenantRecord(['appName', 'appVersionName', 'configId', 'contentType', 'kind', 'createdDate', 'updatedDate']);
 
 export const endpointConfiguration: ServiceDescriptor = {
   prefix: 'ecr',
@@ -16,7 +15,7 @@ export const endpointConfiguration: ServiceDescriptor = {
   collections: {
     'endpoint-configs': configRecord,
     'default-configs': configRecord,
-    'applied-configs': tenantRecord(['endpointId', 'appVersionName']),
+    'applied-configs': appliedConfigRecord,
   },
   fixtures: [configurationFixtures],
   seedsAfter: ['epr', 'tekton'],

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { EmuContext } from '../../context.js';
 import type { Validators } from '../../server/conditional.js';
 import { notFound } from '../../server/errors.js';
-import { collection, type StoredRecord } from '../../store/index.js';
+import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
 import { findTenantVersion, type AppVersion } from '../app-manager/applications.js';
 import type { Endpoint } from '../epr/endpoints.js';
 import { payloadText, type ConfigPayload } from './payload.js';
+import type { appliedConfigRecord, configRecord } from './schemas.js';
 
 export const ENDPOINT_CONFIGS = collection<ConfigRecord>('endpoint-configs')
   .index('endpoint', (r) => r.endpointId);
@@ -13,28 +15,24 @@ export const DEFAULT_CONFIGS = collection<ConfigRecord>('default-configs');
 export const APPLIED_CONFIGS = collection<AppliedRecord>('applied-configs')
   .index('endpoint', (r) => r.endpointId);
 
-/** A stored configuration: an endpoint's own for one application version, or (no `endpointId`) the version's default. */
-export interface ConfigRecord extends StoredRecord, ConfigPayload {
-  tenantId: string;
-  appName: string;
-  appVersionName: string;
-  endpointId?: string;
-  /** New on every write; also the `ETag` value. */
-  configId: string;
-  createdDate: string;
-  updatedDate: string;
-}
+/*
+ * The record schemas name only the string fields an import must have; the rest is what we write. Describing those
+ * fields there would refuse imports they take today, so the types add them.
+ */
+
+/**
+ * A stored configuration: an endpoint's own for one application version, or (no `endpointId`) the version's default.
+ * `configId` is new on every write; also the `ETag` value.
+ */
+export type ConfigRecord = FromSchema<typeof configRecord> & ConfigPayload & { endpointId?: string };
 
 /** What the endpoint's device reported on `cmx/.../applied/json` for one application version. */
-export interface AppliedRecord extends StoredRecord {
-  tenantId: string;
-  endpointId: string;
-  appVersionName: string;
+export type AppliedRecord = FromSchema<typeof appliedConfigRecord> & {
   appliedConfigId?: string;
   appliedDate?: string;
   /** The last report, when it rejected a configuration (status 400 or more). */
   rejection?: { configId: string; statusCode: number; reasonPhrase?: string; date: string };
-}
+};
 
 export const endpointConfigKey = (endpointId: string, appVersionName: string) => `${endpointId}/${appVersionName}`;
 

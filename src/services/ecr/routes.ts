@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { checkPreconditions, etagOf, notModified } from '../../server/conditional.js';
-import type { JsonSchema, Route } from '../../contract.js';
+import { route, type BodyRequest, type Route } from '../../contract.js';
 import { notFound } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
 import { pathParam } from '../../server/params.js';
@@ -11,6 +11,7 @@ import { requireTenantVersion } from '../app-manager/applications.js';
 import { requireEndpoint } from '../epr/endpoints.js';
 import { findDefaultConfig, findEndpointConfig, presentRecord, requireVersionOfEndpoint, validatorsOf, type ConfigRecord } from './records.js';
 import { deleteDefaultConfig, deleteEndpointConfig, putDefaultConfig, putEndpointConfig, writeBatch, writeByFilter, type Precondition } from './writes.js';
+import { batchSchema, type BatchWrite } from './schemas.js';
 
 const ONE = '/endpoints/{endpointId}/app-versions/{appVersionName}';
 const DEFAULT = '/app-versions/{appVersionName}';
@@ -61,8 +62,8 @@ function listOfEndpoint(req: Request, res: Response) {
 const presentWritten = (records: ConfigRecord[]) =>
   records.map((r) => ({ endpointId: r.endpointId, appVersionName: r.appVersionName, configId: r.configId, updatedDate: r.updatedDate }));
 
-async function batch(req: Request, res: Response) {
-  const { configPayload, endpoints } = req.body as { configPayload: unknown; endpoints: Record<string, string[]> };
+async function batch(req: BodyRequest<BatchWrite>, res: Response) {
+  const { configPayload, endpoints } = req.body;
   res.json(presentWritten(await writeBatch(req.ctx, req.principal.tenantId, endpoints, jsonPayload(configPayload))));
 }
 
@@ -88,22 +89,12 @@ async function deleteDefault(req: Request, res: Response) {
   res.status(204).end();
 }
 
-const batchSchema: JsonSchema = {
-  type: 'object',
-  required: ['configPayload', 'endpoints'],
-  properties: {
-    configPayload: {},
-    endpoints: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string', minLength: 1 } } },
-  },
-  additionalProperties: false,
-};
-
 export const routes: Route[] = [
   { method: 'PUT', path: ONE, scope: 'endpoint:update', summary: "Set an endpoint's configuration for an application version", body: 'raw', deniedStatus: 404, location: true, etag: true, handler: putOne },
   { method: 'GET', path: ONE, scope: 'endpoint:read', summary: "Get an endpoint's configuration for an application version", deniedStatus: 404, etag: true, handler: getOne },
   { method: 'DELETE', path: ONE, scope: 'endpoint:delete', summary: "Delete an endpoint's configuration for an application version", successStatus: 204, etag: true, handler: deleteOne },
   { method: 'GET', path: '/endpoints/{endpointId}', scope: 'endpoint:read', summary: 'List the configurations of an endpoint', handler: listOfEndpoint },
-  { method: 'PUT', path: '/endpoints/batch', scope: 'endpoint:update', summary: 'Set one configuration for many endpoints', bodySchema: batchSchema, handler: batch },
+  route({ method: 'PUT', path: '/endpoints/batch', scope: 'endpoint:update', summary: 'Set one configuration for many endpoints', bodySchema: batchSchema, handler: batch }),
   { method: 'PUT', path: '/endpoints/filters/{filterId}', scope: 'endpoint:update', summary: 'Set one configuration for the endpoints an endpoint filter matches', body: 'raw', handler: byFilter },
   { method: 'PUT', path: DEFAULT, scope: 'application:endpoint-config:update', summary: 'Set the default configuration of an application version', body: 'raw', etag: true, handler: putDefault },
   { method: 'GET', path: DEFAULT, scope: 'application:endpoint-config:read', summary: 'Get the default configuration of an application version', etag: true, handler: getDefault },

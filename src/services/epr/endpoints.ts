@@ -2,27 +2,17 @@ import { randomFillSync, randomUUID } from 'node:crypto';
 import { runtimeOf, type EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
 import { ENDPOINT_CHANGED } from '../../server/events.js';
-import { collection, isPlainObject, type StoredRecord } from '../../store/index.js';
+import { collection, isPlainObject } from '../../store/index.js';
 import { findTenantVersion, findVersion } from '../app-manager/applications.js';
+import type { FromSchema } from '../../contract.js';
+import type { endpointRecord, Registration } from './schemas.js';
 
 export const ENDPOINTS = collection<Endpoint>('endpoints')
   .index('token', (e) => tokenKey(e.appName, e.token))
   .index('app', (e) => e.appName);
 
-export type TokenStatus = 'Inactive' | 'Active';
-
-export interface Endpoint extends StoredRecord {
-  tenantId: string;
-  endpointId: string;
-  appName: string;
-  appVersion: { name: string; registeredDate: string };
-  createdDate: string;
-  updatedDate: string;
-  token: string;
-  tokenStatus: TokenStatus;
-  metadata: Record<string, unknown>;
-  metadataUpdatedDate?: string;
-}
+export type Endpoint = FromSchema<typeof endpointRecord>;
+export type TokenStatus = Endpoint['tokenStatus'];
 
 const tokenKey = (appName: string, token: string) => `${appName}\u0000${token}`;
 
@@ -76,13 +66,7 @@ export function endpointsInListingOrder(ctx: EmuContext, tenantId: string, appNa
 /** Metadata is a JSON object. Kept for the dashboard's API until its checks move into route body schemas. */
 export const isMetadataObject = isPlainObject;
 
-/** A registration that holds to `endpointRegistrationSchema` (the server checked it, or the fixture validator). */
-export interface Registration {
-  appVersion: { name: string };
-  metadata?: Record<string, unknown>;
-  endpointToken?: string;
-  endpointId?: string;
-}
+export type { Registration };
 
 const TOKEN_BYTES = 12;
 /** Random bytes for tokens, refilled 4 KiB at a time (as `randomUUID` buffers its own): one call into OpenSSL per 341 tokens. */

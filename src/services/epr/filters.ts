@@ -1,7 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import isSafeRegex from 'safe-regex2';
 import { runtimeOf, type EmuContext } from '../../context.js';
-import { collection, isPlainObject, type StoredRecord } from '../../store/index.js';
+import type { FromSchema } from '../../contract.js';
+import { collection, isPlainObject } from '../../store/index.js';
+import type { endpointFilterRecord } from './schemas.js';
 
 export const ENDPOINT_FILTERS = collection<EndpointFilter>('endpoint-filters')
   .index('app', (f) => f.applicationName);
@@ -10,15 +12,7 @@ export const ENDPOINT_FILTERS = collection<EndpointFilter>('endpoint-filters')
  * An endpoint filter: a named predicate over endpoint metadata, per application (the spec never says how
  * filters are defined; docs/fixtures.md documents this format). Only ACTIVE filters apply.
  */
-export interface EndpointFilter extends StoredRecord {
-  tenantId: string;
-  applicationName: string;
-  filterId: string;
-  status: 'ACTIVE' | 'INACTIVE';
-  description?: string;
-  /** Metadata key to a value (equality) or to one operator object: `{ "$in": [...] }`, `{ "$exists": true }`, ... */
-  match: Record<string, unknown>;
-}
+export type EndpointFilter = FromSchema<typeof endpointFilterRecord>;
 
 type Operator = '$eq' | '$ne' | '$in' | '$nin' | '$exists' | '$gt' | '$gte' | '$lt' | '$lte' | '$regex';
 export const OPERATORS: Operator[] = ['$eq', '$ne', '$in', '$nin', '$exists', '$gt', '$gte', '$lt', '$lte', '$regex'];

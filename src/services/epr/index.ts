@@ -1,6 +1,6 @@
 // Endpoint register (epr): endpoints, their tokens and metadata.
-import { DATE_TIME, tenantRecord, type ServiceDescriptor } from '../../contract.js';
-import { endpointIdSchema, endpointTokenSchema, metadataSchema } from './schemas.js';
+import type { ServiceDescriptor } from '../../contract.js';
+import { endpointFilterRecord, endpointRecord } from './schemas.js';
 import { endpointFixtures, filterFixtures } from './fixtures.js';
 import { routes } from './routes.js';
 import { checkEndpointState } from './state-checks.js';
@@ -11,22 +11,8 @@ export const endpointRegister: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    endpoints: tenantRecord(['endpointId', 'appName', 'appVersion', 'token', 'tokenStatus', 'createdDate', 'updatedDate'], {
-      endpointId: endpointIdSchema,
-      appVersion: { type: 'object', required: ['name', 'registeredDate'], properties: { name: { type: 'string' }, registeredDate: DATE_TIME } },
-      token: endpointTokenSchema,
-      tokenStatus: { enum: ['Inactive', 'Active'] },
-      createdDate: DATE_TIME,
-      updatedDate: DATE_TIME,
-      metadata: { ...metadataSchema, default: {} },
-      metadataUpdatedDate: DATE_TIME,
-    }),
-    // The filter language (operators and operands of `match`) is checked by matchProblem on import.
-    'endpoint-filters': tenantRecord(['applicationName', 'filterId', 'status', 'match'], {
-      status: { enum: ['ACTIVE', 'INACTIVE'] },
-      description: { type: 'string' },
-      match: { type: 'object' },
-    }),
+    endpoints: endpointRecord,
+    'endpoint-filters': endpointFilterRecord,
   },
   fixtures: [endpointFixtures, filterFixtures],
   checkState: checkEndpointState,

@@ -4,11 +4,11 @@ import { badRequest } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathParam, queryList } from '../../server/params.js';
-import type { QueryParam, Route } from '../../contract.js';
+import { route, type BodyRequest, type QueryParam, type Route } from '../../contract.js';
 import { ENDPOINTS, registerEndpoint, requireEndpoint, type Endpoint } from './endpoints.js';
 import { ENDPOINT_FILTERS, matchingFilterIds } from './filters.js';
 import { endpointQueryOf, listEndpoints } from './listing.js';
-import { endpointRegistrationSchema } from './schemas.js';
+import { endpointRegistrationSchema, type Registration } from './schemas.js';
 
 type Include = 'metadata' | 'filters';
 
@@ -29,7 +29,7 @@ function present(req: Request, endpoint: Endpoint, include: Set<Include>) {
   };
 }
 
-async function register(req: Request, res: Response) {
+async function register(req: BodyRequest<Registration>, res: Response) {
   const endpoint = await registerEndpoint(req.ctx, req.principal.tenantId, req.body);
   res.status(201).location(locationOf(req, 'endpoints', endpoint.endpointId)).json({ token: endpoint.token, status: endpoint.tokenStatus });
 }
@@ -54,7 +54,7 @@ function getOne(req: Request, res: Response) {
 const include: QueryParam = { name: 'include', description: 'metadata, filters or both, comma-separated' };
 
 export const routes: Route[] = [
-  {
+  route({
     method: 'POST',
     path: '/endpoints',
     scope: 'application:endpoint:create',
@@ -63,7 +63,7 @@ export const routes: Route[] = [
     bodySchema: endpointRegistrationSchema,
     successStatus: 201,
     handler: register,
-  },
+  }),
   {
     method: 'GET',
     path: '/endpoints',

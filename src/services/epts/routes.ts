@@ -2,12 +2,12 @@ import type { Request, Response } from 'express';
 import { badRequest, notFound } from '../../server/errors.js';
 import { sendJsonArray } from '../../server/json-stream.js';
 import { pathParam, queryDate, queryEnum, queryList, requiredQuery } from '../../server/params.js';
-import type { QueryParam, Route } from '../../contract.js';
+import { route, type BodyRequest, type QueryParam, type Route } from '../../contract.js';
 import { findTenantVersion, listApplications, requireApplication, type Application } from '../app-manager/applications.js';
 import { endpointsInListingOrder, findEndpoint } from '../epr/endpoints.js';
 import { definitionsNamed, definitionsOf, presentDefinition } from './definitions.js';
 import { dataChunks, lastPoint, type DataPoint } from './points.js';
-import { timeSeriesDataSchema } from './schemas.js';
+import { timeSeriesDataSchema, type TimeSeriesBody } from './schemas.js';
 import { writeTimeSeriesData } from './writes.js';
 
 /** How many data points one chunk of `GET .../time-series/data` holds at most (docs/services/time-series.md). */
@@ -85,13 +85,13 @@ async function data(req: Request, res: Response) {
   await sendJsonArray(res, dataChunks(req.ctx, ids, names, range, descending, CHUNK_POINTS));
 }
 
-async function putData(req: Request, res: Response) {
+async function putData(req: BodyRequest<TimeSeriesBody>, res: Response) {
   const app = applicationOf(req);
   await writeTimeSeriesData(req.ctx, { tenantId: req.principal.tenantId, applicationName: app.name }, req.body);
   res.status(204).end();
 }
 
-async function putVersionData(req: Request, res: Response) {
+async function putVersionData(req: BodyRequest<TimeSeriesBody>, res: Response) {
   const name = pathParam(req, 'appVersionName');
   const version = findTenantVersion(req.ctx, req.principal.tenantId, name);
   if (!version) throw notFound(`There is no application version ${name}.`);
@@ -135,7 +135,7 @@ export const routes: Route[] = [
     ],
     handler: data,
   },
-  {
+  route({
     method: 'PUT',
     path: '/applications/{applicationName}/time-series/data',
     scope: 'endpoint:update',
@@ -143,8 +143,8 @@ export const routes: Route[] = [
     bodySchema: timeSeriesDataSchema,
     successStatus: 204,
     handler: putData,
-  },
-  {
+  }),
+  route({
     method: 'PUT',
     path: '/app-versions/{appVersionName}/time-series/data',
     scope: 'endpoint:update',
@@ -153,5 +153,5 @@ export const routes: Route[] = [
     bodySchema: timeSeriesDataSchema,
     successStatus: 204,
     handler: putVersionData,
-  },
+  }),
 ];

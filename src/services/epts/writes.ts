@@ -3,10 +3,10 @@ import { badRequest, notFound } from '../../server/errors.js';
 import { findEndpoint, type Endpoint } from '../epr/endpoints.js';
 import { definitionCovering, definitionsNamed, type Definition } from './definitions.js';
 import { addPoint, appendMutations, type NewPoint, type PointBatch } from './points.js';
+import type { TimeSeriesBody } from './schemas.js';
 import { parseIsoTime } from './time.js';
 
-/** The body of `PUT .../time-series/data`, after its schema: endpoint id → series name → data points. */
-export type TimeSeriesBody = Record<string, Record<string, Array<{ timestamp: string; values: Record<string, unknown> }>>>;
+export type { TimeSeriesBody };
 
 /** Where a write lands: an application, and for the `app-versions` form also the version every endpoint must be in. */
 export interface WriteTarget {

@@ -2,15 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { EmuContext } from '../../context.js';
 import { conflict } from '../../server/errors.js';
 import { checkReferences, findGroup, GROUPS, krn, recordsOf, type IamGroup } from './records.js';
+import type { GroupInput } from './schemas.js';
 import { joinGroup } from './users.js';
 
-export interface GroupInput {
-  name: string;
-  displayName?: string;
-  parentID?: string;
-  users?: string[];
-  policyIDs?: string[];
-}
+export type { GroupInput };
 
 /**
  * `POST /groups`: its `path` is the names from the top group down (`/engineering/firmware`); `users` become members.

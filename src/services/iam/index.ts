@@ -1,8 +1,8 @@
 // Identity and access manager (iam): users, groups and policies of a tenant.
-import { withPasswordHash } from '../../auth/passwords.js';
-import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
+import type { ServiceDescriptor } from '../../contract.js';
 import { GROUPS, POLICIES, RESOURCE_POLICIES, USERS } from './records.js';
 import { routes } from './routes.js';
+import { groupRecord, policyRecord, resourcePolicyRecord, userRecord } from './schemas.js';
 
 export const identityAndAccess: ServiceDescriptor = {
   prefix: 'iam',
@@ -10,9 +10,9 @@ export const identityAndAccess: ServiceDescriptor = {
   serviceGroup: 'admin',
   routes,
   collections: {
-    [USERS.name]: withPasswordHash(tenantRecord(['id', 'username', 'email', 'krn', 'passwordHash', 'created', 'updated'])),
-    [GROUPS.name]: tenantRecord(['id', 'name', 'path', 'krn', 'created', 'updated']),
-    [POLICIES.name]: tenantRecord(['id', 'name', 'krn', 'type', 'version']),
-    [RESOURCE_POLICIES.name]: tenantRecord([]),
+    [USERS.name]: userRecord,
+    [GROUPS.name]: groupRecord,
+    [POLICIES.name]: policyRecord,
+    [RESOURCE_POLICIES.name]: resourcePolicyRecord,
   },
 };

@@ -3,13 +3,10 @@ import type { EmuContext } from '../../context.js';
 import { scopeMatches, tenantScopes } from '../../auth/scopes.js';
 import { conflict, notFound } from '../../server/errors.js';
 import { groupsWithAncestors } from './groups.js';
+import type { PolicyInput, ResourcePolicyInput } from './schemas.js';
 import { findPolicy, requireUser, krn, POLICIES, recordsOf, RESOURCE_POLICIES, type IamPolicy, type IamUser, type Statement, type StoredResourcePolicy } from './records.js';
 
-export interface PolicyInput {
-  name: string;
-  description?: string;
-  statements: Array<Omit<Statement, 'resources'> & { resources?: string[] }>;
-}
+export type { PolicyInput };
 
 /** `POST /policies` (an emulator addition): an identity policy; `resources` default to every resource (`*`). */
 export async function createPolicy(ctx: EmuContext, tenantId: string, input: PolicyInput): Promise<IamPolicy> {

@@ -1,6 +1,8 @@
 import type { EmuContext } from '../../context.js';
 import { badRequest, notFound } from '../../server/errors.js';
+import type { FromSchema } from '../../contract.js';
 import { collection, type Collection, type StoredRecord } from '../../store/index.js';
+import type { groupRecord, policyRecord, PolicyInput, resourcePolicyRecord, ResourcePolicyInput, userRecord } from './schemas.js';
 
 /** The identity and access manager's collections and the lookups its domain files share. */
 
@@ -10,20 +12,21 @@ export const GROUPS = collection<IamGroup>('iam-groups');
 export const POLICIES = collection<IamPolicy>('iam-policies');
 export const RESOURCE_POLICIES = collection<StoredResourcePolicy>('iam-resource-policies');
 
-/** A user's resource policy as stored: who may act on the user. It does not change the user's own token. */
-export interface StoredResourcePolicy {
-  tenantId: string;
-  version: number;
-  statements: Array<Omit<Statement, 'resources'>>;
-}
+/**
+ * A user's resource policy as stored: who may act on the user. It does not change the user's own token. The record
+ * schema names only `tenantId`; the rest is what we write from a checked body.
+ */
+export type StoredResourcePolicy = FromSchema<typeof resourcePolicyRecord> & { version: number; statements: ResourcePolicyInput['statements'] };
 
-export interface IamUser extends StoredRecord {
-  tenantId: string;
-  id: string;
+/*
+ * The record schemas name only the string fields an import must have; the rest is what we write from a checked body.
+ * Describing those fields there would refuse imports it takes today, so the types add them.
+ */
+
+/** `passwordHash`: `src/auth/passwords.ts`, never the password itself. */
+export type IamUser = FromSchema<typeof userRecord> & {
   idpID: string;
   tenantID: string;
-  username: string;
-  email: string;
   enabled: boolean;
   path?: string;
   firstName?: string;
@@ -33,46 +36,24 @@ export interface IamUser extends StoredRecord {
   groups: string[];
   sendVerifyEmail?: boolean;
   redirectUri?: string;
-  krn: string;
-  created: string;
-  updated: string;
-  /** `src/auth/passwords.ts`: never the password itself. */
-  passwordHash: string;
-}
+};
 
-export interface IamGroup extends StoredRecord {
-  tenantId: string;
-  id: string;
+export type IamGroup = FromSchema<typeof groupRecord> & {
   tenantID: string;
-  name: string;
   displayName: string;
   parentID?: string;
-  path: string;
-  krn: string;
   policyIDs: string[];
-  created: string;
-  updated: string;
-}
+};
 
-export interface Statement {
-  effect: 'allow' | 'deny';
-  actions: string[];
-  resources: string[];
-  principals?: string[];
-  description?: string;
-}
+/** A statement of `POST /policies`, its `resources` filled in (default every resource, `*`). */
+export type Statement = PolicyInput['statements'][number] & { resources: string[] };
 
-export interface IamPolicy extends StoredRecord {
-  tenantId: string;
-  id: string;
-  krn: string;
-  name: string;
+export type IamPolicy = FromSchema<typeof policyRecord> & {
   description: string;
   type: 'identity' | 'resource';
   origin: string;
-  version: string;
   statements: Statement[];
-}
+};
 
 const usernameKey = (tenantId: string, username: string) => `${tenantId}\u0000${username}`;
 

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { Route } from '../../contract.js';
+import { route, type BodyRequest, type Route } from '../../contract.js';
 import { pathParam, queryString } from '../../server/params.js';
 import { createGroup, listGroups } from './groups.js';
 import { listAnswer, listParams } from './listing.js';
@@ -30,14 +30,14 @@ function listUsersRoute(req: Request, res: Response) {
 }
 
 /** A handler that does its work, then answers 204. */
-const noContent = (work: (req: Request) => Promise<unknown>) => async (req: Request, res: Response) => {
+const noContent = <Body>(work: (req: BodyRequest<Body>) => Promise<unknown>) => async (req: BodyRequest<Body>, res: Response) => {
   await work(req);
   res.status(204).end();
 };
 
 /** Spec 3: every answer of the identity and access manager wraps its records as `{ data }`; 400, 401, 403 have no body. */
 const routeTable: Array<Omit<Route, 'bareErrors'>> = [
-  {
+  route({
     method: 'POST',
     path: '/users',
     scope: 'iam:user:create',
@@ -45,7 +45,7 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     bodySchema: userCreateSchema,
     successStatus: 201,
     handler: async (req, res) => res.status(201).json({ data: presentUser(await createUser(req.ctx, req.principal.tenantId, req.body)) }),
-  },
+  }),
   {
     method: 'GET',
     path: '/users',
@@ -62,7 +62,7 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     summary: 'List the distinct user paths',
     handler: (req, res) => res.json({ data: userPaths(req.ctx, req.principal.tenantId) }),
   },
-  {
+  route({
     method: 'POST',
     path: '/users/delete',
     scope: 'iam:user:delete',
@@ -70,8 +70,8 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     bodySchema: userDeleteSchema,
     successStatus: 204,
     handler: noContent((req) => deleteUsers(req.ctx, req.principal.tenantId, req.body.userIDs)),
-  },
-  {
+  }),
+  route({
     method: 'POST',
     path: '/users/{userID}/policies/attach',
     scope: 'iam:user:policy:attach',
@@ -79,8 +79,8 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     bodySchema: policyIdsSchema,
     successStatus: 204,
     handler: noContent((req) => changeUserPolicies(req.ctx, req.principal.tenantId, pathParam(req, 'userID'), req.body.policyIDs, true)),
-  },
-  {
+  }),
+  route({
     method: 'POST',
     path: '/users/{userID}/policies/detach',
     scope: 'iam:user:policy:attach',
@@ -88,7 +88,7 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     bodySchema: policyIdsSchema,
     successStatus: 204,
     handler: noContent((req) => changeUserPolicies(req.ctx, req.principal.tenantId, pathParam(req, 'userID'), req.body.policyIDs, false)),
-  },
+  }),
   {
     method: 'GET',
     path: '/users/{userID}/policy',
@@ -96,7 +96,7 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     summary: "Get the user's resource policy",
     handler: (req, res) => res.json({ data: userResourcePolicy(req.ctx, req.principal.tenantId, pathParam(req, 'userID')) }),
   },
-  {
+  route({
     method: 'PUT',
     path: '/users/{userID}/policy',
     scope: 'iam:group:policy:update',
@@ -104,8 +104,8 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     bodySchema: resourcePolicySchema,
     successStatus: 204,
     handler: noContent((req) => putUserResourcePolicy(req.ctx, req.principal.tenantId, pathParam(req, 'userID'), req.body.statements)),
-  },
-  {
+  }),
+  route({
     method: 'POST',
     path: '/groups',
     scope: 'iam:group:create',
@@ -113,7 +113,7 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     bodySchema: groupCreateSchema,
     successStatus: 201,
     handler: async (req, res) => res.status(201).json({ data: presentGroup(await createGroup(req.ctx, req.principal.tenantId, req.body)) }),
-  },
+  }),
   {
     method: 'GET',
     path: '/groups',
@@ -123,7 +123,7 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     query: listParams(GROUP_SORT),
     handler: (req, res) => res.json(listAnswer(req, listGroups(req.ctx, req.principal.tenantId), GROUP_SORT, presentGroup)),
   },
-  {
+  route({
     method: 'POST',
     path: '/policies',
     scope: 'iam:policy:create',
@@ -132,7 +132,7 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     bodySchema: policyCreateSchema,
     successStatus: 201,
     handler: async (req, res) => res.status(201).json({ data: presentPolicy(await createPolicy(req.ctx, req.principal.tenantId, req.body)) }),
-  },
+  }),
   {
     method: 'GET',
     path: '/policies',

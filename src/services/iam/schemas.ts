@@ -1,4 +1,5 @@
-import type { JsonSchema } from '../../contract.js';
+import { tenantRecord, typedSchema, type FromSchema } from '../../contract.js';
+import { withPasswordHash } from '../../auth/passwords.js';
 
 /** Spec 3, User and Group: the patterns as written. */
 export const EMAIL_PATTERN = '^[a-z0-9]+[._]?[a-z0-9]+[@][a-z]+[.][a-z]{2,3}$';
@@ -7,11 +8,11 @@ export const POLICY_NAME_PATTERN = '^[a-zA-Z0-9_-]*$';
 /** Not given by the spec: path segments of the name characters, separated by `/` (`engineering/berlin`). */
 export const PATH_PATTERN = '^[a-zA-Z0-9_@./-]*$';
 
-const text = { type: 'string' };
-const ids = { type: 'array', items: { type: 'string', minLength: 1 } };
-const strings = { type: 'array', items: { type: 'string' } };
+const text = { type: 'string' } as const;
+const ids = { type: 'array', items: { type: 'string', minLength: 1 } } as const;
+const strings = { type: 'array', items: { type: 'string' } } as const;
 
-export const userCreateSchema: JsonSchema = {
+export const userCreateSchema = typedSchema({
   type: 'object',
   required: ['email', 'username', 'password', 'confirmPassword'],
   properties: {
@@ -28,24 +29,24 @@ export const userCreateSchema: JsonSchema = {
     sendVerifyEmail: { type: 'boolean' },
     redirectUri: text,
   },
-};
+});
 
-export const userDeleteSchema: JsonSchema = {
+export const userDeleteSchema = typedSchema({
   type: 'object',
   required: ['userIDs'],
   properties: { userIDs: { ...ids, minItems: 1 } },
-};
+});
 
-export const policyIdsSchema: JsonSchema = {
+export const policyIdsSchema = typedSchema({
   type: 'object',
   required: ['policyIDs'],
   properties: { policyIDs: ids },
-};
+});
 
-const effect = { enum: ['allow', 'deny'] };
+const effect = { enum: ['allow', 'deny'] } as const;
 
 /** `PUT /users/{userID}/policy`: the user's resource policy, who may do what to this user. */
-export const resourcePolicySchema: JsonSchema = {
+export const resourcePolicySchema = typedSchema({
   type: 'object',
   required: ['statements'],
   properties: {
@@ -58,9 +59,9 @@ export const resourcePolicySchema: JsonSchema = {
       },
     },
   },
-};
+});
 
-export const groupCreateSchema: JsonSchema = {
+export const groupCreateSchema = typedSchema({
   type: 'object',
   required: ['name'],
   properties: {
@@ -70,10 +71,10 @@ export const groupCreateSchema: JsonSchema = {
     users: ids,
     policyIDs: ids,
   },
-};
+});
 
 /** `POST /policies` (an emulator addition): an identity policy to attach to users and groups. */
-export const policyCreateSchema: JsonSchema = {
+export const policyCreateSchema = typedSchema({
   type: 'object',
   required: ['name', 'statements'],
   properties: {
@@ -89,4 +90,14 @@ export const policyCreateSchema: JsonSchema = {
       },
     },
   },
-};
+});
+
+export type UserInput = FromSchema<typeof userCreateSchema>;
+export type GroupInput = FromSchema<typeof groupCreateSchema>;
+export type PolicyInput = FromSchema<typeof policyCreateSchema>;
+export type ResourcePolicyInput = FromSchema<typeof resourcePolicySchema>;
+
+export const userRecord = withPasswordHash(tenantRecord(['id', 'username', 'email', 'krn', 'passwordHash', 'created', 'updated']));
+export const groupRecord = tenantRecord(['id', 'name', 'path', 'krn', 'created', 'updated']);
+export const policyRecord = tenantRecord(['id', 'name', 'krn', 'type', 'version']);
+export const resourcePolicyRecord = tenantRecord([]);

@@ -4,22 +4,10 @@ import { hashPassword } from '../../auth/passwords.js';
 import { badRequest, conflict } from '../../server/errors.js';
 import type { Mutation } from '../../store/index.js';
 import { findRealmUser } from '../tenant-manager/tenants.js';
+import type { UserInput } from './schemas.js';
 import { checkReferences, requireUser, krn, recordsOf, RESOURCE_POLICIES, findUserByUsername, USERS, type IamUser } from './records.js';
 
-export interface UserInput {
-  email: string;
-  username: string;
-  password: string;
-  confirmPassword: string;
-  firstName?: string;
-  lastName?: string;
-  enabled?: boolean;
-  path?: string;
-  policyIDs?: string[];
-  groups?: string[];
-  sendVerifyEmail?: boolean;
-  redirectUri?: string;
-}
+export type { UserInput };
 
 /** A username is one login of the tenant's realm: not another user's, not a fixture realm user's. */
 function checkUnique(ctx: EmuContext, tenantId: string, input: UserInput): void {

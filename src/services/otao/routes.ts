@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
-import type { Route } from '../../contract.js';
+import { route, type BodyRequest, type Route } from '../../contract.js';
 import { locationOf } from '../../server/location.js';
 import { pathParam } from '../../server/params.js';
 import { createSoftware, deleteSoftware, updateSoftware } from './changes.js';
-import { softwareCreateSchema, softwareUpdateSchema } from './schemas.js';
+import { softwareCreateSchema, softwareUpdateSchema, type SoftwareInput } from './schemas.js';
 import { requireApplication } from '../app-manager/applications.js';
 import { presentSoftware, requireSoftware, softwareOf } from './software.js';
 
@@ -19,13 +19,13 @@ function getOne(req: Request, res: Response) {
   res.json(presentSoftware(requireSoftware(req.ctx, applicationOf(req), pathParam(req, 'softwareVersion'))));
 }
 
-async function create(req: Request, res: Response) {
+async function create(req: BodyRequest<SoftwareInput>, res: Response) {
   const app = applicationOf(req);
   const software = await createSoftware(req.ctx, app, pathParam(req, 'softwareVersion'), req.body);
   res.status(201).location(locationOf(req, 'applications', app.name, 'software', software.version)).json(presentSoftware(software));
 }
 
-async function update(req: Request, res: Response) {
+async function update(req: BodyRequest<SoftwareInput>, res: Response) {
   const app = applicationOf(req);
   const current = requireSoftware(req.ctx, app, pathParam(req, 'softwareVersion'));
   await updateSoftware(req.ctx, app, current, req.body);
@@ -41,7 +41,7 @@ async function deleteOne(req: Request, res: Response) {
 export const routes: Route[] = [
   { method: 'GET', path: '/applications/{appName}/software', scope: 'application:software:read', summary: 'List the software of an application', handler: list },
   { method: 'GET', path: ONE, scope: 'application:software:read', summary: 'Get a software version', handler: getOne },
-  {
+  route({
     method: 'PUT',
     path: ONE,
     scope: 'application:software:update',
@@ -49,8 +49,8 @@ export const routes: Route[] = [
     bodySchema: softwareUpdateSchema,
     successStatus: 204,
     handler: update,
-  },
-  {
+  }),
+  route({
     method: 'POST',
     path: ONE,
     scope: 'application:software:update',
@@ -59,7 +59,7 @@ export const routes: Route[] = [
     bodySchema: softwareCreateSchema,
     successStatus: 201,
     handler: create,
-  },
+  }),
   {
     method: 'DELETE',
     path: ONE,

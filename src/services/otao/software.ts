@@ -4,43 +4,30 @@ import equalVersions from 'semver/functions/eq.js';
 import parseVersion from 'semver/functions/parse.js';
 import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
-import { collection, type StoredRecord } from '../../store/index.js';
+import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
+import { ROLLOUT_STRATEGIES, type RolloutFilter, type softwareRecord, type SoftwareInput } from './schemas.js';
 import type { Application } from '../app-manager/applications.js';
 import { filtersOfApplication } from '../epr/filters.js';
 
 export const SOFTWARE = collection<Software>('software')
   .index('app', (s) => s.appName);
 
-export type RolloutStrategy = 'suspended' | 'targeted' | 'general';
-export const ROLLOUT_STRATEGIES: readonly RolloutStrategy[] = ['suspended', 'targeted', 'general'];
+export type RolloutStrategy = (typeof ROLLOUT_STRATEGIES)[number];
+export { ROLLOUT_STRATEGIES, type RolloutFilter, type SoftwareInput };
 
-export interface RolloutFilter {
-  filterId: string;
-  /** `yyyy-MM-dd'T'HH:mm:ss'Z'`; absent: the filter applies at once. */
-  rolloutDate?: string;
-}
-
-export interface Software extends StoredRecord {
-  tenantId: string;
-  appName: string;
-  version: string;
+/**
+ * The record schema names only the string fields; the rest is what we write from a checked body. Describing them
+ * there would refuse imports it takes today, so the type adds them.
+ */
+export type Software = FromSchema<typeof softwareRecord> & {
   specification?: unknown;
   metadata?: unknown;
   upgradableFrom: string[];
   rolloutStrategy: RolloutStrategy;
+  /** `rolloutDate`: `yyyy-MM-dd'T'HH:mm:ss'Z'`; absent: the filter applies at once. */
   filters: RolloutFilter[];
-  createdDate: string;
-  updatedDate: string;
-}
-
-/** The body of `POST` (all optional, strategy default `suspended`) and of `PUT` (strategy required, no specification). */
-export interface SoftwareInput {
-  specification?: unknown;
-  metadata?: unknown;
-  upgradableFrom?: string[];
-  rolloutStrategy?: RolloutStrategy;
-  filters?: RolloutFilter[];
-}
+};
 
 const softwareKey = (appName: string, version: string) => `${appName}/${version}`;
 

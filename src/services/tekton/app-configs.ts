@@ -1,20 +1,15 @@
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
-import { collection, isPlainObject, type StoredRecord } from '../../store/index.js';
+import type { FromSchema } from '../../contract.js';
+import { collection, isPlainObject } from '../../store/index.js';
+import type { appConfigSchema, JsonPatch } from './schemas.js';
 import { findTenantVersion, requireApplication, type AppVersion } from '../app-manager/applications.js';
 
 export const APP_CONFIGS = collection<AppConfig>('app-configs');
 
 /** The configuration of one application version; stored under the version's name (version names are global). */
-export interface AppConfig extends StoredRecord {
-  tenantId: string;
-  appName: string;
-  appVersionName: string;
-  config: unknown;
-  createdDate: string;
-  updatedDate: string;
-}
+export type AppConfig = FromSchema<typeof appConfigSchema>;
 
 /** A version never configured reads as the empty object (docs/services/application-configuration.md). */
 export const EMPTY_CONFIGURATION = {};
@@ -78,11 +73,13 @@ function patchFailure(err: unknown, index: number, operation: Operation): Error 
 }
 
 /** RFC 6902, all operations or none: a failing operation (a `test` too) leaves the stored configuration as it was. */
-export async function patchAppConfig(ctx: EmuContext, version: AppVersion, patch: Operation[]): Promise<AppConfig> {
+export async function patchAppConfig(ctx: EmuContext, version: AppVersion, patch: JsonPatch): Promise<AppConfig> {
   const previous = findAppConfig(ctx, version.name);
   // One operation at a time on a copy, so that a failure names its operation (the library reports index 0 for some).
   let patched: unknown = jsonPatch.deepClone(previous ? previous.config : EMPTY_CONFIGURATION);
-  patch.forEach((operation, i) => {
+  patch.forEach((item, i) => {
+    // The schema checks `op` and `path`; the library checks the rest of the operation (`validate` true).
+    const operation = item as Operation;
     try {
       patched = jsonPatch.applyOperation(patched, operation, true, true, true, i).newDocument;
     } catch (err) {

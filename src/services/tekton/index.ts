@@ -1,5 +1,6 @@
 // Application configuration service (tekton): configurations of applications.
-import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
+import type { ServiceDescriptor } from '../../contract.js';
+import { appConfigSchema } from './schemas.js';
 import { appConfigFixtures } from './fixtures.js';
 import { routes } from './routes.js';
 
@@ -8,7 +9,7 @@ export const applicationConfiguration: ServiceDescriptor = {
   title: 'Application configuration service',
   serviceGroup: 'device',
   routes,
-  collections: { 'app-configs': tenantRecord(['appName', 'appVersionName', 'createdDate', 'updatedDate']) },
+  collections: { 'app-configs': appConfigSchema },
   fixtures: [appConfigFixtures],
   seedsAfter: ['app-manager'],
 };

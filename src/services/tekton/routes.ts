@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
 import { HttpError } from '../../server/errors.js';
 import { pathParam } from '../../server/params.js';
-import type { Route } from '../../contract.js';
+import { route, type BodyRequest, type Route } from '../../contract.js';
 import { patchAppConfig, putAppConfig, versionConfiguration, requireVersionOfApplication } from './app-configs.js';
-import { jsonPatchSchema } from './schemas.js';
+import { jsonPatchSchema, type JsonPatch } from './schemas.js';
 
 const PATH = '/app-configs/applications/{appName}/app-versions/{appVersionName}';
 
@@ -20,7 +20,7 @@ function get(req: Request, res: Response) {
   res.json(versionConfiguration(req.ctx, versionOf(req).name));
 }
 
-async function patch(req: Request, res: Response) {
+async function patch(req: BodyRequest<JsonPatch>, res: Response) {
   await patchAppConfig(req.ctx, versionOf(req), req.body);
   res.status(204).end();
 }
@@ -28,7 +28,7 @@ async function patch(req: Request, res: Response) {
 export const routes: Route[] = [
   { method: 'PUT', path: PATH, scope: 'application:update', summary: 'Set the configuration of an application version', successStatus: 204, handler: put },
   { method: 'GET', path: PATH, scope: 'application:read', summary: 'Get the configuration of an application version', handler: get },
-  {
+  route({
     method: 'PATCH',
     path: PATH,
     scope: 'application:update',
@@ -36,5 +36,5 @@ export const routes: Route[] = [
     bodySchema: jsonPatchSchema,
     successStatus: 204,
     handler: patch,
-  },
+  }),
 ];

@@ -3,10 +3,10 @@ import { issuerUrl } from '../../server/location.js';
 import { notFound } from '../../server/errors.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathParam, queryString } from '../../server/params.js';
-import type { Route } from '../../contract.js';
+import { route, type BodyRequest, type Route } from '../../contract.js';
 import { templateRoutes } from './template-routes.js';
 import { TEMPLATE_KINDS } from './templates.js';
-import { tenantCreateSchema } from './schemas.js';
+import { tenantCreateSchema, type TenantCreate } from './schemas.js';
 import { createTenant, findTenant, listTenants, type Tenant } from './tenants.js';
 
 const FILTERS = ['realm_name', 'status', 'analytics_enabled', 'subscription_type'] as const;
@@ -24,7 +24,7 @@ function list(req: Request, res: Response) {
   res.json({ count: page.total, results: page.items.map((t) => present(req, t)) });
 }
 
-async function create(req: Request, res: Response) {
+async function create(req: BodyRequest<TenantCreate>, res: Response) {
   const tenant = await createTenant(req.ctx, req.body);
   res.status(201).json(present(req, tenant));
 }
@@ -45,7 +45,7 @@ export const routes: Route[] = [
     query: [...pageParams(50), ...FILTERS.map((name) => ({ name }))],
     handler: list,
   },
-  {
+  route({
     method: 'POST',
     path: '/tenants',
     scope: '<platform>:tenant:create',
@@ -53,7 +53,7 @@ export const routes: Route[] = [
     bodySchema: tenantCreateSchema,
     successStatus: 201,
     handler: create,
-  },
+  }),
   { method: 'GET', path: '/tenants/{tenantId}', scope: '<platform>:tenant:read', summary: 'Get a tenant', handler: getOne },
   ...TEMPLATE_KINDS.flatMap(templateRoutes),
 ];

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { checkPreconditions, notModified } from '../../server/conditional.js';
-import type { Route } from '../../contract.js';
+import { route, type Route } from '../../contract.js';
 import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathInt } from '../../server/params.js';
@@ -40,7 +40,7 @@ export function templateRoutes(kind: TemplateKind): Route[] {
         res.json({ count: page.total, results: page.items });
       },
     },
-    {
+    route({
       method: 'POST',
       path: base,
       scope: `${kind.scope}:create`,
@@ -53,7 +53,7 @@ export function templateRoutes(kind: TemplateKind): Route[] {
         const record = await createTemplate(req.ctx, kind, req.body);
         res.status(201).location(locationOf(req, 'templates', kind.path, record.id)).json(record);
       },
-    },
+    }),
     {
       method: 'GET',
       path: `${base}/{id}`,
@@ -66,7 +66,7 @@ export function templateRoutes(kind: TemplateKind): Route[] {
         if (!notModified(req, res, { revision: templateRevision(req.ctx, kind, record.id) })) res.json(record);
       },
     },
-    {
+    route({
       method: 'PUT',
       path: `${base}/{id}`,
       scope: `${kind.scope}:update`,
@@ -77,7 +77,7 @@ export function templateRoutes(kind: TemplateKind): Route[] {
       handler: async (req, res) => {
         res.json(await replaceTemplate(req.ctx, kind, checkedId(req, kind), req.body));
       },
-    },
+    }),
     {
       method: 'DELETE',
       path: `${base}/{id}`,

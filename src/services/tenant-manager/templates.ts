@@ -1,6 +1,8 @@
 import type { EmuContext } from '../../context.js';
 import { notFound } from '../../server/errors.js';
+import type { FromSchema } from '../../contract.js';
 import { collection } from '../../store/index.js';
+import type { templateRecord, TemplateInput } from './schemas.js';
 
 /** Realm, frontend-client and backend-client templates: platform-wide `{ id, template, description }` records. */
 export const TEMPLATE_KINDS = [
@@ -11,14 +13,8 @@ export const TEMPLATE_KINDS = [
 
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
 
-export interface TemplateInput {
-  template: Record<string, unknown>;
-  description: string;
-}
-
-export interface Template extends TemplateInput {
-  id: number;
-}
+export type { TemplateInput };
+export type Template = FromSchema<typeof templateRecord>;
 
 export function listTemplates(ctx: EmuContext, kind: TemplateKind): Template[] {
   return [...kind.collection.values(ctx)].sort((a, b) => a.id - b.id);

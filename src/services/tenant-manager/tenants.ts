@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { conflict } from '../../server/errors.js';
 import type { EmuContext } from '../../context.js';
-import { collection, type StoredRecord } from '../../store/index.js';
+import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
+import type { realmClientRecord, realmUserRecord, tenantRecordSchema } from './schemas.js';
 import { verifyPassword } from '../../auth/passwords.js';
 import { expandScopes, platformScopes } from '../../auth/scopes.js';
 
@@ -14,36 +16,27 @@ export const SETTINGS = collection<{ value: string }>('settings');
 /** Used when no fixture names a default tenant (`--fixtures none`). */
 export const FALLBACK_TENANT = 'default';
 
-export interface Tenant extends StoredRecord {
-  id: string;
-  tenantId: string;
-  realm_name: string;
+/**
+ * The record schemas name only the fields an import must have; the rest is what we write. Describing those fields
+ * there would refuse imports it takes today, so the types add them.
+ */
+export type Tenant = FromSchema<typeof tenantRecordSchema> & {
   client_frontend_id: string;
   client_backend_id: string;
   client_backend_secret: string;
   issuer: string;
   status: string;
   created: string;
-}
+};
 
 /** An OAuth client of a tenant's realm (`client_credentials` grant). */
-export interface RealmClient extends StoredRecord {
-  tenantId: string;
-  clientId: string;
-  secret: string;
-  scopes: string[] | 'all';
-}
+export type RealmClient = FromSchema<typeof realmClientRecord>;
 
-/** A user of a tenant's realm (`password` grant). */
-export interface RealmUser extends StoredRecord {
-  tenantId: string;
-  username: string;
-  /** `src/auth/passwords.ts`: never the password itself. */
-  passwordHash: string;
-  scopes: string[] | 'all';
+/** A user of a tenant's realm (`password` grant); `passwordHash`: `src/auth/passwords.ts`, never the password itself. */
+export type RealmUser = FromSchema<typeof realmUserRecord> & {
   /** The fixtures' platform administrator: also every `platform:` scope. */
   platformAdmin?: boolean;
-}
+};
 
 export function findTenant(ctx: EmuContext, id: string): Tenant | undefined {
   return TENANTS.get(ctx, id);
@@ -95,6 +88,7 @@ export function defaultScopes(ctx: EmuContext, tenantId: string): string[] {
   return expandScopes('all', ctx.services);
 }
 
+/** What a new tenant record is made from: the create body (`TenantCreate`) or a fixture's fields. */
 export interface TenantInput {
   id?: string;
   realm_name: string;

@@ -1,9 +1,10 @@
 // LoRaWAN connector (ttnc): integrations with LoRaWAN network servers.
-import { tenantRecord, type ServiceDescriptor } from '../../contract.js';
+import type { ServiceDescriptor } from '../../contract.js';
 import { lorawanControlRouter } from './control.js';
 import { integrationFixtures } from './fixtures.js';
 import { INTEGRATIONS } from './integrations.js';
 import { routes } from './routes.js';
+import { integrationRecord } from './schemas.js';
 
 export const lorawanConnector: ServiceDescriptor = {
   prefix: 'ttnc',
@@ -11,7 +12,7 @@ export const lorawanConnector: ServiceDescriptor = {
   serviceGroup: 'device',
   routes,
   collections: {
-    [INTEGRATIONS.name]: tenantRecord(['appName', 'lnsUsername', 'lnsIdentityServerHost', 'lnsPlainMqttServerUrl', 'name', 'status', 'state']),
+    [INTEGRATIONS.name]: integrationRecord,
   },
   secretFields: { [INTEGRATIONS.name]: ['lnsApiKeyId'] },
   fixtures: [integrationFixtures],

@@ -1,74 +1,36 @@
 import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
-import { collection, type StoredRecord } from '../../store/index.js';
+import type { FromSchema } from '../../contract.js';
+import { collection } from '../../store/index.js';
+import type { ConnectionState, DeviceInput, IntegrationInput, integrationRecord, IntegrationStatus, NetworkServerReport } from './schemas.js';
 import { findApplication, findTenantVersion } from '../app-manager/applications.js';
 import { findEndpoint } from '../epr/endpoints.js';
 
 export const INTEGRATIONS = collection<Integration>('lns-integrations')
   .index('tenant', (i) => i.tenantId);
 
-export type IntegrationStatus = 'ACTIVE' | 'SUSPENDED';
-export type ConnectionState = 'CONNECTED' | 'DISCONNECTED';
+export type { ConnectionState, DeviceInput, IntegrationInput, IntegrationStatus, NetworkServerReport };
 
-/** A device of the network server linked to an endpoint of the integration's application. */
-export interface DeviceIntegration {
-  id: number;
-  appVersionName: string;
-  lnsDeviceId: string;
-  endpointId: string;
-  name: string;
-  description?: string;
-  status: IntegrationStatus;
-}
+/** A device of the network server linked to an endpoint of the integration's application: its id, version and status filled in. */
+export type DeviceIntegration = DeviceInput & { id: number; appVersionName: string; status: IntegrationStatus };
 
-export interface Integration extends StoredRecord {
-  tenantId: string;
+/**
+ * The record schema names only the string fields an import must have; the rest is what we write. Describing those
+ * fields there would refuse imports it takes today, so the type adds them. `lnsApiKeyId` is write-only: never
+ * answered, left out of exports (the descriptor's `secretFields`). `state`, `error` and `devices` are what the
+ * (simulated) network server reports: set through `/_emu/lorawan` or the fixtures.
+ */
+export type Integration = FromSchema<typeof integrationRecord> & {
   id: number;
-  appName: string;
-  lnsUsername: string;
-  /** Write-only: never answered, left out of exports (the descriptor's `secretFields`). */
   lnsApiKeyId?: string;
-  lnsIdentityServerHost: string;
-  lnsPlainMqttServerUrl: string;
-  name: string;
   description?: string;
   status: IntegrationStatus;
-  /** What the (simulated) network server reports: set through `/_emu/lorawan` or the fixtures. */
   state: ConnectionState;
   error?: string;
   devices: DeviceIntegration[];
   createdAt: string;
   updatedAt: string;
-}
-
-/** The body of `POST /integrations`, after its schema. */
-export interface IntegrationInput {
-  appName: string;
-  lnsUsername: string;
-  lnsApiKeyId?: string;
-  lnsIdentityServerHost: string;
-  lnsPlainMqttServerUrl: string;
-  name: string;
-  description?: string;
-}
-
-/** What the network server would report, as a user sets it (`PATCH /_emu/lorawan/integrations/{id}`, fixtures). */
-export interface NetworkServerReport {
-  status?: IntegrationStatus;
-  state?: ConnectionState;
-  error?: string | null;
-  devices?: DeviceInput[];
-}
-
-export interface DeviceInput {
-  id?: number;
-  lnsDeviceId: string;
-  endpointId: string;
-  name: string;
-  appVersionName?: string;
-  description?: string;
-  status?: IntegrationStatus;
-}
+};
 
 export const DEVICE_COUNTER = 'lns-devices';
 

@@ -1,11 +1,11 @@
 import type { Request, Response } from 'express';
-import type { Route } from '../../contract.js';
+import { route, type BodyRequest, type Route } from '../../contract.js';
 import { locationOf } from '../../server/location.js';
 import { pathInt, queryEnum, queryString } from '../../server/params.js';
 import { createIntegration, listIntegrations, presentIntegration, requireIntegration } from './integrations.js';
-import { integrationCreationSchema } from './schemas.js';
+import { integrationCreationSchema, type IntegrationInput } from './schemas.js';
 
-async function create(req: Request, res: Response) {
+async function create(req: BodyRequest<IntegrationInput>, res: Response) {
   const integration = await createIntegration(req.ctx, req.principal.tenantId, req.body);
   res.status(201).location(locationOf(req, 'integrations', integration.id)).json(presentIntegration(integration, true));
 }
@@ -25,7 +25,7 @@ function getOne(req: Request, res: Response) {
 }
 
 export const routes: Route[] = [
-  {
+  route({
     method: 'POST',
     path: '/integrations',
     scope: 'application:lns-app-integration:create',
@@ -35,7 +35,7 @@ export const routes: Route[] = [
     secretBodyFields: ['lnsApiKeyId'],
     successStatus: 201,
     handler: create,
-  },
+  }),
   {
     method: 'GET',
     path: '/integrations',

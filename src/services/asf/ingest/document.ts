@@ -2,18 +2,13 @@ import { ScriptRuntimeError } from '../painless/errors.js';
 import { fromJson, toJson } from '../painless/json.js';
 import { isList, isMap, javaType, valuesEqual, type Value, type ValueList, type ValueMap } from '../painless/values.js';
 import { ingestFailure, IngestError } from './errors.js';
+import type { SimulatedDocInput } from '../schemas.js';
 
 /** Metadata fields that live beside the source fields in `ctx`, as in the search engine. */
 export const METADATA_FIELDS = ['_index', '_type', '_id', '_routing'] as const;
 
 /** A document of a simulation request. */
-export interface SimulatedDocInput {
-  _index?: string;
-  _type?: string;
-  _id?: string;
-  _routing?: string;
-  _source: Record<string, unknown>;
-}
+export type { SimulatedDocInput };
 
 type Container = ValueMap | ValueList;
 

@@ -1,17 +1,11 @@
 import { checkTime, newBudget, type Budget } from '../painless/budget.js';
 import { PipelineConfigError } from './config.js';
+import type { PipelineDefinition } from '../schemas.js';
 import { IngestDocument, type SimulatedDocInput } from './document.js';
 import { asIngestError, errorBody, IngestError } from './errors.js';
 import { compileProcessors, type CompiledProcessor } from './processors.js';
 
-/** A stored or inline pipeline: `{ processors, on_failure?, description?, version? }`. */
-export interface PipelineDefinition {
-  processors: unknown[];
-  on_failure?: unknown[];
-  description?: string;
-  version?: number;
-  _meta?: Record<string, unknown>;
-}
+export type { PipelineDefinition };
 
 export interface CompiledPipeline {
   name: string;
