@@ -48,14 +48,21 @@ try {
   await close();
 }
 
-process.stdout.write(`\nplatform-emu bench (${options.profileName}), ${cpus()[0]?.model ?? 'cpu'} x ${availableParallelism()}, node ${process.version}\n\n`);
+process.stdout.write(
+  `\nplatform-emu bench (${options.profileName}), ${cpus()[0]?.model ?? 'cpu'} x ${availableParallelism()}, node ${process.version}\n\n`,
+);
 printTable(rows);
 const resultsPath = options.results ?? fileURLToPath(new URL('./results/latest.json', import.meta.url));
 writeResults(resultsPath, {
   profile: options.profileName,
   startedAt: startedAt.toISOString(),
   seconds: (Date.now() - startedAt.getTime()) / 1000,
-  machine: { cpu: cpus()[0]?.model ?? null, cores: availableParallelism(), node: process.version, platform: process.platform },
+  machine: {
+    cpu: cpus()[0]?.model ?? null,
+    cores: availableParallelism(),
+    node: process.version,
+    platform: process.platform,
+  },
   sizes: { endpoints: options.profile.endpoints, commands: options.profile.commands },
   figures: rows,
 });

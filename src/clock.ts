@@ -1,6 +1,8 @@
 import type { Clock } from './context.js';
 
-/** `real`: the machine's time; `frozen`: stands still until set or advanced; `offset`: runs, shifted by a fixed amount. */
+/**
+ * `real`: the machine's time; `frozen`: stands still until set or advanced; `offset`: runs, shifted by a fixed amount.
+ */
 export type ClockMode = 'real' | 'frozen' | 'offset';
 
 export interface ClockState {
@@ -73,7 +75,8 @@ export class VirtualClock implements Clock {
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-const ISO = /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i;
+const ISO =
+  /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i;
 const SHORT = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/gy;
 
 /**
@@ -88,7 +91,9 @@ export function parseDuration(text: string): number {
     return Math.round(w * UNITS.w + d * UNITS.d + h * UNITS.h + m * UNITS.m + s * UNITS.s);
   }
   if (/^P/i.test(value) && /[YM]/i.test(value.slice(1).split(/T/i)[0])) {
-    throw new RangeError(`"${text}": years and months have no fixed length; write the duration in days or weeks (P30D).`);
+    throw new RangeError(
+      `"${text}": years and months have no fixed length; write the duration in days or weeks (P30D).`,
+    );
   }
   let total = 0;
   let end = 0;
@@ -98,7 +103,9 @@ export function parseDuration(text: string): number {
     end = SHORT.lastIndex;
   }
   if (value === '' || end !== value.length) {
-    throw new RangeError(`"${text}" is not a duration: use ISO 8601 (PT1H, P30D) or a short form (90s, 1h, 721h, 1h30m, 500ms, 2d).`);
+    throw new RangeError(
+      `"${text}" is not a duration: use ISO 8601 (PT1H, P30D) or a short form (90s, 1h, 721h, 1h30m, 500ms, 2d).`,
+    );
   }
   return Math.round(total);
 }

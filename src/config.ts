@@ -12,7 +12,10 @@ export interface EmulatorOptions {
   /** Data directory (default `./.platform-emu`); ignored with `inMemory`. */
   dataDir?: string;
   inMemory?: boolean;
-  /** Fixture file, or a state document from `fixtures export`, that seeds a new, empty state; `none` for an empty platform. */
+  /**
+   * Fixture file, or a state document from `fixtures export`, that seeds a new, empty state; `none` for an empty
+   * platform.
+   */
   fixtures?: string;
   /** A state document (or fixture file) that replaces the state at start, whatever the data directory holds. */
   import?: string;
@@ -38,18 +41,25 @@ export interface EmulatorOptions {
   compactBytes?: number;
   /**
    * Extra `Host` names the emulator answers (DNS rebinding guard). Bound to a loopback address (the default), only
-   * `localhost`, `127.0.0.1` and `[::1]` are accepted besides these; bound to another address, any name unless some are given.
+   * `localhost`, `127.0.0.1` and `[::1]` are accepted besides these; bound to another address, any name unless some are
+   * given.
    */
   allowHosts?: string[];
   /** Entries the request journal keeps (`GET /_emu/requests`). Default 1000. */
   journalSize?: number;
-  /** With auth on, the secret the control plane (`/_emu`) accepts as admin token. Default: a token the emulator signs at start. */
+  /**
+   * With auth on, the secret the control plane (`/_emu`) accepts as admin token. Default: a token the emulator signs at
+   * start.
+   */
   adminToken?: string;
   /** Where warnings and errors go (default stderr). */
   log?: (message: string) => void;
 }
 
-export type EmulatorConfig = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 'import' | 'adminToken'>> & { dataDir: string | undefined; adminToken?: string };
+export type EmulatorConfig = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 'import' | 'adminToken'>> & {
+  dataDir: string | undefined;
+  adminToken?: string;
+};
 
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.json', import.meta.url));
 
@@ -71,7 +81,10 @@ export const START_DEFAULTS = {
 } as const satisfies Partial<EmulatorOptions>;
 
 export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
-  if (options.journalSize !== undefined && (!Number.isSafeInteger(options.journalSize) || options.journalSize < 1 || options.journalSize > 1_000_000)) {
+  if (
+    options.journalSize !== undefined &&
+    (!Number.isSafeInteger(options.journalSize) || options.journalSize < 1 || options.journalSize > 1_000_000)
+  ) {
     throw new RangeError(`journalSize must be a whole number from 1 to 1000000; got ${options.journalSize}.`);
   }
   return {

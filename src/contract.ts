@@ -115,7 +115,12 @@ export interface FixtureSection {
    * `schemasChecked`: the items are the package's own fixtures, which the tests check against every schema, so the
    * section may leave out schema checks of its own (never its other checks).
    */
-  seed: (ctx: EmuContext, items: Record<string, unknown>[], fixture: Record<string, unknown>, options: { schemasChecked: boolean }) => Promise<void>;
+  seed: (
+    ctx: EmuContext,
+    items: Record<string, unknown>[],
+    fixture: Record<string, unknown>,
+    options: { schemasChecked: boolean },
+  ) => Promise<void>;
 }
 
 /** A platform service: one folder under src/services, one entry in src/services/index.ts. */
@@ -181,7 +186,10 @@ export interface ServiceDescriptor {
 export const ID_PATTERN = '^(?!\\.{1,2}$)[a-zA-Z0-9._~-]+$';
 
 /** A date-time as the emulator stores them (`toISOString()`); other ISO 8601 offsets are read too. */
-export const DATE_TIME = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$' } as const;
+export const DATE_TIME = {
+  type: 'string',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$',
+} as const;
 
 /**
  * Schema of a stored record owned by a tenant: an object with its `tenantId` and the `required` fields,
@@ -238,7 +246,6 @@ export interface Clock {
   /** `now()` as ISO 8601 UTC, the form every stored date takes. */
   nowIso(): string;
 }
-
 
 /**
  * Everything a domain function may use, one per running emulator. Services pass it along;

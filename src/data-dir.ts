@@ -4,13 +4,17 @@ import type { TokenOptions } from './handle.js';
 import type { issueTestToken } from './oidc/test-tokens.js';
 import type { StateDocument } from './store/index.js';
 
-// The emulator's modules load with the first directory opened, not with this module: `token --admin` needs none of them.
+// The emulator's modules load with the first directory opened, not with this module: `token --admin` needs none of
+// them.
 
 /** The data directory of an emulator that is not running, opened without starting one. */
 export interface StoppedEmulator {
   /** The whole state, as `GET /_emu/state` answers it: secrets read `<redacted>` unless `includeSecrets`. */
   exportState(options?: { includeSecrets?: boolean }): StateDocument;
-  /** Replaces the whole state with a state document or a fixture file, as `PUT /_emu/state` does; `source` names it in errors. */
+  /**
+   * Replaces the whole state with a state document or a fixture file, as `PUT /_emu/state` does; `source` names it in
+   * errors.
+   */
   importState(input: unknown, source: string): Promise<void>;
   /** A test token signed with the directory's key, as `RunningEmulator.token` signs one; its issuer names `baseUrl`. */
   token(request: TokenOptions & { baseUrl: string }): ReturnType<typeof issueTestToken>;
@@ -22,14 +26,19 @@ export interface StoppedEmulator {
  * Opens a data directory as `fixtures export`, `fixtures import` and `token` do when no emulator holds it. Opened
  * to write, one that a live emulator holds is refused (its lock); `readOnly` (export, tokens) reads what is on disk.
  */
-export async function openDataDir(dataDir: string, options: { readOnly?: boolean; log?: (message: string) => void } = {}): Promise<StoppedEmulator> {
+export async function openDataDir(
+  dataDir: string,
+  options: { readOnly?: boolean; log?: (message: string) => void } = {},
+): Promise<StoppedEmulator> {
   const log = options.log ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
-  const [{ importState }, { openContext, tearDownServices }, { exportedState }, { issueTestToken }] = await Promise.all([
-    import('./emulator/state.js'),
-    import('./emulator/context.js'),
-    import('./server/control/secrets.js'),
-    import('./oidc/test-tokens.js'),
-  ]);
+  const [{ importState }, { openContext, tearDownServices }, { exportedState }, { issueTestToken }] = await Promise.all(
+    [
+      import('./emulator/state.js'),
+      import('./emulator/context.js'),
+      import('./server/control/secrets.js'),
+      import('./oidc/test-tokens.js'),
+    ],
+  );
   const ctx = await openContext(resolveConfig({ dataDir: resolve(dataDir) }), log, options.readOnly ?? false);
   return {
     exportState: (options) => exportedState(ctx, options),

@@ -28,7 +28,10 @@ function adminTokenOf(ctx: EmuContext): () => string {
   return () => (token ??= signAdminToken(ctx.keys, ctx.clock.now()));
 }
 
-/** Answers what was asked already, lets devices go, stops the services, then closes the state (connections forced after 5 s). */
+/**
+ * Answers what was asked already, lets devices go, stops the services, then closes the state (connections forced after
+ * 5 s).
+ */
 async function stopEmulator(ctx: EmuContext, server: Server, gateway: Gateway, status: RestStatus): Promise<void> {
   status.ready = false;
   const closed = new Promise<void>((done) => server.close(() => done()));
@@ -60,8 +63,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     await keyReady;
     const { port } = await listen(server, config.port, config.host);
     status.url = listeningUrl('http', config.host, port);
-    // The lock file is the CLI's way to a running emulator, its admin token included (the file is readable by its owner only).
-    ctx.store.directoryLock?.update({ url: status.url, mqttUrl: gateway.mqttUrl, ...(config.auth === 'on' ? { adminToken: adminToken() } : {}) });
+    // The lock file is the CLI's way to a running emulator, its admin token included (the file is readable by its owner
+    // only).
+    ctx.store.directoryLock?.update({
+      url: status.url,
+      mqttUrl: gateway.mqttUrl,
+      ...(config.auth === 'on' ? { adminToken: adminToken() } : {}),
+    });
     status.ready = true;
 
     let stopping: Promise<void> | undefined;

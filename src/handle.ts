@@ -2,7 +2,13 @@ import { parseDuration, type ClockMode } from './clock.js';
 import type { EmuContext } from './context.js';
 import { moveClock, virtualClock } from './server/control/clock.js';
 import { exportedState } from './server/control/secrets.js';
-import { listSnapshots, restoreSnapshot, saveSnapshot, deleteSnapshot, type SnapshotInfo } from './server/control/snapshots.js';
+import {
+  listSnapshots,
+  restoreSnapshot,
+  saveSnapshot,
+  deleteSnapshot,
+  type SnapshotInfo,
+} from './server/control/snapshots.js';
 import { faultsOf, type Fault, type FaultInput } from './server/faults.js';
 import { REQUEST_RECORDED } from './server/events.js';
 import { journalOf, type JournalEntry, type JournalFilter } from './server/journal.js';
@@ -51,7 +57,10 @@ export interface RunningEmulator {
   token(options?: TokenOptions): string;
   /** The token the control plane (`/_emu`) needs with auth on (scope `emulator:admin`). */
   readonly adminToken: string;
-  /** Back to the fixtures the emulator started with (or empty: `{ empty: true }`, or `--fixtures none`); real clock, no faults. */
+  /**
+   * Back to the fixtures the emulator started with (or empty: `{ empty: true }`, or `--fixtures none`); real clock, no
+   * faults.
+   */
   reset(options?: { empty?: boolean }): Promise<void>;
   /** Saves the whole state under a name (in the data directory; in memory with `inMemory`). */
   snapshot(name: string): Promise<SnapshotInfo>;
@@ -62,11 +71,16 @@ export interface RunningEmulator {
   deleteSnapshot(name: string): Promise<void>;
   clock: EmulatorClock;
   faults: EmulatorFaults;
-  /** The whole state, as `GET /_emu/state` answers it (secrets `<redacted>` unless `includeSecrets`); after `stop`, all it accepted. */
+  /**
+   * The whole state, as `GET /_emu/state` answers it (secrets `<redacted>` unless `includeSecrets`); after `stop`, all
+   * it accepted.
+   */
   exportState(options?: { includeSecrets?: boolean }): StateDocument;
   /** The request journal: the last `limit` (default 100) REST requests and KP1 messages that match, oldest first. */
   requests(filter?: JournalFilter): JournalEntry[];
-  /** Calls `listener` with every REST request and KP1 message as the journal records it; the returned function stops it. */
+  /**
+   * Calls `listener` with every REST request and KP1 message as the journal records it; the returned function stops it.
+   */
   onRequest(listener: (entry: JournalEntry) => void): () => void;
   /** Stops accepting, lets in-flight requests finish, makes the state durable and releases the data directory. */
   stop(): Promise<void>;

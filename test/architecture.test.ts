@@ -7,14 +7,21 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
   );
 }
 
 /** Every relative import and re-export of a file (type-only ones too: a circle of types is still a circle of rooms). */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s+'(\.{1,2}\/[^']+)'/g), ...text.matchAll(/import\('(\.{1,2}\/[^']+)'\)/g)];
+  const specifiers = [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s+'(\.{1,2}\/[^']+)'/g),
+    ...text.matchAll(/import\('(\.{1,2}\/[^']+)'\)/g),
+  ];
   return specifiers.map((m) => resolve(dirname(file), m[1].replace(/\.js$/, '.ts')));
 }
 
@@ -41,20 +48,41 @@ describe('the house plan', () => {
   });
 
   it('lower floors never import a service: store, schema, auth, server and the contract reach services through the context', () => {
-    const lower = files.filter((f) => /^(store|schema|auth|server)\//.test(name(f)) || ['contract.ts', 'context.ts', 'config.ts'].includes(name(f)));
-    const upward = lower.flatMap((f) => graph.get(f)!.filter((target) => name(target).startsWith('services/')).map((target) => `${name(f)} -> ${name(target)}`));
+    const lower = files.filter(
+      (f) =>
+        /^(store|schema|auth|server)\//.test(name(f)) || ['contract.ts', 'context.ts', 'config.ts'].includes(name(f)),
+    );
+    const upward = lower.flatMap((f) =>
+      graph
+        .get(f)!
+        .filter((target) => name(target).startsWith('services/'))
+        .map((target) => `${name(f)} -> ${name(target)}`),
+    );
     expect(upward).toEqual([]);
   });
 
   it('the floor of the gateway, the dashboard and the OIDC realms (gateway/, ui/, oidc/) is imported only from above: the emulator and the CLI', () => {
     const upper = /^(gateway|ui|oidc)\//;
-    const below = files.filter((f) => !upper.test(name(f)) && !/^(cli|simulator|client)\//.test(name(f)) && !['emulator.ts', 'index.ts', 'handle.ts', 'data-dir.ts'].includes(name(f)) && !name(f).startsWith('emulator/'));
-    const upward = below.flatMap((f) => graph.get(f)!.filter((target) => upper.test(name(target))).map((target) => `${name(f)} -> ${name(target)}`));
+    const below = files.filter(
+      (f) =>
+        !upper.test(name(f)) &&
+        !/^(cli|simulator|client)\//.test(name(f)) &&
+        !['emulator.ts', 'index.ts', 'handle.ts', 'data-dir.ts'].includes(name(f)) &&
+        !name(f).startsWith('emulator/'),
+    );
+    const upward = below.flatMap((f) =>
+      graph
+        .get(f)!
+        .filter((target) => upper.test(name(target)))
+        .map((target) => `${name(f)} -> ${name(target)}`),
+    );
     expect(upward).toEqual([]);
   });
 
   it('src/services holds only service folders: each has the descriptor index.ts that src/services/index.ts lists', () => {
-    const folders = readdirSync(join(SRC, 'services'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = readdirSync(join(SRC, 'services'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     const listed = readFileSync(join(SRC, 'services/index.ts'), 'utf8');
     expect(folders.filter((folder) => !listed.includes(`'./${folder}/index.js'`))).toEqual([]);
   });
@@ -87,7 +115,12 @@ describe('the house plan', () => {
   it('the CLI imports only the public surface (index, client, simulator, data-dir) and its own folder, and the listed rest', () => {
     const inside = files
       .filter((f) => name(f).startsWith('cli/'))
-      .flatMap((f) => graph.get(f)!.filter((target) => !CLI_PUBLIC.test(name(target))).map((target) => `${name(f)} -> ${name(target)}`));
+      .flatMap((f) =>
+        graph
+          .get(f)!
+          .filter((target) => !CLI_PUBLIC.test(name(target)))
+          .map((target) => `${name(f)} -> ${name(target)}`),
+      );
     expect([...new Set(inside)].filter((edge) => !CLI_INSIDE.has(edge))).toEqual([]);
     expect([...CLI_INSIDE].filter((edge) => !inside.includes(edge))).toEqual([]);
   });

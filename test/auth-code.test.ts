@@ -28,18 +28,35 @@ describe('the authorization code flow with PKCE', async () => {
 
   /** Signs in on the login form and returns the code from the redirect. */
   async function signIn(challenge: string, username: string, password: string): Promise<Response> {
-    return fetch(`${emulator.url}${realm}/auth`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form({ ...authorize(challenge), username, password }) });
+    return fetch(`${emulator.url}${realm}/auth`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form({ ...authorize(challenge), username, password }),
+    });
   }
 
   const exchange = (fields: Record<string, string>) =>
-    call('POST', `${realm}/token`, { rawBody: form({ grant_type: 'authorization_code', client_id: 'acme-frontend', redirect_uri: redirectUri, ...fields }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    call('POST', `${realm}/token`, {
+      rawBody: form({
+        grant_type: 'authorization_code',
+        client_id: 'acme-frontend',
+        redirect_uri: redirectUri,
+        ...fields,
+      }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
 
   it('announces the authorization endpoint and S256 in discovery', async () => {
     const discovery = (await call('GET', '/auth/realms/acme/.well-known/openid-configuration')).body;
-    expect(discovery).toMatchObject({ authorization_endpoint: `${emulator.url}${realm}/auth`, code_challenge_methods_supported: ['S256'], grant_types_supported: expect.arrayContaining(['authorization_code']) });
+    expect(discovery).toMatchObject({
+      authorization_endpoint: `${emulator.url}${realm}/auth`,
+      code_challenge_methods_supported: ['S256'],
+      grant_types_supported: expect.arrayContaining(['authorization_code']),
+    });
   });
 
-  it('shows a login form, redirects with a code and the state, and exchanges it once for the user\'s token', async () => {
+  it("shows a login form, redirects with a code and the state, and exchanges it once for the user's token", async () => {
     const { verifier, challenge } = pkce();
     const page = await fetch(`${emulator.url}${realm}/auth?${form(authorize(challenge))}`);
     expect(page.status).toBe(200);
@@ -62,12 +79,21 @@ describe('the authorization code flow with PKCE', async () => {
     // A failed exchange used the code up: a stolen code gets one try.
     expect((await exchange({ code, code_verifier: verifier })).status).toBe(400);
 
-    const again = new URL((await signIn(challenge, 'viewer@acme.test', 'viewer-password')).headers.get('location')!).searchParams.get('code')!;
+    const again = new URL(
+      (await signIn(challenge, 'viewer@acme.test', 'viewer-password')).headers.get('location')!,
+    ).searchParams.get('code')!;
     const granted = await exchange({ code: again, code_verifier: verifier });
     expect(granted.status).toBe(200);
     expect(granted.body.scope.split(' ').sort()).toEqual(['application:read', 'endpoint:read']);
     expect((await call('GET', '/epr/api/v1/endpoints', { token: granted.body.access_token })).status).toBe(200);
-    expect((await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', { token: granted.body.access_token, body: {} })).status).toBe(404);
+    expect(
+      (
+        await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', {
+          token: granted.body.access_token,
+          body: {},
+        })
+      ).status,
+    ).toBe(404);
     expect((await exchange({ code: again, code_verifier: verifier })).body.error).toBe('invalid_grant');
   });
 
@@ -90,8 +116,14 @@ describe('the authorization code flow with PKCE', async () => {
 
   it('refuses a code exchanged with another redirect_uri or after its minute', async () => {
     const { verifier, challenge } = pkce();
-    const code = () => signIn(challenge, 'dev@acme.test', 'dev-password').then((r) => new URL(r.headers.get('location')!).searchParams.get('code')!);
-    expect((await exchange({ code: await code(), code_verifier: verifier, redirect_uri: 'http://127.0.0.1:5173/other' })).body.error_description).toMatch(/redirect_uri/);
+    const code = () =>
+      signIn(challenge, 'dev@acme.test', 'dev-password').then((r) =>
+        new URL(r.headers.get('location')!).searchParams.get('code')!,
+      );
+    expect(
+      (await exchange({ code: await code(), code_verifier: verifier, redirect_uri: 'http://127.0.0.1:5173/other' }))
+        .body.error_description,
+    ).toMatch(/redirect_uri/);
     const late = await code();
     await call('PUT', '/_emu/clock', { token: emulator.adminToken, body: { advance: '61s' } });
     expect((await exchange({ code: late, code_verifier: verifier })).body.error_description).toMatch(/expired/);

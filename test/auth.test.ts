@@ -35,11 +35,18 @@ describe('auth on: the emulator is the OpenID Connect issuer of every tenant rea
   });
 
   it('issues client_credentials tokens that an independent JOSE library verifies against the JWKS', async () => {
-    const issued = await grant('acme', { grant_type: 'client_credentials', client_id: 'acme-backend', client_secret: 'acme-backend-secret' });
+    const issued = await grant('acme', {
+      grant_type: 'client_credentials',
+      client_id: 'acme-backend',
+      client_secret: 'acme-backend-secret',
+    });
     expect(issued.status).toBe(200);
     expect(issued.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
     const jwks = createRemoteJWKSet(new URL(`${realm}/protocol/openid-connect/certs`));
-    const { payload, protectedHeader } = await jwtVerify(issued.body.access_token, jwks, { issuer: realm, algorithms: ['RS256'] });
+    const { payload, protectedHeader } = await jwtVerify(issued.body.access_token, jwks, {
+      issuer: realm,
+      algorithms: ['RS256'],
+    });
     expect(protectedHeader.alg).toBe('RS256');
     expect(payload.tenant_id).toBe('acme');
     expect(String(payload.scope).split(' ')).toContain('endpoint:read');
@@ -48,20 +55,40 @@ describe('auth on: the emulator is the OpenID Connect issuer of every tenant rea
 
   it('accepts client credentials in HTTP Basic, narrows to requested scopes, refuses others', async () => {
     const basic = `Basic ${Buffer.from('acme-backend:acme-backend-secret').toString('base64')}`;
-    const narrowed = await grant('acme', { grant_type: 'client_credentials', scope: 'endpoint:read' }, { authorization: basic });
+    const narrowed = await grant(
+      'acme',
+      { grant_type: 'client_credentials', scope: 'endpoint:read' },
+      { authorization: basic },
+    );
     expect(narrowed.status).toBe(200);
     expect(narrowed.body.scope).toBe('endpoint:read');
-    const wrong = await grant('acme', { grant_type: 'client_credentials', client_id: 'acme-backend', client_secret: 'nope' });
+    const wrong = await grant('acme', {
+      grant_type: 'client_credentials',
+      client_id: 'acme-backend',
+      client_secret: 'nope',
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body).toMatchObject({ error: 'invalid_client', message: expect.any(String) });
     // A bad percent-encoding in Basic credentials is the client's mistake: 401, never a 500 "URI malformed".
-    const malformed = await grant('acme', { grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from('acme%E0%A4%A:x').toString('base64')}` });
+    const malformed = await grant(
+      'acme',
+      { grant_type: 'client_credentials' },
+      { authorization: `Basic ${Buffer.from('acme%E0%A4%A:x').toString('base64')}` },
+    );
     expect(malformed.status).toBe(401);
-    expect(malformed.body).toMatchObject({ error: 'invalid_client', message: expect.stringContaining('percent-encoded') });
+    expect(malformed.body).toMatchObject({
+      error: 'invalid_client',
+      message: expect.stringContaining('percent-encoded'),
+    });
   });
 
   it('issues password-grant tokens for fixture users, with their scopes', async () => {
-    const viewer = await grant('acme', { grant_type: 'password', client_id: 'acme-backend', username: 'viewer@acme.test', password: 'viewer-password' });
+    const viewer = await grant('acme', {
+      grant_type: 'password',
+      client_id: 'acme-backend',
+      username: 'viewer@acme.test',
+      password: 'viewer-password',
+    });
     expect(viewer.status).toBe(200);
     expect(viewer.body.scope.split(' ').sort()).toEqual(['application:read', 'endpoint:read']);
     const token = viewer.body.access_token;
@@ -69,17 +96,26 @@ describe('auth on: the emulator is the OpenID Connect issuer of every tenant rea
     const denied = await call('POST', ENDPOINTS, { token, body: { appVersion: { name: 'tracker-v1' } } });
     expect(denied.status).toBe(403);
     expect(denied.body.message).toMatch(/application:endpoint:create/);
-    expect((await grant('acme', { grant_type: 'password', username: 'viewer@acme.test', password: 'wrong' })).status).toBe(401);
-    expect((await grant('acme', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code' })).body.error).toBe('unsupported_grant_type');
+    expect(
+      (await grant('acme', { grant_type: 'password', username: 'viewer@acme.test', password: 'wrong' })).status,
+    ).toBe(401);
+    expect((await grant('acme', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code' })).body.error).toBe(
+      'unsupported_grant_type',
+    );
     // The authorization code grant needs a code from the login page (test/auth-code.test.ts).
     expect((await grant('acme', { grant_type: 'authorization_code' })).body.error).toBe('invalid_grant');
     // A user of one realm is not a user of another.
-    expect((await grant('globex', { grant_type: 'password', username: 'viewer@acme.test', password: 'viewer-password' })).status).toBe(401);
+    expect(
+      (await grant('globex', { grant_type: 'password', username: 'viewer@acme.test', password: 'viewer-password' }))
+        .status,
+    ).toBe(401);
   });
 
   describe('401 for no or bad tokens, with a message', () => {
     const sign = (claims: object, key: string, options: jwt.SignOptions) => jwt.sign(claims, key, options);
-    const foreignKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const foreignKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
 
     it.each([
       ['no header', undefined],
@@ -95,7 +131,9 @@ describe('auth on: the emulator is the OpenID Connect issuer of every tenant rea
     it('expired', async () => {
       const token = await tokenFor(emulator, { ttlSeconds: 1 });
       const expired = jwt.decode(token) as any;
-      const response = await call('GET', ENDPOINTS, { token: jwt.sign({ ...expired, exp: Math.floor(Date.now() / 1000) - 10 }, 'x', { algorithm: 'HS256' }) });
+      const response = await call('GET', ENDPOINTS, {
+        token: jwt.sign({ ...expired, exp: Math.floor(Date.now() / 1000) - 10 }, 'x', { algorithm: 'HS256' }),
+      });
       expect(response.status).toBe(401);
     });
 
@@ -108,16 +146,27 @@ describe('auth on: the emulator is the OpenID Connect issuer of every tenant rea
         sign(claims, JSON.stringify(jwks.body.keys[0]), { algorithm: 'HS256', issuer: realm, expiresIn: 60 }),
       ];
       for (const token of bad) expect((await call('GET', ENDPOINTS, { token })).status).toBe(401);
-
     });
 
     it('signed with the emulator’s key but naming an unknown realm, or a tenant that is not the realm’s', async () => {
       const key = internalContext(emulator).keys.privateKeyPem;
       const options: jwt.SignOptions = { algorithm: 'RS256', keyid: internalContext(emulator).keys.kid, expiresIn: 60 };
-      const unknownRealm = jwt.sign({ tenant_id: 'acme', scope: 'endpoint:read', sub: 'x' }, key, { ...options, issuer: `${emulator.url}/auth/realms/nope` });
-      const noRealm = jwt.sign({ tenant_id: 'acme', scope: 'endpoint:read', sub: 'x' }, key, { ...options, issuer: 'https://elsewhere.example' });
-      const wrongTenant = jwt.sign({ tenant_id: 'globex', scope: 'endpoint:read', sub: 'x' }, key, { ...options, issuer: realm });
-      const right = jwt.sign({ tenant_id: 'acme', scope: 'endpoint:read', sub: 'x' }, key, { ...options, issuer: realm });
+      const unknownRealm = jwt.sign({ tenant_id: 'acme', scope: 'endpoint:read', sub: 'x' }, key, {
+        ...options,
+        issuer: `${emulator.url}/auth/realms/nope`,
+      });
+      const noRealm = jwt.sign({ tenant_id: 'acme', scope: 'endpoint:read', sub: 'x' }, key, {
+        ...options,
+        issuer: 'https://elsewhere.example',
+      });
+      const wrongTenant = jwt.sign({ tenant_id: 'globex', scope: 'endpoint:read', sub: 'x' }, key, {
+        ...options,
+        issuer: realm,
+      });
+      const right = jwt.sign({ tenant_id: 'acme', scope: 'endpoint:read', sub: 'x' }, key, {
+        ...options,
+        issuer: realm,
+      });
       for (const token of [unknownRealm, noRealm, wrongTenant]) {
         const response = await call('GET', ENDPOINTS, { token });
         expect(response.status).toBe(401);

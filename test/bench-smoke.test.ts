@@ -41,7 +41,10 @@ describe('npm run bench at smoke size', () => {
     const report = JSON.parse(readFileSync(results, 'utf8')) as { profile: string; figures: Row[] };
     expect(report.profile).toBe('smoke');
     for (const figure of figures as Array<{ name: string }>) {
-      expect(report.figures.some((row) => row.figure === figure.name), `rows of figure ${figure.name}`).toBe(true);
+      expect(
+        report.figures.some((row) => row.figure === figure.name),
+        `rows of figure ${figure.name}`,
+      ).toBe(true);
     }
     for (const row of report.figures) {
       expect(row.error, `${row.id} ${row.error}`).toBeUndefined();
@@ -59,11 +62,18 @@ describe('npm run bench at smoke size', () => {
   }, 180_000);
 
   it('stops every server it started and removes its files when interrupted', async () => {
-    const bench = execa('node', [RUN, '--smoke', '--only', 'writes', '--results', join(scratch, 'interrupted.json')], { reject: false });
+    const bench = execa('node', [RUN, '--smoke', '--only', 'writes', '--results', join(scratch, 'interrupted.json')], {
+      reject: false,
+    });
     let stderr = '';
     bench.stderr!.on('data', (chunk) => (stderr += chunk));
     // Interrupt once an emulator of the bench is running.
-    await expect.poll(() => temporaryRoot(stderr) !== undefined && processesUnder(temporaryRoot(stderr)!).length > 0, { timeout: 30_000, interval: 50 }).toBe(true);
+    await expect
+      .poll(() => temporaryRoot(stderr) !== undefined && processesUnder(temporaryRoot(stderr)!).length > 0, {
+        timeout: 30_000,
+        interval: 50,
+      })
+      .toBe(true);
     bench.kill('SIGINT');
     const result = await bench;
     expect(result.exitCode).toBe(130);

@@ -8,7 +8,12 @@ describe('HTTP conventions shared by every service', async () => {
   it('/_emu/health is ready with version, URL and services', async () => {
     const health = await call('GET', '/_emu/health');
     expect(health.status).toBe(200);
-    expect(health.body).toMatchObject({ status: 'ready', version: expect.any(String), url: emulator.url, inMemory: true });
+    expect(health.body).toMatchObject({
+      status: 'ready',
+      version: expect.any(String),
+      url: emulator.url,
+      inMemory: true,
+    });
     expect(health.body.services.map((s: any) => s.name)).toContain('epr');
   });
 
@@ -31,17 +36,25 @@ describe('HTTP conventions shared by every service', async () => {
   });
 
   it('malformed JSON is 400, a body over --body-limit is 413, both JSON', async () => {
-    const malformed = await call('POST', '/epr/api/v1/endpoints', { rawBody: '{"a":', headers: { 'content-type': 'application/json' } });
+    const malformed = await call('POST', '/epr/api/v1/endpoints', {
+      rawBody: '{"a":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.message).toMatch(/not valid JSON/);
-    const huge = await call('POST', '/epr/api/v1/endpoints', { body: { appVersion: { name: 'tracker-v1' }, metadata: { blob: 'x'.repeat(5000) } } });
+    const huge = await call('POST', '/epr/api/v1/endpoints', {
+      body: { appVersion: { name: 'tracker-v1' }, metadata: { blob: 'x'.repeat(5000) } },
+    });
     expect(huge.status).toBe(413);
     expect(huge.body.message).toMatch(/1024 bytes/);
     expect((await call('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements).toBe(10);
   });
 
   it('a JSON body is read whatever the Content-Type says', async () => {
-    const response = await call('POST', '/epr/api/v1/endpoints', { rawBody: JSON.stringify({ appVersion: { name: 'tracker-v1' }, endpointId: 'plain-text-1' }), headers: { 'content-type': 'text/plain' } });
+    const response = await call('POST', '/epr/api/v1/endpoints', {
+      rawBody: JSON.stringify({ appVersion: { name: 'tracker-v1' }, endpointId: 'plain-text-1' }),
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(response.status).toBe(201);
   });
 
@@ -78,13 +91,19 @@ describe('HTTP conventions shared by every service', async () => {
     const etag = current.headers.get('etag')!;
     expect((await call('GET', url, { headers: { 'if-none-match': etag } })).status).toBe(304);
 
-    const stale = await call('PUT', url, { headers: { 'if-match': '"12345"' }, body: { template: {}, description: 'v2' } });
+    const stale = await call('PUT', url, {
+      headers: { 'if-match': '"12345"' },
+      body: { template: {}, description: 'v2' },
+    });
     expect(stale.status).toBe(412);
     expect(stale.body.message).toMatch(/nothing was changed/);
     expect((await call('DELETE', url, { headers: { 'if-match': '"12345"' } })).status).toBe(412);
     expect((await call('GET', url)).body.description).toBe('v1');
 
-    const matching = await call('PUT', url, { headers: { 'if-match': (await call('GET', url)).headers.get('etag')! }, body: { template: {}, description: 'v3' } });
+    const matching = await call('PUT', url, {
+      headers: { 'if-match': (await call('GET', url)).headers.get('etag')! },
+      body: { template: {}, description: 'v3' },
+    });
     expect(matching.status).toBe(200);
     expect((await call('GET', url)).body.description).toBe('v3');
   });

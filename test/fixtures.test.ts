@@ -29,17 +29,47 @@ describe('fixture files', () => {
 
   it.each([
     [{ ...base, gadgets: [] }, /unknown section "gadgets"/],
-    [{ ...base, endpoints: [{ endpointId: 'bad id', appVersion: 'app-v1', token: 't' }] }, /endpoints\[0\] \(bad id\): endpointId must match pattern/],
-    [{ ...base, endpoints: [...base.endpoints, { endpointId: 'e2', appVersion: 'nope', token: 't2' }] }, /endpoints\[1\] \(e2\): appVersion nope is not a version/],
-    [{ ...base, endpoints: [...base.endpoints, { endpointId: 'e2', appVersion: 'app-v1', token: 'e1-token' }] }, /endpoints\[1\] \(e2\): .*endpointToken is already used/],
+    [
+      { ...base, endpoints: [{ endpointId: 'bad id', appVersion: 'app-v1', token: 't' }] },
+      /endpoints\[0\] \(bad id\): endpointId must match pattern/,
+    ],
+    [
+      { ...base, endpoints: [...base.endpoints, { endpointId: 'e2', appVersion: 'nope', token: 't2' }] },
+      /endpoints\[1\] \(e2\): appVersion nope is not a version/,
+    ],
+    [
+      { ...base, endpoints: [...base.endpoints, { endpointId: 'e2', appVersion: 'app-v1', token: 'e1-token' }] },
+      /endpoints\[1\] \(e2\): .*endpointToken is already used/,
+    ],
     [{ ...base, defaultTenant: 'nobody' }, /defaultTenant nobody is not one of the tenants/],
     [{ ...base, tenants: [{ id: 't1' }] }, /tenants\[0\] \(t1\): realm_name is required/],
     [[1, 2], /a fixture file is a JSON object/],
-    [{ ...base, endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $regex: '^(a+)+$' } } }] }, /endpointFilters\[0\] \(f\): match.serial.\$regex nests quantifiers/],
-    [{ ...base, endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $regex: '(' } } }] }, /match.serial.\$regex is not a valid regular expression/],
-    [{ ...base, endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $regex: 'a'.repeat(257) } } }] }, /is longer than 256 characters/],
-    [{ ...base, endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $like: 'x' } } }] }, /unknown operator \$like/],
-    [{ ...base, endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $in: 'x' } } }] }, /match.serial.\$in must be an array/],
+    [
+      {
+        ...base,
+        endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $regex: '^(a+)+$' } } }],
+      },
+      /endpointFilters\[0\] \(f\): match.serial.\$regex nests quantifiers/,
+    ],
+    [
+      { ...base, endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $regex: '(' } } }] },
+      /match.serial.\$regex is not a valid regular expression/,
+    ],
+    [
+      {
+        ...base,
+        endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $regex: 'a'.repeat(257) } } }],
+      },
+      /is longer than 256 characters/,
+    ],
+    [
+      { ...base, endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $like: 'x' } } }] },
+      /unknown operator \$like/,
+    ],
+    [
+      { ...base, endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $in: 'x' } } }] },
+      /match.serial.\$in must be an array/,
+    ],
   ])('that do not validate stop the start with the record named (%#)', async (content, message) => {
     const path = fixtureFile(content);
     await expect(start(path)).rejects.toThrow(message);
@@ -48,9 +78,13 @@ describe('fixture files', () => {
 
   it('that do not validate leave a new data directory without state', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'emu-data-'));
-    await expect(start(fixtureFile({ ...base, endpoints: [{ endpointId: 'x', appVersion: 'nope', token: 'x' }] }), dataDir)).rejects.toThrow(/appVersion nope/);
+    await expect(
+      start(fixtureFile({ ...base, endpoints: [{ endpointId: 'x', appVersion: 'nope', token: 'x' }] }), dataDir),
+    ).rejects.toThrow(/appVersion nope/);
     expect(readdirSync(dataDir)).not.toContain('emulator.lock');
-    const state = readdirSync(dataDir).includes('state.json') ? JSON.parse(readFileSync(join(dataDir, 'state.json'), 'utf8')) : { collections: {} };
+    const state = readdirSync(dataDir).includes('state.json')
+      ? JSON.parse(readFileSync(join(dataDir, 'state.json'), 'utf8'))
+      : { collections: {} };
     expect(state.collections).toEqual({});
   });
 
@@ -90,8 +124,16 @@ describe("the package's own fixtures", () => {
   });
 
   it.each([
-    ['a record', (f: any) => (f.endpoints[0].endpointId = 'bad id'), /endpoints\[0\] \(bad id\): endpointId must match pattern/],
-    ['a configuration against its configSchema', (f: any) => (f.endpointConfigurations[0].config.tariff = 'free'), /endpointConfigurations\[0\]: .*does not satisfy the configuration schema of application version smart-meter-v1: tariff must be one of/],
+    [
+      'a record',
+      (f: any) => (f.endpoints[0].endpointId = 'bad id'),
+      /endpoints\[0\] \(bad id\): endpointId must match pattern/,
+    ],
+    [
+      'a configuration against its configSchema',
+      (f: any) => (f.endpointConfigurations[0].config.tariff = 'free'),
+      /endpointConfigurations\[0\]: .*does not satisfy the configuration schema of application version smart-meter-v1: tariff must be one of/,
+    ],
   ])('copied and broken (%s), are refused like any fixture file', async (_what, breakIt, message) => {
     const fixture = own();
     breakIt(fixture);

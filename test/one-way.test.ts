@@ -13,18 +13,27 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
   );
 }
 
 const sources = sourceFiles(SRC).map((file) => ({ name: relative(SRC, file), text: readFileSync(file, 'utf8') }));
 
 /** The files (relative to src/) in which `pattern` occurs. */
-const filesWith = (pattern: RegExp) => sources.filter((file) => pattern.test(file.text)).map((file) => file.name).sort();
+const filesWith = (pattern: RegExp) =>
+  sources
+    .filter((file) => pattern.test(file.text))
+    .map((file) => file.name)
+    .sort();
 
 describe('one definition of each shared helper', () => {
   it('the plain-object check is isPlainObject (src/store/json-values.ts)', () => {
-    const written = /typeof ([\w.]+) === 'object' && \1 !== null && !Array\.isArray\(\1\)|typeof ([\w.]+) !== 'object' \|\| \2 === null \|\| Array\.isArray\(\2\)/;
+    const written =
+      /typeof ([\w.]+) === 'object' && \1 !== null && !Array\.isArray\(\1\)|typeof ([\w.]+) !== 'object' \|\| \2 === null \|\| Array\.isArray\(\2\)/;
     // The CLI would be a package of its own.
     expect(filesWith(written)).toEqual(['cli/device/options.ts', 'store/json-values.ts']);
   });
@@ -46,13 +55,36 @@ describe('one definition of each shared helper', () => {
     expect(filesWith(/'\.?\/?\.platform-emu'/)).toEqual(['config.ts']);
     expect(filesWith(/'http:\/\/(127\.0\.0\.1|localhost):8080'/)).toEqual([]);
     // Every CLI option named like a start option takes its default from START_DEFAULTS.
-    const flags = ['--port', '--host', '--data-dir', '--fixtures', '--auth', '--body-limit', '--async-timeout', '--mqtt-port', '--mqtt-auth', '--compact-bytes', '--upload-token-ttl', '--upload-limit', '--journal-size'];
+    const flags = [
+      '--port',
+      '--host',
+      '--data-dir',
+      '--fixtures',
+      '--auth',
+      '--body-limit',
+      '--async-timeout',
+      '--mqtt-port',
+      '--mqtt-auth',
+      '--compact-bytes',
+      '--upload-token-ttl',
+      '--upload-limit',
+      '--journal-size',
+    ];
     const options = sources
       .filter((file) => file.name.startsWith('cli/'))
-      .flatMap((file) => file.text.split('new Option(').slice(1).map((text) => ({ file: file.name, text })))
-      .filter(({ text }) => flags.some((flag) => new RegExp(`^'[^']*${flag}\\b`).test(text)) && text.includes('.default('));
+      .flatMap((file) =>
+        file.text
+          .split('new Option(')
+          .slice(1)
+          .map((text) => ({ file: file.name, text })),
+      )
+      .filter(
+        ({ text }) => flags.some((flag) => new RegExp(`^'[^']*${flag}\\b`).test(text)) && text.includes('.default('),
+      );
     expect(options.length).toBeGreaterThanOrEqual(flags.length);
-    const copies = options.filter(({ text }) => !/\.default\(START_DEFAULTS\.\w+[,)]/.test(text)).map(({ file, text }) => `${file}: ${text.split('\n')[0]}`);
+    const copies = options
+      .filter(({ text }) => !/\.default\(START_DEFAULTS\.\w+[,)]/.test(text))
+      .map(({ file, text }) => `${file}: ${text.split('\n')[0]}`);
     expect(copies).toEqual([]);
   });
 });

@@ -34,7 +34,9 @@ describe('operations.json', () => {
 
 describe('the route table', () => {
   const inSpec = new Set(operations.map(([prefix, method, path]) => `${prefix} ${method} ${path}`));
-  const routes = services.flatMap((s) => s.routes.map((route) => ({ name: `${s.prefix} ${route.method} ${route.path}`, route })));
+  const routes = services.flatMap((s) =>
+    s.routes.map((route) => ({ name: `${s.prefix} ${route.method} ${route.path}`, route })),
+  );
 
   it('holds the operations of the spec, and marks every other one addition: true', () => {
     expect(routes.filter(({ name, route }) => !inSpec.has(name) && !route.addition).map((r) => r.name)).toEqual([]);
@@ -42,7 +44,8 @@ describe('the route table', () => {
   });
 
   it('names the paging envelope of exactly the operations that take offset/limit or page/pageSize', () => {
-    const pages = (route: (typeof routes)[number]['route']) => (route.query ?? []).some((q) => q.name === 'offset' || q.name === 'page');
+    const pages = (route: (typeof routes)[number]['route']) =>
+      (route.query ?? []).some((q) => q.name === 'offset' || q.name === 'page');
     expect(routes.filter(({ route }) => pages(route) !== (route.paging !== undefined)).map((r) => r.name)).toEqual([]);
     const byPage = routes.filter(({ route }) => route.query?.some((q) => q.name === 'page'));
     expect(byPage.every(({ route }) => route.paging === 'data')).toBe(true);

@@ -15,10 +15,13 @@ function declaredSchemas(): Array<[string, JsonSchema]> {
   for (const service of services) {
     for (const route of service.routes) {
       if (route.bodySchema) found.push([`${service.prefix} ${route.method} ${route.path} body`, route.bodySchema]);
-      for (const param of route.query ?? []) if (param.schema) found.push([`${service.prefix} ${route.method} ${route.path} ?${param.name}`, param.schema]);
+      for (const param of route.query ?? [])
+        if (param.schema) found.push([`${service.prefix} ${route.method} ${route.path} ?${param.name}`, param.schema]);
     }
-    for (const section of service.fixtures ?? []) found.push([`${service.prefix} fixture section ${section.key}`, section.item]);
-    for (const [name, schema] of Object.entries(service.collections ?? {})) found.push([`${service.prefix} collection ${name}`, schema]);
+    for (const section of service.fixtures ?? [])
+      found.push([`${service.prefix} fixture section ${section.key}`, section.item]);
+    for (const [name, schema] of Object.entries(service.collections ?? {}))
+      found.push([`${service.prefix} collection ${name}`, schema]);
   }
   return found;
 }
@@ -31,7 +34,11 @@ async function exportedSchemas(): Promise<Array<[string, JsonSchema]>> {
     if (!entry.isDirectory() || !readdirSync(new URL(`${folder}/`, root)).includes('schemas.ts')) continue;
     const module = (await import(new URL(`${folder}/schemas.ts`, root).href)) as Record<string, unknown>;
     for (const [name, value] of Object.entries(module)) {
-      if (typeof value === 'object' && value !== null && ('type' in value || 'properties' in value || 'oneOf' in value || 'anyOf' in value)) {
+      if (
+        typeof value === 'object' &&
+        value !== null &&
+        ('type' in value || 'properties' in value || 'oneOf' in value || 'anyOf' in value)
+      ) {
         found.push([`${folder}/schemas.ts ${name}`, value as JsonSchema]);
       }
     }
@@ -39,11 +46,13 @@ async function exportedSchemas(): Promise<Array<[string, JsonSchema]>> {
   return found;
 }
 
-describe('the services\' JSON schemas', () => {
+describe("the services' JSON schemas", () => {
   it('are valid draft-07 schemas', async () => {
     const schemas = [...declaredSchemas(), ...(await exportedSchemas())];
     expect(schemas.length).toBeGreaterThan(50);
-    const invalid = schemas.filter(([, schema]) => !ajv.validateSchema(schema)).map(([where]) => `${where}: ${ajv.errorsText()}`);
+    const invalid = schemas
+      .filter(([, schema]) => !ajv.validateSchema(schema))
+      .map(([where]) => `${where}: ${ajv.errorsText()}`);
     expect(invalid).toEqual([]);
   });
 

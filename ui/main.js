@@ -45,7 +45,8 @@ async function show() {
   } catch (err) {
     fill(main, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, err.message));
   }
-  if (document.activeElement === document.body || !main.contains(document.activeElement)) main.querySelector('h1')?.focus();
+  if (document.activeElement === document.body || !main.contains(document.activeElement))
+    main.querySelector('h1')?.focus();
 }
 
 /** The admin token opens the control plane (journal, clock, faults, mail, devices, live updates). */
@@ -75,7 +76,16 @@ function adminForm(onDone) {
 }
 
 function adminOnly() {
-  fill(main, h('h1', { tabindex: -1 }, 'Admin token needed'), h('p', {}, 'This page is the emulator\'s control plane: with --auth on it needs the emulator\'s admin token (in emulator.lock, the start banner, or --admin-token).'), adminForm(() => location.reload()));
+  fill(
+    main,
+    h('h1', { tabindex: -1 }, 'Admin token needed'),
+    h(
+      'p',
+      {},
+      "This page is the emulator's control plane: with --auth on it needs the emulator's admin token (in emulator.lock, the start banner, or --admin-token).",
+    ),
+    adminForm(() => location.reload()),
+  );
   main.querySelector('h1').focus();
 }
 
@@ -84,10 +94,23 @@ function signIn() {
   fill(
     main,
     h('h1', { tabindex: -1 }, 'Sign in'),
-    h('p', {}, 'This emulator runs with --auth on. Sign in as a user of a realm (a fixture user or an identity and access manager user): the dashboard then acts with that user\'s scopes.'),
-    h('form', { class: 'inline', onsubmit: (event) => (event.preventDefault(), beginSignIn(realm.value.trim())) }, field('Realm', realm), h('button', {}, 'Sign in with the realm\'s login page')),
+    h(
+      'p',
+      {},
+      "This emulator runs with --auth on. Sign in as a user of a realm (a fixture user or an identity and access manager user): the dashboard then acts with that user's scopes.",
+    ),
+    h(
+      'form',
+      { class: 'inline', onsubmit: (event) => (event.preventDefault(), beginSignIn(realm.value.trim())) },
+      field('Realm', realm),
+      h('button', {}, "Sign in with the realm's login page"),
+    ),
     h('h2', {}, 'Control plane'),
-    h('p', {}, 'Optionally, the admin token too: it opens the journal, clock, faults, mail, simulated devices and live updates.'),
+    h(
+      'p',
+      {},
+      'Optionally, the admin token too: it opens the journal, clock, faults, mail, simulated devices and live updates.',
+    ),
     adminForm(() => start()),
   );
   main.querySelector('h1').focus();
@@ -97,7 +120,15 @@ function showUser() {
   const who = allowed.user ? `signed in as ${allowed.user}` : adminToken.get() ? 'admin token' : '';
   if (!allowed.authOn) return;
   document.getElementById('user')?.remove();
-  status.before(h('span', { id: 'user', class: 'status' }, who, ' ', h('button', { class: 'secondary', type: 'button', onclick: () => (signOut(), location.reload()) }, 'Sign out')));
+  status.before(
+    h(
+      'span',
+      { id: 'user', class: 'status' },
+      who,
+      ' ',
+      h('button', { class: 'secondary', type: 'button', onclick: () => (signOut(), location.reload()) }, 'Sign out'),
+    ),
+  );
 }
 
 async function start() {
@@ -112,4 +143,6 @@ async function start() {
   await show();
 }
 
-start().catch((err) => fill(main, h('h1', {}, 'The emulator cannot be reached'), h('p', { class: 'error', role: 'alert' }, err.message)));
+start().catch((err) =>
+  fill(main, h('h1', {}, 'The emulator cannot be reached'), h('p', { class: 'error', role: 'alert' }, err.message)),
+);

@@ -22,7 +22,8 @@ const DEVICE = { appVersion: 'smart-meter-v1', token: 'meter-001-token', app: 's
 async function payloadFile(path, bytes) {
   const handle = await open(path, 'w');
   try {
-    for (let written = 0; written < bytes; written += MB) await handle.write(randomBytes(Math.min(MB, bytes - written)));
+    for (let written = 0; written < bytes; written += MB)
+      await handle.write(randomBytes(Math.min(MB, bytes - written)));
   } finally {
     await handle.close();
   }
@@ -56,15 +57,23 @@ async function withPeakRss(rss, work) {
  */
 function upload(url, headers, file, bytes) {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent: false, headers: { ...headers, 'content-type': 'application/octet-stream', 'content-length': bytes } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode !== 201) reject(new Error(`The upload answered ${res.statusCode}: ${text}`));
-        else resolve(JSON.parse(text));
-      });
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { ...headers, 'content-type': 'application/octet-stream', 'content-length': bytes },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode !== 201) reject(new Error(`The upload answered ${res.statusCode}: ${text}`));
+          else resolve(JSON.parse(text));
+        });
+      },
+    );
     req.on('error', reject);
     sendFile(file, req).catch((err) => {
       req.destroy();
@@ -84,7 +93,9 @@ async function sendFile(file, destination) {
       if (bytesRead === 0) break;
       position += bytesRead;
       const block = blocks[current].subarray(0, bytesRead);
-      sent[current] = new Promise((resolve, reject) => destination.write(block, (err) => (err ? reject(err) : resolve())));
+      sent[current] = new Promise((resolve, reject) =>
+        destination.write(block, (err) => (err ? reject(err) : resolve())),
+      );
       sent[current].catch(() => undefined);
     }
     await Promise.all(sent);
@@ -125,20 +136,36 @@ function download(url, path, file) {
         if (end === -1) return;
         status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]);
         const declared = /\r\ncontent-length: *(\d+)/i.exec(head.slice(0, end))?.[1];
-        if (status !== 200 || declared === undefined) return settle(new Error(`GET ${path} answered ${status || head.slice(0, 80)}${declared === undefined ? ' without a Content-Length' : ''}`));
+        if (status !== 200 || declared === undefined)
+          return settle(
+            new Error(
+              `GET ${path} answered ${status || head.slice(0, 80)}${declared === undefined ? ' without a Content-Length' : ''}`,
+            ),
+          );
         remaining = Number(declared);
         offset = length - (head.length - end - 4);
       }
       const body = Math.min(length - offset, remaining);
-      for (let written = 0; written < body; ) written += writeSync(fd, buffer, offset + written, body - written);
+      for (let written = 0; written < body;) written += writeSync(fd, buffer, offset + written, body - written);
       remaining -= body;
       if (remaining === 0) settle();
     };
-    const socket = connect({ host: hostname, port: Number(port), onread: { buffer: Buffer.allocUnsafeSlow(CLIENT_BUFFER), callback: onread } }, () =>
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+    const socket = connect(
+      {
+        host: hostname,
+        port: Number(port),
+        onread: { buffer: Buffer.allocUnsafeSlow(CLIENT_BUFFER), callback: onread },
+      },
+      () => socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
     );
     socket.on('error', settle);
-    socket.on('end', () => settle(new Error(`GET ${path}: the connection closed with ${remaining < 0 ? 'no complete head' : `${remaining} bytes to go`}`)));
+    socket.on('end', () =>
+      settle(
+        new Error(
+          `GET ${path}: the connection closed with ${remaining < 0 ? 'no complete head' : `${remaining} bytes to go`}`,
+        ),
+      ),
+    );
   });
 }
 
@@ -162,7 +189,10 @@ export default {
         node: () => bench.startReference('stream-file', bench.dir('blobs-node')),
       },
       async ({ emulator, node }) => {
-        const { token } = await httpJson(`${emulator.url}/kp1/${DEVICE.appVersion}/bcx/${DEVICE.token}/token`, { method: 'POST', body: {} });
+        const { token } = await httpJson(`${emulator.url}/kp1/${DEVICE.appVersion}/bcx/${DEVICE.token}/token`, {
+          method: 'POST',
+          body: {},
+        });
         const rssBefore = await bench.settledRss(emulator);
         const nodeRssBefore = node.rss();
         const seconds = { copySynced: [], upload: [], nodeUpload: [], copy: [], download: [], nodeDownload: [] };
@@ -171,24 +201,43 @@ export default {
           const copied = join(dir, `copy-${round}.bin`);
           const downloaded = join(dir, `download-${round}.bin`);
           // The upload makes its payload durable (fsync) before it answers: so does this copy.
-          seconds.copySynced.push(await timed(async () => {
-            await copyFile(source, copied);
-            await fsyncFile(copied);
-          }));
+          seconds.copySynced.push(
+            await timed(async () => {
+              await copyFile(source, copied);
+              await fsyncFile(copied);
+            }),
+          );
           await rm(copied);
           let blob;
           const up = await withPeakRss(emulator.rss, async () =>
-            seconds.upload.push(await timed(async () => (blob = await upload(`${emulator.url}/bcx/api/v1/binary-data?name=bench`, { 'x-auth-token': token }, source, bytes)))),
+            seconds.upload.push(
+              await timed(
+                async () =>
+                  (blob = await upload(
+                    `${emulator.url}/bcx/api/v1/binary-data?name=bench`,
+                    { 'x-auth-token': token },
+                    source,
+                    bytes,
+                  )),
+              ),
+            ),
           );
           if (blob.size !== bytes) throw new Error(`The blob is ${blob.size} bytes, not ${bytes}.`);
-          const nodeUp = await withPeakRss(node.rss, async () => seconds.nodeUpload.push(await timed(() => upload(`${node.url}/payload.bin`, {}, source, bytes))));
+          const nodeUp = await withPeakRss(node.rss, async () =>
+            seconds.nodeUpload.push(await timed(() => upload(`${node.url}/payload.bin`, {}, source, bytes))),
+          );
           seconds.copy.push(await timed(() => copyFile(source, copied)));
           await rm(copied);
           const path = `/bcx/api/v1/applications/${DEVICE.app}/endpoints/${DEVICE.endpointId}/binary-data/${blob.id}/data`;
-          const down = await withPeakRss(emulator.rss, async () => seconds.download.push(await timed(() => download(emulator.url, path, downloaded))));
-          if (statSync(downloaded).size !== bytes) throw new Error(`The download is ${statSync(downloaded).size} bytes, not ${bytes}.`);
+          const down = await withPeakRss(emulator.rss, async () =>
+            seconds.download.push(await timed(() => download(emulator.url, path, downloaded))),
+          );
+          if (statSync(downloaded).size !== bytes)
+            throw new Error(`The download is ${statSync(downloaded).size} bytes, not ${bytes}.`);
           await rm(downloaded);
-          const nodeDown = await withPeakRss(node.rss, async () => seconds.nodeDownload.push(await timed(() => download(node.url, '/payload.bin', downloaded))));
+          const nodeDown = await withPeakRss(node.rss, async () =>
+            seconds.nodeDownload.push(await timed(() => download(node.url, '/payload.bin', downloaded))),
+          );
           await rm(downloaded);
           growth.upload = Math.max(growth.upload, up.peak - rssBefore);
           growth.download = Math.max(growth.download, down.peak - rssBefore);

@@ -18,7 +18,8 @@ function timedRun(args, expect) {
     child.once('error', reject);
     child.once('exit', (code) => {
       const ms = performance.now() - started;
-      if (code !== 0 || !expect.test(out)) reject(new Error(`node ${args.slice(1).join(' ')} exited ${code}: ${out.slice(0, 500)}`));
+      if (code !== 0 || !expect.test(out))
+        reject(new Error(`node ${args.slice(1).join(' ')} exited ${code}: ${out.slice(0, 500)}`));
       else resolve(ms);
     });
   });
@@ -33,17 +34,39 @@ export default {
         const runs = {
           floor: () => timedRun(['-e', ''], /^/),
           token: () => timedRun([BIN, 'token', '--url', emulator.url], /^ey[\w-]+\.[\w-]+\.[\w-]+\s*$/),
-          call: () => timedRun([BIN, 'call', 'GET', '/epr/api/v1/endpoints/meter-001', '--url', emulator.url], /"endpointId": ?"meter-001"/),
+          call: () =>
+            timedRun(
+              [BIN, 'call', 'GET', '/epr/api/v1/endpoints/meter-001', '--url', emulator.url],
+              /"endpointId": ?"meter-001"/,
+            ),
         };
         const times = { floor: [], token: [], call: [] };
         // One untimed run each: the first spawn of a script pays for reading it from disk.
         for (const run of Object.values(runs)) await run();
-        for (let i = 0; i < bench.profile.cliRuns; i++) for (const [key, run] of Object.entries(runs)) times[key].push(await run());
+        for (let i = 0; i < bench.profile.cliRuns; i++)
+          for (const [key, run] of Object.entries(runs)) times[key].push(await run());
         const floor = { reference: median(times.floor), referenceName: "node -e ''" };
-        const note = (key) => `spawn to exit, median of ${times[key].length}: ${times[key].map((t) => Math.round(t)).join(', ')} ms`;
+        const note = (key) =>
+          `spawn to exit, median of ${times[key].length}: ${times[key].map((t) => Math.round(t)).join(', ')} ms`;
         return [
-          measure({ id: '10a', name: 'platform-emu token, emulator running', unit: 'ms', value: median(times.token), ...floor, target: { on: 'ratio', op: '<', limit: 2 }, note: note('token') }),
-          measure({ id: '10b', name: 'platform-emu call GET /epr/api/v1/endpoints/{id}', unit: 'ms', value: median(times.call), ...floor, target: { on: 'ratio', op: '<', limit: 2 }, note: note('call') }),
+          measure({
+            id: '10a',
+            name: 'platform-emu token, emulator running',
+            unit: 'ms',
+            value: median(times.token),
+            ...floor,
+            target: { on: 'ratio', op: '<', limit: 2 },
+            note: note('token'),
+          }),
+          measure({
+            id: '10b',
+            name: 'platform-emu call GET /epr/api/v1/endpoints/{id}',
+            unit: 'ms',
+            value: median(times.call),
+            ...floor,
+            target: { on: 'ratio', op: '<', limit: 2 },
+            note: note('call'),
+          }),
         ];
       },
     );

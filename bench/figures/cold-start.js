@@ -21,9 +21,17 @@ export default {
   name: 'cold-start',
   async run(bench) {
     const { document } = await bench.largeState();
-    const bareRoutes = bench.file('bare-start.json', { routes: { 'GET /': { status: 200, contentType: 'text/plain', body: 'ok' } } });
-    const fixtureData = writeJsonServerData(join(bench.dir('json-server-small'), 'db.json'), await bench.fixtureState(), { withCommands: false });
-    const largeData = writeJsonServerData(join(bench.dir('json-server-large'), 'db.json'), document, { withCommands: true });
+    const bareRoutes = bench.file('bare-start.json', {
+      routes: { 'GET /': { status: 200, contentType: 'text/plain', body: 'ok' } },
+    });
+    const fixtureData = writeJsonServerData(
+      join(bench.dir('json-server-small'), 'db.json'),
+      await bench.fixtureState(),
+      { withCommands: false },
+    );
+    const largeData = writeJsonServerData(join(bench.dir('json-server-large'), 'db.json'), document, {
+      withCommands: true,
+    });
     const largeDir = await bench.largeStateCopy('cold-start');
     const firstEndpoint = `/endpoints/${Object.keys(document.collections.endpoints)[0]}`;
 
@@ -31,10 +39,16 @@ export default {
     // Interleaved, so that a slow moment of the machine touches every series alike.
     for (let i = 0; i < bench.profile.coldStarts; i++) {
       times.floor.push(await timeToFirstAnswer(() => bench.startReference('bare-http', bareRoutes), '/'));
-      times.empty.push(await timeToFirstAnswer(() => bench.startEmulator({ dataDir: bench.dir('empty') }), '/_emu/health'));
-      times.jsonSmall.push(await timeToFirstAnswer(() => bench.startReference('json-server', fixtureData), '/endpoints/meter-001'));
+      times.empty.push(
+        await timeToFirstAnswer(() => bench.startEmulator({ dataDir: bench.dir('empty') }), '/_emu/health'),
+      );
+      times.jsonSmall.push(
+        await timeToFirstAnswer(() => bench.startReference('json-server', fixtureData), '/endpoints/meter-001'),
+      );
       times.large.push(await timeToFirstAnswer(() => bench.startEmulator({ dataDir: largeDir }), '/_emu/health'));
-      times.jsonLarge.push(await timeToFirstAnswer(() => bench.startReference('json-server', largeData), firstEndpoint));
+      times.jsonLarge.push(
+        await timeToFirstAnswer(() => bench.startReference('json-server', largeData), firstEndpoint),
+      );
     }
     const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
     return [

@@ -22,39 +22,85 @@ export default {
   async run(bench) {
     const { profile } = bench;
     const { document } = await bench.largeState();
-    const endpoints = Array.from({ length: Math.max(...INVOKERS) }, (_, i) => document.collections.endpoints[benchEndpointId(i + 1)]);
+    const endpoints = Array.from(
+      { length: Math.max(...INVOKERS) },
+      (_, i) => document.collections.endpoints[benchEndpointId(i + 1)],
+    );
     // Its own endpoint: the echo devices answer the first ones.
     const simulated = document.collections.endpoints[benchEndpointId(Math.max(...INVOKERS) + 1)];
-    const fsyncCeiling = async () => JSON.parse(await runToEnd(process.execPath, [script('../references/fsync.js'), bench.dir('fsync'), String(profile.singleWrites)], { label: 'fsync ceiling' }));
-    const expressRoutes = [{ method: 'POST', path: '/cex/api/v1/endpoints/:endpointId/commands/:commandType', status: 200, json: { ok: true, echo: BODY } }];
-    const invoke = (url, invokers, extra = {}) => () =>
-      bench.load({
-        url,
-        paths: endpoints.slice(0, invokers).map((e) => commandPath(e.endpointId)),
+    const fsyncCeiling = async () =>
+      JSON.parse(
+        await runToEnd(
+          process.execPath,
+          [script('../references/fsync.js'), bench.dir('fsync'), String(profile.singleWrites)],
+          { label: 'fsync ceiling' },
+        ),
+      );
+    const expressRoutes = [
+      {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: BODY,
-        connections: invokers,
-        amount: profile.roundTrips,
-        ...extra,
-      });
+        path: '/cex/api/v1/endpoints/:endpointId/commands/:commandType',
+        status: 200,
+        json: { ok: true, echo: BODY },
+      },
+    ];
+    const invoke =
+      (url, invokers, extra = {}) =>
+      () =>
+        bench.load({
+          url,
+          paths: endpoints.slice(0, invokers).map((e) => commandPath(e.endpointId)),
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: BODY,
+          connections: invokers,
+          amount: profile.roundTrips,
+          ...extra,
+        });
     const runs = await bench.usingAll(
       {
         emulator: async () => bench.startEmulator({ dataDir: await bench.largeStateCopy('commands') }),
-        framework: () => bench.startReference('express-one-route', bench.file('express-commands.json', { routes: expressRoutes })),
+        framework: () =>
+          bench.startReference('express-one-route', bench.file('express-commands.json', { routes: expressRoutes })),
       },
       async ({ emulator, framework }) => {
         const { mqtt } = await httpJson(`${emulator.url}/_emu/health`);
-        const deviceJob = { mqttUrl: mqtt.url, commandType: TYPE, devices: endpoints.map((e) => ({ appVersion: e.appVersion.name, token: e.token })) };
-        const devices = await startServer(process.execPath, [script('../lib/device-echo.js'), JSON.stringify(deviceJob)], { label: 'simulated devices' });
+        const deviceJob = {
+          mqttUrl: mqtt.url,
+          commandType: TYPE,
+          devices: endpoints.map((e) => ({ appVersion: e.appVersion.name, token: e.token })),
+        };
+        const devices = await startServer(
+          process.execPath,
+          [script('../lib/device-echo.js'), JSON.stringify(deviceJob)],
+          { label: 'simulated devices' },
+        );
         // As a user starts it; it is ready once it reports the device connected.
         const simulator = await startServer(
           process.execPath,
-          [BIN, 'device', 'simulate', '--app-version', simulated.appVersion.name, '--token', simulated.token, '--url', emulator.url, '--json'],
+          [
+            BIN,
+            'device',
+            'simulate',
+            '--app-version',
+            simulated.appVersion.name,
+            '--token',
+            simulated.token,
+            '--url',
+            emulator.url,
+            '--json',
+          ],
           { label: 'platform-emu device simulate', ready: /"event":"connected"/ },
         );
         // The raw echo uses the same broker and library on topics of its own, in its own process.
-        const echo = (invokers) => async () => JSON.parse(await runToEnd(process.execPath, [script('../references/mqtt-echo.js'), mqtt.url, String(invokers), String(profile.roundTrips)], { label: 'mqtt echo' }));
+        const echo = (invokers) => async () =>
+          JSON.parse(
+            await runToEnd(
+              process.execPath,
+              [script('../references/mqtt-echo.js'), mqtt.url, String(invokers), String(profile.roundTrips)],
+              { label: 'mqtt echo' },
+            ),
+          );
         try {
           const tasks = { fsync: fsyncCeiling };
           for (const invokers of INVOKERS) {
@@ -64,7 +110,16 @@ export default {
             tasks[`framework${invokers}`] = invoke(framework.url, invokers);
           }
           tasks.simulate1 = () =>
-            bench.load({ url: emulator.url, paths: [commandPath(simulated.endpointId)], method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY, connections: 1, amount: profile.roundTrips, expectStatus: 200 });
+            bench.load({
+              url: emulator.url,
+              paths: [commandPath(simulated.endpointId)],
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: BODY,
+              connections: 1,
+              amount: profile.roundTrips,
+              expectStatus: 200,
+            });
           return await bench.interleave(tasks);
         } finally {
           await Promise.all([stopProcess(devices.child), stopProcess(simulator.child)]);

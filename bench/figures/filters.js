@@ -12,27 +12,50 @@ const APP = 'smart-meter';
 
 /** Two filters over the metadata the bench's endpoints have (bench/lib/state.js), one of them a `$regex`. */
 const FILTERS = [
-  { filterId: 'firmware-1-0-to-1-3', description: 'Firmware 1.0.x to 1.3.x', match: { firmware: { $regex: '^1\\.[0-3]\\.' } } },
+  {
+    filterId: 'firmware-1-0-to-1-3',
+    description: 'Firmware 1.0.x to 1.3.x',
+    match: { firmware: { $regex: '^1\\.[0-3]\\.' } },
+  },
   { filterId: 'model-m1', description: 'Model m1', match: { model: { $in: ['m1'] } } },
 ];
 
 /** The default fixtures (three active filters of the application, and an inactive one) with the two above. */
-const withBenchFilters = (fixture) => ({ ...fixture, endpointFilters: [...fixture.endpointFilters, ...FILTERS.map((f) => ({ applicationName: APP, ...f }))] });
+const withBenchFilters = (fixture) => ({
+  ...fixture,
+  endpointFilters: [...fixture.endpointFilters, ...FILTERS.map((f) => ({ applicationName: APP, ...f }))],
+});
 
 export default {
   name: 'filters',
   async run(bench) {
     const endpoints = bench.profile.filterEndpoints;
-    const state = await bench.writeState('filters-state', { endpoints, versions: ['smart-meter-v1', 'smart-meter-v2'], fixture: await fixtureDocument(withBenchFilters) });
+    const state = await bench.writeState('filters-state', {
+      endpoints,
+      versions: ['smart-meter-v1', 'smart-meter-v2'],
+      fixture: await fixtureDocument(withBenchFilters),
+    });
     state.document = undefined;
     return bench.using(
       () => bench.startEmulator({ dataDir: state.dir }),
       async (emulator) => {
-        const paths = { filters: `/epr/api/v1/endpoints?applicationName=${APP}&include=filters`, plain: `/epr/api/v1/endpoints?applicationName=${APP}` };
+        const paths = {
+          filters: `/epr/api/v1/endpoints?applicationName=${APP}&include=filters`,
+          plain: `/epr/api/v1/endpoints?applicationName=${APP}`,
+        };
         const answer = JSON.parse((await httpRequest(emulator.url + paths.filters)).text);
         const matched = answer.content.reduce((n, e) => n + e.filters.length, 0);
-        if (answer.totalElements < endpoints || matched === 0) throw new Error(`${paths.filters}: ${answer.totalElements} endpoints, ${matched} filter matches on the first page`);
-        const rps = medians(await bench.interleave({ filters: () => bench.load({ url: emulator.url, path: paths.filters, connections: CONNECTIONS }), plain: () => bench.load({ url: emulator.url, path: paths.plain, connections: CONNECTIONS }) }), 'rps');
+        if (answer.totalElements < endpoints || matched === 0)
+          throw new Error(
+            `${paths.filters}: ${answer.totalElements} endpoints, ${matched} filter matches on the first page`,
+          );
+        const rps = medians(
+          await bench.interleave({
+            filters: () => bench.load({ url: emulator.url, path: paths.filters, connections: CONNECTIONS }),
+            plain: () => bench.load({ url: emulator.url, path: paths.plain, connections: CONNECTIONS }),
+          }),
+          'rps',
+        );
         return [
           measure({
             id: '11a',

@@ -25,7 +25,15 @@ const SPOT_CHECK_EVERY = 50;
  * subscribes to its replies, each endpoint's first point starts its series).
  */
 function fleetLog() {
-  const log = { connected: 0, accepted: new Map(), latencies: [], errors: [], answered: 0, stoppedLine: undefined, timedFrom: Infinity };
+  const log = {
+    connected: 0,
+    accepted: new Map(),
+    latencies: [],
+    errors: [],
+    answered: 0,
+    stoppedLine: undefined,
+    timedFrom: Infinity,
+  };
   log.take = (line) => {
     let event;
     try {
@@ -59,7 +67,11 @@ function commandLoad(url, endpointIds, perSecond) {
     const endpointId = endpointIds[Math.floor(Math.random() * endpointIds.length)];
     const started = performance.now();
     results.sent++;
-    const request = httpRequest(`${url}/cex/api/v1/endpoints/${endpointId}/commands/benchFleet?waitTimeout=5`, { method: 'POST', body: { n: results.sent }, agent })
+    const request = httpRequest(`${url}/cex/api/v1/endpoints/${endpointId}/commands/benchFleet?waitTimeout=5`, {
+      method: 'POST',
+      body: { n: results.sent },
+      agent,
+    })
       .then((response) => {
         if (response.status === 200) {
           results.answered++;
@@ -113,9 +125,15 @@ export default {
   async run(bench) {
     const { devices, seconds, commandsPerSecond, warmupSeconds } = bench.profile.fleet;
     const state = await bench.writeState('fleet-state', { endpoints: devices, versions: [VERSION] });
-    const endpointIds = Object.values(state.document.collections.endpoints).filter((e) => e.appVersion.name === VERSION && e.endpointId.startsWith('bench-')).map((e) => e.endpointId);
+    const endpointIds = Object.values(state.document.collections.endpoints)
+      .filter((e) => e.appVersion.name === VERSION && e.endpointId.startsWith('bench-'))
+      .map((e) => e.endpointId);
     state.document = undefined;
-    const fsync = JSON.parse(await runToEnd(process.execPath, [FSYNC, bench.dir('fsync'), String(bench.profile.singleWrites)], { label: 'fsync ceiling' }));
+    const fsync = JSON.parse(
+      await runToEnd(process.execPath, [FSYNC, bench.dir('fsync'), String(bench.profile.singleWrites)], {
+        label: 'fsync ceiling',
+      }),
+    );
     const floorRss = await bench.using(
       () => bench.startReference('bare-http', bench.file('bare-fleet.json', { routes: {} })),
       async (server) => server.rss(),
@@ -130,8 +148,29 @@ export default {
         const pad = String(devices).length > 6 ? String(devices).length : 6;
         const simulator = await startServer(
           process.execPath,
-          [BIN, 'device', 'simulate', '--app-version', VERSION, '--fleet', String(devices), '--token', `bench-{${'n'.repeat(pad)}}-token`, '--telemetry', 'temperature=18..26', '--interval', '1000', '--url', emulator.url, '--json'],
-          { label: 'platform-emu device simulate --fleet', ready: /"event":"connected"[^\n]*\n/, readyTimeoutMs: 120_000 },
+          [
+            BIN,
+            'device',
+            'simulate',
+            '--app-version',
+            VERSION,
+            '--fleet',
+            String(devices),
+            '--token',
+            `bench-{${'n'.repeat(pad)}}-token`,
+            '--telemetry',
+            'temperature=18..26',
+            '--interval',
+            '1000',
+            '--url',
+            emulator.url,
+            '--json',
+          ],
+          {
+            label: 'platform-emu device simulate --fleet',
+            ready: /"event":"connected"[^\n]*\n/,
+            readyTimeoutMs: 120_000,
+          },
         );
         log.connected = 1;
         let allConnected;
@@ -142,11 +181,14 @@ export default {
           if (!sample || spot.seen++ % SPOT_CHECK_EVERY !== 0) return;
           // Read back at once: the reply came, so the point must be there.
           const endpointId = sample.token.replace(/-token$/, '');
-          const check = httpJson(`${emulator.url}/epts/api/v1/applications/${APP}/time-series/last?endpointId=${endpointId}&timeSeriesName=${SERIES_NAME}`)
+          const check = httpJson(
+            `${emulator.url}/epts/api/v1/applications/${APP}/time-series/last?endpointId=${endpointId}&timeSeriesName=${SERIES_NAME}`,
+          )
             .then((answer) => {
               spot.checked++;
               const last = answer[endpointId]?.[SERIES_NAME]?.[0];
-              if (!last || Date.parse(last.timestamp) < sample.sample.timestamp) spot.late.push(`${endpointId} ${new Date(sample.sample.timestamp).toISOString()}`);
+              if (!last || Date.parse(last.timestamp) < sample.sample.timestamp)
+                spot.late.push(`${endpointId} ${new Date(sample.sample.timestamp).toISOString()}`);
             })
             .catch((err) => spot.late.push(`${endpointId}: ${err.message}`))
             .finally(() => spotChecks.delete(check));
@@ -154,7 +196,9 @@ export default {
         });
         if (devices <= 1) allConnected();
         await connected;
-        bench.log(`fleet: ${devices} devices connected ${Math.round(performance.now() - simulator.startedAt)} ms after spawning the simulator`);
+        bench.log(
+          `fleet: ${devices} devices connected ${Math.round(performance.now() - simulator.startedAt)} ms after spawning the simulator`,
+        );
 
         const from = Date.now() - 1000;
         log.timedFrom = Date.now() + warmupSeconds * 1000;
@@ -175,7 +219,9 @@ export default {
         const expected = devices * seconds;
         const p = (q) => percentile(log.latencies, q) ?? 0;
         const commandTimes = [...commandResults.times].sort((a, b) => a - b);
-        const otherCommands = Object.entries(commandResults.other).map(([k, n]) => `${n} x ${k}`).join(', ');
+        const otherCommands = Object.entries(commandResults.other)
+          .map(([k, n]) => `${n} x ${k}`)
+          .join(', ');
         return [
           measure({
             id: '6a',
@@ -186,9 +232,19 @@ export default {
             referenceName: 'samples accepted (KP1 replies)',
             target: { on: 'ratio', op: '>=', limit: 1 },
             checks: [
-              { name: `no sample refused (${refused.length} errors: ${refused.slice(0, 2).map((e) => e.message).join(' | ')})`, ok: refused.length === 0 },
-              // Devices start at their own point of the interval (spread over the first second), so the last second is partial.
-              { name: `the fleet sent about one sample per device and second (${stored.accepted} of ${expected})`, ok: stored.accepted >= devices * (seconds - 1) },
+              {
+                name: `no sample refused (${refused.length} errors: ${refused
+                  .slice(0, 2)
+                  .map((e) => e.message)
+                  .join(' | ')})`,
+                ok: refused.length === 0,
+              },
+              // Devices start at their own point of the interval (spread over the first second), so the last second is
+              // partial.
+              {
+                name: `the fleet sent about one sample per device and second (${stored.accepted} of ${expected})`,
+                ok: stored.accepted >= devices * (seconds - 1),
+              },
             ],
             note: `counted, not sampled: ${stored.points} points stored in the window; ${expected} expected (${devices} devices x ${seconds} s)`,
           }),
@@ -210,7 +266,12 @@ export default {
             reference: fsync.p99,
             referenceName: 'append + fdatasync p99',
             target: { on: 'value', op: '<', limit: 50 },
-            checks: [{ name: `read back at once after its reply (${spot.late.length} of ${spot.checked} spot reads missed it: ${spot.late.slice(0, 2).join(', ')})`, ok: spot.late.length === 0 && spot.checked > 0 }],
+            checks: [
+              {
+                name: `read back at once after its reply (${spot.late.length} of ${spot.checked} spot reads missed it: ${spot.late.slice(0, 2).join(', ')})`,
+                ok: spot.late.length === 0 && spot.checked > 0,
+              },
+            ],
             note:
               `${log.latencies.length} samples made after a ${warmupSeconds} s warm-up: p50 ${p(50)} ms, max ${p(100)} ms (whole milliseconds: the simulator's sample time to its reply line); ` +
               `${spot.checked} spot reads of .../time-series/last right after a reply, each found its sample`,

@@ -14,4 +14,17 @@ import timeSeries from './time-series.js';
 import ui from './ui.js';
 import writes from './writes.js';
 
-export const figures = [coldStart, reads, writes, commandRoundTrip, memory, fleet, timeSeries, blobs, testLoop, cliLatency, filters, ui];
+export const figures = [
+  coldStart,
+  reads,
+  writes,
+  commandRoundTrip,
+  memory,
+  fleet,
+  timeSeries,
+  blobs,
+  testLoop,
+  cliLatency,
+  filters,
+  ui,
+];

@@ -5,12 +5,23 @@ import { benchEndpointId } from '../lib/state.js';
 
 const MB = 1024 * 1024;
 
-/** When the reads and writes figures did not run (`--only memory`), some load of both kinds, so that "after" means something. */
+/**
+ * When the reads and writes figures did not run (`--only memory`), some load of both kinds, so that "after" means
+ * something.
+ */
 async function someLoad(bench, url) {
   await bench.load({ url, path: `/epr/api/v1/endpoints/${benchEndpointId(1)}`, connections: 50 });
   await bench.load({ url, path: '/epr/api/v1/endpoints?limit=100&include=metadata', connections: 50 });
   const body = { appVersion: { name: 'smart-meter-v1' } };
-  await bench.load({ url, path: '/epr/api/v1/endpoints', method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: 50, amount: bench.profile.concurrentWrites });
+  await bench.load({
+    url,
+    path: '/epr/api/v1/endpoints',
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    connections: 50,
+    amount: bench.profile.concurrentWrites,
+  });
 }
 
 export default {

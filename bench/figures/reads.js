@@ -42,7 +42,9 @@ async function hugeReads(bench) {
   const size = bench.profile.hugeEndpoints;
   const endpointId = benchEndpointId(Math.ceil(size / 2));
   const state = await bench.writeState('huge-state', { endpoints: size });
-  const jsonServerData = writeJsonServerData(join(bench.dir('json-server-huge'), 'db.json'), state.document, { withCommands: false });
+  const jsonServerData = writeJsonServerData(join(bench.dir('json-server-huge'), 'db.json'), state.document, {
+    withCommands: false,
+  });
   state.document = undefined;
   return bench.usingAll(
     {
@@ -51,8 +53,10 @@ async function hugeReads(bench) {
     },
     async ({ emulator, jsonServer }) => {
       const tasks = {
-        emulator: () => bench.load({ url: emulator.url, path: `/epr/api/v1/endpoints/${endpointId}`, connections: CONNECTIONS }),
-        jsonServer: () => bench.load({ url: jsonServer.url, path: `/endpoints/${endpointId}`, connections: CONNECTIONS }),
+        emulator: () =>
+          bench.load({ url: emulator.url, path: `/epr/api/v1/endpoints/${endpointId}`, connections: CONNECTIONS }),
+        jsonServer: () =>
+          bench.load({ url: jsonServer.url, path: `/endpoints/${endpointId}`, connections: CONNECTIONS }),
       };
       return { ...medians(await bench.interleave(tasks), 'rps'), endpointId };
     },
@@ -67,19 +71,36 @@ export default {
     const answers = {};
     for (const read of READS) answers[read.key] = await exactAnswer(emulator.url, read.path);
     const bareRoutes = Object.fromEntries(READS.map((r) => [`GET ${r.path}`, answers[r.key]]));
-    const expressRoutes = READS.map((r) => ({ method: 'GET', path: r.expressPath, status: 200, json: JSON.parse(answers[r.key].body) }));
-    const jsonServerData = writeJsonServerData(join(bench.dir('json-server-reads'), 'db.json'), document, { withCommands: false });
+    const expressRoutes = READS.map((r) => ({
+      method: 'GET',
+      path: r.expressPath,
+      status: 200,
+      json: JSON.parse(answers[r.key].body),
+    }));
+    const jsonServerData = writeJsonServerData(join(bench.dir('json-server-reads'), 'db.json'), document, {
+      withCommands: false,
+    });
 
     const rps = await bench.usingAll(
       {
-        authOn: async () => bench.startEmulator({ dataDir: await bench.largeStateCopy('auth-on'), auth: 'on', args: ['--admin-token', ADMIN_TOKEN] }),
+        authOn: async () =>
+          bench.startEmulator({
+            dataDir: await bench.largeStateCopy('auth-on'),
+            auth: 'on',
+            args: ['--admin-token', ADMIN_TOKEN],
+          }),
         bare: () => bench.startReference('bare-http', bench.file('bare-reads.json', { routes: bareRoutes })),
-        framework: () => bench.startReference('express-one-route', bench.file('express-reads.json', { routes: expressRoutes })),
+        framework: () =>
+          bench.startReference('express-one-route', bench.file('express-reads.json', { routes: expressRoutes })),
         jsonServer: () => bench.startReference('json-server', jsonServerData),
       },
       async (servers) => {
         const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-        const { token } = await httpJson(`${servers.authOn.url}/_emu/token`, { method: 'POST', headers: admin, body: { scopes: ['endpoint:read'] } });
+        const { token } = await httpJson(`${servers.authOn.url}/_emu/token`, {
+          method: 'POST',
+          headers: admin,
+          body: { scopes: ['endpoint:read'] },
+        });
         const targets = {
           off: { url: emulator.url, path: (r) => r.path },
           on: { url: servers.authOn.url, path: (r) => r.path, headers: { authorization: `Bearer ${token}` } },
@@ -90,7 +111,8 @@ export default {
         const tasks = {};
         for (const read of READS) {
           for (const [name, t] of Object.entries(targets)) {
-            tasks[`${read.key}.${name}`] = () => bench.load({ url: t.url, path: t.path(read), headers: t.headers, connections: CONNECTIONS });
+            tasks[`${read.key}.${name}`] = () =>
+              bench.load({ url: t.url, path: t.path(read), headers: t.headers, connections: CONNECTIONS });
           }
         }
         return medians(await bench.interleave(tasks), 'rps');
@@ -105,8 +127,24 @@ export default {
       const physical = { name: 'bare node:http, same bytes', value: of('bare') };
       const framework = { reference: of('framework'), referenceName: 'express one route' };
       return [
-        measure({ id: id(0), name: `${read.label}, auth off`, unit: 'req/s', value: of('off'), ...framework, target: { on: 'ratio', op: '>=', limit: 0.8 }, also: [physical] }),
-        measure({ id: id(1), name: `${read.label}, auth on`, unit: 'req/s', value: of('on'), ...framework, target: { on: 'ratio', op: '>=', limit: 0.7 }, also: [physical] }),
+        measure({
+          id: id(0),
+          name: `${read.label}, auth off`,
+          unit: 'req/s',
+          value: of('off'),
+          ...framework,
+          target: { on: 'ratio', op: '>=', limit: 0.8 },
+          also: [physical],
+        }),
+        measure({
+          id: id(1),
+          name: `${read.label}, auth on`,
+          unit: 'req/s',
+          value: of('on'),
+          ...framework,
+          target: { on: 'ratio', op: '>=', limit: 0.7 },
+          also: [physical],
+        }),
         read.key === 'one'
           ? measure({
               id: id(2),
@@ -120,7 +158,15 @@ export default {
                 `GET /epr/api/v1/endpoints/${huge.endpointId}, the middle of json-server's array (it finds a record by a scan, we by key); ` +
                 `at ${bench.profile.endpoints} endpoints (2a): ${Math.round(of('off'))} vs ${Math.round(of('jsonServer'))} req/s, ratio ${(of('off') / of('jsonServer')).toFixed(2)}`,
             })
-          : measure({ id: id(2), name: `${read.label}, auth off, vs json-server`, unit: 'req/s', value: of('off'), reference: of('jsonServer'), referenceName: 'json-server', target: { on: 'ratio', op: '>=', limit: 5 } }),
+          : measure({
+              id: id(2),
+              name: `${read.label}, auth off, vs json-server`,
+              unit: 'req/s',
+              value: of('off'),
+              reference: of('jsonServer'),
+              referenceName: 'json-server',
+              target: { on: 'ratio', op: '>=', limit: 5 },
+            }),
       ];
     });
   },

@@ -18,7 +18,12 @@ function largeFixture(path, count) {
   const fixture = JSON.parse(readFileSync(DEFAULT_FIXTURES, 'utf8'));
   for (let i = 1; i <= count; i++) {
     const endpointId = benchEndpointId(i);
-    fixture.endpoints.push({ endpointId, appVersion: VERSIONS[i % VERSIONS.length], token: `${endpointId}-token`, metadata: { serial: `SN-${100000 + i}`, model: i % 2 ? 'm1' : 'm2', site: `site-${i % 40}` } });
+    fixture.endpoints.push({
+      endpointId,
+      appVersion: VERSIONS[i % VERSIONS.length],
+      token: `${endpointId}-token`,
+      metadata: { serial: `SN-${100000 + i}`, model: i % 2 ? 'm1' : 'm2', site: `site-${i % 40}` },
+    });
   }
   writeFileSync(path, JSON.stringify(fixture, null, 2));
   return fixture.endpoints.filter((e) => !e.tenantId || e.tenantId === 'acme').length;

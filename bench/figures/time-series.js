@@ -36,7 +36,9 @@ export default {
     while (state.document.collections.endpoints[benchEndpointId(index)].appName !== 'smart-meter') index++;
     const endpoint = state.document.collections.endpoints[benchEndpointId(index)];
     state.document = undefined;
-    const bareRoutes = bench.file('bare-series.json', { routes: { 'GET /': { status: 200, contentType: 'text/plain', body: 'ok' } } });
+    const bareRoutes = bench.file('bare-series.json', {
+      routes: { 'GET /': { status: 200, contentType: 'text/plain', body: 'ok' } },
+    });
 
     // Cold starts, interleaved with the floor; the last emulator stays up for the rest of the figure.
     const times = { emulator: [], floor: [] };
@@ -59,16 +61,34 @@ export default {
       const perEndpoint = Math.ceil(points / endpoints);
       const paths = {
         one: `/epr/api/v1/endpoints/${endpoint.endpointId}`,
-        last: await checkedPath(emulator.url, `${base}/time-series/last?endpointId=${endpoint.endpointId}&timeSeriesName=${SERIES_NAME}`, (answer) =>
-          answer[endpoint.endpointId]?.[SERIES_NAME]?.length === 1 ? null : `expected one point, got ${JSON.stringify(answer).slice(0, 200)}`,
+        last: await checkedPath(
+          emulator.url,
+          `${base}/time-series/last?endpointId=${endpoint.endpointId}&timeSeriesName=${SERIES_NAME}`,
+          (answer) =>
+            answer[endpoint.endpointId]?.[SERIES_NAME]?.length === 1
+              ? null
+              : `expected one point, got ${JSON.stringify(answer).slice(0, 200)}`,
         ),
-        data: await checkedPath(emulator.url, `${base}/time-series/data?endpointId=${endpoint.endpointId}&timeSeriesName=${SERIES_NAME}&${hour}`, (answer) => {
-          const got = answer.flatMap((chunk) => chunk[endpoint.endpointId]?.[SERIES_NAME] ?? []).length;
-          return got === Math.min(60, perEndpoint) ? null : `expected ${Math.min(60, perEndpoint)} points in the hour, got ${got}`;
-        }),
+        data: await checkedPath(
+          emulator.url,
+          `${base}/time-series/data?endpointId=${endpoint.endpointId}&timeSeriesName=${SERIES_NAME}&${hour}`,
+          (answer) => {
+            const got = answer.flatMap((chunk) => chunk[endpoint.endpointId]?.[SERIES_NAME] ?? []).length;
+            return got === Math.min(60, perEndpoint)
+              ? null
+              : `expected ${Math.min(60, perEndpoint)} points in the hour, got ${got}`;
+          },
+        ),
       };
       const rps = medians(
-        await bench.interleave(Object.fromEntries(Object.entries(paths).map(([key, path]) => [key, () => bench.load({ url: emulator.url, path, connections: CONNECTIONS })]))),
+        await bench.interleave(
+          Object.fromEntries(
+            Object.entries(paths).map(([key, path]) => [
+              key,
+              () => bench.load({ url: emulator.url, path, connections: CONNECTIONS }),
+            ]),
+          ),
+        ),
         'rps',
       );
       const floorRss = await bench.using(
@@ -99,7 +119,14 @@ export default {
           target: { on: 'value', op: '<', limit: 500 },
           note: `idle ${bench.profile.settleSeconds} s after start; ${(rssAtReady / MB).toFixed(1)} MB the moment it was ready`,
         }),
-        measure({ id: '7c', name: 'GET .../time-series/last, one endpoint', unit: 'req/s', value: rps.last, ...one, target: { on: 'ratio', op: '>=', limit: 0.5 } }),
+        measure({
+          id: '7c',
+          name: 'GET .../time-series/last, one endpoint',
+          unit: 'req/s',
+          value: rps.last,
+          ...one,
+          target: { on: 'ratio', op: '>=', limit: 0.5 },
+        }),
         measure({
           id: '7d',
           name: 'GET .../time-series/data, one endpoint, one hour',

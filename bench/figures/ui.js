@@ -13,7 +13,9 @@ async function firstPaint(browser, url, ready) {
     const page = await context.newPage();
     await page.goto(url);
     await page.waitForSelector(ready);
-    return await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Number.NaN);
+    return await page.evaluate(
+      () => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Number.NaN,
+    );
   } finally {
     await context.close();
   }
@@ -43,17 +45,39 @@ export default {
       return rows;
     }
     const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
     try {
       const emulator = await bench.sharedEmulator();
-      const page = bench.file('bare-page.json', { routes: { 'GET /': { status: 200, contentType: 'text/html; charset=utf-8', body: '<!doctype html><title>t</title><h1>Overview</h1>' } } });
+      const page = bench.file('bare-page.json', {
+        routes: {
+          'GET /': {
+            status: 200,
+            contentType: 'text/html; charset=utf-8',
+            body: '<!doctype html><title>t</title><h1>Overview</h1>',
+          },
+        },
+      });
       const times = { ui: [], floor: [] };
       await bench.using(
         () => bench.startReference('bare-http', page),
         async (reference) => {
           for (let i = 0; i < 5; i++) {
             times.floor.push(await firstPaint(browser, `${reference.url}/`, 'h1'));
-            times.ui.push(await firstPaint(browser, `${emulator.url}/_emu/ui/`, 'text=Endpoints per application version'));
+            times.ui.push(
+              await firstPaint(browser, `${emulator.url}/_emu/ui/`, 'text=Endpoints per application version'),
+            );
           }
         },
       );

@@ -7,27 +7,51 @@ import { writeJsonServerData } from '../lib/state.js';
 import { medians } from '../lib/stats.js';
 
 const PATH = '/epr/api/v1/endpoints';
-const BODY = { appVersion: { name: 'smart-meter-v1' }, metadata: { model: 'm1', serial: 'SN-1', location: { site: 'bench' } } };
+const BODY = {
+  appVersion: { name: 'smart-meter-v1' },
+  metadata: { model: 'm1', serial: 'SN-1', location: { site: 'bench' } },
+};
 const FSYNC = fileURLToPath(new URL('../references/fsync.js', import.meta.url));
 
-const writeJob = (url, path = PATH) => ({ url, path, method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY });
+const writeJob = (url, path = PATH) => ({
+  url,
+  path,
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: BODY,
+});
 
 export default {
   name: 'writes',
   async run(bench) {
     const { profile } = bench;
     const { document } = await bench.largeState();
-    const fsyncCeiling = async () => JSON.parse(await runToEnd(process.execPath, [FSYNC, bench.dir('fsync'), String(profile.singleWrites)], { label: 'fsync ceiling' }));
+    const fsyncCeiling = async () =>
+      JSON.parse(
+        await runToEnd(process.execPath, [FSYNC, bench.dir('fsync'), String(profile.singleWrites)], {
+          label: 'fsync ceiling',
+        }),
+      );
     const shared = await bench.sharedEmulator();
-    const expressRoutes = [{ method: 'POST', path: PATH, status: 201, location: `${PATH}/00000000-0000-0000-0000-000000000000`, json: { token: 'x'.repeat(16), status: 'Inactive' } }];
+    const expressRoutes = [
+      {
+        method: 'POST',
+        path: PATH,
+        status: 201,
+        location: `${PATH}/00000000-0000-0000-0000-000000000000`,
+        json: { token: 'x'.repeat(16), status: 'Inactive' },
+      },
+    ];
     const runs = await bench.usingAll(
       {
         empty: () => bench.startEmulator({ dataDir: bench.dir('writes-empty') }),
-        framework: () => bench.startReference('express-one-route', bench.file('express-writes.json', { routes: expressRoutes })),
+        framework: () =>
+          bench.startReference('express-one-route', bench.file('express-writes.json', { routes: expressRoutes })),
       },
       ({ empty, framework }) => {
         const single = (url) => () => bench.load({ ...writeJob(url), connections: 1, amount: profile.singleWrites });
-        const concurrent = (url) => () => bench.load({ ...writeJob(url), connections: 50, amount: profile.concurrentWrites });
+        const concurrent = (url) => () =>
+          bench.load({ ...writeJob(url), connections: 50, amount: profile.concurrentWrites });
         return bench.interleave({
           fsync: fsyncCeiling,
           empty1: single(empty.url),
@@ -42,10 +66,19 @@ export default {
     const p50 = medians(runs, 'p50');
     const p99 = medians(runs, 'p99');
     const rps = medians(runs, 'rps');
-    const data = writeJsonServerData(join(bench.dir('json-server-writes'), 'db.json'), document, { withCommands: false });
+    const data = writeJsonServerData(join(bench.dir('json-server-writes'), 'db.json'), document, {
+      withCommands: false,
+    });
     const jsonServer = await bench.using(
       () => bench.startReference('json-server', data),
-      (server) => bench.load({ ...writeJob(server.url, '/endpoints'), connections: 50, amount: profile.jsonServerWrites, warmupRequests: 0, requestTimeoutSeconds: 60 }),
+      (server) =>
+        bench.load({
+          ...writeJob(server.url, '/endpoints'),
+          connections: 50,
+          amount: profile.jsonServerWrites,
+          warmupRequests: 0,
+          requestTimeoutSeconds: 60,
+        }),
     );
 
     const size = `${profile.endpoints} endpoints`;
@@ -75,9 +108,33 @@ export default {
         also: [{ name: 'append + fdatasync', value: p50.fsync }],
         note: tail('large1'),
       }),
-      measure({ id: '3c', name: '50 clients, empty state', unit: 'req/s', value: rps.empty50, ...framework, target: { on: 'ratio', op: '>=', limit: 0.6 }, note: `p50 ${p50.empty50.toFixed(2)} ms, ${tail('empty50')}` }),
-      measure({ id: '3d', name: `50 clients, ${size}`, unit: 'req/s', value: rps.large50, ...framework, target: { on: 'ratio', op: '>=', limit: 0.6 }, note: `p50 ${p50.large50.toFixed(2)} ms, ${tail('large50')}` }),
-      measure({ id: '3e', name: `50 clients, ${size}, vs json-server`, unit: 'req/s', value: rps.large50, reference: jsonServer.rps, referenceName: 'json-server (no fsync)', target: { on: 'ratio', op: '>=', limit: 10 } }),
+      measure({
+        id: '3c',
+        name: '50 clients, empty state',
+        unit: 'req/s',
+        value: rps.empty50,
+        ...framework,
+        target: { on: 'ratio', op: '>=', limit: 0.6 },
+        note: `p50 ${p50.empty50.toFixed(2)} ms, ${tail('empty50')}`,
+      }),
+      measure({
+        id: '3d',
+        name: `50 clients, ${size}`,
+        unit: 'req/s',
+        value: rps.large50,
+        ...framework,
+        target: { on: 'ratio', op: '>=', limit: 0.6 },
+        note: `p50 ${p50.large50.toFixed(2)} ms, ${tail('large50')}`,
+      }),
+      measure({
+        id: '3e',
+        name: `50 clients, ${size}, vs json-server`,
+        unit: 'req/s',
+        value: rps.large50,
+        reference: jsonServer.rps,
+        referenceName: 'json-server (no fsync)',
+        target: { on: 'ratio', op: '>=', limit: 10 },
+      }),
     ];
   },
 };

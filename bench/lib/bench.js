@@ -48,20 +48,29 @@ export class Bench {
     return this.cache.get(key);
   }
 
-  /** The large state of figures 1-5 (endpoints with metadata, stored commands), written once; copy it before writing to it. */
+  /**
+   * The large state of figures 1-5 (endpoints with metadata, stored commands), written once; copy it before writing to
+   * it.
+   */
   largeState() {
-    return this.once('large-state', () => this.writeState('large-state', { endpoints: this.profile.endpoints, commands: this.profile.commands }));
+    return this.once('large-state', () =>
+      this.writeState('large-state', { endpoints: this.profile.endpoints, commands: this.profile.commands }),
+    );
   }
 
   /**
    * Writes a state (see writeLargeState: `endpoints`, `commands`, `points`, `versions`, `fixture`) under the
-   * temporary root; resolves with its directory and document. Copy the directory (`copy`) before an emulator writes to it.
+   * temporary root; resolves with its directory and document. Copy the directory (`copy`) before an emulator writes to
+   * it.
    */
   async writeState(name, sizes) {
     const dir = this.dir(name);
     const started = performance.now();
     const document = await writeLargeState(dir, sizes);
-    const what = Object.entries(sizes).filter(([, v]) => typeof v === 'number' && v > 0).map(([k, v]) => `${v} ${k}`).join(', ');
+    const what = Object.entries(sizes)
+      .filter(([, v]) => typeof v === 'number' && v > 0)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ');
     this.log(`built the state ${name} (${what}) in ${Math.round(performance.now() - started)} ms`);
     return { dir, document };
   }
@@ -84,7 +93,20 @@ export class Bench {
   async startEmulator({ dataDir, auth = 'off', args = [], inspect = false } = {}) {
     const server = await startServer(
       process.execPath,
-      [...(inspect ? ['--inspect=127.0.0.1:0'] : []), BIN, 'start', '--port', '0', '--mqtt-port', '0', '--quiet', '--auth', auth, ...(dataDir ? ['--data', dataDir] : ['--in-memory']), ...args],
+      [
+        ...(inspect ? ['--inspect=127.0.0.1:0'] : []),
+        BIN,
+        'start',
+        '--port',
+        '0',
+        '--mqtt-port',
+        '0',
+        '--quiet',
+        '--auth',
+        auth,
+        ...(dataDir ? ['--data', dataDir] : ['--in-memory']),
+        ...args,
+      ],
       { label: 'platform-emu start' },
     );
     return {
@@ -109,7 +131,14 @@ export class Bench {
       const rssAtReady = emulator.rss();
       const rssAtStart = await this.settledRss(emulator);
       const endpointsAtStart = await endpointCount(emulator.url);
-      return { ...emulator, rssAtReady, rssAtStart, liveAtStart: await emulator.rssAfterGc(), endpointsAtStart, served: 0 };
+      return {
+        ...emulator,
+        rssAtReady,
+        rssAtStart,
+        liveAtStart: await emulator.rssAfterGc(),
+        endpointsAtStart,
+        served: 0,
+      };
     });
   }
 
@@ -122,7 +151,10 @@ export class Bench {
     return server.rss();
   }
 
-  /** A reference server from bench/references (`bare-http`, `express-one-route`, `json-server`), given its file argument. */
+  /**
+   * A reference server from bench/references (`bare-http`, `express-one-route`, `json-server`), given its file
+   * argument.
+   */
   async startReference(name, fileArgument) {
     const server = await startServer(process.execPath, [join(REFERENCES, `${name}.js`), fileArgument], { label: name });
     return { ...server, rss: () => rssOf(server.child.pid), stop: () => stopProcess(server.child) };

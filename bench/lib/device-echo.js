@@ -21,7 +21,11 @@ function device({ appVersion, token }, index) {
     if (fresh.length === 0) return;
     for (const command of fresh) answered.add(command.id);
     requestId = (requestId % 99) + 1;
-    const results = fresh.map((command) => ({ id: command.id, statusCode: 200, payload: { ok: true, echo: command.payload ?? null } }));
+    const results = fresh.map((command) => ({
+      id: command.id,
+      statusCode: 200,
+      payload: { ok: true, echo: command.payload ?? null },
+    }));
     client.publish(`${base}/result/${commandType}/${requestId}`, JSON.stringify(results));
   });
   return new Promise((resolve, reject) => {

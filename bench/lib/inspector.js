@@ -11,9 +11,13 @@ export async function collectGarbage(inspectorUrl) {
   try {
     await new Promise((resolve, reject) => {
       ws.addEventListener('open', resolve, { once: true });
-      ws.addEventListener('error', () => reject(new Error(`Could not reach the inspector at ${inspectorUrl}.`)), { once: true });
+      ws.addEventListener('error', () => reject(new Error(`Could not reach the inspector at ${inspectorUrl}.`)), {
+        once: true,
+      });
     });
-    const reply = new Promise((resolve) => ws.addEventListener('message', (event) => resolve(JSON.parse(event.data)), { once: true }));
+    const reply = new Promise((resolve) =>
+      ws.addEventListener('message', (event) => resolve(JSON.parse(event.data)), { once: true }),
+    );
     ws.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }));
     const answer = await reply;
     if (answer.error) throw new Error(`HeapProfiler.collectGarbage: ${answer.error.message}`);

@@ -28,7 +28,8 @@ const options = {
   ...(job.amount ? { amount: job.amount + warmupRequests } : { duration: warmupSeconds + job.duration }),
 };
 // Each connection keeps one path of `paths`: commands to one endpoint per invoker, for instance.
-if (job.paths) options.setupClient = (client) => client.setRequests([{ path: job.paths[connection++ % job.paths.length] }]);
+if (job.paths)
+  options.setupClient = (client) => client.setRequests([{ path: job.paths[connection++ % job.paths.length] }]);
 
 // autocannon's own histogram keeps whole milliseconds; sub-millisecond figures need every latency.
 const latencies = [];

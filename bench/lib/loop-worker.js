@@ -1,6 +1,6 @@
 // Figure 9 in a fresh process, as a test file uses the package: import it once, then time the in-process API
-// (in memory, auth off, free ports). argv[2]: JSON { defaultFixtures, largeFixtures, largeEndpoints, starts, resets, parallel }.
-// Prints one JSON line of times in milliseconds.
+// (in memory, auth off, free ports). argv[2]: JSON { defaultFixtures, largeFixtures, largeEndpoints, starts, resets,
+// parallel }. Prints one JSON line of times in milliseconds.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
@@ -39,11 +39,16 @@ async function resets(extra, count, expectedEndpoints) {
     const times = [];
     for (let i = 0; i < count; i++) {
       // Something to undo: one endpoint more.
-      await fetch(`${emulator.url}/epr/api/v1/endpoints`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ appVersion: { name: 'smart-meter-v1' } }) });
+      await fetch(`${emulator.url}/epr/api/v1/endpoints`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ appVersion: { name: 'smart-meter-v1' } }),
+      });
       times.push((await timed(() => emulator.reset())).ms);
     }
     const endpoints = await endpointCount(emulator);
-    if (expectedEndpoints !== undefined && endpoints !== expectedEndpoints) throw new Error(`reset() left ${endpoints} endpoints, not the fixtures' ${expectedEndpoints}`);
+    if (expectedEndpoints !== undefined && endpoints !== expectedEndpoints)
+      throw new Error(`reset() left ${endpoints} endpoints, not the fixtures' ${expectedEndpoints}`);
     return { times, endpoints };
   } finally {
     await emulator.stop();
@@ -83,7 +88,9 @@ const sequential = await timed(async () => {
 await Promise.all(sequential.result.map((e) => e.stop()));
 const parallel = await timed(() => Promise.all(Array.from({ length: job.parallel }, () => startEmulator(options()))));
 const ports = new Set(parallel.result.map((e) => e.port));
-const healthy = await Promise.all(parallel.result.map(async (e) => (await fetch(`${e.url}/_emu/health`)).status === 200));
+const healthy = await Promise.all(
+  parallel.result.map(async (e) => (await fetch(`${e.url}/_emu/health`)).status === 200),
+);
 await Promise.all(parallel.result.map((e) => e.stop()));
 
 process.stdout.write(

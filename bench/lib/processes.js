@@ -17,7 +17,11 @@ const URL_PATTERN = /[a-z]+:\/\/[^\s]+/;
  * references), or whatever `ready` matches. Resolves with that (`url`), the process, the time from spawn to
  * that line, and `lines(listener)` to follow every later line of its stdout.
  */
-export function startServer(command, args, { cwd, env, readyTimeoutMs = 60_000, label = args[0], ready = URL_PATTERN } = {}) {
+export function startServer(
+  command,
+  args,
+  { cwd, env, readyTimeoutMs = 60_000, label = args[0], ready = URL_PATTERN } = {},
+) {
   refuseWhenClosing(label);
   const started = performance.now();
   const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -49,7 +53,15 @@ export function startServer(command, args, { cwd, env, readyTimeoutMs = 60_000, 
       child.off('exit', onExit);
       const readyMs = performance.now() - started;
       const lines = followLines(child.stdout, stdout.slice(stdout.indexOf(url) + url.length), !url.endsWith('\n'));
-      resolve({ url: url.replace(/\/$/, ''), child, startedAt: started, readyMs, stderr: () => stderr, inspectorUrl: () => inspectorUrl, lines });
+      resolve({
+        url: url.replace(/\/$/, ''),
+        child,
+        startedAt: started,
+        readyMs,
+        stderr: () => stderr,
+        inspectorUrl: () => inspectorUrl,
+        lines,
+      });
     });
   });
 }

@@ -11,7 +11,8 @@ const UNITS = {
 /** Counts (samples, commands) and anything else: whole numbers grouped, others with two decimals. */
 const plain = (unit) => (v) => `${Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(2)} ${unit}`;
 
-export const formatValue = (value, unit) => (value === null || value === undefined ? '-' : (UNITS[unit] ?? plain(unit))(value));
+export const formatValue = (value, unit) =>
+  value === null || value === undefined ? '-' : (UNITS[unit] ?? plain(unit))(value);
 
 /**
  * One line of the table. `target` says what must hold: `{ on: 'ratio' | 'value', op: '<' | '<=' | '>=', limit }`.
@@ -22,7 +23,14 @@ export function measure({ id, name, unit, value, reference, referenceName, targe
   const ratio = reference ? value / reference : null;
   const subject = target.on === 'ratio' ? ratio : value;
   const failed = checks.filter((c) => !c.ok).map((c) => `FAILED: ${c.name}`);
-  const holds = failed.length === 0 && subject !== null && (target.op === '<' ? subject < target.limit : target.op === '<=' ? subject <= target.limit : subject >= target.limit);
+  const holds =
+    failed.length === 0 &&
+    subject !== null &&
+    (target.op === '<'
+      ? subject < target.limit
+      : target.op === '<='
+        ? subject <= target.limit
+        : subject >= target.limit);
   note = [...failed, ...(note ? [note] : [])].join('; ') || undefined;
   const targetText = `${target.on === 'ratio' ? 'ratio' : 'value'} ${target.op} ${target.on === 'ratio' ? target.limit : formatValue(target.limit, unit)}`;
   return {
@@ -41,7 +49,10 @@ export function measure({ id, name, unit, value, reference, referenceName, targe
 }
 
 function pad(cells, widths) {
-  return cells.map((c, i) => String(c).padEnd(widths[i])).join('  ').trimEnd();
+  return cells
+    .map((c, i) => String(c).padEnd(widths[i]))
+    .join('  ')
+    .trimEnd();
 }
 
 export function printTable(rows, write = (s) => process.stdout.write(s)) {
@@ -63,7 +74,10 @@ export function printTable(rows, write = (s) => process.stdout.write(s)) {
   rows.forEach((r, i) => {
     out.push(pad(lines[i], widths));
     if (r.error) out.push(`    ${r.error}`);
-    for (const a of r.also ?? []) out.push(`    also: ${a.name} ${formatValue(a.value, r.unit)}, ratio ${a.ratio === null ? '-' : a.ratio.toFixed(2)}`);
+    for (const a of r.also ?? [])
+      out.push(
+        `    also: ${a.name} ${formatValue(a.value, r.unit)}, ratio ${a.ratio === null ? '-' : a.ratio.toFixed(2)}`,
+      );
     if (r.note) out.push(`    note: ${r.note}`);
   });
   write(`${out.join('\n')}\n`);

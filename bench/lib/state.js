@@ -108,7 +108,12 @@ export async function writeLargeState(dir, { endpoints, commands = 0, points = 0
   const created = [];
   for (let i = 1; i <= endpoints; i++) {
     const endpointId = benchEndpointId(i);
-    const input = { appVersion: { name: versions[i % versions.length] }, endpointId, endpointToken: `${endpointId}-token`, metadata: metadata(i) };
+    const input = {
+      appVersion: { name: versions[i % versions.length] },
+      endpointId,
+      endpointToken: `${endpointId}-token`,
+      metadata: metadata(i),
+    };
     created.push((records[endpointId] = newEndpoint(ctx, TENANT, input, new Date(EPOCH + i * 1000).toISOString())));
   }
   if (points > 0) addSeries(ctx, document, created, Math.ceil(points / endpoints));
@@ -150,7 +155,8 @@ export function writeJsonServerData(file, document, { withCommands }) {
       filters: [],
     }));
   const data = { endpoints };
-  if (withCommands) data.commands = Object.values(document.collections.commands ?? {}).map((c) => ({ id: c.commandId, ...c }));
+  if (withCommands)
+    data.commands = Object.values(document.collections.commands ?? {}).map((c) => ({ id: c.commandId, ...c }));
   writeFileSync(file, JSON.stringify(data, null, 2));
   return file;
 }

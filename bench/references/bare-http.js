@@ -5,7 +5,10 @@ import { createServer } from 'node:http';
 
 const { routes } = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const answers = new Map(
-  Object.entries(routes).map(([key, r]) => [key, { status: r.status, body: Buffer.from(r.body), contentType: r.contentType }]),
+  Object.entries(routes).map(([key, r]) => [
+    key,
+    { status: r.status, body: Buffer.from(r.body), contentType: r.contentType },
+  ]),
 );
 const notFound = Buffer.from('{"message":"not found"}');
 

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 
 const [dir, count] = [process.argv[2], Number(process.argv[3])];
 // About the size of the log line of one registered endpoint.
-const line = Buffer.from(`${JSON.stringify({ s: 1, m: [{ op: 'put', c: 'endpoints', id: 'x'.repeat(36), v: { pad: 'x'.repeat(380) } }] })}\n`);
+const line = Buffer.from(
+  `${JSON.stringify({ s: 1, m: [{ op: 'put', c: 'endpoints', id: 'x'.repeat(36), v: { pad: 'x'.repeat(380) } }] })}\n`,
+);
 const fd = openSync(join(dir, 'fsync-ceiling.jsonl'), 'a');
 const times = [];
 for (let i = 0; i < count; i++) {

@@ -5,6 +5,8 @@ import jsonServer from 'json-server';
 const server = jsonServer.create();
 server.use(jsonServer.defaults({ logger: false, bodyParser: true }));
 server.use(jsonServer.router(process.argv[2]));
-const listener = server.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${listener.address().port}\n`));
+const listener = server.listen(0, '127.0.0.1', () =>
+  process.stdout.write(`http://127.0.0.1:${listener.address().port}\n`),
+);
 listener.keepAliveTimeout = 5000;
 process.on('SIGTERM', () => listener.close(() => process.exit(0)));

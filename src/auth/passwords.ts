@@ -18,7 +18,9 @@ const HASH = new RegExp(PASSWORD_HASH_PATTERN);
 
 export const isPasswordHash = (value: string): boolean => HASH.test(value);
 
-/** A collection's record schema whose `passwordHash` must be a hash: a state import cannot bring a clear password in. */
+/**
+ * A collection's record schema whose `passwordHash` must be a hash: a state import cannot bring a clear password in.
+ */
 export function withPasswordHash<S extends Record<string, unknown>>(schema: S): S {
   const properties = (schema.properties ?? {}) as Record<string, unknown>;
   return { ...schema, properties: { ...properties, passwordHash: { type: 'string', pattern: PASSWORD_HASH_PATTERN } } };
@@ -26,7 +28,9 @@ export function withPasswordHash<S extends Record<string, unknown>>(schema: S): 
 
 function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
   const options: ScryptOptions = { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 };
-  return new Promise((resolve, reject) => scrypt(password, salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password, salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 export async function hashPassword(password: string, n = N): Promise<string> {

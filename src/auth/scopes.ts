@@ -9,12 +9,16 @@ export function knownScopes(services: readonly ServiceDescriptor[]): string[] {
   return [...allScopes(services), EMULATOR_ADMIN_SCOPE].sort();
 }
 
-/** Refuses a scope no operation knows (a typo would otherwise give a token that opens nothing), naming the known ones. */
+/**
+ * Refuses a scope no operation knows (a typo would otherwise give a token that opens nothing), naming the known ones.
+ */
 export function checkKnownScopes(requested: readonly string[], services: readonly ServiceDescriptor[]): void {
   const known = knownScopes(services);
   const unknown = requested.filter((scope) => !known.includes(scope));
   if (unknown.length > 0) {
-    throw new Error(`Unknown scope${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; the scopes are: ${known.join(', ')}.`);
+    throw new Error(
+      `Unknown scope${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; the scopes are: ${known.join(', ')}.`,
+    );
   }
 }
 

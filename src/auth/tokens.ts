@@ -68,6 +68,11 @@ export const ADMIN_ISSUER = 'urn:platform-emu:control-plane';
 
 /** The emulator's admin token: signed with its key, no expiry (it lives as long as the key), scope `emulator:admin`. */
 export function signAdminToken(key: SigningKey, issuedAt: Date): string {
-  const claims = { sub: 'platform-emu-admin', scope: EMULATOR_ADMIN_SCOPE, typ: 'Bearer', iat: Math.floor(issuedAt.getTime() / 1000) };
+  const claims = {
+    sub: 'platform-emu-admin',
+    scope: EMULATOR_ADMIN_SCOPE,
+    typ: 'Bearer',
+    iat: Math.floor(issuedAt.getTime() / 1000),
+  };
   return jwt().sign(claims, key.privateKeyPem, { algorithm: 'RS256', keyid: key.kid, issuer: ADMIN_ISSUER });
 }

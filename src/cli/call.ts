@@ -42,7 +42,10 @@ async function readStdin(): Promise<string> {
 }
 
 function parseStatuses(value: string, previous: number[] = []): number[] {
-  const statuses = value.split(/[\s,]+/).filter(Boolean).map(Number);
+  const statuses = value
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map(Number);
   if (statuses.length === 0 || statuses.some((n) => !Number.isInteger(n) || n < 100 || n > 599)) {
     throw new InvalidArgumentError('expected HTTP statuses from 100 to 599, for example 200 or 200,204.');
   }
@@ -91,7 +94,9 @@ const PLACED_PATH = /^\/(?:(?:api|_emu|kp1|auth)(?:[/?]|$)|[^/?]+\/api\/v1(?:[/?
  */
 function targetPath(path: string): { target: string; bare: boolean } {
   const withSlash = path.startsWith('/') ? path : `/${path}`;
-  return PLACED_PATH.test(withSlash) ? { target: withSlash, bare: false } : { target: `/api/v1${withSlash}`, bare: true };
+  return PLACED_PATH.test(withSlash)
+    ? { target: withSlash, bare: false }
+    : { target: `/api/v1${withSlash}`, bare: true };
 }
 
 /** A 404 for a bare path that no operation matches at all is a mistyped path: a usage error that points to --list. */
@@ -99,13 +104,23 @@ async function checkBarePath(method: string, path: string): Promise<void> {
   const { resolveBarePath } = await import('../services/operations.js');
   const withSlash = path.startsWith('/') ? path : `/${path}`;
   if (!resolveBarePath(method, withSlash)) {
-    throw new CliError(`No operation matches ${method} ${withSlash}. \`platform-emu call --list\` shows every operation and its path.`, USAGE);
+    throw new CliError(
+      `No operation matches ${method} ${withSlash}. \`platform-emu call --list\` shows every operation and its path.`,
+      USAGE,
+    );
   }
 }
 
 function statusLine(response: ClientResponse): string {
   const text = `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim();
-  const color = response.status >= 500 ? chalk.red : response.status >= 400 ? chalk.yellow : response.status >= 300 ? chalk.cyan : chalk.green;
+  const color =
+    response.status >= 500
+      ? chalk.red
+      : response.status >= 400
+        ? chalk.yellow
+        : response.status >= 300
+          ? chalk.cyan
+          : chalk.green;
   return `${color.bold(text)}  ${chalk.dim(`${response.method} ${response.url}`)}`;
 }
 
@@ -119,17 +134,32 @@ function printBody(response: ClientResponse, raw: boolean | undefined): void {
 }
 
 /** Refuses a JSON body that does not fit the operation's schema, with the server's own wording, before sending it. */
-async function checkBody(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<void> {
+async function checkBody(
+  method: string,
+  path: string,
+  body: string | undefined,
+  headers: Record<string, string>,
+): Promise<void> {
   if (body === undefined || !/json/i.test(headers['content-type'] ?? '')) return;
-  const [{ resolveOperation }, { schemaProblem }] = await Promise.all([import('../services/operations.js'), import('../schema/json-schema.js')]);
+  const [{ resolveOperation }, { schemaProblem }] = await Promise.all([
+    import('../services/operations.js'),
+    import('../schema/json-schema.js'),
+  ]);
   const operation = resolveOperation(method, path);
   const schema = operation?.route.bodySchema;
   const problem = schema ? schemaProblem(schema, JSON.parse(body)) : null;
-  if (problem) throw new CliError(`Invalid request body for ${method} ${operation!.fullPath}: ${problem}. (--no-validate sends it anyway.)`, USAGE);
+  if (problem)
+    throw new CliError(
+      `Invalid request body for ${method} ${operation!.fullPath}: ${problem}. (--no-validate sends it anyway.)`,
+      USAGE,
+    );
 }
 
 async function printOperations(json: boolean | undefined): Promise<void> {
-  const [{ listOperations }, { acceptedScopes }] = await Promise.all([import('../services/operations.js'), import('../auth/scopes.js')]);
+  const [{ listOperations }, { acceptedScopes }] = await Promise.all([
+    import('../services/operations.js'),
+    import('../auth/scopes.js'),
+  ]);
   const operations = listOperations();
   // The scope as a token must carry it (`platform:`, not the spec's `<platform>:`).
   const scopeOf = (scope: string | null) => (scope ? acceptedScopes(scope).join(' | ') : '(no scope)');
@@ -150,7 +180,8 @@ async function printOperations(json: boolean | undefined): Promise<void> {
   const pathWidth = Math.max(...operations.map((o) => o.fullPath.length));
   const scopeWidth = Math.max(...operations.map((o) => scopeOf(o.route.scope).length));
   const lines = operations.map(
-    ({ route, fullPath: path }) => `${route.method.padEnd(7)}${path.padEnd(pathWidth + 2)}${scopeOf(route.scope).padEnd(scopeWidth + 2)}${chalk.dim(route.summary)}\n`,
+    ({ route, fullPath: path }) =>
+      `${route.method.padEnd(7)}${path.padEnd(pathWidth + 2)}${scopeOf(route.scope).padEnd(scopeWidth + 2)}${chalk.dim(route.summary)}\n`,
   );
   // `call --list | head` closes the pipe early: that is not an error (handled above).
   process.stdout.write(lines.join(''));
@@ -159,18 +190,28 @@ async function printOperations(json: boolean | undefined): Promise<void> {
 
 async function run(method: string | undefined, path: string | undefined, options: CallOptions): Promise<void> {
   if (options.list) return printOperations(options.json);
-  if (!method || !path) throw new CliError('call needs a method and a path, for example: platform-emu call GET /endpoints (or --list).', USAGE);
+  if (!method || !path)
+    throw new CliError(
+      'call needs a method and a path, for example: platform-emu call GET /endpoints (or --list).',
+      USAGE,
+    );
   const verb = method.toUpperCase();
   if (!METHODS.includes(verb)) throw new CliError(`Unknown method ${method}; use one of ${METHODS.join(', ')}.`, USAGE);
 
   if (options.data !== undefined) {
-    process.stderr.write('platform-emu: call --data is deprecated: use -d/--body for the request body (--data-dir names the data directory).\n');
-    if (options.body !== undefined) throw new CliError('Give the request body once: -d/--body (or the deprecated --data), not both.', USAGE);
+    process.stderr.write(
+      'platform-emu: call --data is deprecated: use -d/--body for the request body (--data-dir names the data directory).\n',
+    );
+    if (options.body !== undefined)
+      throw new CliError('Give the request body once: -d/--body (or the deprecated --data), not both.', USAGE);
   }
   const headers = { ...options.header };
   const body = await requestBody(options.body ?? options.data, headers);
   const { EmulatorClient, EmulatorHttpError, EmulatorUnreachableError } = await import('../client/http-client.js');
-  const client = new EmulatorClient(runningUrl({ url: options.url, data: options.dataDir }) ?? DEFAULT_EMULATOR_URL, options.token);
+  const client = new EmulatorClient(
+    runningUrl({ url: options.url, data: options.dataDir }) ?? DEFAULT_EMULATOR_URL,
+    options.token,
+  );
   client.adminToken = adminTokenFor(client.baseUrl, { data: options.dataDir });
   try {
     if (options.auth) client.accessToken = await client.issueToken({ tenant: options.tenant });
@@ -180,7 +221,8 @@ async function run(method: string | undefined, path: string | undefined, options
     if (response.status === 404 && bare) await checkBarePath(verb, path);
     process.stderr.write(`${statusLine(response)}\n`);
     if (options.include) {
-      for (const [name, value] of Object.entries(response.headers)) process.stderr.write(`${chalk.dim(`${name}:`)} ${value}\n`);
+      for (const [name, value] of Object.entries(response.headers))
+        process.stderr.write(`${chalk.dim(`${name}:`)} ${value}\n`);
     }
     printBody(response, options.raw);
     process.exitCode = exitCodeOf(response.status, options.expect);
@@ -192,15 +234,36 @@ async function run(method: string | undefined, path: string | undefined, options
 
 export function callCommand(): Command {
   return new Command('call')
-    .description('Call any operation of the running emulator and print the answer (JSON pretty-printed, status line on stderr).')
+    .description(
+      'Call any operation of the running emulator and print the answer (JSON pretty-printed, status line on stderr).',
+    )
     .argument('[method]', `HTTP method: ${METHODS.join(', ')}`)
-    .argument('[path]', 'operation path, with or without the service prefix: /endpoints or /epr/api/v1/endpoints; query strings as usual')
-    .addOption(new Option('-d, --body <json|@file>', 'request body: JSON text, @file, or @- for stdin (checked as JSON unless a Content-Type header says otherwise)'))
+    .argument(
+      '[path]',
+      'operation path, with or without the service prefix: /endpoints or /epr/api/v1/endpoints; query strings as usual',
+    )
+    .addOption(
+      new Option(
+        '-d, --body <json|@file>',
+        'request body: JSON text, @file, or @- for stdin (checked as JSON unless a Content-Type header says otherwise)',
+      ),
+    )
     .addOption(new Option('--data <json|@file>', 'deprecated: -d/--body').hideHelp())
-    .addOption(new Option('--expect <status>', 'the answers that count as success (repeatable or comma-separated): any other exits 4, 5 or 6').argParser(parseStatuses))
-    .addOption(new Option('-H, --header <name:value>', 'a request header (repeatable)').argParser(parseHeader).default({}, 'none'))
+    .addOption(
+      new Option(
+        '--expect <status>',
+        'the answers that count as success (repeatable or comma-separated): any other exits 4, 5 or 6',
+      ).argParser(parseStatuses),
+    )
+    .addOption(
+      new Option('-H, --header <name:value>', 'a request header (repeatable)')
+        .argParser(parseHeader)
+        .default({}, 'none'),
+    )
     .addOption(new Option('--token <jwt>', 'bearer token to send').env('PLATFORM_EMU_TOKEN'))
-    .addOption(new Option('--auth', 'fetch a test token from the emulator (POST /_emu/token) and send it instead of --token'))
+    .addOption(
+      new Option('--auth', 'fetch a test token from the emulator (POST /_emu/token) and send it instead of --token'),
+    )
     .addOption(new Option('--tenant <id>', 'tenant of the token --auth fetches (default: the default tenant)'))
     .option('--raw', 'print the body exactly as received')
     .option('-i, --include', 'print the response headers on stderr')
@@ -208,7 +271,11 @@ export function callCommand(): Command {
     .option('--list', 'print every operation with its scope and summary, then exit')
     .option('--json', 'with --list: the table as JSON (service, method, path, scopes, summary, query, bodySchema)')
     .addOption(urlOption())
-    .addOption(new Option('--data-dir <dir>', 'data directory of the emulator to call, when --url is not given').env('PLATFORM_EMU_DATA').default(START_DEFAULTS.dataDir))
+    .addOption(
+      new Option('--data-dir <dir>', 'data directory of the emulator to call, when --url is not given')
+        .env('PLATFORM_EMU_DATA')
+        .default(START_DEFAULTS.dataDir),
+    )
     .addHelpText(
       'after',
       `

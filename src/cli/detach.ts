@@ -21,7 +21,12 @@ function lastLines(file: string): string {
 
 /** This very command for the child: the same flags (and environment) without `--detach`. */
 function childArgs(): string[] {
-  return [...process.execArgv, process.argv[1], ...process.argv.slice(2).filter((arg) => arg !== '--detach'), '--detached-child'];
+  return [
+    ...process.execArgv,
+    process.argv[1],
+    ...process.argv.slice(2).filter((arg) => arg !== '--detach'),
+    '--detached-child',
+  ];
 }
 
 /** Resolves with the child's ready line; rejects (the child stopped) when it exits or is not ready in time. */
@@ -30,7 +35,12 @@ function readiness(child: ChildProcess, logFile: string): Promise<ReadyInfo> {
     const fail = (message: string, exitCode = 1) => {
       clearTimeout(timer);
       const tail = lastLines(logFile);
-      reject(new CliError(`${message}${tail ? `. Last lines of ${logFile}:\n${tail}` : ` (${logFile} is empty).`}`, exitCode));
+      reject(
+        new CliError(
+          `${message}${tail ? `. Last lines of ${logFile}:\n${tail}` : ` (${logFile} is empty).`}`,
+          exitCode,
+        ),
+      );
     };
     const timer = setTimeout(() => {
       child.kill('SIGTERM');
@@ -40,7 +50,9 @@ function readiness(child: ChildProcess, logFile: string): Promise<ReadyInfo> {
       clearTimeout(timer);
       resolveReady(info as ReadyInfo);
     });
-    child.once('exit', (code, signal) => fail(`The emulator could not start (it exited with ${code ?? signal})`, code || 1));
+    child.once('exit', (code, signal) =>
+      fail(`The emulator could not start (it exited with ${code ?? signal})`, code || 1),
+    );
     child.once('error', (err) => fail(`The emulator could not be started: ${err.message}`));
     // Interrupted while waiting: the half-started emulator goes too.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -71,7 +83,9 @@ export async function startDetached(options: StartOptions): Promise<void> {
   const dir = resolve(options.data);
   const running = readEmulatorLock(dir);
   if (running) {
-    throw new CliError(`An emulator already runs on ${dir} (pid ${running.pid}${running.url ? ` at ${running.url}` : ''}): \`platform-emu stop --data-dir ${dir}\` stops it.`);
+    throw new CliError(
+      `An emulator already runs on ${dir} (pid ${running.pid}${running.url ? ` at ${running.url}` : ''}): \`platform-emu stop --data-dir ${dir}\` stops it.`,
+    );
   }
   mkdirSync(dir, { recursive: true });
   const logFile = join(dir, LOG_FILE);

@@ -43,7 +43,9 @@ function runCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       resolveExit(code);
     };
     child.once('error', (err) => {
-      process.stderr.write(`platform-emu exec: cannot run ${argv[0]}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'command not found' : err.message}\n`);
+      process.stderr.write(
+        `platform-emu exec: cannot run ${argv[0]}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'command not found' : err.message}\n`,
+      );
       done(NOT_FOUND);
     });
     child.once('exit', (code, signal) => done(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
@@ -54,7 +56,8 @@ async function run(this: Command, argv: string[], options: StartOptions): Promis
   // In memory unless a data directory is named (flag or PLATFORM_EMU_DATA), or PLATFORM_EMU_IN_MEMORY=0 says otherwise.
   const dataNamed = ['cli', 'env'].includes(this.getOptionValueSource('data') ?? '');
   const inMemorySource = this.getOptionValueSource('inMemory');
-  if (inMemorySource === 'env' && /^(0|false|no|off)?$/i.test(process.env.PLATFORM_EMU_IN_MEMORY ?? '')) options.inMemory = false;
+  if (inMemorySource === 'env' && /^(0|false|no|off)?$/i.test(process.env.PLATFORM_EMU_IN_MEMORY ?? ''))
+    options.inMemory = false;
   else if (inMemorySource === undefined) options.inMemory = !dataNamed;
   await checkStartOptions(options);
 
@@ -62,7 +65,10 @@ async function run(this: Command, argv: string[], options: StartOptions): Promis
   let exitCode: number;
   try {
     const info = await readyInfo(emulator, options.auth);
-    if (!options.quiet) process.stderr.write(`platform-emu: emulator ready at ${info.url} (MQTT ${info.mqttUrl}); running ${argv.join(' ')}\n`);
+    if (!options.quiet)
+      process.stderr.write(
+        `platform-emu: emulator ready at ${info.url} (MQTT ${info.mqttUrl}); running ${argv.join(' ')}\n`,
+      );
     exitCode = await runCommand(argv, environmentFor(emulator, info));
   } finally {
     await stopEmulator(emulator, options.exportOnExit).catch((err: Error) => {
@@ -74,7 +80,9 @@ async function run(this: Command, argv: string[], options: StartOptions): Promis
 
 export function execCommand(): Command {
   const command = new Command('exec')
-    .description('Start an emulator, run a command against it, stop the emulator, and exit with the command\'s exit code.')
+    .description(
+      "Start an emulator, run a command against it, stop the emulator, and exit with the command's exit code.",
+    )
     .argument('<command...>', 'the command and its arguments (after --, or after the flags of exec)')
     .passThroughOptions();
   for (const option of startCommand().options) {

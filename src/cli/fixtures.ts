@@ -14,7 +14,13 @@ async function exportState(file: string | undefined, options: Target): Promise<v
   const url = runningUrl(options);
   let document: unknown;
   if (url) {
-    document = await emulatorJson(url, 'GET', `/_emu/state${options.includeSecrets ? '?includeSecrets=true' : ''}`, undefined, options);
+    document = await emulatorJson(
+      url,
+      'GET',
+      `/_emu/state${options.includeSecrets ? '?includeSecrets=true' : ''}`,
+      undefined,
+      options,
+    );
   } else {
     const stopped = await (await import('../index.js')).openDataDir(options.data, { readOnly: true, log: warn });
     try {
@@ -58,21 +64,35 @@ async function importState(file: string, options: Target): Promise<void> {
 export function fixturesCommand(): Command {
   const command = new Command('fixtures')
     .description('Export or import the whole state as one readable JSON document.')
-    .addHelpText('after', '\nExamples:\n  $ platform-emu fixtures export > state.json\n  $ platform-emu fixtures import state.json');
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ platform-emu fixtures export > state.json\n  $ platform-emu fixtures import state.json',
+    );
   command
     .command('export [file]')
     .description('write the whole state as JSON (to stdout when no file is given)')
-    .option('--include-secrets', 'write client secrets and passwords in clear (by default they read "<redacted>", and importing keeps the stored ones)')
+    .option(
+      '--include-secrets',
+      'write client secrets and passwords in clear (by default they read "<redacted>", and importing keeps the stored ones)',
+    )
     .addOption(dataOption())
     .addOption(urlOption())
-    .addHelpText('after', '\nExamples:\n  $ platform-emu fixtures export > state.json\n  $ platform-emu fixtures export snapshot.json --data-dir /tmp/emu')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ platform-emu fixtures export > state.json\n  $ platform-emu fixtures export snapshot.json --data-dir /tmp/emu',
+    )
     .action(exportState);
   command
     .command('import <file>')
-    .description('replace the whole state with a file from `fixtures export`, or with a fixture file; a file that does not validate changes nothing')
+    .description(
+      'replace the whole state with a file from `fixtures export`, or with a fixture file; a file that does not validate changes nothing',
+    )
     .addOption(dataOption())
     .addOption(urlOption())
-    .addHelpText('after', '\nExamples:\n  $ platform-emu fixtures import state.json\n  $ platform-emu fixtures import fixtures/default.json --url http://127.0.0.1:8080')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ platform-emu fixtures import state.json\n  $ platform-emu fixtures import fixtures/default.json --url http://127.0.0.1:8080',
+    )
     .action(importState);
   return command;
 }

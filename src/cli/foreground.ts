@@ -24,7 +24,12 @@ async function runLockFor(options: StartOptions): Promise<DirectoryLock | undefi
   }
 }
 
-function announce(emulator: RunningEmulator, info: ReadyInfo, options: StartOptions, printBanner: () => Promise<void>): Promise<void> | void {
+function announce(
+  emulator: RunningEmulator,
+  info: ReadyInfo,
+  options: StartOptions,
+  printBanner: () => Promise<void>,
+): Promise<void> | void {
   if (options.json) process.stdout.write(`${JSON.stringify(info)}\n`);
   else if (options.quiet) process.stdout.write(`${emulator.url}\n`);
   else return printBanner();
@@ -34,7 +39,11 @@ function announce(emulator: RunningEmulator, info: ReadyInfo, options: StartOpti
  * `platform-emu start` in this process: SIGINT and SIGTERM are handled from the first moment (a signal that
  * comes while the state loads stops the emulator as soon as it is up), a second signal exits at once.
  */
-export async function runInForeground(options: StartOptions, launch: () => Promise<RunningEmulator>, printBanner: (emulator: RunningEmulator) => Promise<void>): Promise<void> {
+export async function runInForeground(
+  options: StartOptions,
+  launch: () => Promise<RunningEmulator>,
+  printBanner: (emulator: RunningEmulator) => Promise<void>,
+): Promise<void> {
   let emulator: RunningEmulator | undefined;
   let stopRequested: string | undefined;
   let signals = 0;

@@ -36,7 +36,11 @@ export async function readyInfo(emulator: RunningEmulator, auth: string, runLock
   if (auth === 'on') info.adminToken = emulator.adminToken;
   const { internalContext } = await import('../emulator.js');
   const lock = runLock ?? internalContext(emulator).store.directoryLock;
-  lock?.update({ url: emulator.url, mqttUrl: emulator.mqttUrl, ...(info.adminToken ? { adminToken: info.adminToken } : {}) });
+  lock?.update({
+    url: emulator.url,
+    mqttUrl: emulator.mqttUrl,
+    ...(info.adminToken ? { adminToken: info.adminToken } : {}),
+  });
   return info;
 }
 
@@ -48,7 +52,9 @@ function writeExport(emulator: RunningEmulator, file: string, document: unknown)
     writeFileSync(temp, `${JSON.stringify(document, null, 2)}\n`);
     renameSync(temp, path);
   } catch (err) {
-    throw new CliError(`The emulator at ${emulator.url} stopped, but the state could not be written to ${path}: ${(err as Error).message}`);
+    throw new CliError(
+      `The emulator at ${emulator.url} stopped, but the state could not be written to ${path}: ${(err as Error).message}`,
+    );
   }
 }
 

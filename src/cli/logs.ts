@@ -15,7 +15,8 @@ interface LogsOptions extends ControlTarget {
   limit?: number;
 }
 
-const print = (entry: JournalEntry, json: boolean | undefined) => process.stdout.write(`${json ? JSON.stringify(entry) : formatEntry(entry)}\n`);
+const print = (entry: JournalEntry, json: boolean | undefined) =>
+  process.stdout.write(`${json ? JSON.stringify(entry) : formatEntry(entry)}\n`);
 
 function filterQuery(options: LogsOptions): URLSearchParams {
   const query = new URLSearchParams();
@@ -31,7 +32,12 @@ function filterQuery(options: LogsOptions): URLSearchParams {
 }
 
 /** Reads the server-sent events of `/_emu/events` and prints the request and KP1 entries, until the stream ends. */
-async function follow(baseUrl: string, adminToken: string | undefined, query: URLSearchParams, json: boolean | undefined): Promise<void> {
+async function follow(
+  baseUrl: string,
+  adminToken: string | undefined,
+  query: URLSearchParams,
+  json: boolean | undefined,
+): Promise<void> {
   query.set('types', 'request,kp1');
   const headers: Record<string, string> = { accept: 'text/event-stream' };
   if (adminToken) headers.authorization = `Bearer ${adminToken}`;
@@ -39,11 +45,13 @@ async function follow(baseUrl: string, adminToken: string | undefined, query: UR
   const response = await request(`${baseUrl}/_emu/events?${query}`, { headers }).catch((err: Error) => {
     throw new CliError(`Cannot reach the emulator at ${baseUrl}: ${err.message}.`);
   });
-  if (response.statusCode !== 200) throw new CliError(`GET /_emu/events answered ${response.statusCode}: ${await response.body.text()}`);
+  if (response.statusCode !== 200)
+    throw new CliError(`GET /_emu/events answered ${response.statusCode}: ${await response.body.text()}`);
   const { serverSentEvents } = await import('../client/event-stream.js');
   for await (const { event, data } of serverSentEvents(response.body)) {
     if (event === 'request' || event === 'kp1') print(data as JournalEntry, json);
-    if (event === 'dropped') process.stderr.write(`(${(data as { count: number }).count} entries skipped: this reader fell behind)\n`);
+    if (event === 'dropped')
+      process.stderr.write(`(${(data as { count: number }).count} entries skipped: this reader fell behind)\n`);
   }
   process.stderr.write('The emulator closed the stream (it stopped).\n');
 }
@@ -68,7 +76,9 @@ async function run(options: LogsOptions): Promise<void> {
 
 export function logsCommand(): Command {
   const command = new Command('logs')
-    .description("Print a running emulator's request journal: REST requests and KP1 messages, with time, status, tenant and latency (never a secret).")
+    .description(
+      "Print a running emulator's request journal: REST requests and KP1 messages, with time, status, tenant and latency (never a secret).",
+    )
     .option('-f, --follow', 'keep printing new entries as they happen')
     .option('--json', 'one JSON object per line')
     .option('--service <name>', 'only this first path level: epr, cex, _emu, auth, kp1, ...')
@@ -76,7 +86,9 @@ export function logsCommand(): Command {
     .option('--status <status>', 'only this status (404) or class (4xx)')
     .option('--endpoint <endpointId>', 'only requests and messages about this endpoint')
     .addOption(new Option('--type <type>', 'only REST requests or only KP1 messages').choices(['http', 'kp1']))
-    .addOption(new Option('--limit <n>', 'how many past entries to print first (default 100)').argParser(parsePositiveInt))
+    .addOption(
+      new Option('--limit <n>', 'how many past entries to print first (default 100)').argParser(parsePositiveInt),
+    )
     .addHelpText(
       'after',
       `

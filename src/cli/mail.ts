@@ -44,7 +44,11 @@ function printMail(mail: CapturedMail, json: boolean | undefined): void {
 }
 
 function query(params: Record<string, string | number | undefined>): string {
-  const search = new URLSearchParams(Object.entries(params).filter((e): e is [string, string | number] => e[1] !== undefined).map(([k, v]) => [k, String(v)]));
+  const search = new URLSearchParams(
+    Object.entries(params)
+      .filter((e): e is [string, string | number] => e[1] !== undefined)
+      .map(([k, v]) => [k, String(v)]),
+  );
   const text = search.toString();
   return text ? `?${text}` : '';
 }
@@ -66,12 +70,24 @@ async function request<T>(url: string, method: string, path: string, options: Ma
  */
 async function smtpRelay(address: string): Promise<(mail: CapturedMail) => Promise<void>> {
   const match = /^(.+):(\d{1,5})$/.exec(address);
-  if (!match || Number(match[2]) > 65535) throw new CliError(`--smtp takes host:port, like 127.0.0.1:1025; got ${address}.`, 2);
+  if (!match || Number(match[2]) > 65535)
+    throw new CliError(`--smtp takes host:port, like 127.0.0.1:1025; got ${address}.`, 2);
   const { default: nodemailer } = await import('nodemailer');
-  const transport = nodemailer.createTransport({ host: match[1].replace(/^\[|\]$/g, ''), port: Number(match[2]), secure: false, ignoreTLS: true });
+  const transport = nodemailer.createTransport({
+    host: match[1].replace(/^\[|\]$/g, ''),
+    port: Number(match[2]),
+    secure: false,
+    ignoreTLS: true,
+  });
   return async (mail) => {
     try {
-      await transport.sendMail({ from: 'platform-emu <no-reply@platform-emu.local>', to: mail.to, subject: mail.subject, text: mail.text, headers: { 'X-Platform-Emu-Mail-Id': String(mail.id) } });
+      await transport.sendMail({
+        from: 'platform-emu <no-reply@platform-emu.local>',
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        headers: { 'X-Platform-Emu-Mail-Id': String(mail.id) },
+      });
     } catch (err) {
       throw new CliError(`Cannot deliver mail #${mail.id} to the SMTP server ${address}: ${(err as Error).message}`);
     }
@@ -79,13 +95,23 @@ async function smtpRelay(address: string): Promise<(mail: CapturedMail) => Promi
 }
 
 /** Waits for new mail with long polls (`GET /_emu/mail?after=&wait=`): no request until the previous one answers. */
-async function follow(url: string, options: MailOptions, after: number, deliver: (mail: CapturedMail) => Promise<void>): Promise<never> {
+async function follow(
+  url: string,
+  options: MailOptions,
+  after: number,
+  deliver: (mail: CapturedMail) => Promise<void>,
+): Promise<never> {
   const stop = () => process.exit(0);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   let last = after;
   for (;;) {
-    const fresh = await request<CapturedMail[]>(url, 'GET', `/_emu/mail${query({ after: last, wait: POLL_SECONDS, to: options.to })}`, options);
+    const fresh = await request<CapturedMail[]>(
+      url,
+      'GET',
+      `/_emu/mail${query({ after: last, wait: POLL_SECONDS, to: options.to })}`,
+      options,
+    );
     for (const mail of fresh) {
       printMail(mail, options.json);
       await deliver(mail);
@@ -125,12 +151,19 @@ async function run(options: MailOptions): Promise<void> {
 
 export function mailCommand(): Command {
   return new Command('mail')
-    .description('Print the e-mails the emulator captured instead of sending them (verification mails of notification recipients).')
+    .description(
+      'Print the e-mails the emulator captured instead of sending them (verification mails of notification recipients).',
+    )
     .option('-f, --follow', 'keep running and print new mail as it is captured')
     .option('--json', 'print JSON: an array, or with --follow one mail per line')
     .addOption(new Option('--to <address>', 'only mail to this address'))
     .option('--clear', 'forget all captured mail')
-    .addOption(new Option('--smtp <host:port>', 'also deliver the mail to this SMTP server (a local mail catcher); with --follow, only new mail'))
+    .addOption(
+      new Option(
+        '--smtp <host:port>',
+        'also deliver the mail to this SMTP server (a local mail catcher); with --follow, only new mail',
+      ),
+    )
     .addOption(dataOption())
     .addOption(urlOption())
     .addHelpText(

@@ -58,7 +58,10 @@ Examples:
     process.exit(USAGE_EXIT);
   };
   // A usage error is one line on stderr, hint included.
-  const oneLine = { outputError: (text: string, write: (s: string) => void) => write(`${text.trimEnd().replace(/\s*\n\s*/g, ' ')} (see --help)\n`) };
+  const oneLine = {
+    outputError: (text: string, write: (s: string) => void) =>
+      write(`${text.trimEnd().replace(/\s*\n\s*/g, ' ')} (see --help)\n`),
+  };
   const apply = (command: Command) => {
     command.exitOverride(exitOverride).configureOutput(oneLine);
     command.commands.forEach(apply);

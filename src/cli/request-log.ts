@@ -8,10 +8,15 @@ function status(code: number): string {
   return code >= 300 ? chalk.cyan(text) : chalk.green(text);
 }
 
-/** One journal entry as one line: time, status, method (or KP1 transport and direction), path or topic, who, latency. */
+/**
+ * One journal entry as one line: time, status, method (or KP1 transport and direction), path or topic, who, latency.
+ */
 export function formatEntry(entry: JournalEntry): string {
   const time = entry.time.slice(11, 23);
-  const how = entry.type === 'http' ? entry.method!.padEnd(6) : `${entry.transport!.toUpperCase()} ${entry.direction === 'out' ? '→' : '←'}`.padEnd(6);
+  const how =
+    entry.type === 'http'
+      ? entry.method!.padEnd(6)
+      : `${entry.transport!.toUpperCase()} ${entry.direction === 'out' ? '→' : '←'}`.padEnd(6);
   const what = entry.type === 'http' ? entry.path! : entry.topic!;
   const who = [entry.tenantId, entry.endpointId].filter(Boolean).join(' ');
   return `${chalk.dim(time)}  ${status(entry.status)}  ${how}  ${what}${who ? `  ${chalk.dim(who)}` : ''}  ${chalk.dim(`${entry.latencyMs} ms`)}`;

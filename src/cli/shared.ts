@@ -30,10 +30,14 @@ export function collect(value: string, previous: string[] = []): string[] {
 
 /** `--data-dir` (`--data` still works: the value is `options.data`); `call` alone names it `--data-dir` only. */
 export const dataOption = () =>
-  new Option('--data-dir, --data <dir>', 'data directory of the emulator').env('PLATFORM_EMU_DATA').default(START_DEFAULTS.dataDir);
+  new Option('--data-dir, --data <dir>', 'data directory of the emulator')
+    .env('PLATFORM_EMU_DATA')
+    .default(START_DEFAULTS.dataDir);
 
 export const urlOption = () =>
-  new Option('--url <url>', 'URL of a running emulator (default: the one that holds --data-dir, if any)').env('PLATFORM_EMU_URL');
+  new Option('--url <url>', 'URL of a running emulator (default: the one that holds --data-dir, if any)').env(
+    'PLATFORM_EMU_URL',
+  );
 
 /** Who holds the data directory (pid, URLs, admin token), if a live process does. */
 export function lockOf(options: { data?: string }): EmulatorLock | undefined {
@@ -56,8 +60,16 @@ export function adminTokenFor(url: string, options: { data?: string } = {}): str
   return lock?.url === url.replace(/\/$/, '') ? lock.adminToken : undefined;
 }
 
-/** A JSON request to a running emulator's control plane through the one client (`src/client`), loaded only when needed. */
-export async function emulatorJson<T = unknown>(url: string, method: string, path: string, body?: unknown, target: { data?: string } = {}): Promise<T> {
+/**
+ * A JSON request to a running emulator's control plane through the one client (`src/client`), loaded only when needed.
+ */
+export async function emulatorJson<T = unknown>(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  target: { data?: string } = {},
+): Promise<T> {
   const { EmulatorClient } = await import('../client/http-client.js');
   const client = new EmulatorClient(url);
   client.adminToken = adminTokenFor(url, target);

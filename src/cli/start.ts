@@ -10,7 +10,6 @@ import { isPersonsTerminal } from './terminal.js';
 
 export type { StartOptions };
 
-
 function parseCompat(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const match = /^([a-z0-9-]+)=([A-Za-z0-9._-]+)$/.exec(value);
   if (!match) throw new InvalidArgumentError('expected <service>=<revision>, for example cex=1.');
@@ -28,13 +27,20 @@ export function portInUse(err: unknown, options: StartOptions): CliError | undef
   const error = err as NodeJS.ErrnoException & { port?: number; address?: string };
   if (error?.code !== 'EADDRINUSE') return undefined;
   const flag = error.port === options.mqttPort && error.port !== options.port ? '--mqtt-port' : '--port';
-  return new CliError(`Port ${error.port} on ${error.address} is already in use: choose another with ${flag} (0 picks a free one).`);
+  return new CliError(
+    `Port ${error.port} on ${error.address} is already in use: choose another with ${flag} (0 picks a free one).`,
+  );
 }
 
-/** With auth on, how to reach the control plane: the CLI finds the token in the lock; in memory it is only shown here. */
+/**
+ * With auth on, how to reach the control plane: the CLI finds the token in the lock; in memory it is only shown here.
+ */
 function adminHint(emulator: RunningEmulator, options: StartOptions): string {
   if (options.adminToken) return chalk.dim('the control plane (/_emu) takes the --admin-token you gave');
-  if (emulator.dataDir) return chalk.dim(`the control plane's admin token is in ${emulator.dataDir}/emulator.lock (the CLI reads it from there)`);
+  if (emulator.dataDir)
+    return chalk.dim(
+      `the control plane's admin token is in ${emulator.dataDir}/emulator.lock (the CLI reads it from there)`,
+    );
   return `PLATFORM_EMU_ADMIN_TOKEN=${emulator.adminToken}  ${chalk.dim('(the control plane /_emu needs it)')}`;
 }
 
@@ -50,7 +56,11 @@ function banner(emulator: RunningEmulator, options: StartOptions, modules: Banne
     ...ctx.services.map((s) => `  ${s.title.padEnd(width)}  ${chalk.cyan(`${url}/${s.prefix}/api/v1`)}`),
     '',
     `${chalk.bold('State')}     ${emulator.dataDir ?? 'in memory (nothing is written)'}`,
-    `${chalk.bold('Tenants')}   ${listTenants(ctx).map((t) => (t.id === ctx.defaultTenantId() ? `${t.id} (default)` : t.id)).join(', ') || 'none'}`,
+    `${chalk.bold('Tenants')}   ${
+      listTenants(ctx)
+        .map((t) => (t.id === ctx.defaultTenantId() ? `${t.id} (default)` : t.id))
+        .join(', ') || 'none'
+    }`,
     `${chalk.bold('Token')}     platform-emu token${tokenTarget(emulator)}   ${chalk.dim('(or the OIDC token endpoint of each realm)')}`,
     `${chalk.bold('Health')}    ${url}/_emu/health`,
     `${chalk.bold('Dashboard')} ${chalk.cyan(`${url}/_emu/ui/`)}`,
@@ -69,7 +79,10 @@ interface BannerModules {
 
 /** Values commander cannot check alone: the `--compat` revisions each service offers. Exit 2 like any usage error. */
 export async function checkStartOptions(options: StartOptions): Promise<void> {
-  const [{ services }, { compatProblem }] = await Promise.all([import('../services/index.js'), import('../server/compat-choices.js')]);
+  const [{ services }, { compatProblem }] = await Promise.all([
+    import('../services/index.js'),
+    import('../server/compat-choices.js'),
+  ]);
   const problem = compatProblem(options.compat, services);
   if (problem) throw new CliError(problem, 2);
 }
@@ -104,9 +117,13 @@ export async function launch(options: StartOptions): Promise<RunningEmulator> {
   }
 }
 
-/** A spinner only for a person watching a real terminal: never in CI, in a pipe, on a 0x0 pseudo-terminal, with --quiet or --json. */
+/**
+ * A spinner only for a person watching a real terminal: never in CI, in a pipe, on a 0x0 pseudo-terminal, with --quiet
+ * or --json.
+ */
 async function spinnerFor(options: StartOptions): Promise<{ stop(): void }> {
-  if (options.quiet || options.json || options.detachedChild || !isPersonsTerminal(process.stderr)) return { stop: () => undefined };
+  if (options.quiet || options.json || options.detachedChild || !isPersonsTerminal(process.stderr))
+    return { stop: () => undefined };
   const { default: ora } = await import('ora');
   // discardStdin off: Ctrl-C stays a SIGINT, handled like any other time.
   return ora({ text: 'Loading state', stream: process.stderr, discardStdin: false }).start();
@@ -114,7 +131,10 @@ async function spinnerFor(options: StartOptions): Promise<{ stop(): void }> {
 
 /** What a person reads once the emulator is ready: where everything is. */
 export async function printBanner(emulator: RunningEmulator, options: StartOptions): Promise<void> {
-  const [{ internalContext }, { listTenants }] = await Promise.all([import('../emulator.js'), import('../services/tenant-manager/tenants.js')]);
+  const [{ internalContext }, { listTenants }] = await Promise.all([
+    import('../emulator.js'),
+    import('../services/tenant-manager/tenants.js'),
+  ]);
   process.stdout.write(`${banner(emulator, options, { internalContext, listTenants })}\n`);
 }
 
@@ -124,7 +144,14 @@ async function run(options: StartOptions): Promise<void> {
   await checkStartOptions(options);
   if (options.detach) return (await import('./detach.js')).startDetached(options);
   const spinner = await spinnerFor(options);
-  await runInForeground(options, () => launch(options).then(logRequests(options)).finally(() => spinner.stop()), (emulator) => printBanner(emulator, options));
+  await runInForeground(
+    options,
+    () =>
+      launch(options)
+        .then(logRequests(options))
+        .finally(() => spinner.stop()),
+    (emulator) => printBanner(emulator, options),
+  );
 }
 
 /** `--log requests`: one line per REST request and KP1 message, from the journal, as they happen. */
@@ -139,48 +166,106 @@ function logRequests(options: StartOptions) {
 export function startCommand(): Command {
   return new Command('start')
     .description('Run the emulator: every service over REST, state kept in a data directory, fixtures seeded.')
-    .addOption(new Option('-p, --port <port>', 'REST port (0 picks a free one)').env('PLATFORM_EMU_PORT').default(START_DEFAULTS.port).argParser(parsePort))
-    .addOption(new Option('--host <host>', 'address to listen on').env('PLATFORM_EMU_HOST').default(START_DEFAULTS.host))
+    .addOption(
+      new Option('-p, --port <port>', 'REST port (0 picks a free one)')
+        .env('PLATFORM_EMU_PORT')
+        .default(START_DEFAULTS.port)
+        .argParser(parsePort),
+    )
+    .addOption(
+      new Option('--host <host>', 'address to listen on').env('PLATFORM_EMU_HOST').default(START_DEFAULTS.host),
+    )
     .addOption(dataOption())
     .addOption(new Option('--in-memory', 'keep all state in memory and write nothing').env('PLATFORM_EMU_IN_MEMORY'))
     .addOption(
-      new Option('--fixtures <file>', 'fixture file (or a `fixtures export`) that seeds a new, empty state; "none" for an empty platform')
+      new Option(
+        '--fixtures <file>',
+        'fixture file (or a `fixtures export`) that seeds a new, empty state; "none" for an empty platform',
+      )
         .env('PLATFORM_EMU_FIXTURES')
         .default(START_DEFAULTS.fixtures, 'the bundled fixtures/default.json'),
     )
-    .addOption(new Option('--auth <mode>', 'require bearer tokens').choices(['off', 'on']).env('PLATFORM_EMU_AUTH').default(START_DEFAULTS.auth))
     .addOption(
-      new Option('--compat <service=revision>', 'answer like another revision of a service where two differ (repeatable): cex=1, app-manager=1').env('PLATFORM_EMU_COMPAT').argParser(parseCompat).default({}),
+      new Option('--auth <mode>', 'require bearer tokens')
+        .choices(['off', 'on'])
+        .env('PLATFORM_EMU_AUTH')
+        .default(START_DEFAULTS.auth),
     )
-    .addOption(new Option('--body-limit <bytes>', 'largest request body accepted (413 beyond)').env('PLATFORM_EMU_BODY_LIMIT').default(START_DEFAULTS.bodyLimit).argParser(parsePositiveInt))
     .addOption(
-      new Option('--async-timeout <seconds>', "the services' asynchronous request timeout: the longest wait a command may ask for")
+      new Option(
+        '--compat <service=revision>',
+        'answer like another revision of a service where two differ (repeatable): cex=1, app-manager=1',
+      )
+        .env('PLATFORM_EMU_COMPAT')
+        .argParser(parseCompat)
+        .default({}),
+    )
+    .addOption(
+      new Option('--body-limit <bytes>', 'largest request body accepted (413 beyond)')
+        .env('PLATFORM_EMU_BODY_LIMIT')
+        .default(START_DEFAULTS.bodyLimit)
+        .argParser(parsePositiveInt),
+    )
+    .addOption(
+      new Option(
+        '--async-timeout <seconds>',
+        "the services' asynchronous request timeout: the longest wait a command may ask for",
+      )
         .env('PLATFORM_EMU_ASYNC_TIMEOUT')
         .default(START_DEFAULTS.asyncRequestTimeout)
         .argParser(parsePositiveInt),
     )
-    .addOption(new Option('--mqtt-port <port>', 'MQTT port of the device gateway (0 picks a free one)').env('PLATFORM_EMU_MQTT_PORT').default(START_DEFAULTS.mqttPort).argParser(parsePort))
     .addOption(
-      new Option('--mqtt-auth <mode>', 'MQTT CONNECT: "anonymous" admits clients without credentials (those with a username are checked), "basic" requires basic credentials')
+      new Option('--mqtt-port <port>', 'MQTT port of the device gateway (0 picks a free one)')
+        .env('PLATFORM_EMU_MQTT_PORT')
+        .default(START_DEFAULTS.mqttPort)
+        .argParser(parsePort),
+    )
+    .addOption(
+      new Option(
+        '--mqtt-auth <mode>',
+        'MQTT CONNECT: "anonymous" admits clients without credentials (those with a username are checked), "basic" requires basic credentials',
+      )
         .choices(['anonymous', 'basic'])
         .env('PLATFORM_EMU_MQTT_AUTH')
         .default(START_DEFAULTS.mqttAuth),
     )
     .addOption(
-      new Option('--compact-bytes <bytes>', 'size of the mutation log past which state.json is rewritten and the log emptied')
+      new Option(
+        '--compact-bytes <bytes>',
+        'size of the mutation log past which state.json is rewritten and the log emptied',
+      )
         .env('PLATFORM_EMU_COMPACT_BYTES')
         .default(START_DEFAULTS.compactBytes)
         .argParser(parsePositiveInt),
     )
     .addOption(
-      new Option('--upload-token-ttl <seconds>', 'lifetime of the upload token a device gets from bcx (X-Auth-Token of binary-data uploads)')
+      new Option(
+        '--upload-token-ttl <seconds>',
+        'lifetime of the upload token a device gets from bcx (X-Auth-Token of binary-data uploads)',
+      )
         .env('PLATFORM_EMU_UPLOAD_TOKEN_TTL')
         .default(START_DEFAULTS.uploadTokenTtl)
         .argParser(parsePositiveInt),
     )
-    .addOption(new Option('--upload-limit <bytes>', 'largest binary-data upload (413 beyond)').env('PLATFORM_EMU_UPLOAD_LIMIT').default(START_DEFAULTS.uploadLimit).argParser(parsePositiveInt))
-    .addOption(new Option('--import <file>', 'replace the state at start with this file (from `fixtures export`, or a fixture file), whatever the data directory holds').env('PLATFORM_EMU_IMPORT'))
-    .addOption(new Option('--export-on-exit <file>', 'at a clean stop (SIGINT, SIGTERM, `platform-emu stop`), write the whole state to this file').env('PLATFORM_EMU_EXPORT_ON_EXIT'))
+    .addOption(
+      new Option('--upload-limit <bytes>', 'largest binary-data upload (413 beyond)')
+        .env('PLATFORM_EMU_UPLOAD_LIMIT')
+        .default(START_DEFAULTS.uploadLimit)
+        .argParser(parsePositiveInt),
+    )
+    .addOption(
+      new Option(
+        '--import <file>',
+        'replace the state at start with this file (from `fixtures export`, or a fixture file), whatever the data directory holds',
+      ).env('PLATFORM_EMU_IMPORT'),
+    )
+    .addOption(
+      new Option(
+        '--export-on-exit <file>',
+        'at a clean stop (SIGINT, SIGTERM, `platform-emu stop`), write the whole state to this file',
+      ).env('PLATFORM_EMU_EXPORT_ON_EXIT'),
+    )
     .addOption(
       new Option('--journal-size <entries>', 'requests and KP1 messages the request journal keeps (GET /_emu/requests)')
         .env('PLATFORM_EMU_JOURNAL_SIZE')
@@ -188,16 +273,38 @@ export function startCommand(): Command {
         .argParser(parsePositiveInt),
     )
     .addOption(
-      new Option('--allow-host <name>', 'also answer requests whose Host is this name (repeatable; loopback names always work)')
+      new Option(
+        '--allow-host <name>',
+        'also answer requests whose Host is this name (repeatable; loopback names always work)',
+      )
         .env('PLATFORM_EMU_ALLOW_HOST')
         .argParser(collect)
         .default([]),
     )
-    .addOption(new Option('--admin-token <secret>', 'with --auth on, the admin token of the control plane (default: one the emulator signs)').env('PLATFORM_EMU_ADMIN_TOKEN'))
-    .addOption(new Option('--log <what>', 'print one line per REST request and KP1 message as it happens').choices(['requests']).env('PLATFORM_EMU_LOG'))
+    .addOption(
+      new Option(
+        '--admin-token <secret>',
+        'with --auth on, the admin token of the control plane (default: one the emulator signs)',
+      ).env('PLATFORM_EMU_ADMIN_TOKEN'),
+    )
+    .addOption(
+      new Option('--log <what>', 'print one line per REST request and KP1 message as it happens')
+        .choices(['requests'])
+        .env('PLATFORM_EMU_LOG'),
+    )
     .addOption(new Option('-q, --quiet', 'print only the URL').env('PLATFORM_EMU_QUIET'))
-    .addOption(new Option('--json', 'print one JSON line when ready: url, mqttUrl, port, mqttPort, pid, dataDir (and adminToken when auth is on)').env('PLATFORM_EMU_JSON'))
-    .addOption(new Option('--detach', 'run in the background: return once ready, log to <data dir>/emulator.log; `platform-emu stop` ends it'))
+    .addOption(
+      new Option(
+        '--json',
+        'print one JSON line when ready: url, mqttUrl, port, mqttPort, pid, dataDir (and adminToken when auth is on)',
+      ).env('PLATFORM_EMU_JSON'),
+    )
+    .addOption(
+      new Option(
+        '--detach',
+        'run in the background: return once ready, log to <data dir>/emulator.log; `platform-emu stop` ends it',
+      ),
+    )
     .addOption(new Option('--detached-child').hideHelp())
     .addHelpText(
       'after',
@@ -211,7 +318,10 @@ Examples:
     )
     .action(function (this: Command, options: StartOptions) {
       // commander turns a boolean flag on for any value of its variable; `PLATFORM_EMU_IN_MEMORY=0` means off.
-      if (this.getOptionValueSource('inMemory') === 'env' && /^(0|false|no|off)?$/i.test(process.env.PLATFORM_EMU_IN_MEMORY ?? '')) {
+      if (
+        this.getOptionValueSource('inMemory') === 'env' &&
+        /^(0|false|no|off)?$/i.test(process.env.PLATFORM_EMU_IN_MEMORY ?? '')
+      ) {
         options.inMemory = false;
       }
       return run(options);

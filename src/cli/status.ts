@@ -45,7 +45,10 @@ async function statusOf(options: StatusOptions): Promise<Status> {
   const lock = options.url ? undefined : lockOf(options);
   const url = options.url?.replace(/\/$/, '') ?? lock?.url ?? DEFAULT_EMULATOR_URL;
   const health = await healthOf(url);
-  if (!health) return lock ? { running: true, ready: false, pid: lock.pid, ...(lock.url ? { url: lock.url } : {}) } : { running: false };
+  if (!health)
+    return lock
+      ? { running: true, ready: false, pid: lock.pid, ...(lock.url ? { url: lock.url } : {}) }
+      : { running: false };
   const mqtt = (health.mqtt ?? {}) as { url?: string; port?: number };
   const startedAt = typeof health.startedAt === 'string' ? Date.parse(health.startedAt) : NaN;
   return {
@@ -61,7 +64,9 @@ async function statusOf(options: StatusOptions): Promise<Status> {
     auth: health.auth,
     version: health.version as string | undefined,
     uptimeSeconds: Number.isNaN(startedAt) ? undefined : Math.max(0, Math.round((Date.now() - startedAt) / 1000)),
-    counts: Object.fromEntries(((health.services as Array<{ name: string; records: number }> | undefined) ?? []).map((s) => [s.name, s.records])),
+    counts: Object.fromEntries(
+      ((health.services as Array<{ name: string; records: number }> | undefined) ?? []).map((s) => [s.name, s.records]),
+    ),
     faults: (health.faults as unknown[] | undefined) ?? [],
   };
 }
@@ -74,8 +79,10 @@ function duration(seconds: number): string {
 }
 
 function describe(status: Status, options: StatusOptions): string {
-  if (!status.running) return `No emulator is running (none holds ${options.data}${options.url ? `, none answers at ${options.url}` : ''}).`;
-  if (!status.ready) return `An emulator (pid ${status.pid}) holds ${options.data} but does not answer${status.url ? ` at ${status.url}` : ''} yet.`;
+  if (!status.running)
+    return `No emulator is running (none holds ${options.data}${options.url ? `, none answers at ${options.url}` : ''}).`;
+  if (!status.ready)
+    return `An emulator (pid ${status.pid}) holds ${options.data} but does not answer${status.url ? ` at ${status.url}` : ''} yet.`;
   const counts = Object.entries(status.counts ?? {}).map(([service, n]) => `${service} ${n}`);
   return [
     `platform-emu ${status.version ?? ''} running (pid ${status.pid}${status.uptimeSeconds !== undefined ? `, up ${duration(status.uptimeSeconds)}` : ''}, auth ${status.auth})`,
@@ -96,7 +103,10 @@ async function run(options: StatusOptions): Promise<void> {
 export function statusCommand(): Command {
   return new Command('status')
     .description('Is an emulator running? Its pid, URLs, uptime, records per service and active faults.')
-    .option('--json', 'print it as JSON: { running, pid, url, mqttUrl, port, mqttPort, dataDir, uptimeSeconds, counts, faults, ... }')
+    .option(
+      '--json',
+      'print it as JSON: { running, pid, url, mqttUrl, port, mqttPort, dataDir, uptimeSeconds, counts, faults, ... }',
+    )
     .addOption(dataOption())
     .addOption(urlOption())
     .addHelpText(

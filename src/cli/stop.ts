@@ -39,9 +39,10 @@ async function confirmEmulator(lock: EmulatorLock, dir: string): Promise<void> {
   if (!lock.url) return; // still starting: it has not written its URL yet
   const { EmulatorClient } = await import('../client/http-client.js');
   // Any answer of the health route counts (503 too: a failing emulator must still stop), if it names the same pid.
-  const pid = await new EmulatorClient(lock.url)
-    .request('GET', '/_emu/health', { timeoutMs: 2000 })
-    .then((response) => (response.json as { pid?: unknown } | undefined)?.pid, () => null);
+  const pid = await new EmulatorClient(lock.url).request('GET', '/_emu/health', { timeoutMs: 2000 }).then(
+    (response) => (response.json as { pid?: unknown } | undefined)?.pid,
+    () => null,
+  );
   if (pid === lock.pid) return;
   throw new CliError(
     `The lock of ${dir} names pid ${lock.pid} at ${lock.url}, but no emulator with that pid answers there. ` +
@@ -61,7 +62,9 @@ async function run(options: StopOptions): Promise<void> {
   const deadline = Date.now() + options.timeout * 1000;
   while (isRunning(lock.pid) || readEmulatorLock(dir)) {
     if (Date.now() > deadline) {
-      throw new CliError(`The emulator (pid ${lock.pid}) is still running ${options.timeout} s after SIGTERM; \`kill -9 ${lock.pid}\` ends it (nothing it acknowledged is lost).`);
+      throw new CliError(
+        `The emulator (pid ${lock.pid}) is still running ${options.timeout} s after SIGTERM; \`kill -9 ${lock.pid}\` ends it (nothing it acknowledged is lost).`,
+      );
     }
     await sleep(POLL_MS);
   }
@@ -70,9 +73,13 @@ async function run(options: StopOptions): Promise<void> {
 
 export function stopCommand(): Command {
   return new Command('stop')
-    .description('Stop the emulator that holds a data directory (one started with --detach, or in another terminal): SIGTERM, then wait until it is gone.')
+    .description(
+      'Stop the emulator that holds a data directory (one started with --detach, or in another terminal): SIGTERM, then wait until it is gone.',
+    )
     .addOption(dataOption())
-    .addOption(new Option('--timeout <seconds>', 'how long to wait for it to finish').default(30).argParser(parsePositiveInt))
+    .addOption(
+      new Option('--timeout <seconds>', 'how long to wait for it to finish').default(30).argParser(parsePositiveInt),
+    )
     .addHelpText(
       'after',
       `

@@ -1,7 +1,16 @@
 import { Command, Option } from 'commander';
 import { resolve } from 'node:path';
 import { DEFAULT_EMULATOR_URL } from '../client/defaults.js';
-import { collect, CliError, dataOption, emulatorJson, lockOf, parsePositiveInt, runningUrl, urlOption } from './shared.js';
+import {
+  collect,
+  CliError,
+  dataOption,
+  emulatorJson,
+  lockOf,
+  parsePositiveInt,
+  runningUrl,
+  urlOption,
+} from './shared.js';
 
 /** A value the user gave that the emulator does not know (a tenant, a scope): a usage error. */
 const BAD_VALUE = 2;
@@ -27,7 +36,13 @@ async function issueOffline(options: TokenOptions): Promise<Issued> {
     throw new CliError(`${err.message} Or pass --url of a running emulator.`);
   });
   try {
-    return stopped.token({ tenant: options.tenant, scopes: options.scope, platform: options.platform, ttlSeconds: options.ttl, baseUrl: DEFAULT_EMULATOR_URL });
+    return stopped.token({
+      tenant: options.tenant,
+      scopes: options.scope,
+      platform: options.platform,
+      ttlSeconds: options.ttl,
+      baseUrl: DEFAULT_EMULATOR_URL,
+    });
   } catch (err) {
     throw new CliError((err as Error).message, BAD_VALUE);
   } finally {
@@ -39,7 +54,13 @@ async function issueOffline(options: TokenOptions): Promise<Issued> {
 async function issueOnline(url: string, options: TokenOptions): Promise<Issued> {
   const { EmulatorHttpError } = await import('../client/http-client.js');
   try {
-    return await emulatorJson<Issued>(url, 'POST', '/_emu/token', { tenant: options.tenant, scopes: options.scope, platform: options.platform, ttlSeconds: options.ttl }, options);
+    return await emulatorJson<Issued>(
+      url,
+      'POST',
+      '/_emu/token',
+      { tenant: options.tenant, scopes: options.scope, platform: options.platform, ttlSeconds: options.ttl },
+      options,
+    );
   } catch (err) {
     if (err instanceof EmulatorHttpError) throw new CliError(err.message, err.status === 400 ? BAD_VALUE : 1);
     throw err;
@@ -49,7 +70,10 @@ async function issueOnline(url: string, options: TokenOptions): Promise<Issued> 
 /** Scopes no operation knows are refused before anything is signed: a typo would give a token that opens nothing. */
 async function checkScopes(scopes: string[] | undefined): Promise<void> {
   if (!scopes?.length) return;
-  const [{ checkKnownScopes }, { services }] = await Promise.all([import('../auth/scopes.js'), import('../services/index.js')]);
+  const [{ checkKnownScopes }, { services }] = await Promise.all([
+    import('../auth/scopes.js'),
+    import('../services/index.js'),
+  ]);
   try {
     checkKnownScopes(scopes, services);
   } catch (err) {
@@ -74,12 +98,17 @@ async function adminToken(options: TokenOptions): Promise<Issued> {
 }
 
 /** The token's claims, for `--json`: its middle part, base64url JSON (the signature is the emulator's business). */
-const claimsOf = (token: string): unknown => JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'));
+const claimsOf = (token: string): unknown =>
+  JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'));
 
 async function run(options: TokenOptions): Promise<void> {
   let issued: Issued;
   if (options.admin) {
-    if (options.tenant || options.scope || options.platform) throw new CliError('--admin makes the control plane\'s token: it has no tenant and its one scope is emulator:admin.', BAD_VALUE);
+    if (options.tenant || options.scope || options.platform)
+      throw new CliError(
+        "--admin makes the control plane's token: it has no tenant and its one scope is emulator:admin.",
+        BAD_VALUE,
+      );
     issued = await adminToken(options);
   } else {
     await checkScopes(options.scope);
@@ -94,9 +123,17 @@ export function tokenCommand(): Command {
   return new Command('token')
     .description("Print a signed access token (RS256, the emulator's own realm keys) for a tenant.")
     .addOption(new Option('--tenant <id>', "tenant id or realm name (default: the fixtures' default tenant)"))
-    .addOption(new Option('--scope <scope>', "a scope to grant (repeatable, or space/comma-separated; default: all of the tenant's user's scopes)").argParser(collect))
+    .addOption(
+      new Option(
+        '--scope <scope>',
+        "a scope to grant (repeatable, or space/comma-separated; default: all of the tenant's user's scopes)",
+      ).argParser(collect),
+    )
     .option('--platform', "a platform administrator's token (platform:tenant:... scopes), for the tenant manager")
-    .option('--admin', "the admin token of the control plane (/_emu) of an emulator with --auth on (scope emulator:admin)")
+    .option(
+      '--admin',
+      'the admin token of the control plane (/_emu) of an emulator with --auth on (scope emulator:admin)',
+    )
     .addOption(new Option('--ttl <seconds>', 'lifetime in seconds').default(3600).argParser(parsePositiveInt))
     .option('--json', 'print the token with its decoded claims as JSON')
     .addOption(dataOption())

@@ -13,7 +13,8 @@ interface WaitOptions {
 const POLL_MS = 100;
 
 /** Where to look this time: `--url`, else the URL in the data directory's lock (it may appear while we wait). */
-const targetOf = (options: WaitOptions) => options.url?.replace(/\/$/, '') ?? lockOf(options)?.url ?? DEFAULT_EMULATOR_URL;
+const targetOf = (options: WaitOptions) =>
+  options.url?.replace(/\/$/, '') ?? lockOf(options)?.url ?? DEFAULT_EMULATOR_URL;
 
 async function run(options: WaitOptions): Promise<void> {
   const deadline = Date.now() + options.timeout * 1000;
@@ -34,7 +35,9 @@ async function run(options: WaitOptions): Promise<void> {
 export function waitCommand(): Command {
   return new Command('wait')
     .description('Wait until an emulator is ready (GET /_emu/health answers 200), then print its URL.')
-    .addOption(new Option('--timeout <seconds>', 'give up (exit 1) after this long').default(30).argParser(parsePositiveInt))
+    .addOption(
+      new Option('--timeout <seconds>', 'give up (exit 1) after this long').default(30).argParser(parsePositiveInt),
+    )
     .addOption(dataOption())
     .addOption(urlOption())
     .addHelpText(

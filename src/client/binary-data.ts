@@ -18,12 +18,18 @@ export interface UploadedBlob {
 export async function requestUploadToken(device: Kp1Device): Promise<string> {
   const reply = await device.request('bcx', 'token', {});
   const token = (reply.payload as { token?: unknown } | undefined)?.token;
-  if (!reply.ok || typeof token !== 'string') throw new Error(`bcx/token was refused: ${reply.statusCode} ${reply.reasonPhrase ?? ''}`.trim());
+  if (!reply.ok || typeof token !== 'string')
+    throw new Error(`bcx/token was refused: ${reply.statusCode} ${reply.reasonPhrase ?? ''}`.trim());
   return token;
 }
 
 /** Uploads a file as a blob (`POST /bcx/api/v1/binary-data?name=...` with `X-Auth-Token`), streamed from disk. */
-export async function uploadBlobFile(client: EmulatorClient, uploadToken: string, path: string, name = basename(path)): Promise<UploadedBlob> {
+export async function uploadBlobFile(
+  client: EmulatorClient,
+  uploadToken: string,
+  path: string,
+  name = basename(path),
+): Promise<UploadedBlob> {
   const { size } = await stat(path);
   const url = `${client.baseUrl}/bcx/api/v1/binary-data?name=${encodeURIComponent(name)}`;
   let response;
@@ -32,7 +38,11 @@ export async function uploadBlobFile(client: EmulatorClient, uploadToken: string
     const { request } = await import('undici');
     response = await request(url, {
       method: 'POST',
-      headers: { 'x-auth-token': uploadToken, 'content-type': 'application/octet-stream', 'content-length': String(size) },
+      headers: {
+        'x-auth-token': uploadToken,
+        'content-type': 'application/octet-stream',
+        'content-length': String(size),
+      },
       body: createReadStream(path),
     });
   } catch (err) {

@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import { readLock, type LockInfo } from '../store/lock.js';
 
-/** What an emulator writes in the lock of its data directory: pid, start time, its URLs, with auth on its admin token. */
+/**
+ * What an emulator writes in the lock of its data directory: pid, start time, its URLs, with auth on its admin token.
+ */
 export type EmulatorLock = LockInfo;
 
 /** The emulator that holds `dataDir`, if a live process does: how a program finds an emulator it did not start. */

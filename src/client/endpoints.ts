@@ -18,7 +18,10 @@ export interface RegisteredEndpoint {
 }
 
 /** `POST /epr/api/v1/endpoints`; the endpoint id comes from the `Location` header, as the spec answers it. */
-export async function registerEndpoint(client: EmulatorClient, registration: EndpointRegistration): Promise<RegisteredEndpoint> {
+export async function registerEndpoint(
+  client: EmulatorClient,
+  registration: EndpointRegistration,
+): Promise<RegisteredEndpoint> {
   const { body, response } = await client.json<{ token: string; status: string }>('POST', '/epr/api/v1/endpoints', {
     appVersion: { name: registration.appVersion },
     ...(registration.metadata !== undefined ? { metadata: registration.metadata } : {}),

@@ -9,7 +9,9 @@ export class EmulatorUnreachableError extends Error {
     readonly url: string,
     cause: Error,
   ) {
-    super(`Cannot reach the emulator at ${url}: ${cause.message || (cause as NodeJS.ErrnoException).code || cause.name}. Is it running (platform-emu start)?`);
+    super(
+      `Cannot reach the emulator at ${url}: ${cause.message || (cause as NodeJS.ErrnoException).code || cause.name}. Is it running (platform-emu start)?`,
+    );
   }
 }
 
@@ -74,7 +76,13 @@ interface RawResponse {
  * One request with node's own http module: a CLI command that makes one call starts in a fraction of the time an
  * HTTP library takes to load.
  */
-async function send(url: string, method: string, headers: Record<string, string>, body: string | Buffer | undefined, timeoutMs?: number): Promise<RawResponse> {
+async function send(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Buffer | undefined,
+  timeoutMs?: number,
+): Promise<RawResponse> {
   const request = url.startsWith('https:') ? (await import('node:https')).request : httpRequest;
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers }, (res) => {
@@ -83,7 +91,8 @@ async function send(url: string, method: string, headers: Record<string, string>
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, raw: Buffer.concat(chunks) }));
       res.on('error', reject);
     });
-    if (timeoutMs !== undefined) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    if (timeoutMs !== undefined)
+      req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', reject);
     req.end(body);
   });
@@ -122,13 +131,25 @@ export class EmulatorClient {
       throw new EmulatorUnreachableError(this.baseUrl, err as Error);
     }
     const { raw } = response;
-    return { status: response.status, method: method.toUpperCase(), url, headers: flatHeaders(response.headers), raw, json: parseJson(raw) };
+    return {
+      status: response.status,
+      method: method.toUpperCase(),
+      url,
+      headers: flatHeaders(response.headers),
+      raw,
+      json: parseJson(raw),
+    };
   }
 
   /** A request whose success is expected: the parsed body, or an EmulatorHttpError. */
-  async json<T = unknown>(method: string, path: string, body?: unknown): Promise<{ body: T; response: ClientResponse }> {
+  async json<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ body: T; response: ClientResponse }> {
     const response = await this.request(method, path, body === undefined ? {} : { json: body });
-    if (response.status >= 400) throw new EmulatorHttpError(response.status, response.method, response.url, response.json);
+    if (response.status >= 400)
+      throw new EmulatorHttpError(response.status, response.method, response.url, response.json);
     return { body: response.json as T, response };
   }
 

@@ -55,7 +55,9 @@ function parsePayload(message: Buffer): unknown {
 interface Watched {
   extension: string;
   resource: string;
-  /** `kp1/<v>/<extension>/<token>/<resource>`: pushes come on `<topic>/status` and `<topic>/<observeRequestId>/status`. */
+  /**
+   * `kp1/<v>/<extension>/<token>/<resource>`: pushes come on `<topic>/status` and `<topic>/<observeRequestId>/status`.
+   */
   topic: string;
 }
 
@@ -149,7 +151,8 @@ export class Kp1Device extends EventEmitter {
     const topic = this.topic(extension, resource);
     // One subscription per resource covers every reply: `<topic>/<requestId>/status|error`.
     let subscribed = this.replyFilters.get(topic);
-    if (!subscribed) this.replyFilters.set(topic, (subscribed = this.client.subscribeAsync(`${topic}/+/+`, { qos: 1 })));
+    if (!subscribed)
+      this.replyFilters.set(topic, (subscribed = this.client.subscribeAsync(`${topic}/+/+`, { qos: 1 })));
     await subscribed;
     this.assertOpen();
     const requestId = this.nextRequestId++;
@@ -164,7 +167,9 @@ export class Kp1Device extends EventEmitter {
     // close() may fail the reply while the publish still waits for its PUBACK: the caller hears of it below.
     reply.catch(() => undefined);
     try {
-      await this.client.publishAsync(`${topic}/${requestId}`, payload === undefined ? '' : JSON.stringify(payload), { qos: 1 });
+      await this.client.publishAsync(`${topic}/${requestId}`, payload === undefined ? '' : JSON.stringify(payload), {
+        qos: 1,
+      });
     } catch (err) {
       const pending = this.pending.get(requestId);
       if (pending) clearTimeout(pending.timer);
@@ -177,7 +182,10 @@ export class Kp1Device extends EventEmitter {
   }
 
   /** Reports command results on `cex/<token>/result/<commandType>`. */
-  answer(commandType: string, results: Array<{ id: number; statusCode: number; reasonPhrase?: string; payload?: unknown }>): Promise<Kp1Reply> {
+  answer(
+    commandType: string,
+    results: Array<{ id: number; statusCode: number; reasonPhrase?: string; payload?: unknown }>,
+  ): Promise<Kp1Reply> {
     return this.request('cex', `result/${commandType}`, results);
   }
 
@@ -189,7 +197,8 @@ export class Kp1Device extends EventEmitter {
   /** Asks for the outstanding commands of a type (polling); the reply payload is the array. */
   async poll(commandType: string): Promise<Kp1Command[]> {
     const reply = await this.request('cex', `command/${commandType}`, {});
-    if (!reply.ok) throw new Error(`Polling ${commandType} commands failed: ${reply.statusCode} ${reply.reasonPhrase ?? ''}`.trim());
+    if (!reply.ok)
+      throw new Error(`Polling ${commandType} commands failed: ${reply.statusCode} ${reply.reasonPhrase ?? ''}`.trim());
     return Array.isArray(reply.payload) ? (reply.payload as Kp1Command[]) : [];
   }
 
@@ -211,7 +220,8 @@ export class Kp1Device extends EventEmitter {
     const observed = this.observeRequests.get(requestId);
     if (!pending) {
       // After the reply to an observe request, its reply topic carries the resource's pushes.
-      if (observed?.topic === reply[1] && reply[3] === 'status') this.emit('push', observed.extension, observed.resource, parsePayload(message));
+      if (observed?.topic === reply[1] && reply[3] === 'status')
+        this.emit('push', observed.extension, observed.resource, parsePayload(message));
       return;
     }
     if (pending.topic !== reply[1]) return;

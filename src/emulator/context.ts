@@ -12,7 +12,12 @@ import { Store } from '../store/index.js';
 const noDevices = { push: () => undefined };
 
 /** The context of an opened store, with or without a server (the CLI uses it on a stopped data directory). */
-export function createContext(config: EmulatorConfig, store: Store, keys: SigningKey | (() => SigningKey) | undefined, log: (m: string) => void): EmuContext {
+export function createContext(
+  config: EmulatorConfig,
+  store: Store,
+  keys: SigningKey | (() => SigningKey) | undefined,
+  log: (m: string) => void,
+): EmuContext {
   store.declare(declaredCollections(services));
   const ctx: EmuContext = {
     store,
@@ -40,13 +45,28 @@ export function createContext(config: EmulatorConfig, store: Store, keys: Signin
  * The opened store's context, its services not set up yet, and its signing key's promise: a new data directory's RSA
  * key is made on the thread pool meanwhile (and saved once the directory has opened); in memory, when first needed.
  */
-export async function openStoreContext(config: EmulatorConfig, log: (m: string) => void, readOnly: boolean): Promise<{ ctx: EmuContext; keyReady: Promise<void> }> {
-  const pendingKey = config.inMemory ? Promise.resolve(undefined) : readOnly ? readKey(config.dataDir!).then((key) => key && { key, save: undefined }) : loadOrMakeKey(config.dataDir!);
+export async function openStoreContext(
+  config: EmulatorConfig,
+  log: (m: string) => void,
+  readOnly: boolean,
+): Promise<{ ctx: EmuContext; keyReady: Promise<void> }> {
+  const pendingKey = config.inMemory
+    ? Promise.resolve(undefined)
+    : readOnly
+      ? readKey(config.dataDir!).then((key) => key && { key, save: undefined })
+      : loadOrMakeKey(config.dataDir!);
   pendingKey.catch(() => undefined);
-  const store = await Store.open({ dir: config.dataDir, inMemory: config.inMemory, compactBytes: config.compactBytes, warn: log, readOnly });
+  const store = await Store.open({
+    dir: config.dataDir,
+    inMemory: config.inMemory,
+    compactBytes: config.compactBytes,
+    warn: log,
+    readOnly,
+  });
   let key: SigningKey | undefined;
   const keyReady = pendingKey.then(async (made) => {
-    if (!made && !config.inMemory) throw new FixtureError(`${config.dataDir} has no signing key yet: start the emulator on it once.`);
+    if (!made && !config.inMemory)
+      throw new FixtureError(`${config.dataDir} has no signing key yet: start the emulator on it once.`);
     await made?.save?.();
     key = made?.key;
   });
@@ -61,7 +81,11 @@ export async function openStoreContext(config: EmulatorConfig, log: (m: string) 
 }
 
 /** A data directory's context with its services set up, and no server: what the CLI works on while nothing runs. */
-export async function openContext(config: EmulatorConfig, log: (m: string) => void, readOnly = false): Promise<EmuContext> {
+export async function openContext(
+  config: EmulatorConfig,
+  log: (m: string) => void,
+  readOnly = false,
+): Promise<EmuContext> {
   const { ctx, keyReady } = await openStoreContext(config, log, readOnly);
   try {
     await keyReady;

@@ -33,11 +33,21 @@ export function healthAnswer(ctx: EmuContext, facts: RunningFacts): Record<strin
     inMemory: config.inMemory,
     auth: config.auth,
     defaultTenant: ctx.defaultTenantId(),
-    mqtt: { url: facts.mqttUrl, port: facts.mqttPort, auth: config.mqttAuth, onlineEndpoints: onlineEndpointCount(ctx) },
+    mqtt: {
+      url: facts.mqttUrl,
+      port: facts.mqttPort,
+      auth: config.mqttAuth,
+      onlineEndpoints: onlineEndpointCount(ctx),
+    },
     clock: presentClock(ctx),
     faults: faultsOf(ctx).list(),
     journal: { size: config.journalSize, lastSeq: journalOf(ctx).lastSeq },
-    services: ctx.services.map((s) => ({ name: s.prefix, title: s.title, url: `${url}/${s.prefix}/api/v1`, records: recordCount(ctx, s.collections) })),
+    services: ctx.services.map((s) => ({
+      name: s.prefix,
+      title: s.title,
+      url: `${url}/${s.prefix}/api/v1`,
+      records: recordCount(ctx, s.collections),
+    })),
     pid: process.pid,
     startedAt: facts.startedAt,
   };

@@ -12,6 +12,12 @@ const tenantRealm = (ctx: EmuContext) => findTenant(ctx, ctx.defaultTenantId())?
 export function openApiRouter(ctx: EmuContext): Router {
   return Router().get('/', (req, res) => {
     const base = `${req.protocol}://${req.get('host')}`;
-    res.json(openApiDocument(services, { version: VERSION, serverUrl: base, tokenUrl: `${base}${realmPath(tenantRealm(ctx))}/protocol/openid-connect/token` }));
+    res.json(
+      openApiDocument(services, {
+        version: VERSION,
+        serverUrl: base,
+        tokenUrl: `${base}${realmPath(tenantRealm(ctx))}/protocol/openid-connect/token`,
+      }),
+    );
   });
 }

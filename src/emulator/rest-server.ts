@@ -25,10 +25,19 @@ export interface RestServerOptions {
   issueToken: ControlHooks['issueToken'];
 }
 
-/** The REST port's server: every service, the control plane and the services' own control routes, the dashboard, OpenAPI, KP1 over HTTP, the OIDC realms. */
+/**
+ * The REST port's server: every service, the control plane and the services' own control routes, the dashboard,
+ * OpenAPI, KP1 over HTTP, the OIDC realms.
+ */
 export function restServer(ctx: EmuContext, options: RestServerOptions): Server {
   const { gateway, status, adminToken } = options;
-  const facts = { ready: () => status.ready, url: () => status.url, mqttUrl: gateway.mqttUrl, mqttPort: gateway.mqttPort, startedAt: options.startedAt };
+  const facts = {
+    ready: () => status.ready,
+    url: () => status.url,
+    mqttUrl: gateway.mqttUrl,
+    mqttPort: gateway.mqttPort,
+    startedAt: options.startedAt,
+  };
   const control = controlRouter(ctx, {
     health: () => healthAnswer(ctx, facts),
     importState: (input) => importState(ctx, input, 'the imported document'),
@@ -36,7 +45,11 @@ export function restServer(ctx: EmuContext, options: RestServerOptions): Server 
     reset: (resetOptions) => resetState(ctx, resetOptions),
     issueToken: options.issueToken,
   });
-  const dashboardFacts = () => ({ url: status.url, mqttUrl: gateway.mqttUrl, adminToken: ctx.config.auth === 'on' ? adminToken() : undefined });
+  const dashboardFacts = () => ({
+    url: status.url,
+    mqttUrl: gateway.mqttUrl,
+    adminToken: ctx.config.auth === 'on' ? adminToken() : undefined,
+  });
   const app = createApp(ctx, {
     adminToken,
     mounts: [

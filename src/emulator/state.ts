@@ -12,7 +12,12 @@ import { Store, type StateDocument } from '../store/index.js';
 import { createContext, setUpServices, tearDownServices } from './context.js';
 
 /** Builds the state a fixture describes in a scratch store, so that a bad record changes nothing. */
-async function stateFromFixture(ctx: EmuContext, fixture: unknown, source: string, options?: SeedOptions): Promise<StateDocument> {
+async function stateFromFixture(
+  ctx: EmuContext,
+  fixture: unknown,
+  source: string,
+  options?: SeedOptions,
+): Promise<StateDocument> {
   const scratch = createContext(ctx.config, await Store.open({ inMemory: true }), undefined, ctx.log);
   // Dated by the emulator's clock: a fixture imported at a set time has records of that time.
   scratch.clock = ctx.clock;
@@ -35,7 +40,8 @@ export async function documentFromImport(ctx: EmuContext, input: unknown, source
 /** The document with every id counter at least where the current state has it: an id is never handed out twice. */
 function keepCounters(ctx: EmuContext, document: StateDocument): StateDocument {
   const counters = { ...document.counters };
-  for (const [name, value] of Object.entries(ctx.store.exportDocument().counters)) if (value > (counters[name] ?? 0)) counters[name] = value;
+  for (const [name, value] of Object.entries(ctx.store.exportDocument().counters))
+    if (value > (counters[name] ?? 0)) counters[name] = value;
   return { ...document, counters };
 }
 
@@ -45,7 +51,9 @@ async function fixtureState(ctx: EmuContext): Promise<StateDocument | undefined>
   const path = resolve(ctx.config.fixtures);
   const input = await readJsonFile(path, 'fixture file');
   // The package's own fixtures are checked against their schemas by the tests, not at every start (docs/fixtures.md).
-  return path === DEFAULT_FIXTURES ? stateFromFixture(ctx, input, path, { schemasChecked: true }) : documentFromImport(ctx, input, path);
+  return path === DEFAULT_FIXTURES
+    ? stateFromFixture(ctx, input, path, { schemasChecked: true })
+    : documentFromImport(ctx, input, path);
 }
 
 const EMPTY_STATE: StateDocument = { schemaVersion: 1, seq: 0, counters: {}, collections: {} };
@@ -58,7 +66,10 @@ const replacing = new WeakMap<EmuContext, Promise<unknown>>();
  */
 function exclusive<T>(ctx: EmuContext, work: () => Promise<T>): Promise<T> {
   const done = (replacing.get(ctx) ?? Promise.resolve()).then(work, work);
-  replacing.set(ctx, done.catch(() => undefined));
+  replacing.set(
+    ctx,
+    done.catch(() => undefined),
+  );
   return done;
 }
 
@@ -74,7 +85,8 @@ async function replaceNow(ctx: EmuContext, document: StateDocument): Promise<voi
   }
 }
 
-export const replaceState = (ctx: EmuContext, document: StateDocument) => exclusive(ctx, () => replaceNow(ctx, document));
+export const replaceState = (ctx: EmuContext, document: StateDocument) =>
+  exclusive(ctx, () => replaceNow(ctx, document));
 
 /** `PUT /_emu/state`: a state document or fixture file, checked against the state it replaces (secrets kept). */
 export const importState = (ctx: EmuContext, input: unknown, source: string) =>

@@ -32,7 +32,8 @@ export function namesToken(filter: string): boolean {
  */
 export function refusalOf(filter: string): string | undefined {
   const levels = filter.split('/');
-  if (levels[0] === '$SYS') return "$SYS/ topics announce other connections' client ids and subscriptions, endpoint tokens included";
+  if (levels[0] === '$SYS')
+    return "$SYS/ topics announce other connections' client ids and subscriptions, endpoint tokens included";
   if (levels[0] === KP1_ROOT && levels.length > 1 && !namesToken(filter)) {
     return "under kp1/ a subscription must name the endpoint token (kp1/<appVersionName>/<extension>/<endpointToken>/...); other endpoints' traffic is never delivered";
   }
@@ -59,7 +60,8 @@ export function receivesBySubscription(client: Client, topic: string): boolean {
  */
 export function isPlatformTopic(topic: string): boolean {
   const levels = topic.split('/');
-  if (levels[0] !== KP1_ROOT || levels.length <= TOKEN_LEVEL + 1 || !REPLY_LEVELS.has(levels[levels.length - 1])) return false;
+  if (levels[0] !== KP1_ROOT || levels.length <= TOKEN_LEVEL + 1 || !REPLY_LEVELS.has(levels[levels.length - 1]))
+    return false;
   const resource = levels.slice(TOKEN_LEVEL + 1);
   return !byName.get(levels[2])?.resources.some((r) => matchResource(r, resource) !== undefined);
 }
@@ -107,7 +109,9 @@ export function applyBrokerRules(broker: Aedes, log: (message: string) => void):
       const who = client ? `MQTT client ${client.id}` : 'The last will of a former MQTT client';
       if (packet.retain) {
         packet.retain = false;
-        log(`${who} published a retained message on ${packet.topic}: nothing under kp1/ is retained, so it was delivered unretained.`);
+        log(
+          `${who} published a retained message on ${packet.topic}: nothing under kp1/ is retained, so it was delivered unretained.`,
+        );
       }
       // MQTT 3.1.1 can only acknowledge or disconnect: the publish is acknowledged, and the forward rule drops it.
       if (isPlatformTopic(packet.topic)) {

@@ -15,7 +15,9 @@ export function announceConnected(ctx: EmuContext, endpoint: Endpoint, told: Rea
     try {
       extension.connected?.(ctx, current, told);
     } catch (err) {
-      ctx.log(`KP1 ${extension.name}: what endpoint ${current.endpointId} should receive on connecting was not pushed: ${(err as Error)?.stack ?? String(err)}`);
+      ctx.log(
+        `KP1 ${extension.name}: what endpoint ${current.endpointId} should receive on connecting was not pushed: ${(err as Error)?.stack ?? String(err)}`,
+      );
     }
   }
 }

@@ -14,12 +14,14 @@ const byName = new Map<string, Kp1Extension>(extensions.map((e) => [e.name, e]))
 
 export const OK_STATUS = { statusCode: 200, reasonPhrase: 'OK' };
 
-
 function failure(statusCode: number, reasonPhrase: string, extra: Partial<Kp1Reply> = {}): Kp1Reply {
   return { ...extra, ok: false, statusCode, payload: { statusCode, reasonPhrase } };
 }
 
-function resolveResource(extension: Kp1Extension, levels: string[]): { resource: Kp1Resource; params: Record<string, string> } {
+function resolveResource(
+  extension: Kp1Extension,
+  levels: string[],
+): { resource: Kp1Resource; params: Record<string, string> } {
   for (const resource of extension.resources) {
     const params = matchResource(resource, levels);
     if (params) return { resource, params };
@@ -34,10 +36,16 @@ function resolveEndpoint(ctx: EmuContext, appVersionName: string, token: string)
   }
   const endpoint = findEndpointByToken(ctx, appVersionName, token);
   if (!endpoint) {
-    throw kp1Error(401, `The endpoint token "${token}" is not registered in the application of version ${appVersionName}. Register the endpoint first (POST /epr/api/v1/endpoints).`);
+    throw kp1Error(
+      401,
+      `The endpoint token "${token}" is not registered in the application of version ${appVersionName}. Register the endpoint first (POST /epr/api/v1/endpoints).`,
+    );
   }
   if (endpoint.appVersion.name !== appVersionName) {
-    throw kp1Error(403, `The endpoint token "${token}" belongs to application version ${endpoint.appVersion.name}, not ${appVersionName}: use kp1/${endpoint.appVersion.name}/...`);
+    throw kp1Error(
+      403,
+      `The endpoint token "${token}" belongs to application version ${endpoint.appVersion.name}, not ${appVersionName}: use kp1/${endpoint.appVersion.name}/...`,
+    );
   }
   return endpoint;
 }
@@ -72,9 +80,17 @@ async function activate(ctx: EmuContext, endpoint: Endpoint): Promise<void> {
  * Handles one KP1 request, from MQTT or HTTP: the device's fault (if one is set) first, then the message, then
  * its journal entry. Never throws: every failure is an error reply a firmware developer can read.
  */
-export async function handleKp1(ctx: EmuContext, path: string, raw: Buffer, transport: 'mqtt' | 'http', resolved?: (endpoint: Endpoint) => void): Promise<Kp1Reply> {
+export async function handleKp1(
+  ctx: EmuContext,
+  path: string,
+  raw: Buffer,
+  transport: 'mqtt' | 'http',
+  resolved?: (endpoint: Endpoint) => void,
+): Promise<Kp1Reply> {
   const started = performance.now();
-  const { reply, endpoint } = await underDeviceFault(ctx, path, () => handleMessage(ctx, path, raw, transport, resolved));
+  const { reply, endpoint } = await underDeviceFault(ctx, path, () =>
+    handleMessage(ctx, path, raw, transport, resolved),
+  );
   journalKp1(ctx, { topic: path, transport, status: reply.statusCode, endpoint: reply.endpoint ?? endpoint, started });
   return reply;
 }
@@ -83,7 +99,13 @@ export async function handleKp1(ctx: EmuContext, path: string, raw: Buffer, tran
  * Topic grammar, token lookup and activation, the extension's resource handler, and the reply. `resolved` hears of
  * the endpoint as soon as the token is known, before the handler runs (pushes it causes then reach the sender).
  */
-async function handleMessage(ctx: EmuContext, path: string, raw: Buffer, transport: 'mqtt' | 'http', resolved?: (endpoint: Endpoint) => void): Promise<Kp1Reply> {
+async function handleMessage(
+  ctx: EmuContext,
+  path: string,
+  raw: Buffer,
+  transport: 'mqtt' | 'http',
+  resolved?: (endpoint: Endpoint) => void,
+): Promise<Kp1Reply> {
   let parsed;
   try {
     parsed = parseKp1Path(path);
@@ -97,7 +119,10 @@ async function handleMessage(ctx: EmuContext, path: string, raw: Buffer, transpo
   try {
     const extension = byName.get(parsed.extension);
     if (!extension) {
-      throw kp1Error(404, `Unknown extension "${parsed.extension}"; this emulator speaks ${[...byName.keys()].join(', ')}.`);
+      throw kp1Error(
+        404,
+        `Unknown extension "${parsed.extension}"; this emulator speaks ${[...byName.keys()].join(', ')}.`,
+      );
     }
     endpoint = resolveEndpoint(ctx, appVersionName, token);
     resolved?.(endpoint);
@@ -117,8 +142,13 @@ async function handleMessage(ctx: EmuContext, path: string, raw: Buffer, transpo
     };
   } catch (err) {
     if (err instanceof HttpError) return failure(err.status, err.message, { requestId, endpoint, resourceKey });
-    if (err instanceof StoreValueError || err instanceof StoreWriteError) return failure(err.status, err.message, { requestId, endpoint, resourceKey });
+    if (err instanceof StoreValueError || err instanceof StoreWriteError)
+      return failure(err.status, err.message, { requestId, endpoint, resourceKey });
     ctx.log(`KP1 ${path}: ${(err as Error)?.stack ?? String(err)}`);
-    return failure(500, `Internal error of the emulator while handling ${path}: ${(err as Error)?.message ?? String(err)}`, { requestId, endpoint });
+    return failure(
+      500,
+      `Internal error of the emulator while handling ${path}: ${(err as Error)?.message ?? String(err)}`,
+      { requestId, endpoint },
+    );
   }
 }

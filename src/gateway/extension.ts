@@ -18,9 +18,14 @@ export interface Kp1Request {
 }
 
 export interface Kp1Result {
-  /** The success payload; absent means "no payload" (the reply then carries `{ statusCode: 200, reasonPhrase: "OK" }`). */
+  /**
+   * The success payload; absent means "no payload" (the reply then carries `{ statusCode: 200, reasonPhrase: "OK" }`).
+   */
   payload?: unknown;
-  /** `true`/`false` when the request asked to start/stop receiving pushes for this resource (`cex` command, `cmx` config). */
+  /**
+   * `true`/`false` when the request asked to start/stop receiving pushes for this resource (`cex` command, `cmx`
+   * config).
+   */
   observe?: boolean;
 }
 
@@ -47,7 +52,10 @@ export interface Kp1Extension {
   connected?(ctx: EmuContext, endpoint: Endpoint, told: ReadonlySet<string>): void;
 }
 
-/** A KP1 error reply: `{ statusCode, reasonPhrase }`. The shared `HttpError` is the same thing, and either may be thrown. */
+/**
+ * A KP1 error reply: `{ statusCode, reasonPhrase }`. The shared `HttpError` is the same thing, and either may be
+ * thrown.
+ */
 export const kp1Error = (statusCode: number, reasonPhrase: string) => new HttpError(statusCode, reasonPhrase);
 export const invalidPayload = (reasonPhrase: string) => kp1Error(400, reasonPhrase);
 
@@ -60,10 +68,13 @@ export { isPlainObject };
 /** An optional request object (`{}` or empty) with only the named fields; anything else is a 400 naming the problem. */
 export function optionalObject(payload: unknown, allowed: readonly string[], what: string): Record<string, unknown> {
   if (payload === undefined) return {};
-  if (!isPlainObject(payload)) throw invalidPayload(`The ${what} payload must be a JSON object (or empty); got ${describeValue(payload)}.`);
+  if (!isPlainObject(payload))
+    throw invalidPayload(`The ${what} payload must be a JSON object (or empty); got ${describeValue(payload)}.`);
   const unknown = Object.keys(payload).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
-    throw invalidPayload(`The ${what} payload has unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; allowed: ${allowed.join(', ') || 'none'}.`);
+    throw invalidPayload(
+      `The ${what} payload has unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; allowed: ${allowed.join(', ') || 'none'}.`,
+    );
   }
   return payload;
 }

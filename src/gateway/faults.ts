@@ -41,7 +41,14 @@ export async function underDeviceFault(
 
 export function journalKp1(
   ctx: EmuContext,
-  entry: { topic: string; transport: 'mqtt' | 'http'; status: number; endpoint?: Pick<Endpoint, 'tenantId' | 'endpointId'>; started: number; out?: boolean },
+  entry: {
+    topic: string;
+    transport: 'mqtt' | 'http';
+    status: number;
+    endpoint?: Pick<Endpoint, 'tenantId' | 'endpointId'>;
+    started: number;
+    out?: boolean;
+  },
 ): void {
   journalOf(ctx).record({
     seq: 0,
@@ -65,7 +72,8 @@ export function faultAwareDevices(ctx: EmuContext, inner: DevicePush): { devices
   const faults = faultsOf(ctx);
   const timers = new Set<NodeJS.Timeout>();
   const onFaults = ({ added }: { added?: DeviceFault }) => {
-    if (added?.kind === 'device' && added.mode === 'disconnect') sessionsOf(ctx).byEndpoint.get(added.endpointId)?.client?.close();
+    if (added?.kind === 'device' && added.mode === 'disconnect')
+      sessionsOf(ctx).byEndpoint.get(added.endpointId)?.client?.close();
   };
   ctx.events.on(FAULTS_CHANGED, onFaults);
   const devices: DevicePush = {

@@ -16,7 +16,9 @@ export function kp1HttpRouter(ctx: EmuContext): Router {
   router.use(express.raw({ limit: ctx.config.bodyLimit, type: () => true }));
   router.use(async (req, res) => {
     if (req.method !== 'POST') {
-      throw new HttpError(405, `KP1 over HTTP takes POST only; got ${req.method} ${req.originalUrl.split('?')[0]}.`, { Allow: 'POST' });
+      throw new HttpError(405, `KP1 over HTTP takes POST only; got ${req.method} ${req.originalUrl.split('?')[0]}.`, {
+        Allow: 'POST',
+      });
     }
     const levels = percentDecoded(req.path.replace(/^\/+|\/+$/g, ''));
     if (levels === undefined) throw new HttpError(400, `The path ${req.originalUrl} is not correctly percent-encoded.`);

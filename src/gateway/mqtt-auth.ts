@@ -16,16 +16,25 @@ function refusal(returnCode: number, message: string): AuthenticateError {
  * devices known only by their endpoint token keep working) and is refused with `basic`.
  */
 export function mqttAuthenticate(ctx: EmuContext) {
-  return (client: Client, username: Readonly<string | undefined>, password: Readonly<Buffer | undefined>, done: (error: AuthenticateError | null, success: boolean | null) => void): void => {
+  return (
+    client: Client,
+    username: Readonly<string | undefined>,
+    password: Readonly<Buffer | undefined>,
+    done: (error: AuthenticateError | null, success: boolean | null) => void,
+  ): void => {
     if (username === undefined || username === '') {
-      if (password !== undefined) return done(refusal(BAD_USERNAME_OR_PASSWORD, 'A password without a username.'), false);
-      if (ctx.config.mqttAuth === 'basic') return done(refusal(NOT_AUTHORIZED, 'This broker requires basic credentials (--mqtt-auth basic).'), false);
+      if (password !== undefined)
+        return done(refusal(BAD_USERNAME_OR_PASSWORD, 'A password without a username.'), false);
+      if (ctx.config.mqttAuth === 'basic')
+        return done(refusal(NOT_AUTHORIZED, 'This broker requires basic credentials (--mqtt-auth basic).'), false);
       return done(null, true);
     }
     checkMqttLogin(ctx, username, password === undefined ? '' : Buffer.from(password).toString('utf8')).then(
       (result) => {
         if (result === 'ok') return done(null, true);
-        ctx.log(`MQTT client ${client.id} refused: unknown username ${username}, a wrong password, or credentials that are Suspended or Revoked.`);
+        ctx.log(
+          `MQTT client ${client.id} refused: unknown username ${username}, a wrong password, or credentials that are Suspended or Revoked.`,
+        );
         done(refusal(BAD_USERNAME_OR_PASSWORD, 'Bad user name or password.'), false);
       },
       (err: Error) => done(refusal(NOT_AUTHORIZED, `The credentials could not be checked: ${err.message}`), false),

@@ -32,13 +32,23 @@ export class MqttDelivery {
     // one or a direct delivery made later (aedes issue #994). So the gateway numbers its messages under broker ids
     // of their own, one per way they travel, each of which keeps its order: a push is never lost to a later reply.
     const packet = (route: 'subscribers' | 'direct') =>
-      ({ cmd: 'publish', topic, payload: body, qos, retain: false, dup: false, brokerId: `${broker.id}/kp1-${route}-${qos === 0 ? 'qos0' : 'qos12'}` }) as PublishPacket;
+      ({
+        cmd: 'publish',
+        topic,
+        payload: body,
+        qos,
+        retain: false,
+        dup: false,
+        brokerId: `${broker.id}/kp1-${route}-${qos === 0 ? 'qos0' : 'qos12'}`,
+      }) as PublishPacket;
     broker.publish(packet('subscribers'), noop);
     if (client && !client.closed && !receivesBySubscription(client, topic)) rules.handOver(client, packet('direct'));
   }
 }
 
-/** `ctx.devices` over MQTT: a push to the endpoint's status topic unless it muted it, and to each observer's request. */
+/**
+ * `ctx.devices` over MQTT: a push to the endpoint's status topic unless it muted it, and to each observer's request.
+ */
 export function mqttDevicePush(ctx: EmuContext, delivery: MqttDelivery): DevicePush {
   const sessions = sessionsOf(ctx);
   return {
@@ -48,7 +58,8 @@ export function mqttDevicePush(ctx: EmuContext, delivery: MqttDelivery): DeviceP
       const base = `${KP1_ROOT}/${endpoint.appVersion.name}/${extension}/${endpoint.token}/${resource}`;
       if (session?.client) session.pushed.add(key);
       if (!session?.muted.has(key)) delivery.deliver(`${base}/status`, payload, PUSH_QOS, session?.client);
-      for (const [requestId, qos] of session?.observers.get(key) ?? []) delivery.deliver(`${base}/${requestId}/status`, payload, qos, session?.client);
+      for (const [requestId, qos] of session?.observers.get(key) ?? [])
+        delivery.deliver(`${base}/${requestId}/status`, payload, qos, session?.client);
     },
   };
 }

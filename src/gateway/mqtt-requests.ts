@@ -20,17 +20,36 @@ function observe(session: Session, resourceKey: string, on: boolean, requestId: 
   ids.set(requestId, qos);
 }
 
-/** One KP1 request published over MQTT: handled, its reply published, its observe kept, the endpoint announced online. */
-async function answer(ctx: EmuContext, sessions: Sessions, delivery: MqttDelivery, client: Client, topic: string, payload: Buffer, qos: QoS): Promise<void> {
+/**
+ * One KP1 request published over MQTT: handled, its reply published, its observe kept, the endpoint announced online.
+ */
+async function answer(
+  ctx: EmuContext,
+  sessions: Sessions,
+  delivery: MqttDelivery,
+  client: Client,
+  topic: string,
+  payload: Buffer,
+  qos: QoS,
+): Promise<void> {
   // The connection speaks for the endpoint from the moment its token is known: pushes the request causes reach it.
   let seen: { session: Session; started: boolean } | undefined;
-  const reply = await handleKp1(ctx, topic, payload, 'mqtt', (endpoint) => (seen = sessions.seen(endpoint.endpointId, 'mqtt', client)));
-  if (seen && reply.ok && reply.observe !== undefined && reply.resourceKey) observe(seen.session, reply.resourceKey, reply.observe, reply.requestId, qos);
+  const reply = await handleKp1(
+    ctx,
+    topic,
+    payload,
+    'mqtt',
+    (endpoint) => (seen = sessions.seen(endpoint.endpointId, 'mqtt', client)),
+  );
+  if (seen && reply.ok && reply.observe !== undefined && reply.resourceKey)
+    observe(seen.session, reply.resourceKey, reply.observe, reply.requestId, qos);
   if (reply.requestId !== undefined) {
     delivery.deliver(`${topic}/${reply.ok ? 'status' : 'error'}`, reply.payload, qos, client);
   } else if (!reply.ok) {
     const { statusCode, reasonPhrase } = reply.payload as { statusCode: number; reasonPhrase: string };
-    ctx.log(`KP1 ${topic} from MQTT client ${client.id} failed with ${statusCode}: ${reasonPhrase} (no request id in the topic, so no reply was published)`);
+    ctx.log(
+      `KP1 ${topic} from MQTT client ${client.id} failed with ${statusCode}: ${reasonPhrase} (no request id in the topic, so no reply was published)`,
+    );
   }
   if (seen?.started && reply.endpoint) {
     // What the device was told already: the answer to its first request, and the pushes that request caused.

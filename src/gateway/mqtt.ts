@@ -16,14 +16,22 @@ export interface MqttGateway {
   close(): Promise<void>;
 }
 
-/** The broker: publishes under `kp1/` (but the platform's own topics) are KP1 requests; the broker rules keep endpoints apart there. */
+/**
+ * The broker: publishes under `kp1/` (but the platform's own topics) are KP1 requests; the broker rules keep endpoints
+ * apart there.
+ */
 async function createBroker(ctx: EmuContext, delivery: MqttDelivery, requests: MqttRequests): Promise<Aedes> {
   const { Aedes: Broker } = await import('aedes');
   const broker = await Broker.createBroker({ authenticate: mqttAuthenticate(ctx) });
   delivery.attach(broker, applyBrokerRules(broker, ctx.log));
   broker.on('publish', (packet, client) => {
     if (!client || !isKp1Topic(packet.topic) || isPlatformTopic(packet.topic)) return;
-    requests.received(client, packet.topic, Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload), packet.qos);
+    requests.received(
+      client,
+      packet.topic,
+      Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload),
+      packet.qos,
+    );
   });
   const sessions = sessionsOf(ctx);
   broker.on('clientDisconnect', (client) => sessions.disconnected(client));
@@ -37,7 +45,9 @@ function accept(ctx: EmuContext, socket: Socket, broker: Aedes | Promise<Aedes>)
   const connection = limitPacketSize(socket, limit, (err, closed) => {
     const clientId = (closed as { client?: Client }).client?.id;
     const who = clientId ? `client ${clientId}` : `connection from ${socket.remoteAddress}`;
-    ctx.log(`MQTT ${who} sent ${err.message} (the body limit, ${ctx.config.bodyLimit}, plus ${PACKET_HEADROOM / 1024} KiB): connection closed.`);
+    ctx.log(
+      `MQTT ${who} sent ${err.message} (the body limit, ${ctx.config.bodyLimit}, plus ${PACKET_HEADROOM / 1024} KiB): connection closed.`,
+    );
   });
   if (!(broker instanceof Promise)) return void broker.handle(connection);
   broker.then(
@@ -72,14 +82,16 @@ async function listenMqtt(server: Server, port: number, host: string): Promise<n
 /**
  * The embedded MQTT broker and the KP1 server on it; other topics than KP1 requests are a plain broker. The broker
  * (aedes and its dependencies, about a fifth of the modules a start loaded) comes with the first connection: until
- * then no client subscribes to anything, so there is nothing to deliver, and a start no device connects to never loads it.
+ * then no client subscribes to anything, so there is nothing to deliver, and a start no device connects to never loads
+ * it.
  */
 export async function startMqtt(ctx: EmuContext, options: { host: string; port: number }): Promise<MqttGateway> {
   const delivery = new MqttDelivery();
   const requests = new MqttRequests(ctx, delivery);
   let broker: Aedes | undefined;
   let brokerReady: Promise<Aedes> | undefined;
-  const startBroker = () => (brokerReady ??= createBroker(ctx, delivery, requests).then((started) => (broker = started)));
+  const startBroker = () =>
+    (brokerReady ??= createBroker(ctx, delivery, requests).then((started) => (broker = started)));
   const server = createServer((socket) => accept(ctx, socket, broker ?? startBroker()));
   const port = await listenMqtt(server, options.port, options.host);
   return {

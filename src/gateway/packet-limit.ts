@@ -115,7 +115,13 @@ class SizeLimitedConnection extends Duplex {
   }
 }
 
-/** Wraps an accepted socket for aedes with the packet size limit; `onOversize` is told (for the log) before it closes. */
-export function limitPacketSize(socket: Socket, limit: number, onOversize: (error: PacketTooLarge, connection: Duplex) => void): Duplex {
+/**
+ * Wraps an accepted socket for aedes with the packet size limit; `onOversize` is told (for the log) before it closes.
+ */
+export function limitPacketSize(
+  socket: Socket,
+  limit: number,
+  onOversize: (error: PacketTooLarge, connection: Duplex) => void,
+): Duplex {
   return new SizeLimitedConnection(socket, limit, onOversize);
 }

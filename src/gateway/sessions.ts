@@ -46,7 +46,12 @@ class Sessions {
     const now = this.ctx.clock.nowIso();
     let session = this.byEndpoint.get(endpointId);
     if (!session) {
-      session = { state: { endpointId, online: false, transport, lastSeen: now }, observers: new Map(), muted: new Set(), pushed: new Set() };
+      session = {
+        state: { endpointId, online: false, transport, lastSeen: now },
+        observers: new Map(),
+        muted: new Set(),
+        pushed: new Set(),
+      };
       this.byEndpoint.set(endpointId, session);
     }
     session.state.lastSeen = now;

@@ -39,7 +39,8 @@ export function parseKp1Path(path: string): Kp1Path {
   // The fourth level is always the token, so only a fifth or later level can be a request id.
   const requestId = levels.length > 4 ? asRequestId(levels[levels.length - 1]) : undefined;
   if (requestId !== undefined) levels.pop();
-  if (levels[0] !== KP1_ROOT) throw new Kp1PathError(`A KP1 path starts with "${KP1_ROOT}/"; got "${path}".`, requestId);
+  if (levels[0] !== KP1_ROOT)
+    throw new Kp1PathError(`A KP1 path starts with "${KP1_ROOT}/"; got "${path}".`, requestId);
   if (levels.length < 4) {
     throw new Kp1PathError(
       `"${path}" is too short: a KP1 path is kp1/<appVersionName>/<extension>/<endpointToken>/<resource>[/<requestId>].`,
@@ -48,7 +49,10 @@ export function parseKp1Path(path: string): Kp1Path {
   }
   const empty = levels.findIndex((level) => level === '');
   if (empty !== -1) {
-    throw new Kp1PathError(`"${path}" has an empty level (at position ${empty + 1}); MQTT topics are sensitive to leading, trailing and doubled slashes.`, requestId);
+    throw new Kp1PathError(
+      `"${path}" has an empty level (at position ${empty + 1}); MQTT topics are sensitive to leading, trailing and doubled slashes.`,
+      requestId,
+    );
   }
   const [, appVersionName, extension, token, ...resource] = levels;
   return { appVersionName, extension, token, resource, requestId };

@@ -29,12 +29,18 @@ const codesOf = (ctx: EmuContext) =>
     return codes;
   });
 
-const param = (source: Record<string, unknown> | undefined, name: string) => (typeof source?.[name] === 'string' ? (source[name] as string) : undefined);
+const param = (source: Record<string, unknown> | undefined, name: string) =>
+  typeof source?.[name] === 'string' ? (source[name] as string) : undefined;
 
 /** A public client of the realm: its frontend client (`<realm>-frontend`) or one of its clients. */
 function checkClient(ctx: EmuContext, tenant: Tenant, clientId: string | undefined): string {
   if (!clientId) throw new OAuthError(400, 'invalid_request', 'client_id is required.');
-  if (clientId !== tenant.client_frontend_id && !findRealmClient(ctx, tenant.id, clientId)) throw new OAuthError(400, 'invalid_client', `Unknown client_id ${clientId} for this realm; its public client is ${tenant.client_frontend_id}.`);
+  if (clientId !== tenant.client_frontend_id && !findRealmClient(ctx, tenant.id, clientId))
+    throw new OAuthError(
+      400,
+      'invalid_client',
+      `Unknown client_id ${clientId} for this realm; its public client is ${tenant.client_frontend_id}.`,
+    );
   return clientId;
 }
 
@@ -46,12 +52,26 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
  */
 function redirectAllowed(req: Request, ctx: EmuContext, redirect: URL): boolean {
   const host = redirect.hostname.toLowerCase();
-  return LOOPBACK.has(host) || host === req.hostname.toLowerCase() || ctx.config.allowHosts.some((h) => h.toLowerCase() === host);
+  return (
+    LOOPBACK.has(host) ||
+    host === req.hostname.toLowerCase() ||
+    ctx.config.allowHosts.some((h) => h.toLowerCase() === host)
+  );
 }
 
 /** The parameters of an authorization request (query of the GET, hidden fields of the POST), checked. */
-function authorizeRequest(req: Request, ctx: EmuContext, tenant: Tenant, source: Record<string, unknown>): AuthorizeRequest {
-  if (param(source, 'response_type') !== 'code') throw new OAuthError(400, 'unsupported_response_type', 'response_type must be code (the authorization code flow with PKCE).');
+function authorizeRequest(
+  req: Request,
+  ctx: EmuContext,
+  tenant: Tenant,
+  source: Record<string, unknown>,
+): AuthorizeRequest {
+  if (param(source, 'response_type') !== 'code')
+    throw new OAuthError(
+      400,
+      'unsupported_response_type',
+      'response_type must be code (the authorization code flow with PKCE).',
+    );
   const clientId = checkClient(ctx, tenant, param(source, 'client_id'));
   const redirectUri = param(source, 'redirect_uri');
   let redirect: URL;
@@ -60,13 +80,31 @@ function authorizeRequest(req: Request, ctx: EmuContext, tenant: Tenant, source:
   } catch {
     throw new OAuthError(400, 'invalid_request', 'redirect_uri must be an absolute http or https URL.');
   }
-  if (redirect.protocol !== 'http:' && redirect.protocol !== 'https:') throw new OAuthError(400, 'invalid_request', 'redirect_uri must be an absolute http or https URL.');
+  if (redirect.protocol !== 'http:' && redirect.protocol !== 'https:')
+    throw new OAuthError(400, 'invalid_request', 'redirect_uri must be an absolute http or https URL.');
   if (redirect.hash) throw new OAuthError(400, 'invalid_request', 'redirect_uri may not have a fragment.');
-  if (!redirectAllowed(req, ctx, redirect)) throw new OAuthError(400, 'invalid_request', `redirect_uri must be on this machine (localhost, 127.0.0.1, [::1]), on ${req.hostname}, or on a host named by --allow-host; got ${redirect.host}.`);
-  if (param(source, 'code_challenge_method') !== 'S256') throw new OAuthError(400, 'invalid_request', 'code_challenge_method must be S256: PKCE is required.');
+  if (!redirectAllowed(req, ctx, redirect))
+    throw new OAuthError(
+      400,
+      'invalid_request',
+      `redirect_uri must be on this machine (localhost, 127.0.0.1, [::1]), on ${req.hostname}, or on a host named by --allow-host; got ${redirect.host}.`,
+    );
+  if (param(source, 'code_challenge_method') !== 'S256')
+    throw new OAuthError(400, 'invalid_request', 'code_challenge_method must be S256: PKCE is required.');
   const challenge = param(source, 'code_challenge');
-  if (!challenge || !CHALLENGE.test(challenge)) throw new OAuthError(400, 'invalid_request', 'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters).');
-  return { clientId, redirectUri: redirect.href, state: param(source, 'state'), scope: param(source, 'scope'), challenge };
+  if (!challenge || !CHALLENGE.test(challenge))
+    throw new OAuthError(
+      400,
+      'invalid_request',
+      'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters).',
+    );
+  return {
+    clientId,
+    redirectUri: redirect.href,
+    state: param(source, 'state'),
+    scope: param(source, 'scope'),
+    challenge,
+  };
 }
 
 const AUTHORIZE_PATH = '/realms/{realm}/protocol/openid-connect/auth';
@@ -80,18 +118,32 @@ async function signIn(req: Request, res: Response): Promise<void> {
     grantee = await passwordGrantee(req, tenant);
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
-    res.status(401).set({ 'Cache-Control': 'no-store' }).type('html').send(loginPage(tenant.realm_name, request, { username: param(req.body, 'username'), error: err.message }));
+    res
+      .status(401)
+      .set({ 'Cache-Control': 'no-store' })
+      .type('html')
+      .send(loginPage(tenant.realm_name, request, { username: param(req.body, 'username'), error: err.message }));
     return;
   }
   const code = randomBytes(32).toString('base64url');
-  codesOf(ctx).set(code, { tenantId: tenant.id, clientId: request.clientId, redirectUri: request.redirectUri, challenge: request.challenge, scope: request.scope, grantee, expiresAt: ctx.clock.now().getTime() + CODE_TTL_MS });
+  codesOf(ctx).set(code, {
+    tenantId: tenant.id,
+    clientId: request.clientId,
+    redirectUri: request.redirectUri,
+    challenge: request.challenge,
+    scope: request.scope,
+    grantee,
+    expiresAt: ctx.clock.now().getTime() + CODE_TTL_MS,
+  });
   const target = new URL(request.redirectUri);
   target.searchParams.set('code', code);
   if (request.state !== undefined) target.searchParams.set('state', request.state);
   res.redirect(302, target.href);
 }
 
-/** `GET .../auth`: the realm's login page. `POST .../auth`: the user's credentials; a redirect with `code` and `state`. */
+/**
+ * `GET .../auth`: the realm's login page. `POST .../auth`: the user's credentials; a redirect with `code` and `state`.
+ */
 export const authorizeRoutes: Route[] = [
   {
     method: 'GET',
@@ -116,16 +168,32 @@ export const authorizeRoutes: Route[] = [
 ];
 
 /** `grant_type=authorization_code` at the token endpoint: the code once, with its redirect_uri, client and verifier. */
-export function authorizationCodeGrant(req: Request, tenant: Tenant): { grantee: Grantee; clientId: string; scope?: string } {
+export function authorizationCodeGrant(
+  req: Request,
+  tenant: Tenant,
+): { grantee: Grantee; clientId: string; scope?: string } {
   const codes = codesOf(req.ctx);
   const code = param(req.body, 'code');
   const pending = code === undefined ? undefined : codes.get(code);
   if (code !== undefined) codes.delete(code);
-  if (!pending || pending.tenantId !== tenant.id || pending.expiresAt <= req.ctx.clock.now().getTime()) throw new OAuthError(400, 'invalid_grant', 'The code is unknown, used already, expired (it lives 60 seconds) or of another realm.');
-  if (param(req.body, 'redirect_uri') !== pending.redirectUri) throw new OAuthError(400, 'invalid_grant', 'redirect_uri must be the one of the authorization request.');
-  if (param(req.body, 'client_id') !== pending.clientId) throw new OAuthError(400, 'invalid_grant', 'client_id must be the one of the authorization request.');
+  if (!pending || pending.tenantId !== tenant.id || pending.expiresAt <= req.ctx.clock.now().getTime())
+    throw new OAuthError(
+      400,
+      'invalid_grant',
+      'The code is unknown, used already, expired (it lives 60 seconds) or of another realm.',
+    );
+  if (param(req.body, 'redirect_uri') !== pending.redirectUri)
+    throw new OAuthError(400, 'invalid_grant', 'redirect_uri must be the one of the authorization request.');
+  if (param(req.body, 'client_id') !== pending.clientId)
+    throw new OAuthError(400, 'invalid_grant', 'client_id must be the one of the authorization request.');
   const verifier = param(req.body, 'code_verifier');
-  if (!verifier || !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) throw new OAuthError(400, 'invalid_grant', 'code_verifier is required: 43 to 128 characters of A-Z, a-z, 0-9 and -._~.');
-  if (createHash('sha256').update(verifier).digest('base64url') !== pending.challenge) throw new OAuthError(400, 'invalid_grant', 'The code_verifier does not match the code_challenge.');
+  if (!verifier || !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier))
+    throw new OAuthError(
+      400,
+      'invalid_grant',
+      'code_verifier is required: 43 to 128 characters of A-Z, a-z, 0-9 and -._~.',
+    );
+  if (createHash('sha256').update(verifier).digest('base64url') !== pending.challenge)
+    throw new OAuthError(400, 'invalid_grant', 'The code_verifier does not match the code_challenge.');
   return { grantee: pending.grantee, clientId: pending.clientId, scope: pending.scope };
 }

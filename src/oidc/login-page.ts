@@ -9,10 +9,15 @@ export interface AuthorizeRequest {
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-const hidden = (name: string, value: string | undefined) => (value === undefined ? '' : `<input type="hidden" name="${name}" value="${escape(value)}">`);
+const hidden = (name: string, value: string | undefined) =>
+  value === undefined ? '' : `<input type="hidden" name="${name}" value="${escape(value)}">`;
 
 /** The realm's login form of the authorization code flow: small, self-contained, accessible. */
-export function loginPage(realm: string, request: AuthorizeRequest, shown: { username?: string; error?: string } = {}): string {
+export function loginPage(
+  realm: string,
+  request: AuthorizeRequest,
+  shown: { username?: string; error?: string } = {},
+): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sign in to ${escape(realm)}</title>

@@ -17,7 +17,12 @@ export class OAuthError extends Error {
 
 export function realmOf(req: Request): Tenant {
   const tenant = findTenantByRealm(req.ctx, String(req.params.realm));
-  if (!tenant) throw new OAuthError(404, 'realm_not_found', `There is no realm ${req.params.realm}; the fixture tenants' realm_name values are the realms.`);
+  if (!tenant)
+    throw new OAuthError(
+      404,
+      'realm_not_found',
+      `There is no realm ${req.params.realm}; the fixture tenants' realm_name values are the realms.`,
+    );
   return tenant;
 }
 
@@ -32,9 +37,11 @@ export async function passwordGrantee(req: Request, tenant: Tenant): Promise<Gra
   const username = String(req.body?.username ?? '');
   const password = String(req.body?.password ?? '');
   const realmUser = await realmUserLogin(req.ctx, tenant.id, username, password);
-  if (realmUser) return { subject: realmUser.username, username: realmUser.username, scopes: realmUserScopes(req.ctx, realmUser) };
+  if (realmUser)
+    return { subject: realmUser.username, username: realmUser.username, scopes: realmUserScopes(req.ctx, realmUser) };
   const iamUser = await iamLogin(req.ctx, tenant.id, username, password);
-  if (iamUser === 'disabled') throw new OAuthError(400, 'invalid_grant', 'Account disabled: the user was created with enabled false.');
+  if (iamUser === 'disabled')
+    throw new OAuthError(400, 'invalid_grant', 'Account disabled: the user was created with enabled false.');
   if (!iamUser) throw new OAuthError(401, 'invalid_grant', 'Invalid user credentials.');
   return { subject: iamUser.id, username: iamUser.username, scopes: iamUser.scopes };
 }

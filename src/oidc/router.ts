@@ -18,7 +18,11 @@ function clientCredentials(req: Request): { id?: string; secret?: string } {
     const id = percentDecoded(rawId);
     const secret = percentDecoded(rest.join(':'));
     if (id === undefined || secret === undefined) {
-      throw new OAuthError(401, 'invalid_client', 'The Basic credentials are not valid percent-encoded client_id:client_secret.');
+      throw new OAuthError(
+        401,
+        'invalid_client',
+        'The Basic credentials are not valid percent-encoded client_id:client_secret.',
+      );
     }
     return { id, secret };
   }
@@ -30,7 +34,8 @@ function narrow(granted: string[], requested: unknown): string[] {
   if (typeof requested !== 'string' || requested.trim() === '') return granted;
   const wanted = requested.split(' ').filter((s) => s && s !== 'openid');
   const missing = wanted.filter((s) => !granted.includes(s));
-  if (missing.length > 0) throw new OAuthError(400, 'invalid_scope', `Not granted to this client or user: ${missing.join(' ')}.`);
+  if (missing.length > 0)
+    throw new OAuthError(400, 'invalid_scope', `Not granted to this client or user: ${missing.join(' ')}.`);
   return wanted;
 }
 
@@ -46,10 +51,12 @@ async function token(req: Request, res: Response): Promise<void> {
   let requestedScope: unknown = req.body?.scope;
   let codeClient: string | undefined;
   if (grant === 'client_credentials') {
-    if (!client || client.secret !== secret) throw new OAuthError(401, 'invalid_client', 'Unknown client_id or wrong client_secret for this realm.');
+    if (!client || client.secret !== secret)
+      throw new OAuthError(401, 'invalid_client', 'Unknown client_id or wrong client_secret for this realm.');
     grantee = { subject: `service-account-${client.clientId}`, scopes: expandScopes(client.scopes, ctx.services) };
   } else if (grant === 'password') {
-    if (clientId && !client && !frontend) throw new OAuthError(401, 'invalid_client', `Unknown client_id ${clientId} for this realm.`);
+    if (clientId && !client && !frontend)
+      throw new OAuthError(401, 'invalid_client', `Unknown client_id ${clientId} for this realm.`);
     grantee = await passwordGrantee(req, tenant);
   } else if (grant === 'authorization_code') {
     const granted = authorizationCodeGrant(req, tenant);
@@ -57,7 +64,11 @@ async function token(req: Request, res: Response): Promise<void> {
     requestedScope = granted.scope;
     codeClient = granted.clientId;
   } else {
-    throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials, password or authorization_code.');
+    throw new OAuthError(
+      400,
+      'unsupported_grant_type',
+      'grant_type must be client_credentials, password or authorization_code.',
+    );
   }
   const scopes = narrow(grantee.scopes, requestedScope);
   const accessToken = signAccessToken(ctx.keys, {

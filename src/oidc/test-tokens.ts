@@ -1,6 +1,14 @@
 import type { EmuContext } from '../context.js';
 import { DEFAULT_TOKEN_TTL, realmPath, signAccessToken } from '../auth/tokens.js';
-import { defaultScopes, findTenant, listTenants, platformAdministrator, realmUserScopes, findTenantByRealm, type Tenant } from '../services/tenant-manager/tenants.js';
+import {
+  defaultScopes,
+  findTenant,
+  listTenants,
+  platformAdministrator,
+  realmUserScopes,
+  findTenantByRealm,
+  type Tenant,
+} from '../services/tenant-manager/tenants.js';
 
 export interface TestTokenRequest {
   /** Tenant id or realm name; default: the fixtures' default tenant. */
@@ -18,19 +26,30 @@ function tenantOf(ctx: EmuContext, wanted: string): Tenant {
   const tenant = findTenant(ctx, wanted) ?? findTenantByRealm(ctx, wanted);
   if (tenant) return tenant;
   const known = listTenants(ctx).map((t) => t.id);
-  throw new Error(`There is no tenant ${wanted}${known.length ? `; tenants: ${known.join(', ')}` : ' (the state has no tenants: were the fixtures loaded?)'}.`);
+  throw new Error(
+    `There is no tenant ${wanted}${known.length ? `; tenants: ${known.join(', ')}` : ' (the state has no tenants: were the fixtures loaded?)'}.`,
+  );
 }
 
 /** The platform administrator's tenant and scopes. */
-function platformGrant(ctx: EmuContext, request: TestTokenRequest): { tenant: Tenant; scopes: string[]; subject: string } {
+function platformGrant(
+  ctx: EmuContext,
+  request: TestTokenRequest,
+): { tenant: Tenant; scopes: string[]; subject: string } {
   const admin = platformAdministrator(ctx);
   if (!admin) throw new Error('The fixtures name no platform administrator (a realm user with "platformAdmin": true).');
-  if (request.tenant !== undefined) throw new Error(`A platform token belongs to the platform administrator's tenant ${admin.tenantId}; do not name a tenant.`);
+  if (request.tenant !== undefined)
+    throw new Error(
+      `A platform token belongs to the platform administrator's tenant ${admin.tenantId}; do not name a tenant.`,
+    );
   return { tenant: tenantOf(ctx, admin.tenantId), scopes: realmUserScopes(ctx, admin), subject: admin.username };
 }
 
 /** The named (or default) tenant and its first user's scopes. */
-function tenantGrant(ctx: EmuContext, request: TestTokenRequest): { tenant: Tenant; scopes: string[]; subject: string } {
+function tenantGrant(
+  ctx: EmuContext,
+  request: TestTokenRequest,
+): { tenant: Tenant; scopes: string[]; subject: string } {
   const tenant = tenantOf(ctx, request.tenant ?? ctx.defaultTenantId());
   return { tenant, scopes: defaultScopes(ctx, tenant.id), subject: 'platform-emu-cli' };
 }
@@ -42,6 +61,13 @@ export function issueTestToken(ctx: EmuContext, request: TestTokenRequest) {
   const scopes = request.scopes && request.scopes.length > 0 ? request.scopes : grant.scopes;
   const ttlSeconds = request.ttlSeconds ?? DEFAULT_TOKEN_TTL;
   const issuer = `${request.baseUrl.replace(/\/$/, '')}${realmPath(tenant.realm_name)}`;
-  const token = signAccessToken(ctx.keys, { issuer, tenantId: tenant.id, subject: grant.subject, scopes, ttlSeconds, issuedAt: ctx.clock.now() });
+  const token = signAccessToken(ctx.keys, {
+    issuer,
+    tenantId: tenant.id,
+    subject: grant.subject,
+    scopes,
+    ttlSeconds,
+    issuedAt: ctx.clock.now(),
+  });
   return { token, tenantId: tenant.id, realm: tenant.realm_name, issuer, scopes, expiresIn: ttlSeconds };
 }

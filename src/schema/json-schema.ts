@@ -33,7 +33,9 @@ function withFormats<T extends Ajv>(instance: T): T {
  */
 let shared: Ajv | undefined;
 const ajv = () =>
-  (shared ??= withFormats(newAjv({ allErrors: false, strict: false, useDefaults: true, validateSchema: false, code: { optimize: false } })));
+  (shared ??= withFormats(
+    newAjv({ allErrors: false, strict: false, useDefaults: true, validateSchema: false, code: { optimize: false } }),
+  ));
 
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
@@ -64,7 +66,10 @@ export function describeSchemaError(error: ErrorObject, root = 'the body'): stri
     case 'additionalProperties':
       return `${where} has an unknown field ${params.additionalProperty as string}`;
     case 'type':
-      return `${where} must be ${[params.type].flat().map((t) => TYPE_NAMES[t as string] ?? t).join(' or ')}`;
+      return `${where} must be ${[params.type]
+        .flat()
+        .map((t) => TYPE_NAMES[t as string] ?? t)
+        .join(' or ')}`;
     case 'enum':
       return `${where} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     default:
@@ -113,7 +118,9 @@ function newAjv2020(options: Options): Ajv2020 {
 type Draft = '2020-12' | '2019-09' | '07';
 
 function newInstance(draft: Draft, options: Options): Ajv {
-  return withFormats((draft === '2020-12' ? newAjv2020(options) : draft === '2019-09' ? newAjv2019(options) : newAjv(options)) as Ajv);
+  return withFormats(
+    (draft === '2020-12' ? newAjv2020(options) : draft === '2019-09' ? newAjv2019(options) : newAjv(options)) as Ajv,
+  );
 }
 
 /**

@@ -9,7 +9,9 @@ export async function readJsonFile(path: string, what: string): Promise<unknown>
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new FixtureError(`Cannot read the ${what} ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`);
+    throw new FixtureError(
+      `Cannot read the ${what} ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`,
+    );
   }
   try {
     return JSON.parse(text);
@@ -25,11 +27,13 @@ export function seedOrder(services: readonly ServiceDescriptor[]): ServiceDescri
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (service: ServiceDescriptor, path: string[]) => {
     if (state.get(service.prefix) === 'done') return;
-    if (state.get(service.prefix) === 'visiting') throw new Error(`Services seed after each other in a circle: ${[...path, service.prefix].join(' -> ')}.`);
+    if (state.get(service.prefix) === 'visiting')
+      throw new Error(`Services seed after each other in a circle: ${[...path, service.prefix].join(' -> ')}.`);
     state.set(service.prefix, 'visiting');
     for (const before of service.seedsAfter ?? []) {
       const dependency = byPrefix.get(before);
-      if (!dependency) throw new Error(`Service ${service.prefix} seeds after ${before}, which is not in the service list.`);
+      if (!dependency)
+        throw new Error(`Service ${service.prefix} seeds after ${before}, which is not in the service list.`);
       visit(dependency, [...path, service.prefix]);
     }
     state.set(service.prefix, 'done');
@@ -49,7 +53,12 @@ export interface SeedOptions {
 }
 
 /** Seeds an empty state from a fixture document: validated first, then each service's sections in seed order. */
-export async function seedFixture(ctx: EmuContext, fixture: unknown, source: string, { schemasChecked = false }: SeedOptions = {}): Promise<void> {
+export async function seedFixture(
+  ctx: EmuContext,
+  fixture: unknown,
+  source: string,
+  { schemasChecked = false }: SeedOptions = {},
+): Promise<void> {
   const valid = validateFixture(fixture, ctx.services, source, { schemasChecked });
   for (const service of seedOrder(ctx.services)) {
     for (const section of service.fixtures ?? []) {

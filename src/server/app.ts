@@ -35,7 +35,10 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
   for (const service of ctx.services) {
     let mount: RequestHandler | undefined;
     byPrefix.set(service.prefix, (req, res, next) => {
-      mount ??= mountedAt(`/${service.prefix}/api/v1`, [serviceRouter(ctx, service.routes, verify), methodNotAllowed(service.routes)]);
+      mount ??= mountedAt(`/${service.prefix}/api/v1`, [
+        serviceRouter(ctx, service.routes, verify),
+        methodNotAllowed(service.routes),
+      ]);
       mount(req, res, next);
     });
   }

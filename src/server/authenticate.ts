@@ -49,13 +49,16 @@ export function tokenVerifier(ctx: EmuContext) {
       // Expiry by the emulator's clock: advancing it past a token's `exp` makes the token expire.
       claims = verifyAccessToken(ctx.keys, token, now);
     } catch (err) {
-      throw unauthorized(`The bearer token is not valid: ${(err as Error).message}. Get a new one with \`platform-emu token\`.`);
+      throw unauthorized(
+        `The bearer token is not valid: ${(err as Error).message}. Get a new one with \`platform-emu token\`.`,
+      );
     }
     const realm = ISSUER_PATH.exec(claims.iss ?? '')?.[1];
     const realmName = realm ? percentDecoded(realm) : undefined;
     const tenantId = realmName === undefined ? undefined : ctx.realms.tenantIdOfRealm(realmName);
     if (!tenantId) throw unauthorized(`The token's issuer ${claims.iss} is not a realm of this emulator.`);
-    if (claims.tenant_id !== tenantId) throw unauthorized(`The token's tenant_id does not belong to realm ${realmName}.`);
+    if (claims.tenant_id !== tenantId)
+      throw unauthorized(`The token's tenant_id does not belong to realm ${realmName}.`);
     const principal: Principal = {
       tenantId,
       scopes: new Set(typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : []),

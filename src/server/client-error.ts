@@ -1,6 +1,10 @@
 import type { Socket } from 'node:net';
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 function answer(status: number, message: string): string {
   const body = JSON.stringify({ message });
@@ -20,7 +24,8 @@ export function onClientError(err: NodeJS.ErrnoException & { bytesParsed?: numbe
   let message = `The request could not be read: ${err.message} (${err.code ?? 'parse error'}).`;
   if (err.code === 'HPE_HEADER_OVERFLOW') {
     status = 431;
-    message = 'The request line (URL) or the headers are larger than the server accepts (16 KiB in all): shorten the URL or the headers.';
+    message =
+      'The request line (URL) or the headers are larger than the server accepts (16 KiB in all): shorten the URL or the headers.';
   } else if (err.code === 'HPE_INVALID_METHOD') {
     message = 'The request method is not one HTTP knows; the platform uses GET, POST, PUT, PATCH and DELETE.';
   } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {

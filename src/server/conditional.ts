@@ -63,8 +63,14 @@ export function checkPreconditions(req: Request, current: Validators | undefined
   const ifUnmodifiedSince = req.headers['if-unmodified-since'];
   if (ifMatch !== undefined) {
     const etag = current?.revision !== undefined ? etagOf(current.revision) : undefined;
-    const matches = etag !== undefined && ifMatch.split(',').some((p) => p.trim() === '*' || p.trim() === etag || p.trim() === String(current?.revision));
-    if (!matches) throw new HttpError(412, `If-Match ${ifMatch} does not match the current version${etag ? ` ${etag}` : ' (there is none)'}; nothing was changed.`);
+    const matches =
+      etag !== undefined &&
+      ifMatch.split(',').some((p) => p.trim() === '*' || p.trim() === etag || p.trim() === String(current?.revision));
+    if (!matches)
+      throw new HttpError(
+        412,
+        `If-Match ${ifMatch} does not match the current version${etag ? ` ${etag}` : ' (there is none)'}; nothing was changed.`,
+      );
   } else if (ifUnmodifiedSince !== undefined && current?.lastModified) {
     const since = Date.parse(ifUnmodifiedSince);
     if (Number.isNaN(since) || seconds(current.lastModified) > Math.floor(since / 1000)) {

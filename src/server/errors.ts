@@ -49,8 +49,14 @@ export function errorHandler(log: (message: string) => void) {
     } else if (parserError.type === 'encoding.unsupported' || parserError.type === 'charset.unsupported') {
       status = 415;
       message = `Unsupported request body encoding: ${parserError.message}.`;
-    } else if (typeof parserError.status === 'number' && parserError.status >= 400 && parserError.status < 600 && parserError.status !== 500) {
-      // Errors that carry their own status: body parsers' 4xx, the store's 400 (a refused value) and 503 (a failed write).
+    } else if (
+      typeof parserError.status === 'number' &&
+      parserError.status >= 400 &&
+      parserError.status < 600 &&
+      parserError.status !== 500
+    ) {
+      // Errors that carry their own status: body parsers' 4xx, the store's 400 (a refused value) and 503 (a failed
+      // write).
       status = parserError.status;
       message = parserError.message;
     } else {
@@ -59,7 +65,10 @@ export function errorHandler(log: (message: string) => void) {
     }
     if (res.locals.bareErrors === true && BARE_STATUSES.has(status)) {
       // No body, as the spec says; the sentence still reaches whoever looks at the headers.
-      res.status(status).set(BARE_MESSAGE_HEADER, message.replace(/[^\x20-\x7e]/g, '?')).end();
+      res
+        .status(status)
+        .set(BARE_MESSAGE_HEADER, message.replace(/[^\x20-\x7e]/g, '?'))
+        .end();
     } else {
       res.status(status).json({ message });
     }

@@ -12,7 +12,9 @@ export const CLOCK_CHANGED = 'clock:changed';
 /** A REST request was answered, or a KP1 message handled or pushed: a request journal entry (`JournalEntry`). */
 export const REQUEST_RECORDED = 'journal:recorded';
 
-/** A command was created, or changed status, or was deleted: `{ commandId, endpointId, tenantId, commandType, status }`. */
+/**
+ * A command was created, or changed status, or was deleted: `{ commandId, endpointId, tenantId, commandType, status }`.
+ */
 export const COMMAND_CHANGED = 'command:changed';
 
 /** An endpoint was registered or changed: `{ endpointId, tenantId, change }`. */

@@ -99,12 +99,14 @@ export class Faults {
     if (kind !== 'http' && kind !== 'device') throw badRequest('A fault needs "kind": "http" or "device".');
     const problem = schemaProblem(kind === 'http' ? httpSchema : deviceSchema, input, 'the fault');
     if (problem) throw badRequest(`Invalid fault: ${problem}.`);
-    if (this.http.length + this.device.size >= MAX_FAULTS) throw badRequest(`There are already ${MAX_FAULTS} faults; clear some first.`);
+    if (this.http.length + this.device.size >= MAX_FAULTS)
+      throw badRequest(`There are already ${MAX_FAULTS} faults; clear some first.`);
     const id = `fault-${++this.seq}`;
     let fault: Fault;
     if (kind === 'http') {
       const given = input as Omit<HttpFault, 'id' | 'hits'>;
-      if (given.drop && given.status !== undefined) throw badRequest('Invalid fault: a fault either answers a status or drops the connection, not both.');
+      if (given.drop && given.status !== undefined)
+        throw badRequest('Invalid fault: a fault either answers a status or drops the connection, not both.');
       if (!given.drop && given.status === undefined && given.latencyMs === undefined) {
         throw badRequest('Invalid fault: give at least one of status, latencyMs or drop.');
       }
@@ -170,14 +172,21 @@ export class Faults {
 
 export const faultsOf = (ctx: EmuContext) => runtimeOf(ctx, 'faults', () => new Faults(ctx));
 
-/** Acts out an HTTP fault: waits its latency, then answers its status, drops the connection, or lets the request through. */
+/**
+ * Acts out an HTTP fault: waits its latency, then answers its status, drops the connection, or lets the request
+ * through.
+ */
 export function applyHttpFault(fault: HttpFault, req: Request, res: Response, next: NextFunction): void {
   const act = () => {
     if (res.destroyed) return;
     if (fault.drop) {
       req.socket.destroy();
     } else if (fault.status !== undefined) {
-      res.status(fault.status).json({ message: fault.message ?? `Injected fault ${fault.id}: ${req.method} ${req.path} answers ${fault.status} (see GET /_emu/faults).` });
+      res.status(fault.status).json({
+        message:
+          fault.message ??
+          `Injected fault ${fault.id}: ${req.method} ${req.path} answers ${fault.status} (see GET /_emu/faults).`,
+      });
     } else {
       next();
     }
@@ -186,4 +195,3 @@ export function applyHttpFault(fault: HttpFault, req: Request, res: Response, ne
   const timer = setTimeout(act, fault.latencyMs);
   res.once('close', () => clearTimeout(timer));
 }
-

@@ -4,7 +4,9 @@ import { HttpError } from './errors.js';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
-/** Whether the emulator listens only on this machine (the default), where a foreign `Host` can only be DNS rebinding. */
+/**
+ * Whether the emulator listens only on this machine (the default), where a foreign `Host` can only be DNS rebinding.
+ */
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
@@ -22,7 +24,10 @@ function hostName(header: string): string {
  */
 export function hostCheck(config: Pick<EmulatorConfig, 'host' | 'allowHosts'>): ((req: Request) => void) | undefined {
   if (!isLoopback(config.host) && config.allowHosts.length === 0) return undefined;
-  const allowed = new Set([...LOOPBACK_NAMES, ...config.allowHosts.map((h) => hostName(/:.*:/.test(h) && !h.startsWith('[') ? `[${h}]` : h))]);
+  const allowed = new Set([
+    ...LOOPBACK_NAMES,
+    ...config.allowHosts.map((h) => hostName(/:.*:/.test(h) && !h.startsWith('[') ? `[${h}]` : h)),
+  ]);
   // The same few Host values arrive again and again: remember the answer for the exact header text.
   const known = new Map<string, boolean>();
   return (req) => {

@@ -14,7 +14,10 @@ export interface JournalEntry {
   time: string;
   /** `http`: a REST request; `kp1`: a KP1 message from a device (`in`) or pushed to it (`out`). */
   type: 'http' | 'kp1';
-  /** The service's prefix (`epr`, also for its bare `/api/v1` paths), else the first path level (`_emu`, `auth`), or `kp1`. */
+  /**
+   * The service's prefix (`epr`, also for its bare `/api/v1` paths), else the first path level (`_emu`, `auth`), or
+   * `kp1`.
+   */
   service: string;
   method?: string;
   /** REST: the path with its query, secrets redacted. */
@@ -61,8 +64,10 @@ export interface JournalFilter {
 }
 
 const MAX_TARGET = 2048;
-const SECRET_PARAM = /(?:^|[?&])(?:password|secret|client_secret|client_backend_secret|lnsApiKeyId|access_token|token|x-auth-token|authorization)=/i;
-const SECRET_NAME = /^(?:password|secret|client_secret|client_backend_secret|lnsApiKeyId|access_token|token|x-auth-token|authorization)$/i;
+const SECRET_PARAM =
+  /(?:^|[?&])(?:password|secret|client_secret|client_backend_secret|lnsApiKeyId|access_token|token|x-auth-token|authorization)=/i;
+const SECRET_NAME =
+  /^(?:password|secret|client_secret|client_backend_secret|lnsApiKeyId|access_token|token|x-auth-token|authorization)$/i;
 
 /** The query string with the values of secret parameters replaced; the common case (none) is one regex test. */
 function redactQuery(url: string): string {
@@ -127,14 +132,17 @@ export class Journal {
     return this.seq;
   }
 
-  /** Takes ownership of `raw` (a fresh object from the caller, `seq` and `at` still 0): numbered, dated and kept as is. */
+  /**
+   * Takes ownership of `raw` (a fresh object from the caller, `seq` and `at` still 0): numbered, dated and kept as is.
+   */
   record(raw: Raw): void {
     if (raw.target.length > MAX_TARGET) raw.target = `${raw.target.slice(0, MAX_TARGET)}...`;
     raw.seq = ++this.seq;
     raw.at = this.now();
     this.ring[this.next] = raw;
     this.next = (this.next + 1) % this.size;
-    if (this.ctx.events.listenerCount(REQUEST_RECORDED) > 0) this.ctx.events.emit(REQUEST_RECORDED, present(raw, this.ctx.services));
+    if (this.ctx.events.listenerCount(REQUEST_RECORDED) > 0)
+      this.ctx.events.emit(REQUEST_RECORDED, present(raw, this.ctx.services));
   }
 
   /** The last `limit` entries that match, oldest first. */
@@ -170,14 +178,26 @@ export function entryMatches(entry: JournalEntry, filter: JournalFilter): boolea
 }
 
 function present(raw: Raw, services: readonly ServiceDescriptor[]): JournalEntry {
-  const common = { seq: raw.seq, time: new Date(raw.at).toISOString(), type: raw.type, service: serviceOf(raw, services) };
+  const common = {
+    seq: raw.seq,
+    time: new Date(raw.at).toISOString(),
+    type: raw.type,
+    service: serviceOf(raw, services),
+  };
   const who = {
     ...(raw.tenantId !== undefined ? { tenantId: raw.tenantId } : {}),
     ...(endpointOf(raw) !== undefined ? { endpointId: endpointOf(raw) } : {}),
   };
   const outcome = { status: raw.status, latencyMs: Math.round(raw.latencyMs * 100) / 100 };
   if (raw.type === 'http') return { ...common, method: raw.how, path: redactQuery(raw.target), ...who, ...outcome };
-  return { ...common, topic: raw.target, transport: raw.how as 'mqtt' | 'http', direction: raw.out ? 'out' : 'in', ...who, ...outcome };
+  return {
+    ...common,
+    topic: raw.target,
+    transport: raw.how as 'mqtt' | 'http',
+    direction: raw.out ? 'out' : 'in',
+    ...who,
+    ...outcome,
+  };
 }
 
 export const journalOf = (ctx: EmuContext) => runtimeOf(ctx, 'journal', () => new Journal(ctx, ctx.config.journalSize));

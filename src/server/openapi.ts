@@ -4,16 +4,32 @@ import { bodyKind } from './router.js';
 import { templateParams } from './path-template.js';
 
 const ERROR_SCHEMA = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } };
-const ERROR_RESPONSE = { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+const ERROR_RESPONSE = {
+  description: 'Error',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+};
 
 /** The answer of a paging operation, by its envelope (`Route.paging`). */
 const PAGE_SCHEMAS: Record<NonNullable<Route['paging']>, JsonSchema> = {
-  content: { type: 'object', required: ['content', 'totalElements'], properties: { content: { type: 'array' }, totalElements: { type: 'integer' } } },
-  results: { type: 'object', required: ['count', 'results'], properties: { count: { type: 'integer' }, results: { type: 'array' } } },
+  content: {
+    type: 'object',
+    required: ['content', 'totalElements'],
+    properties: { content: { type: 'array' }, totalElements: { type: 'integer' } },
+  },
+  results: {
+    type: 'object',
+    required: ['count', 'results'],
+    properties: { count: { type: 'integer' }, results: { type: 'array' } },
+  },
   data: {
     type: 'object',
     required: ['data', 'count', 'page', 'pageSize'],
-    properties: { data: { type: 'array' }, count: { type: 'integer' }, page: { type: 'integer' }, pageSize: { type: 'integer' } },
+    properties: {
+      data: { type: 'array' },
+      count: { type: 'integer' },
+      page: { type: 'integer' },
+      pageSize: { type: 'integer' },
+    },
   },
   array: { type: 'array' },
 };
@@ -22,7 +38,9 @@ const PAGE_SCHEMAS: Record<NonNullable<Route['paging']>, JsonSchema> = {
 function responses(route: Route): Record<string, unknown> {
   const success = String(route.successStatus ?? 200);
   const headers = {
-    ...(route.location ? { Location: { description: 'The address of the resource', schema: { type: 'string', format: 'uri' } } } : {}),
+    ...(route.location
+      ? { Location: { description: 'The address of the resource', schema: { type: 'string', format: 'uri' } } }
+      : {}),
     ...(route.etag ? { ETag: { description: 'The version of the resource', schema: { type: 'string' } } } : {}),
   };
   const answer = {
@@ -34,7 +52,9 @@ function responses(route: Route): Record<string, unknown> {
   return {
     [success]: answer,
     ...(route.etag && read ? { '304': { description: 'Not modified: If-None-Match names the current version' } } : {}),
-    ...(route.etag && !read ? { '412': { ...ERROR_RESPONSE, description: 'Precondition failed: If-Match names another version' } } : {}),
+    ...(route.etag && !read
+      ? { '412': { ...ERROR_RESPONSE, description: 'Precondition failed: If-Match names another version' } }
+      : {}),
     default: ERROR_RESPONSE,
   };
 }
@@ -53,7 +73,10 @@ function operation(service: ServiceDescriptor, route: Route) {
   const body = bodyKind(route);
   const requestBody =
     body === 'json'
-      ? { required: !(route.bodySchema && !('required' in route.bodySchema)), content: { 'application/json': { schema: route.bodySchema ?? {} } } }
+      ? {
+          required: !(route.bodySchema && !('required' in route.bodySchema)),
+          content: { 'application/json': { schema: route.bodySchema ?? {} } },
+        }
       : body === 'raw'
         ? { content: { '*/*': { schema: {} } } }
         : body === 'form'
@@ -65,7 +88,8 @@ function operation(service: ServiceDescriptor, route: Route) {
     tags: [service.title],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
-    security: route.scope === null || route.customAuth ? [] : acceptedScopes(route.scope).map((scope) => ({ realm: [scope] })),
+    security:
+      route.scope === null || route.customAuth ? [] : acceptedScopes(route.scope).map((scope) => ({ realm: [scope] })),
     responses: responses(route),
     ...(route.addition ? { 'x-platform-emu-addition': true } : {}),
   };
@@ -75,7 +99,10 @@ function operation(service: ServiceDescriptor, route: Route) {
  * OpenAPI 3.1 of every service operation, from the route table: the same list the server mounts. Each scope is an
  * OAuth2 requirement; `tokenUrl` is the default realm's token endpoint (every realm's works the same way).
  */
-export function openApiDocument(services: readonly ServiceDescriptor[], info: { version: string; serverUrl: string; tokenUrl: string }): JsonSchema {
+export function openApiDocument(
+  services: readonly ServiceDescriptor[],
+  info: { version: string; serverUrl: string; tokenUrl: string },
+): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const service of services) {
     for (const route of service.routes) {
@@ -94,8 +121,14 @@ export function openApiDocument(services: readonly ServiceDescriptor[], info: { 
       securitySchemes: {
         realm: {
           type: 'oauth2',
-          description: 'A token of a tenant realm (`platform-emu token`, or the realm token endpoint); each operation names the scope it needs.',
-          flows: { clientCredentials: { tokenUrl: info.tokenUrl, scopes: Object.fromEntries(allScopes(services).map((s) => [s, s])) } },
+          description:
+            'A token of a tenant realm (`platform-emu token`, or the realm token endpoint); each operation names the scope it needs.',
+          flows: {
+            clientCredentials: {
+              tokenUrl: info.tokenUrl,
+              scopes: Object.fromEntries(allScopes(services).map((s) => [s, s])),
+            },
+          },
         },
       },
     },

@@ -35,7 +35,10 @@ export interface NumberedPage<T> {
   pageSize: number;
 }
 
-/** The other paginator: `page` (from 1, default 1) and `pageSize` (default given), as the identity and access manager lists. */
+/**
+ * The other paginator: `page` (from 1, default 1) and `pageSize` (default given), as the identity and access manager
+ * lists.
+ */
 export function paginateByPage<T>(req: Request, items: readonly T[], defaultPageSize: number): NumberedPage<T> {
   const page = queryInt(req, 'page', { min: 1 }) ?? 1;
   const pageSize = queryInt(req, 'pageSize', { min: 1 }) ?? defaultPageSize;

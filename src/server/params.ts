@@ -53,7 +53,8 @@ export function queryInt(req: Request, name: string, options: { min?: number; ma
 export function queryEnum<T extends string>(req: Request, name: string, allowed: readonly T[]): T | undefined {
   const raw = queryString(req, name);
   if (raw === undefined) return undefined;
-  if (!allowed.includes(raw as T)) throw badRequest(`Query parameter ${name} must be one of ${allowed.join(', ')}; got "${raw}".`);
+  if (!allowed.includes(raw as T))
+    throw badRequest(`Query parameter ${name} must be one of ${allowed.join(', ')}; got "${raw}".`);
   return raw as T;
 }
 
@@ -61,7 +62,8 @@ export function queryDate(req: Request, name: string): Date | undefined {
   const raw = queryString(req, name);
   if (raw === undefined) return undefined;
   const date = new Date(raw);
-  if (Number.isNaN(date.getTime())) throw badRequest(`Query parameter ${name} must be an ISO 8601 datetime; got "${raw}".`);
+  if (Number.isNaN(date.getTime()))
+    throw badRequest(`Query parameter ${name} must be an ISO 8601 datetime; got "${raw}".`);
   return date;
 }
 
@@ -69,7 +71,8 @@ export function queryDate(req: Request, name: string): Date | undefined {
 export function pathInt(req: Request, name: string): number {
   const raw = String(req.params[name]);
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value)) throw badRequest(`Path parameter ${name} must be a whole number; got "${raw}".`);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value))
+    throw badRequest(`Path parameter ${name} must be a whole number; got "${raw}".`);
   return value;
 }
 

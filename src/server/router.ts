@@ -18,7 +18,9 @@ export function methodNotAllowed(routes: readonly Route[]) {
     if (allowed.size === 0) return next();
     if (allowed.has('GET')) allowed.add('HEAD' as never);
     const allow = [...allowed].join(', ');
-    throw new HttpError(405, `${req.method} is not allowed on ${req.originalUrl.split('?')[0]}; allowed: ${allow}.`, { Allow: allow });
+    throw new HttpError(405, `${req.method} is not allowed on ${req.originalUrl.split('?')[0]}; allowed: ${allow}.`, {
+      Allow: allow,
+    });
   };
 }
 
@@ -101,7 +103,11 @@ function markBareErrors(_req: Request, res: Response, next: NextFunction): void 
  * its scope (none without `verify`: the routes outside the services), a body parser and schema check only where a
  * body is expected, and its handler.
  */
-export function serviceRouter(ctx: EmuContext, routes: readonly Route[], verify: ((token: string) => Principal) | undefined): Router {
+export function serviceRouter(
+  ctx: EmuContext,
+  routes: readonly Route[],
+  verify: ((token: string) => Principal) | undefined,
+): Router {
   const router = express.Router();
   const json = express.json({ limit: ctx.config.bodyLimit, strict: false, type: () => true });
   const raw = express.raw({ limit: ctx.config.bodyLimit, type: () => true });
@@ -130,6 +136,9 @@ export function serviceRouter(ctx: EmuContext, routes: readonly Route[], verify:
  */
 export function routeTableRouter(ctx: EmuContext, routes: readonly Route[]): Router {
   const scoped = routes.find((route) => route.scope !== null);
-  if (scoped) throw new Error(`${scoped.method} ${scoped.path}: a route outside the services takes no scope (its guard is in front of it).`);
+  if (scoped)
+    throw new Error(
+      `${scoped.method} ${scoped.path}: a route outside the services takes no scope (its guard is in front of it).`,
+    );
   return express.Router().use(serviceRouter(ctx, routes, undefined), methodNotAllowed(routes));
 }

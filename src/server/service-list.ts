@@ -10,7 +10,9 @@ export interface Operation {
 }
 
 export function listOperations(services: readonly ServiceDescriptor[]): Operation[] {
-  return services.flatMap((service) => service.routes.map((route) => ({ service, route, fullPath: `/${service.prefix}/api/v1${route.path}` })));
+  return services.flatMap((service) =>
+    service.routes.map((route) => ({ service, route, fullPath: `/${service.prefix}/api/v1${route.path}` })),
+  );
 }
 
 /**
@@ -29,7 +31,9 @@ export function bareOperations(services: readonly ServiceDescriptor[]): Operatio
     const owners = candidates.filter((o) => o.service.ownsBarePath?.includes(key));
     if (owners.length !== 1) {
       const names = candidates.map((o) => o.service.prefix).join(', ');
-      throw new Error(`${key} is served by ${names}: exactly one of them must list it in ownsBarePath (found ${owners.length}).`);
+      throw new Error(
+        `${key} is served by ${names}: exactly one of them must list it in ownsBarePath (found ${owners.length}).`,
+      );
     }
     return owners[0];
   });
@@ -42,9 +46,17 @@ const bareTables = new WeakMap<readonly ServiceDescriptor[], Operation[]>();
  * routes it: the most specific route with that method; else one of another method on the same path (the server's
  * 405); undefined when no operation has the path (a 404).
  */
-export function bareOperationAt(services: readonly ServiceDescriptor[], method: string, path: string): Operation | undefined {
+export function bareOperationAt(
+  services: readonly ServiceDescriptor[],
+  method: string,
+  path: string,
+): Operation | undefined {
   let table = bareTables.get(services);
-  if (!table) bareTables.set(services, (table = bareOperations(services).sort((a, b) => bySpecificity(a.route.path, b.route.path))));
+  if (!table)
+    bareTables.set(
+      services,
+      (table = bareOperations(services).sort((a, b) => bySpecificity(a.route.path, b.route.path))),
+    );
   const segments = segmentsOf(path.split('?')[0]).map(safeDecode);
   const upper = method.toUpperCase();
   let otherMethod: Operation | undefined;
@@ -62,7 +74,11 @@ const BARE = '/api/v1';
  * The service a request path belongs to: its prefix (`/epr/api/v1/...`), or for the bare `/api/v1/...` the service
  * whose operation answers it. Undefined for paths outside the services and bare paths no operation has.
  */
-export function serviceOfPath(services: readonly ServiceDescriptor[], method: string, path: string): ServiceDescriptor | undefined {
+export function serviceOfPath(
+  services: readonly ServiceDescriptor[],
+  method: string,
+  path: string,
+): ServiceDescriptor | undefined {
   const [first] = segmentsOf(path.split('?')[0]);
   if (first === 'api' && (path.startsWith(`${BARE}/`) || path.startsWith(`${BARE}?`) || path === BARE)) {
     return bareOperationAt(services, method, path.slice(BARE.length))?.service;
@@ -74,7 +90,11 @@ export function serviceOfPath(services: readonly ServiceDescriptor[], method: st
  * A service operation's other spelling: `/api/v1/endpoints/x` for `/epr/api/v1/endpoints/x` and back, where the bare
  * path reaches the same service's operation (the configuration listing `/ecr/api/v1/endpoints/x` has none).
  */
-export function otherSpelling(services: readonly ServiceDescriptor[], method: string, path: string): string | undefined {
+export function otherSpelling(
+  services: readonly ServiceDescriptor[],
+  method: string,
+  path: string,
+): string | undefined {
   if (path.startsWith(`${BARE}/`)) {
     const service = bareOperationAt(services, method, path.slice(BARE.length))?.service;
     return service && `/${service.prefix}${path}`;

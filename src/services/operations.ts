@@ -7,7 +7,10 @@ export type { Operation };
 /** Every operation of the service list, as `call --list` prints it. */
 export const listOperations = () => operationsOf(services);
 
-/** The operation a bare path (`/endpoints/meter-001`, no service prefix) means, as the server's bare `/api/v1` answers it. */
+/**
+ * The operation a bare path (`/endpoints/meter-001`, no service prefix) means, as the server's bare `/api/v1` answers
+ * it.
+ */
 export const resolveBarePath = (method: string, path: string) => bareOperationAt(services, method, path);
 
 /** The operation a full path (`/epr/api/v1/endpoints/x`) or bare path names, for checking a body before it is sent. */
@@ -17,7 +20,12 @@ export function resolveOperation(method: string, path: string): Operation | unde
   if (service) {
     const segments = rest.map(safeDecode);
     const matching = listOperations()
-      .filter((o) => o.service === service && o.route.method === method.toUpperCase() && matchTemplate(o.route.path, segments) !== undefined)
+      .filter(
+        (o) =>
+          o.service === service &&
+          o.route.method === method.toUpperCase() &&
+          matchTemplate(o.route.path, segments) !== undefined,
+      )
       .sort((a, b) => bySpecificity(a.route.path, b.route.path));
     return matching[0];
   }

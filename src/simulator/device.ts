@@ -42,7 +42,11 @@ export interface SimulatedDevice {
    * The first event of that name (already seen, or still to come) that matches; rejects when the device stops
    * first, or after `timeoutMs` when given.
    */
-  next<N extends DeviceEventName>(name: N, match?: (event: DeviceEventOf<N>) => boolean, options?: { timeoutMs?: number }): Promise<DeviceEventOf<N>>;
+  next<N extends DeviceEventName>(
+    name: N,
+    match?: (event: DeviceEventOf<N>) => boolean,
+    options?: { timeoutMs?: number },
+  ): Promise<DeviceEventOf<N>>;
   /** Disconnects; a command still being answered is left unanswered. */
   stop(): Promise<void>;
 }
@@ -73,7 +77,8 @@ export class DeviceSimulation implements SimulatedDevice {
       .map((kind) => new OfferExchange(kp1, kind, behaviour[kind] === 'reject', emit));
     kp1.on('commands', (commandType: string, commands: Kp1Command[]) => this.receive(commandType, commands));
     kp1.on('push', (extension: string, resource: string, payload: unknown) => {
-      if (resource === OFFER_RESOURCE) void this.offers.find((offer) => offer.extension === extension)?.offered(payload);
+      if (resource === OFFER_RESOURCE)
+        void this.offers.find((offer) => offer.extension === extension)?.offered(payload);
     });
     kp1.once('close', () => {
       const message = `The connection to ${mqttUrl} was lost (is the emulator still running?).`;
@@ -116,7 +121,11 @@ export class DeviceSimulation implements SimulatedDevice {
     return this;
   }
 
-  next<N extends DeviceEventName>(name: N, match?: (event: DeviceEventOf<N>) => boolean, options: { timeoutMs?: number } = {}): Promise<DeviceEventOf<N>> {
+  next<N extends DeviceEventName>(
+    name: N,
+    match?: (event: DeviceEventOf<N>) => boolean,
+    options: { timeoutMs?: number } = {},
+  ): Promise<DeviceEventOf<N>> {
     return this.log.next(name, match, options.timeoutMs);
   }
 
@@ -130,7 +139,13 @@ export class DeviceSimulation implements SimulatedDevice {
    * sample `phaseMs` into the interval (a fleet spreads its devices over the interval instead of all at once).
    */
   async start(phaseMs = 0): Promise<void> {
-    this.emit({ event: 'connected', token: this.token, appVersion: this.appVersion, mqttUrl: this.mqttUrl, ...(this.endpointId ? { endpointId: this.endpointId } : {}) });
+    this.emit({
+      event: 'connected',
+      token: this.token,
+      appVersion: this.appVersion,
+      mqttUrl: this.mqttUrl,
+      ...(this.endpointId ? { endpointId: this.endpointId } : {}),
+    });
     if (this.behaviour.metadata) await this.publishMetadata(this.behaviour.metadata);
     for (const offer of this.offers) await offer.start();
     for (const commandType of Object.keys(this.behaviour.rules?.commands ?? {})) {
@@ -158,7 +173,13 @@ export class DeviceSimulation implements SimulatedDevice {
     try {
       const reply = await this.kp1.request('epmx', 'update/keys', metadata);
       if (reply.ok) this.emit({ event: 'metadata', token: this.token, metadata });
-      else this.emit({ event: 'error', token: this.token, statusCode: reply.statusCode, message: `metadata rejected: ${reply.reasonPhrase ?? ''}`.trim() });
+      else
+        this.emit({
+          event: 'error',
+          token: this.token,
+          statusCode: reply.statusCode,
+          message: `metadata rejected: ${reply.reasonPhrase ?? ''}`.trim(),
+        });
     } catch (err) {
       this.emit({ event: 'error', token: this.token, message: `metadata: ${(err as Error).message}` });
     }
@@ -168,10 +189,22 @@ export class DeviceSimulation implements SimulatedDevice {
     try {
       if (!this.rest) throw new Error("the emulator's REST URL is not known");
       const blob = await uploadBlobFile(this.rest, await requestUploadToken(this.kp1), path);
-      this.emit({ event: 'uploaded', token: this.token, blobId: blob.id, name: blob.name, size: blob.size, url: blob.url });
+      this.emit({
+        event: 'uploaded',
+        token: this.token,
+        blobId: blob.id,
+        name: blob.name,
+        size: blob.size,
+        url: blob.url,
+      });
     } catch (err) {
       const statusCode = err instanceof EmulatorHttpError ? { statusCode: err.status } : {};
-      this.emit({ event: 'error', token: this.token, ...statusCode, message: `upload of ${path}: ${(err as Error).message}` });
+      this.emit({
+        event: 'error',
+        token: this.token,
+        ...statusCode,
+        message: `upload of ${path}: ${(err as Error).message}`,
+      });
     }
   }
 
@@ -179,7 +212,15 @@ export class DeviceSimulation implements SimulatedDevice {
     try {
       const reply = await this.kp1.request('dcx', 'json', sample);
       if (reply.ok) this.emit({ event: 'telemetry', token: this.token, sample, accepted: true });
-      else this.emit({ event: 'telemetry', token: this.token, sample, accepted: false, statusCode: reply.statusCode, message: reply.reasonPhrase ?? 'no reason given' });
+      else
+        this.emit({
+          event: 'telemetry',
+          token: this.token,
+          sample,
+          accepted: false,
+          statusCode: reply.statusCode,
+          message: reply.reasonPhrase ?? 'no reason given',
+        });
     } catch (err) {
       this.emit({ event: 'telemetry', token: this.token, sample, accepted: false, message: (err as Error).message });
     }
@@ -205,7 +246,10 @@ export class DeviceSimulation implements SimulatedDevice {
     };
     this.emit({ event: 'command', token: this.token, commandType, commandId: command.id, payload: command.payload });
     try {
-      const suggested = answerFrom(ruleFor(this.behaviour.rules, commandType), { ...received, now: new Date().toISOString() });
+      const suggested = answerFrom(ruleFor(this.behaviour.rules, commandType), {
+        ...received,
+        now: new Date().toISOString(),
+      });
       const answer = this.behaviour.decide ? await this.behaviour.decide(received, suggested) : suggested;
       if (answer.ignore) {
         this.emit({ event: 'ignored', token: this.token, commandType, commandId: command.id });
@@ -220,14 +264,23 @@ export class DeviceSimulation implements SimulatedDevice {
       };
       const reply = await this.kp1.answer(commandType, [{ id: command.id, ...outcome }]);
       if (!reply.ok) {
-        this.emit({ event: 'error', token: this.token, statusCode: reply.statusCode, message: `result for ${commandType} #${command.id} rejected: ${reply.reasonPhrase ?? ''}`.trim() });
+        this.emit({
+          event: 'error',
+          token: this.token,
+          statusCode: reply.statusCode,
+          message: `result for ${commandType} #${command.id} rejected: ${reply.reasonPhrase ?? ''}`.trim(),
+        });
         return;
       }
       this.inFlight.delete(key);
       this.answeredCount++;
       this.emit({ event: 'answered', token: this.token, commandType, commandId: command.id, ...outcome });
     } catch (err) {
-      this.emit({ event: 'error', token: this.token, message: `${commandType} #${command.id}: ${(err as Error).message}` });
+      this.emit({
+        event: 'error',
+        token: this.token,
+        message: `${commandType} #${command.id}: ${(err as Error).message}`,
+      });
     }
   }
 

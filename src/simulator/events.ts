@@ -14,10 +14,25 @@ export type DeviceEvent =
   | { event: 'connected'; token: string; appVersion: string; mqttUrl: string; endpointId?: string }
   | { event: 'metadata'; token: string; metadata: Record<string, unknown> }
   | { event: 'command'; token: string; commandType: string; commandId: number; payload: unknown }
-  | { event: 'answered'; token: string; commandType: string; commandId: number; statusCode: number; reasonPhrase?: string; payload?: unknown }
+  | {
+      event: 'answered';
+      token: string;
+      commandType: string;
+      commandId: number;
+      statusCode: number;
+      reasonPhrase?: string;
+      payload?: unknown;
+    }
   | { event: 'ignored'; token: string; commandType: string; commandId: number }
   /** One per sample sent: `accepted`, or refused with the server's status code and reason (or why no reply came). */
-  | { event: 'telemetry'; token: string; sample: Record<string, unknown>; accepted: boolean; statusCode?: number; message?: string }
+  | {
+      event: 'telemetry';
+      token: string;
+      sample: Record<string, unknown>;
+      accepted: boolean;
+      statusCode?: number;
+      message?: string;
+    }
   /** The configuration offered over `cmx`; `configId: ""` (and `config: null`) is "no configuration". */
   | { event: 'config'; token: string; configId: string; config: unknown }
   | { event: 'config-applied'; token: string; configId: string }
@@ -43,7 +58,12 @@ const HISTORY_LIMIT = 1000;
 export class DeviceEvents {
   readonly history: DeviceEvent[] = [];
   private readonly listeners = new Map<DeviceEventName, Set<Listener>>();
-  private readonly waiters = new Set<{ name: DeviceEventName; test: (event: DeviceEvent) => boolean; resolve: Listener; reject: (err: Error) => void }>();
+  private readonly waiters = new Set<{
+    name: DeviceEventName;
+    test: (event: DeviceEvent) => boolean;
+    resolve: Listener;
+    reject: (err: Error) => void;
+  }>();
   private ended: Error | undefined;
 
   constructor(private readonly onEvent?: (event: DeviceEvent) => void) {}
@@ -68,7 +88,11 @@ export class DeviceEvents {
   }
 
   /** The first matching event already seen or still to come; rejects when the device stops first or time runs out. */
-  next<N extends DeviceEventName>(name: N, match: (event: DeviceEventOf<N>) => boolean = () => true, timeoutMs?: number): Promise<DeviceEventOf<N>> {
+  next<N extends DeviceEventName>(
+    name: N,
+    match: (event: DeviceEventOf<N>) => boolean = () => true,
+    timeoutMs?: number,
+  ): Promise<DeviceEventOf<N>> {
     const test = (event: DeviceEvent) => event.event === name && match(event as DeviceEventOf<N>);
     const seen = this.history.find(test);
     if (seen) return Promise.resolve(seen as DeviceEventOf<N>);
@@ -86,7 +110,8 @@ export class DeviceEvents {
         this.waiters.delete(waiter);
         done();
       };
-      if (timeoutMs !== undefined) timer = setTimeout(() => waiter.reject(this.failure(name, `none within ${timeoutMs} ms`)), timeoutMs);
+      if (timeoutMs !== undefined)
+        timer = setTimeout(() => waiter.reject(this.failure(name, `none within ${timeoutMs} ms`)), timeoutMs);
       this.waiters.add(waiter);
     });
   }
@@ -98,7 +123,11 @@ export class DeviceEvents {
   }
 
   private failure(name: DeviceEventName, why: string): Error {
-    const seen = this.history.slice(-20).map((event) => event.event).join(', ') || 'none';
+    const seen =
+      this.history
+        .slice(-20)
+        .map((event) => event.event)
+        .join(', ') || 'none';
     return new Error(`No "${name}" event: ${why} (events so far: ${seen}).`);
   }
 }

@@ -35,7 +35,11 @@ export interface FleetOptions {
 const CONNECT_CONCURRENCY = 20;
 
 /** Runs `work` over `items`, at most `limit` at a time, keeping the order of the results. */
-export async function inBatches<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function inBatches<T, R>(
+  items: T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
@@ -61,11 +65,16 @@ export async function startFleet(options: FleetOptions): Promise<DeviceSimulatio
     await Promise.all(connections.map((c) => (c instanceof Kp1Device ? c.close() : undefined)));
     throw new DeviceConnectError(failures);
   }
-  const devices = (connections as Kp1Device[]).map((kp1, i) => new DeviceSimulation(kp1, options.behaviour, options.mqttUrl, identities[i].endpointId, logs[i], options.rest));
+  const devices = (connections as Kp1Device[]).map(
+    (kp1, i) =>
+      new DeviceSimulation(kp1, options.behaviour, options.mqttUrl, identities[i].endpointId, logs[i], options.rest),
+  );
   // Each device's samples start at its own point of the interval: a thousand devices publishing in the same
   // millisecond every interval would queue at the gateway (bench figure 6c).
   const intervalMs = options.behaviour.telemetry?.intervalMs ?? 0;
-  await Promise.all(devices.map((device, i) => device.start(devices.length > 1 ? Math.floor((i * intervalMs) / devices.length) : 0)));
+  await Promise.all(
+    devices.map((device, i) => device.start(devices.length > 1 ? Math.floor((i * intervalMs) / devices.length) : 0)),
+  );
   return devices;
 }
 
@@ -73,18 +82,27 @@ export async function startFleet(options: FleetOptions): Promise<DeviceSimulatio
  * Connects, then asks the time: a wrong token or application version is refused at once rather than leaving a
  * device that never hears of its commands, and the connection now speaks for the endpoint (spec 4, Pushes).
  */
-async function connectKp1({ mqttUrl, appVersion, login }: FleetOptions, token: string): Promise<Kp1Device | ConnectFailure> {
+async function connectKp1(
+  { mqttUrl, appVersion, login }: FleetOptions,
+  token: string,
+): Promise<Kp1Device | ConnectFailure> {
   let device: Kp1Device;
   try {
     device = await Kp1Device.connect({ mqttUrl, appVersion, token, ...login });
   } catch (err) {
     return { token, message: connectFailure(mqttUrl, err as Error & { code?: unknown }, login) };
   }
-  const reply = await device.time().catch((err: Error) => ({ ok: false, statusCode: undefined, reasonPhrase: err.message }));
+  const reply = await device
+    .time()
+    .catch((err: Error) => ({ ok: false, statusCode: undefined, reasonPhrase: err.message }));
   if (reply.ok) return device;
   await device.close();
   const status = reply.statusCode ? `${reply.statusCode} ` : '';
-  return { token, message: `The broker at ${mqttUrl} refused the token for ${appVersion}: ${status}${reply.reasonPhrase ?? ''}`.trim() };
+  return {
+    token,
+    message:
+      `The broker at ${mqttUrl} refused the token for ${appVersion}: ${status}${reply.reasonPhrase ?? ''}`.trim(),
+  };
 }
 
 /** CONNACK return codes 4 and 5 (MQTT 3.1.1): the login was refused. */
@@ -99,10 +117,23 @@ function connectFailure(mqttUrl: string, err: Error & { code?: unknown }, login:
   return `Cannot connect to ${mqttUrl}: ${err.message || err.code}`;
 }
 
-async function registerAll(client: EmulatorClient, options: FleetOptions, logs: DeviceEvents[]): Promise<DeviceIdentity[]> {
+async function registerAll(
+  client: EmulatorClient,
+  options: FleetOptions,
+  logs: DeviceEvents[],
+): Promise<DeviceIdentity[]> {
   return inBatches(options.devices, CONNECT_CONCURRENCY, async (identity, i) => {
-    const endpoint = await registerEndpoint(client, { appVersion: options.appVersion, token: identity.token, endpointId: identity.endpointId });
-    logs[i].emit({ event: 'registered', token: endpoint.token, endpointId: endpoint.endpointId, appVersion: endpoint.appVersion });
+    const endpoint = await registerEndpoint(client, {
+      appVersion: options.appVersion,
+      token: identity.token,
+      endpointId: identity.endpointId,
+    });
+    logs[i].emit({
+      event: 'registered',
+      token: endpoint.token,
+      endpointId: endpoint.endpointId,
+      appVersion: endpoint.appVersion,
+    });
     return { token: endpoint.token, endpointId: endpoint.endpointId };
   });
 }

@@ -1,7 +1,10 @@
 import type { Kp1Device } from '../client/kp1-device.js';
 import type { DeviceEvent } from './events.js';
 
-/** What a simulated device does with the configuration or software offered to it: apply (true, the default), report it rejected, or not ask (false). */
+/**
+ * What a simulated device does with the configuration or software offered to it: apply (true, the default), report it
+ * rejected, or not ask (false).
+ */
 export type OfferHandling = boolean | 'reject';
 
 /** The two offers a device is made over the same exchange (spec 4): configuration on `cmx`, software on `cmx_ota`. */
@@ -20,7 +23,9 @@ interface Offer {
 
 /** `{}` (nothing new) and anything malformed are not offers. */
 function isOffer(payload: unknown): payload is Offer {
-  return typeof payload === 'object' && payload !== null && typeof (payload as { configId?: unknown }).configId === 'string';
+  return (
+    typeof payload === 'object' && payload !== null && typeof (payload as { configId?: unknown }).configId === 'string'
+  );
 }
 
 /**
@@ -29,7 +34,10 @@ function isOffer(payload: unknown): payload is Offer {
  * once and not reported, since `applied/json` needs a configId.
  */
 export class OfferExchange {
-  /** The last offer handled: a repeat of it (the same push on both topics) is ignored; it is what the device says it has. */
+  /**
+   * The last offer handled: a repeat of it (the same push on both topics) is ignored; it is what the device says it
+   * has.
+   */
   private known: string | undefined;
   private appliedId: string | undefined;
   private queue: Promise<void> = Promise.resolve();
@@ -54,12 +62,20 @@ export class OfferExchange {
   async start(): Promise<void> {
     let reply;
     try {
-      reply = await this.kp1.observe(this.extension, OFFER_RESOURCE, this.known !== undefined ? { configId: this.known } : {});
+      reply = await this.kp1.observe(
+        this.extension,
+        OFFER_RESOURCE,
+        this.known !== undefined ? { configId: this.known } : {},
+      );
     } catch (err) {
       this.failed(`${this.extension} ${OFFER_RESOURCE}: ${(err as Error).message}`);
       return;
     }
-    if (!reply.ok) return this.failed(`${this.extension} ${OFFER_RESOURCE} refused: ${reply.reasonPhrase ?? ''}`.trim(), reply.statusCode);
+    if (!reply.ok)
+      return this.failed(
+        `${this.extension} ${OFFER_RESOURCE} refused: ${reply.reasonPhrase ?? ''}`.trim(),
+        reply.statusCode,
+      );
     await this.offered(reply.payload);
   }
 
@@ -75,21 +91,37 @@ export class OfferExchange {
     const { configId, config } = payload;
     this.known = configId;
     const token = this.kp1.token;
-    this.emit(this.kind === 'config' ? { event: 'config', token, configId, config } : { event: 'software', token, version: configId, specification: config });
+    this.emit(
+      this.kind === 'config'
+        ? { event: 'config', token, configId, config }
+        : { event: 'software', token, version: configId, specification: config },
+    );
     if (configId === '') return;
     const report = this.reject ? { configId, ...REJECTION } : { configId };
     try {
       const reply = await this.kp1.request(this.extension, 'applied/json', report);
-      if (!reply.ok) return this.failed(`${this.extension} applied/json for ${configId} refused: ${reply.reasonPhrase ?? ''}`.trim(), reply.statusCode);
+      if (!reply.ok)
+        return this.failed(
+          `${this.extension} applied/json for ${configId} refused: ${reply.reasonPhrase ?? ''}`.trim(),
+          reply.statusCode,
+        );
     } catch (err) {
       return this.failed(`${this.extension} applied/json for ${configId}: ${(err as Error).message}`);
     }
     if (this.reject) {
-      this.emit(this.kind === 'config' ? { event: 'config-rejected', token, configId, ...REJECTION } : { event: 'software-rejected', token, version: configId, ...REJECTION });
+      this.emit(
+        this.kind === 'config'
+          ? { event: 'config-rejected', token, configId, ...REJECTION }
+          : { event: 'software-rejected', token, version: configId, ...REJECTION },
+      );
       return;
     }
     this.appliedId = configId;
-    this.emit(this.kind === 'config' ? { event: 'config-applied', token, configId } : { event: 'software-applied', token, version: configId });
+    this.emit(
+      this.kind === 'config'
+        ? { event: 'config-applied', token, configId }
+        : { event: 'software-applied', token, version: configId },
+    );
   }
 
   private failed(message: string, statusCode?: number): void {

@@ -70,10 +70,12 @@ function describe(error: ErrorObject): string {
   const where = error.instancePath ? `at ${error.instancePath}` : 'at the top level';
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') {
-    const allowed = error.instancePath === '' ? 'commands, default' : 'statusCode, reasonPhrase, payload, delayMs, ignore';
+    const allowed =
+      error.instancePath === '' ? 'commands, default' : 'statusCode, reasonPhrase, payload, delayMs, ignore';
     return `${where}: unknown field "${String(params.additionalProperty)}" (allowed: ${allowed})`;
   }
-  if (error.keyword === 'propertyNames') return `${where}: command type "${String(params.propertyName)}" is not alphanumeric`;
+  if (error.keyword === 'propertyNames')
+    return `${where}: command type "${String(params.propertyName)}" is not alphanumeric`;
   if (error.keyword === 'pattern') return '';
   return `${where}: ${error.message}`;
 }
@@ -83,7 +85,9 @@ export function validateRules(value: unknown, source?: string): Rules {
   const validate = rulesCheck();
   if (!validate(value)) {
     const problems = [...new Set((validate.errors ?? []).map(describe).filter(Boolean))];
-    throw new SimulatorOptionsError(`The rules${source ? ` in ${source}` : ''} are not valid:\n  ${problems.join('\n  ')}`);
+    throw new SimulatorOptionsError(
+      `The rules${source ? ` in ${source}` : ''} are not valid:\n  ${problems.join('\n  ')}`,
+    );
   }
   return { commands: value.commands ?? {}, ...(value.default ? { default: value.default } : {}) };
 }

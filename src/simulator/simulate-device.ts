@@ -10,17 +10,27 @@ import { parseTelemetrySpec, type SampleMaker } from './telemetry.js';
 
 /** How a simulated device behaves: the same for one device in a test and for a CLI fleet. */
 export interface BehaviourOptions {
-  /** How to answer commands: rules as an object, or the path of a JSON rules file. Default: 200 with the request payload. */
+  /**
+   * How to answer commands: rules as an object, or the path of a JSON rules file. Default: 200 with the request
+   * payload.
+   */
   rules?: Rules | string;
   /** Decides each answer instead of the rules; gets the rule's answer as a suggestion. */
   decide?: (command: ReceivedCommand, suggested: Answer) => Answer | Promise<Answer>;
   /** Published once connected (KP1 `epmx` `update/keys`). */
   metadata?: Record<string, unknown>;
-  /** Data samples sent every `intervalMs` (default 1000) to `dcx` `json`: a spec like `"temp=20..25,n=seq"`, or a function. */
+  /**
+   * Data samples sent every `intervalMs` (default 1000) to `dcx` `json`: a spec like `"temp=20..25,n=seq"`, or a
+   * function.
+   */
   telemetry?: { sample: string | SampleMaker; intervalMs?: number };
-  /** The configuration offered over `cmx`: applied (true, default), reported rejected ('reject'), or not asked (false). */
+  /**
+   * The configuration offered over `cmx`: applied (true, default), reported rejected ('reject'), or not asked (false).
+   */
   config?: OfferHandling;
-  /** The software offered over `cmx_ota`: applied (true, default), reported rejected ('reject'), or not asked (false). */
+  /**
+   * The software offered over `cmx_ota`: applied (true, default), reported rejected ('reject'), or not asked (false).
+   */
   software?: OfferHandling;
   /** A file to upload once as a blob, after the metadata (`bcx` upload token, then `POST /bcx/api/v1/binary-data`). */
   upload?: string;
@@ -36,13 +46,18 @@ export interface SimulateDeviceOptions extends BehaviourOptions {
   token?: string;
   /** Registers the endpoint first (`POST /epr/api/v1/endpoints`). */
   register?: boolean;
-  /** With `register`, the endpoint id to register (default: generated); otherwise the id the token belongs to, if known. */
+  /**
+   * With `register`, the endpoint id to register (default: generated); otherwise the id the token belongs to, if known.
+   */
   endpointId?: string;
   /** Bearer token for registering; against an emulator with auth on, a test token is fetched when left out. */
   accessToken?: string;
   /** Tenant of that fetched test token (default: the default tenant). */
   tenant?: string;
-  /** With auth on, the control plane's admin token that fetching a test token needs (default: the handle's `adminToken`). */
+  /**
+   * With auth on, the control plane's admin token that fetching a test token needs (default: the handle's
+   * `adminToken`).
+   */
   adminToken?: string;
   /** MQTT login (CONNECT username), for a broker with `mqttAuth: 'basic'`. */
   username?: string;
@@ -52,21 +67,41 @@ export interface SimulateDeviceOptions extends BehaviourOptions {
   onEvent?: (event: DeviceEvent) => void;
 }
 
-/** Rules loaded and checked, the telemetry spec parsed: everything wrong is a SimulatorOptionsError before any connection. */
+/**
+ * Rules loaded and checked, the telemetry spec parsed: everything wrong is a SimulatorOptionsError before any
+ * connection.
+ */
 export async function behaviourFrom(options: BehaviourOptions): Promise<DeviceBehaviour> {
-  const rules = typeof options.rules === 'string' ? await loadRules(options.rules) : options.rules === undefined ? undefined : validateRules(options.rules);
+  const rules =
+    typeof options.rules === 'string'
+      ? await loadRules(options.rules)
+      : options.rules === undefined
+        ? undefined
+        : validateRules(options.rules);
   let telemetry: DeviceBehaviour['telemetry'];
   if (options.telemetry) {
     const { sample, intervalMs = 1000 } = options.telemetry;
-    if (!Number.isInteger(intervalMs) || intervalMs < 1) throw new SimulatorOptionsError(`telemetry.intervalMs must be a whole number of milliseconds of at least 1; got ${intervalMs}.`);
+    if (!Number.isInteger(intervalMs) || intervalMs < 1)
+      throw new SimulatorOptionsError(
+        `telemetry.intervalMs must be a whole number of milliseconds of at least 1; got ${intervalMs}.`,
+      );
     telemetry = { makeSample: typeof sample === 'string' ? parseTelemetrySpec(sample) : sample, intervalMs };
   }
   for (const kind of ['config', 'software'] as const) {
     const handling = options[kind];
-    if (handling !== undefined && typeof handling !== 'boolean' && handling !== 'reject') throw new SimulatorOptionsError(`${kind} must be true, false or 'reject'; got ${JSON.stringify(handling)}.`);
+    if (handling !== undefined && typeof handling !== 'boolean' && handling !== 'reject')
+      throw new SimulatorOptionsError(`${kind} must be true, false or 'reject'; got ${JSON.stringify(handling)}.`);
   }
   if (options.upload !== undefined) await checkReadable(options.upload);
-  return { rules, decide: options.decide, metadata: options.metadata, telemetry, config: options.config, software: options.software, upload: options.upload };
+  return {
+    rules,
+    decide: options.decide,
+    metadata: options.metadata,
+    telemetry,
+    config: options.config,
+    software: options.software,
+    upload: options.upload,
+  };
 }
 
 /** The file to upload is opened once before any connection: a typo is an options error, not a failed upload later. */
@@ -85,7 +120,8 @@ async function checkReadable(path: string): Promise<void> {
 
 /** The MQTT login, if any: a password needs a user name (MQTT 3.1.1 sends none without one). */
 export function mqttLogin(options: { username?: string; password?: string }): MqttLogin | undefined {
-  if (options.password !== undefined && !options.username) throw new SimulatorOptionsError('A password needs a user name to log in with.');
+  if (options.password !== undefined && !options.username)
+    throw new SimulatorOptionsError('A password needs a user name to log in with.');
   if (!options.username) return undefined;
   return { username: options.username, ...(options.password !== undefined ? { password: options.password } : {}) };
 }
@@ -96,13 +132,20 @@ export function mqttLogin(options: { username?: string; password?: string }): Mq
  * its rules name picked up and its file uploaded.
  */
 export async function simulateDevice(options: SimulateDeviceOptions): Promise<SimulatedDevice> {
-  if (!options.token && !options.register) throw new SimulatorOptionsError('Give the endpoint token (token), or register a new endpoint (register: true).');
+  if (!options.token && !options.register)
+    throw new SimulatorOptionsError('Give the endpoint token (token), or register a new endpoint (register: true).');
   const behaviour = await behaviourFrom(options);
   const login = mqttLogin(options);
   const emulator = typeof options.emulator === 'string' ? { url: options.emulator } : options.emulator;
   let mqttUrl = options.mqttUrl ?? emulator?.mqttUrl;
   // Why the REST side is needed, as the end of the message when the emulator's URL is missing.
-  const needsRest = options.register ? ' to register the endpoint' : options.upload !== undefined ? ' to upload a file' : !mqttUrl ? ', or mqttUrl' : undefined;
+  const needsRest = options.register
+    ? ' to register the endpoint'
+    : options.upload !== undefined
+      ? ' to upload a file'
+      : !mqttUrl
+        ? ', or mqttUrl'
+        : undefined;
   const auth = { ...options, adminToken: options.adminToken ?? emulator?.adminToken };
   const target = needsRest ? await openEmulator(requireUrl(emulator?.url, needsRest), auth) : undefined;
   mqttUrl ??= target?.health.mqtt?.url;

@@ -23,7 +23,8 @@ function generator(name: string, text: string): Generator {
   const range = RANGE.exec(text);
   if (range) {
     const [low, high] = [Number(range[1]), Number(range[2])];
-    if (low > high) throw new SimulatorOptionsError(`${name}: the range ${text} goes down; write the lower bound first.`);
+    if (low > high)
+      throw new SimulatorOptionsError(`${name}: the range ${text} goes down; write the lower bound first.`);
     const decimals = Math.max(decimalsOf(range[1]), decimalsOf(range[2]));
     const factor = 10 ** decimals;
     return () => Math.round((low + Math.random() * (high - low)) * factor) / factor;
@@ -53,12 +54,15 @@ export function parseTelemetrySpec(spec: string): SampleMaker {
     .filter(Boolean)
     .map((part) => {
       const equals = part.indexOf('=');
-      if (equals < 1) throw new SimulatorOptionsError(`"${part}" is not name=generator (for example temperature=20..25).`);
+      if (equals < 1)
+        throw new SimulatorOptionsError(`"${part}" is not name=generator (for example temperature=20..25).`);
       const name = part.slice(0, equals).trim();
-      if (!NAME.test(name)) throw new SimulatorOptionsError(`"${name}" is not a valid field name (letters, digits, underscore).`);
+      if (!NAME.test(name))
+        throw new SimulatorOptionsError(`"${name}" is not a valid field name (letters, digits, underscore).`);
       return [name, generator(name, part.slice(equals + 1).trim())] as const;
     });
-  if (fields.length === 0) throw new SimulatorOptionsError('expected at least one name=generator, for example temperature=20..25.');
+  if (fields.length === 0)
+    throw new SimulatorOptionsError('expected at least one name=generator, for example temperature=20..25.');
   const namesTimestamp = fields.some(([name]) => name === 'timestamp');
   return () => {
     const sample: Record<string, unknown> = Object.fromEntries(fields.map(([name, next]) => [name, next()]));

@@ -74,7 +74,9 @@ export class StoredPayload {
         const { bytesRead } = await this.handle.read(blocks[current], 0, DOWNLOAD_BLOCK, position);
         if (bytesRead === 0) break;
         position += bytesRead;
-        sending[current] = later(written(destination, bytesRead === DOWNLOAD_BLOCK ? blocks[current] : blocks[current].subarray(0, bytesRead)));
+        sending[current] = later(
+          written(destination, bytesRead === DOWNLOAD_BLOCK ? blocks[current] : blocks[current].subarray(0, bytesRead)),
+        );
       }
       await Promise.all(sending);
       destination.end();
@@ -158,7 +160,9 @@ export class BlobFiles {
     if (this.dir) await rm(join(this.dir, file), { force: true });
   }
 
-  /** Removes every file no record names and every partial upload not under way (left by a crash, a reset, an import). */
+  /**
+   * Removes every file no record names and every partial upload not under way (left by a crash, a reset, an import).
+   */
   async removeUnlisted(listed: ReadonlySet<string>): Promise<void> {
     if (!this.dir) return;
     let names: string[];
@@ -168,7 +172,11 @@ export class BlobFiles {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw err;
     }
-    await Promise.all(names.filter((name) => !listed.has(name) && !this.writing.has(join(this.dir!, name))).map((name) => rm(join(this.dir!, name), { force: true })));
+    await Promise.all(
+      names
+        .filter((name) => !listed.has(name) && !this.writing.has(join(this.dir!, name)))
+        .map((name) => rm(join(this.dir!, name), { force: true })),
+    );
   }
 
   /** In memory mode, removes the temporary directory with every payload in it. */

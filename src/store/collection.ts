@@ -77,7 +77,8 @@ export class Collection<T extends object, I extends string = never> {
   }
 
   private defineIndexes(store: Store): void {
-    for (const [name, key] of this.indexes) store.defineIndex(this.name, name, key as (value: StoredRecord) => string | undefined);
+    for (const [name, key] of this.indexes)
+      store.defineIndex(this.name, name, key as (value: StoredRecord) => string | undefined);
     this.indexed.add(store);
   }
 }
@@ -96,7 +97,10 @@ export class SeriesCollection {
   }
 }
 
-/** A handle on the records of collection `name`, typed to `T`: `collection<Endpoint>('endpoints').index('app', (e) => e.appName)`. */
+/**
+ * A handle on the records of collection `name`, typed to `T`: `collection<Endpoint>('endpoints').index('app', (e) =>
+ * e.appName)`.
+ */
 export const collection = <T extends object>(name: string) => new Collection<T>(name);
 
 export const seriesCollection = (name: string) => new SeriesCollection(name);

@@ -36,6 +36,7 @@ export function emptyDocument(): StateDocument {
 
 /** Sets an own property even for the key `__proto__` (which plain assignment would take as the prototype). */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }

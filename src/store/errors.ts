@@ -40,6 +40,8 @@ export class StoreWriteError extends Error {
 export class UndeclaredCollectionError extends Error {
   override name = 'UndeclaredCollectionError';
   constructor(readonly collection: string) {
-    super(`The collection ${collection} is not declared by any service (its descriptor's collections or series); nothing was written.`);
+    super(
+      `The collection ${collection} is not declared by any service (its descriptor's collections or series); nothing was written.`,
+    );
   }
 }

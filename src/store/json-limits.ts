@@ -42,5 +42,8 @@ export function checkJsonDepth(value: unknown, what: string | (() => string), li
 
 function tooDeep(what: string | (() => string), limit: number): JsonDepthError {
   const name = typeof what === 'string' ? what : what();
-  return new JsonDepthError(`${name} is nested more than ${limit} levels deep (objects and arrays); the limit is ${limit}.`, limit);
+  return new JsonDepthError(
+    `${name} is nested more than ${limit} levels deep (objects and arrays); the limit is ${limit}.`,
+    limit,
+  );
 }

@@ -43,7 +43,10 @@ export function readLock(dir: string): LockInfo | undefined {
  * A lock left by a dead process is taken over with a warning.
  */
 export class DirectoryLock {
-  private constructor(private readonly path: string, private info: LockInfo) {}
+  private constructor(
+    private readonly path: string,
+    private info: LockInfo,
+  ) {}
 
   static acquire(dir: string, warn: (message: string) => void): DirectoryLock {
     const path = resolve(dir, LOCK_FILE);
@@ -60,7 +63,10 @@ export class DirectoryLock {
       }
       const owner = readLock(dir);
       if (owner && (owner.pid !== process.pid || heldByThisProcess.has(path))) {
-        const who = owner.pid === process.pid ? 'another emulator in this process' : `another platform-emu (pid ${owner.pid}${owner.url ? ` at ${owner.url}` : ''})`;
+        const who =
+          owner.pid === process.pid
+            ? 'another emulator in this process'
+            : `another platform-emu (pid ${owner.pid}${owner.url ? ` at ${owner.url}` : ''})`;
         throw new StoreError(
           `The data directory ${dir} is in use by ${who}. ` +
             'Stop that emulator, or start this one with another --data directory or --in-memory.',

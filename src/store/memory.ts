@@ -1,4 +1,11 @@
-import { SCHEMA_VERSION, setOwn, type LogLine, type Mutation, type StateDocument, type StoredRecord } from './document.js';
+import {
+  SCHEMA_VERSION,
+  setOwn,
+  type LogLine,
+  type Mutation,
+  type StateDocument,
+  type StoredRecord,
+} from './document.js';
 import { indexAdd, indexRemove, indexReplace, type Index, type IndexKey } from './indexes.js';
 import { SeriesCollections, type Series } from './series.js';
 
@@ -32,7 +39,8 @@ export class MemoryState {
   /** An empty state with the same indexes (for a state that replaces this one). */
   emptyCopy(): MemoryState {
     const copy = new MemoryState();
-    for (const [collection, byName] of this.indexes) for (const [name, index] of byName) copy.defineIndex(collection, name, index.key);
+    for (const [collection, byName] of this.indexes)
+      for (const [name, index] of byName) copy.defineIndex(collection, name, index.key);
     return copy;
   }
 
@@ -100,7 +108,12 @@ export class MemoryState {
       for (const [id, entry] of records) setOwn(out, id, entry.value);
       setOwn(collections, name, out);
     }
-    const document: StateDocument = { schemaVersion: SCHEMA_VERSION, seq: this.seq, counters: Object.fromEntries(this.counters), collections };
+    const document: StateDocument = {
+      schemaVersion: SCHEMA_VERSION,
+      seq: this.seq,
+      counters: Object.fromEntries(this.counters),
+      collections,
+    };
     const series = this.series.export();
     if (series) document.series = series;
     return document;

@@ -32,16 +32,20 @@ const settle =
     err ? reject(err) : resolve(value as R);
 
 const writeAt = (fd: number, buffer: Buffer, offset: number) =>
-  new Promise<number>((resolve, reject) => write(fd, buffer, offset, buffer.length - offset, null, settle(resolve, reject)));
+  new Promise<number>((resolve, reject) =>
+    write(fd, buffer, offset, buffer.length - offset, null, settle(resolve, reject)),
+  );
 const datasync = (fd: number) => new Promise<void>((resolve, reject) => fdatasync(fd, settle(resolve, reject)));
-const truncateTo = (fd: number, size: number) => new Promise<void>((resolve, reject) => ftruncate(fd, size, settle(resolve, reject)));
+const truncateTo = (fd: number, size: number) =>
+  new Promise<void>((resolve, reject) => ftruncate(fd, size, settle(resolve, reject)));
 
 /** Writes all of `buffer`: a short write (a nearly full disk) is continued, and a write that takes nothing fails. */
 async function writeAll(fd: number, buffer: Buffer): Promise<void> {
   let offset = 0;
   while (offset < buffer.length) {
     const bytesWritten = await writeAt(fd, buffer, offset);
-    if (bytesWritten <= 0) throw Object.assign(new Error('no space left on device (the write took no bytes)'), { code: 'ENOSPC' });
+    if (bytesWritten <= 0)
+      throw Object.assign(new Error('no space left on device (the write took no bytes)'), { code: 'ENOSPC' });
     offset += bytesWritten;
   }
 }
@@ -158,11 +162,15 @@ export class MutationLog<T> {
 
   /** Cuts the file back to its last acknowledged line, then undoes and rejects everything not written. */
   private async fail(err: Error): Promise<void> {
-    const reason = (err as NodeJS.ErrnoException).code ? `${(err as NodeJS.ErrnoException).code}: ${err.message}` : err.message;
+    const reason = (err as NodeJS.ErrnoException).code
+      ? `${(err as NodeJS.ErrnoException).code}: ${err.message}`
+      : err.message;
     try {
       await truncateTo(this.fd, this.size);
       await datasync(this.fd);
-      this.lastFailure = new StoreWriteError(`The change could not be written to disk (${reason}); nothing of it was kept. Free space or fix the disk, then retry.`);
+      this.lastFailure = new StoreWriteError(
+        `The change could not be written to disk (${reason}); nothing of it was kept. Free space or fix the disk, then retry.`,
+      );
     } catch (cutErr) {
       this.broken = new StoreWriteError(
         `The state could not be written to disk (${reason}), and the log could not be cut back to its last complete line ` +

@@ -111,7 +111,8 @@ export class SeriesCollections {
     if (!series) this.byCollection.set(collection, (series = new Map()));
     let one = series.get(id);
     if (!one) series.set(id, (one = new Series()));
-    for (const [time, value] of items) one.insert(time, typeof value === 'object' && value !== null ? Object.freeze(value) : value);
+    for (const [time, value] of items)
+      one.insert(time, typeof value === 'object' && value !== null ? Object.freeze(value) : value);
   }
 
   delete(collection: string, id: string): void {
@@ -125,7 +126,8 @@ export class SeriesCollections {
   load(document: SeriesByCollection | undefined, source: string): void {
     for (const [collection, byId] of Object.entries(document ?? {})) {
       const series = new Map<string, Series>();
-      for (const [id, one] of Object.entries(byId ?? {})) series.set(id, seriesFromDocument(one, `${source}: series.${collection}["${id}"]`));
+      for (const [id, one] of Object.entries(byId ?? {}))
+        series.set(id, seriesFromDocument(one, `${source}: series.${collection}["${id}"]`));
       this.byCollection.set(collection, series);
     }
   }

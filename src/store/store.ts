@@ -1,7 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
-import { emptyDocument, SCHEMA_VERSION, type LogLine, type Mutation, type StateDocument, type StoredRecord } from './document.js';
+import {
+  emptyDocument,
+  SCHEMA_VERSION,
+  type LogLine,
+  type Mutation,
+  type StateDocument,
+  type StoredRecord,
+} from './document.js';
 import { checkDocument, checkMutation } from './checks.js';
 import { StoreError, StoreValueError, StoreWriteError, UndeclaredCollectionError } from './errors.js';
 import type { IndexKey } from './indexes.js';
@@ -71,7 +78,9 @@ export class Store {
         checkDocument(db.data);
       } catch (err) {
         if (!(err instanceof StoreValueError)) throw err;
-        throw new StoreError(`${snapshot} is not a platform-emu state document: ${err.message} The emulator did not touch it; repair or move it away, then start again.`);
+        throw new StoreError(
+          `${snapshot} is not a platform-emu state document: ${err.message} The emulator did not touch it; repair or move it away, then start again.`,
+        );
       }
       if (db.data.schemaVersion > SCHEMA_VERSION) {
         throw new StoreError(
@@ -206,7 +215,11 @@ export class Store {
       if (this.log) text = JSON.stringify(line) + '\n';
     } catch (err) {
       if (err instanceof UndeclaredCollectionError) return Promise.reject(err);
-      return Promise.reject(err instanceof StoreValueError ? err : new StoreValueError(`The change cannot be stored: ${(err as Error).message}.`));
+      return Promise.reject(
+        err instanceof StoreValueError
+          ? err
+          : new StoreValueError(`The change cannot be stored: ${(err as Error).message}.`),
+      );
     }
     state.advancedCounters.clear();
     if (!this.log) {
@@ -235,7 +248,8 @@ export class Store {
       checkDocument(document);
       if (document.series !== undefined) checkSeriesDocument(document.series, 'the imported document');
     } catch (err) {
-      if (err instanceof StoreValueError || err instanceof StoreError) throw new StoreValueError(`The imported document: ${err.message}`);
+      if (err instanceof StoreValueError || err instanceof StoreError)
+        throw new StoreValueError(`The imported document: ${err.message}`);
       throw err;
     }
     const apply = async () => {
@@ -247,7 +261,9 @@ export class Store {
         await this.writeSnapshot();
       } catch (err) {
         // The disk keeps the old state, so memory does too; changes made on the new state meanwhile are undone first.
-        const failed = new StoreWriteError(`The new state could not be written to disk (${(err as Error).message}); the state is as it was.`);
+        const failed = new StoreWriteError(
+          `The new state could not be written to disk (${(err as Error).message}); the state is as it was.`,
+        );
         this.log?.abandonQueued(failed);
         this.state = before;
         throw failed;
@@ -306,7 +322,9 @@ export class Store {
       await this.writeSnapshot();
     } catch (err) {
       // The log still holds everything; the next flush tries again.
-      this.options.warn?.(`Could not rewrite ${SNAPSHOT} (${(err as Error).message}); the mutation log keeps growing until it can.`);
+      this.options.warn?.(
+        `Could not rewrite ${SNAPSHOT} (${(err as Error).message}); the mutation log keeps growing until it can.`,
+      );
     } finally {
       this.compacting = false;
     }
@@ -322,6 +340,12 @@ export class Store {
       this.db.data = emptyDocument();
     }
     // The snapshot holds everything now; a log that cannot be emptied only has lines the next start skips.
-    await this.log?.truncate().catch((err: Error) => this.options.warn?.(`Could not empty ${LOG} after writing ${SNAPSHOT} (${err.message}); its lines are skipped on the next start.`));
+    await this.log
+      ?.truncate()
+      .catch((err: Error) =>
+        this.options.warn?.(
+          `Could not empty ${LOG} after writing ${SNAPSHOT} (${err.message}); its lines are skipped on the next start.`,
+        ),
+      );
   }
 }

@@ -19,7 +19,10 @@ const deviceRequestSchema: JsonSchema = {
     telemetry: {
       type: 'object',
       required: ['sample'],
-      properties: { sample: { type: 'string', description: 'a spec like temp=20..25' }, intervalMs: { type: 'number' } },
+      properties: {
+        sample: { type: 'string', description: 'a spec like temp=20..25' },
+        intervalMs: { type: 'number' },
+      },
     },
     metadata: { type: 'object' },
     config: replyMode,
@@ -51,7 +54,8 @@ export function deviceRoutes(target: () => DeviceTarget): Route[] {
       summary: 'Start a simulated device',
       bodySchema: deviceRequestSchema,
       successStatus: 201,
-      handler: async (req, res) => res.status(201).json(await deviceRoomOf(req.ctx).start(req.body as DeviceRequest, target())),
+      handler: async (req, res) =>
+        res.status(201).json(await deviceRoomOf(req.ctx).start(req.body as DeviceRequest, target())),
     },
     {
       method: 'DELETE',
@@ -65,7 +69,8 @@ export function deviceRoutes(target: () => DeviceTarget): Route[] {
       },
     },
     {
-      // The platform's REST has no metadata write (devices write it over KP1 epmx): the dashboard writes it here, as `epmx update` does.
+      // The platform's REST has no metadata write (devices write it over KP1 epmx): the dashboard writes it here, as
+      // `epmx update` does.
       method: 'PUT',
       path: '/endpoints/{endpointId}/metadata',
       scope: null,
@@ -78,7 +83,11 @@ export function deviceRoutes(target: () => DeviceTarget): Route[] {
         const endpoint = findEndpoint(ctx, tenantId, req.params.endpointId as string);
         if (!endpoint) throw notFound(`The tenant ${tenantId} has no endpoint "${req.params.endpointId}".`);
         const written = await writeMetadata(ctx, endpoint, req.body as Record<string, unknown>, false);
-        res.json({ endpointId: written.endpointId, metadata: written.metadata, metadataUpdatedDate: written.metadataUpdatedDate });
+        res.json({
+          endpointId: written.endpointId,
+          metadata: written.metadata,
+          metadataUpdatedDate: written.metadataUpdatedDate,
+        });
       },
     },
   ];

@@ -7,7 +7,6 @@ import type { Rules } from '../simulator/rules.js';
 import { runtimeOf } from '../context.js';
 import { requireEndpoint } from '../services/epr/endpoints.js';
 
-
 /** Where simulated devices connect: the running emulator's own addresses. */
 export interface DeviceTarget {
   url: string;
@@ -64,7 +63,8 @@ export class DeviceRoom {
     const tenantId = request.tenantId ?? this.ctx.defaultTenantId();
     const endpoint = requireEndpoint(this.ctx, tenantId, request.endpointId);
     const key = request.endpointId;
-    if (this.running.has(key) || this.starting.has(key)) throw conflict(`A simulated device for the endpoint "${key}" is running already; stop it first.`);
+    if (this.running.has(key) || this.starting.has(key))
+      throw conflict(`A simulated device for the endpoint "${key}" is running already; stop it first.`);
     this.starting.add(key);
     try {
       // Loaded on the first simulated device: the simulator brings the MQTT client, which a start would pay for.

@@ -20,7 +20,11 @@ export function onlineEndpoints(ctx: EmuContext, req: Request) {
   if (given !== undefined && !findTenant(ctx, given)) throw notFound(`There is no tenant "${given}".`);
   const tenantId = given ?? ctx.defaultTenantId();
   const query = endpointQueryOf(req);
-  const online = new Map<string, DeviceConnection>(deviceConnections(ctx).filter((c) => c.online).map((c) => [c.endpointId, c]));
+  const online = new Map<string, DeviceConnection>(
+    deviceConnections(ctx)
+      .filter((c) => c.online)
+      .map((c) => [c.endpointId, c]),
+  );
   const matching = online.size === 0 ? [] : listEndpoints(ctx, tenantId, query).filter((e) => online.has(e.endpointId));
   const page = paginate(req, matching, ONLINE_PAGE_SIZE);
   return {

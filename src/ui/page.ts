@@ -6,7 +6,12 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 function send(req: Request, res: Response, file: Asset, cacheControl: string): void {
   const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
-  res.set({ 'Content-Type': file.type, 'Cache-Control': cacheControl, Vary: 'Accept-Encoding', 'X-Content-Type-Options': 'nosniff' });
+  res.set({
+    'Content-Type': file.type,
+    'Cache-Control': cacheControl,
+    Vary: 'Accept-Encoding',
+    'X-Content-Type-Options': 'nosniff',
+  });
   if (gzip) res.set('Content-Encoding', 'gzip');
   res.end(req.method === 'HEAD' ? undefined : gzip ? file.gzip : file.body);
 }

@@ -12,5 +12,7 @@ import { dashboardPageRouter } from './page.js';
  * as route tables like the services'.
  */
 export function uiRouter(ctx: EmuContext, target: () => DeviceTarget): Router {
-  return express.Router().use(dashboardPageRouter(), routeTableRouter(ctx, [...connectionRoutes, ...deviceRoutes(target)]));
+  return express
+    .Router()
+    .use(dashboardPageRouter(), routeTableRouter(ctx, [...connectionRoutes, ...deviceRoutes(target)]));
 }

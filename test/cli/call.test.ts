@@ -10,7 +10,8 @@ import { services } from '../../src/services/index.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
-if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) throw new Error('Run `npm run build` before the CLI tests.');
+if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url)))
+  throw new Error('Run `npm run build` before the CLI tests.');
 
 /** The control-plane admin token of the `--auth on` emulator below, given to the CLI as a user would. */
 const ADMIN_TOKEN = 'call-test-admin-token';
@@ -18,7 +19,11 @@ const ADMIN_TOKEN = 'call-test-admin-token';
 /** The real CLI in a child process; no environment that could point it elsewhere. */
 function cli(...args: string[]) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PLATFORM_EMU_')));
-  return execa('node', [BIN, ...args], { reject: false, env: { ...env, NO_COLOR: '1', PLATFORM_EMU_ADMIN_TOKEN: ADMIN_TOKEN }, extendEnv: false });
+  return execa('node', [BIN, ...args], {
+    reject: false,
+    env: { ...env, NO_COLOR: '1', PLATFORM_EMU_ADMIN_TOKEN: ADMIN_TOKEN },
+    extendEnv: false,
+  });
 }
 
 describe('platform-emu call', async () => {
@@ -28,7 +33,10 @@ describe('platform-emu call', async () => {
   it('calls a bare path through the bare /api/v1 and prints pretty JSON, the status line on stderr', async () => {
     const result = await cli('call', 'GET', '/endpoints/meter-001', ...url);
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ endpointId: 'meter-001', appVersion: { name: 'smart-meter-v1' } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      endpointId: 'meter-001',
+      appVersion: { name: 'smart-meter-v1' },
+    });
     expect(result.stdout).toContain('\n  "endpointId"');
     expect(result.stderr).toContain('200 OK');
     expect(result.stderr).toContain(`GET ${emulator.url}/api/v1/endpoints/meter-001`);
@@ -47,23 +55,44 @@ describe('platform-emu call', async () => {
     expect(listed.stderr).toContain(`GET ${emulator.url}/api/v1/endpoints/commands?endpointId=meter-001`);
     expect(listed.exitCode).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([{ endpointId: 'meter-001', commands: [] }]);
-    const invoked = await cli('call', 'POST', '/endpoints/meter-001/commands/reboot?waitTimeout=0', '-d', '{}', '-i', ...url);
+    const invoked = await cli(
+      'call',
+      'POST',
+      '/endpoints/meter-001/commands/reboot?waitTimeout=0',
+      '-d',
+      '{}',
+      '-i',
+      ...url,
+    );
     expect(invoked.stderr).toContain('202 Accepted');
     expect(invoked.stderr).toMatch(/location: \S*\/api\/v1\/endpoints\/meter-001\/commands\/reboot\/\d+/);
   });
 
   it('sends --body as the JSON body, also from @file, and --header', async () => {
-    const created = await cli('call', 'POST', '/endpoints', '--body', '{"appVersion":{"name":"tracker-v1"},"endpointId":"call-1"}', '-i', ...url);
+    const created = await cli(
+      'call',
+      'POST',
+      '/endpoints',
+      '--body',
+      '{"appVersion":{"name":"tracker-v1"},"endpointId":"call-1"}',
+      '-i',
+      ...url,
+    );
     expect(created.exitCode).toBe(0);
     expect(created.stderr).toContain('201 Created');
     expect(created.stderr).toMatch(/location: .*\/endpoints\/call-1/);
     expect(JSON.parse(created.stdout)).toEqual({ token: expect.any(String), status: 'Inactive' });
 
     const dir = await mkdtemp(join(tmpdir(), 'call-test-'));
-    await writeFile(join(dir, 'body.json'), JSON.stringify({ appVersion: { name: 'tracker-v1' }, endpointId: 'call-2', metadata: { m: 1 } }));
+    await writeFile(
+      join(dir, 'body.json'),
+      JSON.stringify({ appVersion: { name: 'tracker-v1' }, endpointId: 'call-2', metadata: { m: 1 } }),
+    );
     const fromFile = await cli('call', 'POST', '/endpoints', '-d', `@${join(dir, 'body.json')}`, ...url);
     expect(fromFile.exitCode).toBe(0);
-    expect((await api(emulator)('GET', '/epr/api/v1/endpoints/call-2?include=metadata')).body.metadata).toEqual({ m: 1 });
+    expect((await api(emulator)('GET', '/epr/api/v1/endpoints/call-2?include=metadata')).body.metadata).toEqual({
+      m: 1,
+    });
 
     const etag = (await api(emulator)('GET', '/epr/api/v1/endpoints/call-2')).headers.get('etag')!;
     const conditional = await cli('call', 'GET', '/endpoints/call-2', '--header', `If-None-Match: ${etag}`, ...url);
@@ -97,7 +126,16 @@ describe('platform-emu call', async () => {
     expect(bad.stderr).toMatch(/not valid JSON/);
     expect((await api(emulator)('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements).toBe(before);
 
-    const asText = await cli('call', 'POST', '/endpoints', '-d', '{"appVersion":', '-H', 'Content-Type: text/plain', ...url);
+    const asText = await cli(
+      'call',
+      'POST',
+      '/endpoints',
+      '-d',
+      '{"appVersion":',
+      '-H',
+      'Content-Type: text/plain',
+      ...url,
+    );
     expect(asText.exitCode).toBe(4);
     expect(asText.stderr).toContain('400');
   });
@@ -106,7 +144,9 @@ describe('platform-emu call', async () => {
     const before = (await api(emulator)('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements;
     const refused = await cli('call', 'POST', '/endpoints', '-d', '{"appVersion":{}}', ...url);
     expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toContain('Invalid request body for POST /epr/api/v1/endpoints: appVersion.name is required. (--no-validate sends it anyway.)');
+    expect(refused.stderr).toContain(
+      'Invalid request body for POST /epr/api/v1/endpoints: appVersion.name is required. (--no-validate sends it anyway.)',
+    );
     expect((await api(emulator)('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements).toBe(before);
 
     const sent = await cli('call', 'POST', '/epr/api/v1/endpoints', '-d', '{"appVersion":{}}', '--no-validate', ...url);
@@ -115,7 +155,16 @@ describe('platform-emu call', async () => {
   });
 
   it('--expect: 0 for the statuses it names, 6 for another answer below 400 (a command no device answered), 4 or 5 above', async () => {
-    const pending = await cli('call', 'POST', '/endpoints/meter-001/commands/reboot?waitTimeout=0', '-d', '{}', '--expect', '200', ...url);
+    const pending = await cli(
+      'call',
+      'POST',
+      '/endpoints/meter-001/commands/reboot?waitTimeout=0',
+      '-d',
+      '{}',
+      '--expect',
+      '200',
+      ...url,
+    );
     expect(pending.stderr).toContain('202 Accepted');
     expect(pending.exitCode).toBe(6);
     expect((await cli('call', 'GET', '/endpoints/meter-001', '--expect', '200,304', ...url)).exitCode).toBe(0);
@@ -127,7 +176,14 @@ describe('platform-emu call', async () => {
   });
 
   it('still takes the body from the deprecated --data, with one warning; never both', async () => {
-    const created = await cli('call', 'POST', '/endpoints', '--data', '{"appVersion":{"name":"tracker-v1"},"endpointId":"call-3"}', ...url);
+    const created = await cli(
+      'call',
+      'POST',
+      '/endpoints',
+      '--data',
+      '{"appVersion":{"name":"tracker-v1"},"endpointId":"call-3"}',
+      ...url,
+    );
     expect(created.exitCode).toBe(0);
     expect(created.stderr.match(/deprecated/g)).toHaveLength(1);
     expect(created.stderr).toContain('use -d/--body for the request body (--data-dir names the data directory)');
@@ -155,7 +211,12 @@ describe('platform-emu call', async () => {
     const result = await cli('call', '--list');
     expect(result.exitCode).toBe(0);
     const lines = result.stdout.trim().split('\n');
-    const routes = services.flatMap((s) => s.routes.map((r) => ({ operation: `${r.method} /${s.prefix}/api/v1${r.path}`, scope: r.scope ? acceptedScopes(r.scope).join(' | ') : '(no scope)' })));
+    const routes = services.flatMap((s) =>
+      s.routes.map((r) => ({
+        operation: `${r.method} /${s.prefix}/api/v1${r.path}`,
+        scope: r.scope ? acceptedScopes(r.scope).join(' | ') : '(no scope)',
+      })),
+    );
     expect(lines).toHaveLength(routes.length);
     for (const { operation, scope } of routes) {
       const line = lines.find((l) => l.replace(/\s+/, ' ').startsWith(`${operation} `));
@@ -167,7 +228,12 @@ describe('platform-emu call', async () => {
   it('--list --json prints the same table as JSON', async () => {
     const result = await cli('call', '--list', '--json');
     expect(result.exitCode).toBe(0);
-    const table = JSON.parse(result.stdout) as Array<{ method: string; path: string; scopes: string[]; bodySchema?: unknown }>;
+    const table = JSON.parse(result.stdout) as Array<{
+      method: string;
+      path: string;
+      scopes: string[];
+      bodySchema?: unknown;
+    }>;
     expect(table).toHaveLength(services.flatMap((s) => s.routes).length);
     expect(table.find((o) => o.method === 'POST' && o.path === '/epr/api/v1/endpoints')).toMatchObject({
       service: 'epr',
@@ -190,7 +256,9 @@ describe('platform-emu call against an emulator with --auth on', async () => {
     expect(authed.exitCode).toBe(0);
     expect(JSON.parse(authed.stdout).endpointId).toBe('meter-001');
 
-    const token = (await api(emulator)('POST', '/_emu/token', { body: { scopes: ['endpoint:read'] }, token: emulator.adminToken })).body.token;
+    const token = (
+      await api(emulator)('POST', '/_emu/token', { body: { scopes: ['endpoint:read'] }, token: emulator.adminToken })
+    ).body.token;
     const explicit = await cli('call', 'GET', '/endpoints/meter-001', '--token', token, ...url);
     expect(explicit.exitCode).toBe(0);
     const otherTenant = await cli('call', 'GET', '/endpoints/meter-001', '--auth', '--tenant', 'globex', ...url);

@@ -31,7 +31,9 @@ function commandsOf(yaml: string): string[] {
   }
   return commands.filter((command) => command !== 'npm ci');
 }
-const pipelines = blocks.filter((b) => b.lang === 'yaml').map((b) => ({ name: /^# (\S+)/.exec(b.body)![1], commands: commandsOf(b.body) }));
+const pipelines = blocks
+  .filter((b) => b.lang === 'yaml')
+  .map((b) => ({ name: /^# (\S+)/.exec(b.body)![1], commands: commandsOf(b.body) }));
 
 const root = mkdtempSync(join(tmpdir(), 'platform-emu-ci-'));
 const shims = join(root, 'bin');
@@ -62,30 +64,42 @@ const env = {
   NO_COLOR: '1',
 };
 
-const bash = (script: string, cwd: string) => execa('bash', ['-ec', script], { cwd, env, extendEnv: false, reject: false, timeout: 30_000 });
+const bash = (script: string, cwd: string) =>
+  execa('bash', ['-ec', script], { cwd, env, extendEnv: false, reject: false, timeout: 30_000 });
 
 describe('docs/ci.md', () => {
   it('has the recipes this test runs: the firmware stand-in, a shell recipe, GitHub Actions and GitLab CI', () => {
     expect(files.map((f) => f.path)).toEqual(['scripts/firmware-test.sh']);
     expect(scripts.length).toBeGreaterThanOrEqual(2);
-    expect(pipelines.map((p) => p.name)).toEqual(['.github/workflows/firmware.yml', '.github/workflows/firmware-steps.yml', '.gitlab-ci.yml']);
-    for (const pipeline of pipelines) expect(pipeline.commands.some((c) => c.includes('platform-emu exec') || c.includes('start --detach'))).toBe(true);
+    expect(pipelines.map((p) => p.name)).toEqual([
+      '.github/workflows/firmware.yml',
+      '.github/workflows/firmware-steps.yml',
+      '.gitlab-ci.yml',
+    ]);
+    for (const pipeline of pipelines)
+      expect(pipeline.commands.some((c) => c.includes('platform-emu exec') || c.includes('start --detach'))).toBe(true);
   });
 
-  it.each(scripts.map((script, i) => [i, script]))('shell recipe %i runs and stops what it starts', async (_, script) => {
-    const cwd = repository();
-    const result = await bash(script as string, cwd);
-    expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
-    expect(result.stdout).toContain('firmware tests passed against http://127.0.0.1:');
-    expect(existsSync(join(cwd, '.emu', 'emulator.lock'))).toBe(false);
-  });
+  it.each(scripts.map((script, i) => [i, script]))(
+    'shell recipe %i runs and stops what it starts',
+    async (_, script) => {
+      const cwd = repository();
+      const result = await bash(script as string, cwd);
+      expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
+      expect(result.stdout).toContain('firmware tests passed against http://127.0.0.1:');
+      expect(existsSync(join(cwd, '.emu', 'emulator.lock'))).toBe(false);
+    },
+  );
 
-  it.each(pipelines.map((p) => [p.name, p.commands]))('%s: every command succeeds, and no emulator is left running', async (_, commands) => {
-    const cwd = repository();
-    for (const command of commands as string[]) {
-      const result = await bash(command, cwd);
-      expect(result.exitCode, `${command}\n${result.stdout}\n${result.stderr}`).toBe(0);
-    }
-    expect(existsSync(join(cwd, '.emu', 'emulator.lock'))).toBe(false);
-  });
+  it.each(pipelines.map((p) => [p.name, p.commands]))(
+    '%s: every command succeeds, and no emulator is left running',
+    async (_, commands) => {
+      const cwd = repository();
+      for (const command of commands as string[]) {
+        const result = await bash(command, cwd);
+        expect(result.exitCode, `${command}\n${result.stdout}\n${result.stderr}`).toBe(0);
+      }
+      expect(existsSync(join(cwd, '.emu', 'emulator.lock'))).toBe(false);
+    },
+  );
 });

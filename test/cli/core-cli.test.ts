@@ -54,7 +54,11 @@ async function register(url: string, endpointId: string): Promise<number> {
 
 const endpointIds = (list: { content: Array<{ endpointId: string }> }) => list.content.map((e) => e.endpointId).sort();
 
-function expectOneLineError(result: { exitCode?: number; stderr: unknown; stdout: unknown }, exitCode: number, pattern: RegExp): void {
+function expectOneLineError(
+  result: { exitCode?: number; stderr: unknown; stdout: unknown },
+  exitCode: number,
+  pattern: RegExp,
+): void {
   const stderr = String(result.stderr).trim();
   expect(result.exitCode, stderr).toBe(exitCode);
   expect(stderr.split('\n'), stderr).toHaveLength(1);
@@ -76,8 +80,13 @@ describe('platform-emu start', () => {
     expect(banner).toContain(`Dashboard ${emulator.url}/_emu/ui/`);
 
     const health = await getJson(`${emulator.url}/_emu/health`);
-    expect(health).toMatchObject({ status: 200, body: { status: 'ready', url: emulator.url, dataDir: dir, inMemory: false, auth: 'off' } });
-    expect(health.body.services.map((s: { name: string }) => s.name)).toEqual(expect.arrayContaining(['tenant-manager', 'app-manager', 'epr']));
+    expect(health).toMatchObject({
+      status: 200,
+      body: { status: 'ready', url: emulator.url, dataDir: dir, inMemory: false, auth: 'off' },
+    });
+    expect(health.body.services.map((s: { name: string }) => s.name)).toEqual(
+      expect.arrayContaining(['tenant-manager', 'app-manager', 'epr']),
+    );
     expect((await getJson(`${emulator.url}/epr/api/v1/endpoints`)).body.totalElements).toBe(10);
     await emulator.stop('SIGTERM');
   });
@@ -89,19 +98,24 @@ describe('platform-emu start', () => {
     expect(emulator.stderr()).toBe('');
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('on %s finishes, saves the state, releases the lock and exits 0', async (signal) => {
-    const dir = freshDir();
-    const emulator = await start(['--port', '0', '--data', dir]);
-    expect(existsSync(join(dir, 'emulator.lock'))).toBe(true);
-    expect(await register(emulator.url, `saved-on-${signal}`)).toBe(201);
-    expect(readFileSync(join(dir, 'mutations.jsonl'), 'utf8')).toContain(`saved-on-${signal}`);
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'on %s finishes, saves the state, releases the lock and exits 0',
+    async (signal) => {
+      const dir = freshDir();
+      const emulator = await start(['--port', '0', '--data', dir]);
+      expect(existsSync(join(dir, 'emulator.lock'))).toBe(true);
+      expect(await register(emulator.url, `saved-on-${signal}`)).toBe(201);
+      expect(readFileSync(join(dir, 'mutations.jsonl'), 'utf8')).toContain(`saved-on-${signal}`);
 
-    expect(await emulator.stop(signal)).toEqual({ exitCode: 0, signal: undefined });
-    expect(emulator.stderr()).toContain(`${signal}: finishing requests and saving state`);
-    expect(readFileSync(join(dir, 'mutations.jsonl'), 'utf8')).toBe('');
-    expect(JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')).collections.endpoints).toHaveProperty(`saved-on-${signal}`);
-    expect(existsSync(join(dir, 'emulator.lock'))).toBe(false);
-  });
+      expect(await emulator.stop(signal)).toEqual({ exitCode: 0, signal: undefined });
+      expect(emulator.stderr()).toContain(`${signal}: finishing requests and saving state`);
+      expect(readFileSync(join(dir, 'mutations.jsonl'), 'utf8')).toBe('');
+      expect(JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')).collections.endpoints).toHaveProperty(
+        `saved-on-${signal}`,
+      );
+      expect(existsSync(join(dir, 'emulator.lock'))).toBe(false);
+    },
+  );
 
   it('answers every request it accepted before a SIGTERM, and keeps what it acknowledged', async () => {
     const dir = freshDir();
@@ -119,7 +133,14 @@ describe('platform-emu start', () => {
 
   it('takes every flag from its environment variable, and a flag wins over the variable', async () => {
     const dir = freshDir();
-    const env = { PLATFORM_EMU_PORT: '0', PLATFORM_EMU_MQTT_PORT: '0', PLATFORM_EMU_DATA: dir, PLATFORM_EMU_QUIET: '1', PLATFORM_EMU_AUTH: 'on', PLATFORM_EMU_FIXTURES: 'none' };
+    const env = {
+      PLATFORM_EMU_PORT: '0',
+      PLATFORM_EMU_MQTT_PORT: '0',
+      PLATFORM_EMU_DATA: dir,
+      PLATFORM_EMU_QUIET: '1',
+      PLATFORM_EMU_AUTH: 'on',
+      PLATFORM_EMU_FIXTURES: 'none',
+    };
     const fromEnv = await startProcess([], env);
     running.push(fromEnv);
     expect(fromEnv.stdout()).toBe(`${fromEnv.url}\n`);
@@ -129,7 +150,11 @@ describe('platform-emu start', () => {
     await fromEnv.stop('SIGTERM');
 
     const inMemory = await start(['--auth', 'off'], { ...env, PLATFORM_EMU_IN_MEMORY: '1' });
-    expect((await getJson(`${inMemory.url}/_emu/health`)).body).toMatchObject({ auth: 'off', inMemory: true, dataDir: null });
+    expect((await getJson(`${inMemory.url}/_emu/health`)).body).toMatchObject({
+      auth: 'off',
+      inMemory: true,
+      dataDir: null,
+    });
     await inMemory.stop('SIGTERM');
 
     const switchedOff = await start([], { ...env, PLATFORM_EMU_IN_MEMORY: '0' });
@@ -153,7 +178,12 @@ describe('platform-emu start', () => {
     mkdirSync(cwd);
     const emulator = await start(['--port', '0'], {}, cwd);
     expect(emulator.stdout()).toMatch(/Token {5}platform-emu token {3}/);
-    expect(readdirSync(join(cwd, '.platform-emu')).sort()).toEqual(['emulator.lock', 'mutations.jsonl', 'signing-key.json', 'state.json']);
+    expect(readdirSync(join(cwd, '.platform-emu')).sort()).toEqual([
+      'emulator.lock',
+      'mutations.jsonl',
+      'signing-key.json',
+      'state.json',
+    ]);
     const token = await cli(['token', '--json'], { cwd });
     expect(token.exitCode, String(token.stderr)).toBe(0);
     expect(JSON.parse(String(token.stdout)).claims.iss).toBe(`${emulator.url}/auth/realms/acme`);
@@ -178,7 +208,16 @@ describe('platform-emu start', () => {
     const result = await cli(['start', '--port', '0', '--mqtt-port', '0', '--in-memory', '--fixtures', file]);
     expectOneLineError(result, 1, new RegExp(`${file}: endpoints\\[2\\] \\(meter-003\\).*appVersion`));
 
-    const missing = await cli(['start', '--port', '0', '--mqtt-port', '0', '--in-memory', '--fixtures', join(dir, 'nope.json')]);
+    const missing = await cli([
+      'start',
+      '--port',
+      '0',
+      '--mqtt-port',
+      '0',
+      '--in-memory',
+      '--fixtures',
+      join(dir, 'nope.json'),
+    ]);
     expectOneLineError(missing, 1, /Cannot read the fixture file .*nope\.json: no such file/);
   });
 
@@ -187,7 +226,9 @@ describe('platform-emu start', () => {
     const first = await start(['--port', '0', '--quiet', '--data', dir]);
     const second = await cli(['start', '--port', '0', '--mqtt-port', '0', '--data', dir]);
     expect(second.exitCode).toBe(1);
-    expect(String(second.stderr)).toContain(`is in use by another platform-emu (pid ${first.child.pid} at ${first.url})`);
+    expect(String(second.stderr)).toContain(
+      `is in use by another platform-emu (pid ${first.child.pid} at ${first.url})`,
+    );
     expect((await getJson(`${first.url}/_emu/health`)).status).toBe(200);
     await first.stop('SIGTERM');
   });
@@ -196,7 +237,11 @@ describe('platform-emu start', () => {
     const first = await start(['--port', '0', '--quiet', '--in-memory']);
     const port = new URL(first.url).port;
     const second = await cli(['start', '--port', port, '--mqtt-port', '0', '--in-memory']);
-    expectOneLineError(second, 1, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use: choose another with --port`));
+    expectOneLineError(
+      second,
+      1,
+      new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use: choose another with --port`),
+    );
     await first.stop('SIGTERM');
   });
 });
@@ -211,10 +256,18 @@ describe.concurrent('usage errors', () => {
     [['start'], { PLATFORM_EMU_PORT: 'abc' }, /'abc' from env 'PLATFORM_EMU_PORT' is invalid/],
     [['start', '--auth', 'maybe'], {}, /Allowed choices are off, on/],
     [['start', '--compat', 'ecr'], {}, /expected <service>=<revision>/],
-    [['start', '--compat', 'foo=9'], {}, /--compat foo=9: foo has no revisions to choose from; the choices are .*cex=1\|2/],
+    [
+      ['start', '--compat', 'foo=9'],
+      {},
+      /--compat foo=9: foo has no revisions to choose from; the choices are .*cex=1\|2/,
+    ],
     [['start', '--compat', 'cex=9'], {}, /--compat cex=9: the revisions of cex are 1, 2 \(default 2\)/],
     [['exec', '--compat', 'app-manager=3', '--', 'true'], {}, /the revisions of app-manager are 1, 2/],
-    [['token', '--scope', 'bogus:scope'], {}, /Unknown scope bogus:scope; the scopes are: .*emulator:admin.*endpoint:read/],
+    [
+      ['token', '--scope', 'bogus:scope'],
+      {},
+      /Unknown scope bogus:scope; the scopes are: .*emulator:admin.*endpoint:read/,
+    ],
     [['status', '--bogus'], {}, /unknown option '--bogus'/],
     [['token', '--ttl', '0'], {}, /--ttl.*at least 1/],
     [['fixtures', 'import'], {}, /missing required argument 'file'/],
@@ -233,7 +286,9 @@ describe.concurrent('usage errors', () => {
 
   it('--help of every command, and of every subcommand, shows an example', async () => {
     const commandsOf = (help: string) =>
-      [...(help.split(/^Commands:$/m)[1] ?? '').matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((m) => m[1]).filter((name) => name !== 'help');
+      [...(help.split(/^Commands:$/m)[1] ?? '').matchAll(/^ {2}([a-z][a-z-]*)/gm)]
+        .map((m) => m[1])
+        .filter((name) => name !== 'help');
     const top = await cli(['--help']);
     expect(top.exitCode).toBe(0);
     const paths: string[][] = [[]];
@@ -242,7 +297,9 @@ describe.concurrent('usage errors', () => {
       const help = await cli([name, '--help']);
       for (const sub of commandsOf(String(help.stdout))) paths.push([name, sub]);
     }
-    expect(paths).toEqual(expect.arrayContaining([['start'], ['token'], ['fixtures'], ['fixtures', 'export'], ['fixtures', 'import']]));
+    expect(paths).toEqual(
+      expect.arrayContaining([['start'], ['token'], ['fixtures'], ['fixtures', 'export'], ['fixtures', 'import']]),
+    );
     const helps = await Promise.all(paths.map((path) => cli([...path, '--help'])));
     expect(helps.map((h) => h.exitCode)).toEqual(paths.map(() => 0));
     const withoutExample = paths.filter((_, i) => !/Examples?:\n\s+\$ .*platform-emu /.test(String(helps[i].stdout)));
@@ -253,9 +310,20 @@ describe.concurrent('usage errors', () => {
     const help = String((await cli(['start', '--help'])).stdout);
     const flat = help.replace(/\s+/g, ' ');
     // --detach alone has none: a variable would also detach the background process it starts.
-    const flags = [...help.matchAll(/^\s+(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]).filter((f) => f !== '--help' && f !== '--detach');
+    const flags = [...help.matchAll(/^\s+(?:-\w, )?(--[a-z-]+)/gm)]
+      .map((m) => m[1])
+      .filter((f) => f !== '--help' && f !== '--detach');
     expect(flags.length).toBeGreaterThan(8);
-    for (const variable of ['PLATFORM_EMU_PORT', 'PLATFORM_EMU_HOST', 'PLATFORM_EMU_DATA', 'PLATFORM_EMU_IN_MEMORY', 'PLATFORM_EMU_FIXTURES', 'PLATFORM_EMU_AUTH', 'PLATFORM_EMU_COMPAT', 'PLATFORM_EMU_QUIET']) {
+    for (const variable of [
+      'PLATFORM_EMU_PORT',
+      'PLATFORM_EMU_HOST',
+      'PLATFORM_EMU_DATA',
+      'PLATFORM_EMU_IN_MEMORY',
+      'PLATFORM_EMU_FIXTURES',
+      'PLATFORM_EMU_AUTH',
+      'PLATFORM_EMU_COMPAT',
+      'PLATFORM_EMU_QUIET',
+    ]) {
       expect(flat).toContain(`env: ${variable}`);
     }
     expect(flat.match(/env: PLATFORM_EMU_/g)).toHaveLength(flags.length);
@@ -278,7 +346,7 @@ describe('platform-emu token', () => {
     await emulator.stop('SIGTERM');
   });
 
-  it('--admin signs the control plane\'s token with the data directory\'s key', async () => {
+  it("--admin signs the control plane's token with the data directory's key", async () => {
     const dir = await seededDir();
     const result = await cli(['token', '--admin', '--json', '--data-dir', dir]);
     expect(result.exitCode, String(result.stderr)).toBe(0);
@@ -287,15 +355,36 @@ describe('platform-emu token', () => {
     expect(claims).not.toHaveProperty('exp');
     const key = JSON.parse(readFileSync(join(dir, 'signing-key.json'), 'utf8'));
     expect(verifyAccessToken(key, token).scope).toBe('emulator:admin');
-    expectOneLineError(await cli(['token', '--admin', '--data-dir', join(root, 'never-started')]), 1, /has no signing key and no running emulator there keeps an admin token/);
+    expectOneLineError(
+      await cli(['token', '--admin', '--data-dir', join(root, 'never-started')]),
+      1,
+      /has no signing key and no running emulator there keeps an admin token/,
+    );
   });
 
   it('with --json prints the decoded claims; --scope is repeatable; --tenant and --ttl are honoured', async () => {
     const dir = await seededDir();
-    const result = await cli(['token', '--data', dir, '--json', '--tenant', 'globex', '--scope', 'endpoint:read', '--scope', 'application:read endpoint:update', '--ttl', '60']);
+    const result = await cli([
+      'token',
+      '--data',
+      dir,
+      '--json',
+      '--tenant',
+      'globex',
+      '--scope',
+      'endpoint:read',
+      '--scope',
+      'application:read endpoint:update',
+      '--ttl',
+      '60',
+    ]);
     expect(result.exitCode, String(result.stderr)).toBe(0);
     const printed = JSON.parse(String(result.stdout));
-    expect(printed.claims).toMatchObject({ tenant_id: 'globex', scope: 'endpoint:read application:read endpoint:update', iss: expect.stringMatching(/\/auth\/realms\/globex$/) });
+    expect(printed.claims).toMatchObject({
+      tenant_id: 'globex',
+      scope: 'endpoint:read application:read endpoint:update',
+      iss: expect.stringMatching(/\/auth\/realms\/globex$/),
+    });
     expect(printed.claims.exp - printed.claims.iat).toBe(60);
     expect(printed.token.split('.')).toHaveLength(3);
   });
@@ -307,7 +396,11 @@ describe('platform-emu token', () => {
     const result = await cli(['token', '--url', emulator.url, '--json', '--scope', 'endpoint:read'], { env: admin });
     expect(result.exitCode, String(result.stderr)).toBe(0);
     const { token, claims } = JSON.parse(String(result.stdout));
-    expect(claims).toMatchObject({ tenant_id: 'acme', scope: 'endpoint:read', iss: `${emulator.url}/auth/realms/acme` });
+    expect(claims).toMatchObject({
+      tenant_id: 'acme',
+      scope: 'endpoint:read',
+      iss: `${emulator.url}/auth/realms/acme`,
+    });
     expect((await getJson(`${emulator.url}/epr/api/v1/endpoints`, token)).status).toBe(200);
     const forbidden = await fetch(`${emulator.url}/epr/api/v1/endpoints`, {
       method: 'POST',
@@ -320,9 +413,17 @@ describe('platform-emu token', () => {
 
   it('fails with one clear line for an unknown tenant (exit 2), a directory never started, or an emulator that is gone', async () => {
     const dir = await seededDir();
-    expectOneLineError(await cli(['token', '--data', dir, '--tenant', 'initech']), 2, /There is no tenant initech; tenants: acme, globex/);
+    expectOneLineError(
+      await cli(['token', '--data', dir, '--tenant', 'initech']),
+      2,
+      /There is no tenant initech; tenants: acme, globex/,
+    );
     expectOneLineError(await cli(['token', '--data', join(root, 'never-started')]), 1, /has no signing key yet/);
-    expectOneLineError(await cli(['token', '--url', 'http://127.0.0.1:9']), 1, /Cannot reach the emulator at http:\/\/127\.0\.0\.1:9/);
+    expectOneLineError(
+      await cli(['token', '--url', 'http://127.0.0.1:9']),
+      1,
+      /Cannot reach the emulator at http:\/\/127\.0\.0\.1:9/,
+    );
   });
 });
 
@@ -349,7 +450,10 @@ describe('platform-emu fixtures', () => {
     const dir = await seededDir();
     const emulator = await start(['--port', '0', '--quiet', '--data', dir]);
     expect(await register(emulator.url, 'only-in-the-log')).toBe(201);
-    for (const target of [['--data', dir], ['--url', emulator.url]]) {
+    for (const target of [
+      ['--data', dir],
+      ['--url', emulator.url],
+    ]) {
       const result = await cli(['fixtures', 'export', ...target]);
       expect(result.exitCode, String(result.stderr)).toBe(0);
       expect(JSON.parse(String(result.stdout)).collections.endpoints).toHaveProperty('only-in-the-log');
@@ -361,7 +465,11 @@ describe('platform-emu fixtures', () => {
     const dir = await seededDir();
     const document = JSON.parse(String((await cli(['fixtures', 'export', '--data', dir])).stdout));
     delete document.collections.endpoints['meter-006'];
-    document.collections.endpoints['meter-007'] = { ...document.collections.endpoints['meter-005'], endpointId: 'meter-007', token: 'meter-007-token' };
+    document.collections.endpoints['meter-007'] = {
+      ...document.collections.endpoints['meter-005'],
+      endpointId: 'meter-007',
+      token: 'meter-007-token',
+    };
     const file = join(root, `${dirs}-edited.json`);
     writeFileSync(file, JSON.stringify(document));
 
@@ -392,7 +500,10 @@ describe('platform-emu fixtures', () => {
     const badExport = join(root, `${dirs}-bad-export.json`);
     writeFileSync(badExport, JSON.stringify(document));
     const fixture = JSON.parse(readFileSync(new URL('../../fixtures/default.json', import.meta.url), 'utf8'));
-    fixture.endpoints = [{ endpointId: 'just-one', appVersion: 'smart-meter-v1', token: 'just-one-token' }, { ...fixture.endpoints[0], endpointId: 42 }];
+    fixture.endpoints = [
+      { endpointId: 'just-one', appVersion: 'smart-meter-v1', token: 'just-one-token' },
+      { ...fixture.endpoints[0], endpointId: 42 },
+    ];
     const badFixture = join(root, `${dirs}-bad-fixture.json`);
     writeFileSync(badFixture, JSON.stringify(fixture));
 
@@ -402,8 +513,16 @@ describe('platform-emu fixtures', () => {
     expect(String((await cli(['fixtures', 'export', '--data', dir])).stdout)).toBe(before);
 
     const emulator = await start(['--port', '0', '--quiet', '--data', dir]);
-    expectOneLineError(await cli(['fixtures', 'import', badExport, '--url', emulator.url]), 1, /answered 400: .*collections\.endpoints\["meter-004"\]/);
-    expectOneLineError(await cli(['fixtures', 'import', badFixture, '--data', dir]), 1, /answered 400: .*endpoints\[1\]/);
+    expectOneLineError(
+      await cli(['fixtures', 'import', badExport, '--url', emulator.url]),
+      1,
+      /answered 400: .*collections\.endpoints\["meter-004"\]/,
+    );
+    expectOneLineError(
+      await cli(['fixtures', 'import', badFixture, '--data', dir]),
+      1,
+      /answered 400: .*endpoints\[1\]/,
+    );
     const after = JSON.parse(String((await cli(['fixtures', 'export', '--url', emulator.url])).stdout));
     expect(after.collections).toEqual(JSON.parse(before).collections);
     await emulator.stop('SIGTERM');
@@ -412,6 +531,10 @@ describe('platform-emu fixtures', () => {
   it('refuses a file that is not JSON with one line', async () => {
     const file = join(root, 'not-json.json');
     writeFileSync(file, '{ nope');
-    expectOneLineError(await cli(['fixtures', 'import', file, '--data', freshDir()]), 1, /Cannot read .*not-json\.json/);
+    expectOneLineError(
+      await cli(['fixtures', 'import', file, '--data', freshDir()]),
+      1,
+      /Cannot read .*not-json\.json/,
+    );
   });
 });

@@ -1,5 +1,14 @@
 import { execa } from 'execa';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +40,18 @@ function isRunning(pid: number): boolean {
 
 async function detach(dir: string, ...args: string[]) {
   detached.push(dir);
-  const result = await cli(['start', '--detach', '--port', '0', '--mqtt-port', '0', '--data-dir', dir, '--json', ...args]);
+  const result = await cli([
+    'start',
+    '--detach',
+    '--port',
+    '0',
+    '--mqtt-port',
+    '0',
+    '--data-dir',
+    dir,
+    '--json',
+    ...args,
+  ]);
   expect(result.exitCode, String(result.stderr)).toBe(0);
   return JSON.parse(String(result.stdout));
 }
@@ -49,7 +69,12 @@ describe('start --detach, status, wait and stop', () => {
   it('runs in the background until stop, which returns once the state is saved and the directory released', async () => {
     const dir = freshDir();
     const info = await detach(dir);
-    expect(info).toMatchObject({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), mqttUrl: expect.stringMatching(/^mqtt:/), dataDir: dir, logFile: join(dir, 'emulator.log') });
+    expect(info).toMatchObject({
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      mqttUrl: expect.stringMatching(/^mqtt:/),
+      dataDir: dir,
+      logFile: join(dir, 'emulator.log'),
+    });
     expect(info.port).toBe(Number(new URL(info.url).port));
     expect(isRunning(info.pid)).toBe(true);
     expect(lockIn(dir)).toMatchObject({ pid: info.pid, url: info.url });
@@ -61,7 +86,16 @@ describe('start --detach, status, wait and stop', () => {
     const status = await cli(['status', '--data-dir', dir, '--json']);
     expect(status.exitCode).toBe(0);
     const shown = JSON.parse(String(status.stdout));
-    expect(shown).toMatchObject({ running: true, pid: info.pid, url: info.url, mqttUrl: info.mqttUrl, port: info.port, mqttPort: info.mqttPort, dataDir: dir, faults: [] });
+    expect(shown).toMatchObject({
+      running: true,
+      pid: info.pid,
+      url: info.url,
+      mqttUrl: info.mqttUrl,
+      port: info.port,
+      mqttPort: info.mqttPort,
+      dataDir: dir,
+      faults: [],
+    });
     expect(shown.uptimeSeconds).toBeGreaterThanOrEqual(0);
     expect(shown.counts).toMatchObject({ epr: expect.any(Number), cex: 0 });
     expect(shown.counts.epr).toBeGreaterThan(10);
@@ -71,7 +105,9 @@ describe('start --detach, status, wait and stop', () => {
     expect(stop.exitCode, String(stop.stderr)).toBe(0);
     expect(existsSync(join(dir, 'emulator.lock'))).toBe(false);
     expect(isRunning(info.pid)).toBe(false);
-    expect(JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')).collections.endpoints).toHaveProperty('kept-after-stop');
+    expect(JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')).collections.endpoints).toHaveProperty(
+      'kept-after-stop',
+    );
 
     const after = await cli(['status', '--data-dir', dir, '--json']);
     expect([after.exitCode, JSON.parse(String(after.stdout))]).toEqual([3, { running: false }]);
@@ -88,7 +124,9 @@ describe('start --detach, status, wait and stop', () => {
     const result = await cli(['start', '--detach', '--port', String(port), '--mqtt-port', '0', '--data-dir', dir]);
     busy.close();
     expect(result.exitCode).toBe(1);
-    expect(String(result.stderr)).toMatch(/The emulator could not start \(it exited with 1\)\. Last lines of .*emulator\.log:\n.*Port \d+ on 127\.0\.0\.1 is already in use/);
+    expect(String(result.stderr)).toMatch(
+      /The emulator could not start \(it exited with 1\)\. Last lines of .*emulator\.log:\n.*Port \d+ on 127\.0\.0\.1 is already in use/,
+    );
     expect(existsSync(join(dir, 'emulator.lock'))).toBe(false);
   });
 
@@ -114,7 +152,10 @@ describe('start --detach, status, wait and stop', () => {
 
   it('wait gives up after --timeout; status says nothing runs at an address where nothing listens', async () => {
     const wait = await cli(['wait', '--url', 'http://127.0.0.1:9', '--timeout', '1']);
-    expect([wait.exitCode, String(wait.stderr).trim()]).toEqual([1, 'platform-emu: No emulator was ready at http://127.0.0.1:9 within 1 s.']);
+    expect([wait.exitCode, String(wait.stderr).trim()]).toEqual([
+      1,
+      'platform-emu: No emulator was ready at http://127.0.0.1:9 within 1 s.',
+    ]);
     const status = await cli(['status', '--url', 'http://127.0.0.1:9', '--json']);
     expect([status.exitCode, JSON.parse(String(status.stdout))]).toEqual([3, { running: false }]);
   });
@@ -122,7 +163,11 @@ describe('start --detach, status, wait and stop', () => {
 
 /** A foreground `start` whose ready line is JSON: resolves once it is printed. */
 async function startJson(args: string[]) {
-  const child = execa('node', [BIN, 'start', '--port', '0', '--mqtt-port', '0', '--json', ...args], { reject: false, buffer: false, env: { NO_COLOR: '1' } });
+  const child = execa('node', [BIN, 'start', '--port', '0', '--mqtt-port', '0', '--json', ...args], {
+    reject: false,
+    buffer: false,
+    env: { NO_COLOR: '1' },
+  });
   let out = '';
   const info = await new Promise<Record<string, any>>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -144,7 +189,14 @@ describe('start --json, --import, --export-on-exit', () => {
     mkdirSync(dir);
     const first = join(dir, 'first.json');
     const run1 = await startJson(['--in-memory', '--export-on-exit', first]);
-    expect(run1.info).toEqual({ url: expect.any(String), mqttUrl: expect.any(String), port: expect.any(Number), mqttPort: expect.any(Number), pid: expect.any(Number), dataDir: null });
+    expect(run1.info).toEqual({
+      url: expect.any(String),
+      mqttUrl: expect.any(String),
+      port: expect.any(Number),
+      mqttPort: expect.any(Number),
+      pid: expect.any(Number),
+      dataDir: null,
+    });
     expect(await register(run1.info.url, 'from-run-1')).toBe(201);
     expect(await run1.stop()).toBe(0);
     expect(JSON.parse(readFileSync(first, 'utf8')).collections.endpoints).toHaveProperty('from-run-1');
@@ -153,11 +205,15 @@ describe('start --json, --import, --export-on-exit', () => {
     const run2 = await startJson(['--in-memory', '--fixtures', 'none', '--import', first, '--export-on-exit', second]);
     expect(await register(run2.info.url, 'from-run-2')).toBe(201);
     expect(await run2.stop()).toBe(0);
-    expect(Object.keys(JSON.parse(readFileSync(second, 'utf8')).collections.endpoints)).toEqual(expect.arrayContaining(['from-run-1', 'from-run-2']));
+    expect(Object.keys(JSON.parse(readFileSync(second, 'utf8')).collections.endpoints)).toEqual(
+      expect.arrayContaining(['from-run-1', 'from-run-2']),
+    );
 
     const run3 = await startJson(['--data-dir', join(dir, 'state'), '--fixtures', second]);
     const listed = await (await fetch(`${run3.info.url}/epr/api/v1/endpoints?limit=0`)).json();
-    expect(listed.content.map((e: { endpointId: string }) => e.endpointId)).toEqual(expect.arrayContaining(['from-run-1', 'from-run-2']));
+    expect(listed.content.map((e: { endpointId: string }) => e.endpointId)).toEqual(
+      expect.arrayContaining(['from-run-1', 'from-run-2']),
+    );
     expect(await run3.stop()).toBe(0);
   });
 });
@@ -167,9 +223,19 @@ const hasScript = existsSync('/usr/bin/script') || existsSync('/bin/script');
 describe('start on a pseudo-terminal of 0x0 (some CI runners, `script`)', () => {
   it.skipIf(!hasScript)('draws no spinner and no colours, gets ready, and stops on SIGTERM', async () => {
     const dir = freshDir();
-    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !['CI', 'NO_COLOR', 'FORCE_COLOR'].includes(name) && !name.startsWith('PLATFORM_EMU_')));
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([name]) => !['CI', 'NO_COLOR', 'FORCE_COLOR'].includes(name) && !name.startsWith('PLATFORM_EMU_'),
+      ),
+    );
     const command = `stty rows 0 cols 0; exec node ${JSON.stringify(BIN)} start --port 0 --mqtt-port 0 --data-dir ${JSON.stringify(dir)}`;
-    const child = execa('script', ['-qfc', command, '/dev/null'], { reject: false, buffer: false, stdin: 'ignore', env, extendEnv: false });
+    const child = execa('script', ['-qfc', command, '/dev/null'], {
+      reject: false,
+      buffer: false,
+      stdin: 'ignore',
+      env,
+      extendEnv: false,
+    });
     let out = '';
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on('data', (chunk: Buffer) => {
@@ -201,7 +267,8 @@ process.exit(Number(process.argv[2]));
   it('runs the command against an emulator of its own (side by side without clashing) and exits with its code', async () => {
     const cwd = freshDir();
     mkdirSync(cwd);
-    const run = (args: string[]) => execa('node', [BIN, 'exec', ...args], { cwd, reject: false, env: { NO_COLOR: '1' } });
+    const run = (args: string[]) =>
+      execa('node', [BIN, 'exec', ...args], { cwd, reject: false, env: { NO_COLOR: '1' } });
     const [plain, secured, missing] = await Promise.all([
       run(['--', 'node', probe, '7']),
       run(['--auth', 'on', '--', 'node', probe, '0']),
@@ -210,13 +277,21 @@ process.exit(Number(process.argv[2]));
     const a = JSON.parse(String(plain.stdout));
     const b = JSON.parse(String(secured.stdout));
     expect(plain.exitCode).toBe(7);
-    expect(a).toMatchObject({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), mqttUrl: expect.stringMatching(/^mqtt:\/\/127\.0\.0\.1:\d+$/), status: 200, admin: null });
+    expect(a).toMatchObject({
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      mqttUrl: expect.stringMatching(/^mqtt:\/\/127\.0\.0\.1:\d+$/),
+      status: 200,
+      admin: null,
+    });
     expect(String(plain.stderr)).toContain(`platform-emu: emulator ready at ${a.url}`);
     expect(secured.exitCode).toBe(0);
     expect(b).toMatchObject({ status: 200, admin: expect.stringMatching(/^ey/) });
     expect(b.url).not.toBe(a.url);
     expect(b.mqttUrl).not.toBe(a.mqttUrl);
-    expect([missing.exitCode, String(missing.stderr).trim()]).toEqual([127, 'platform-emu exec: cannot run no-such-command-at-all: command not found']);
+    expect([missing.exitCode, String(missing.stderr).trim()]).toEqual([
+      127,
+      'platform-emu exec: cannot run no-such-command-at-all: command not found',
+    ]);
     expect(readdirSync(cwd)).toEqual([]);
   });
 });

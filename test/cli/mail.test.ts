@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
-if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) throw new Error('Run `npm run build` before the CLI tests.');
+if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url)))
+  throw new Error('Run `npm run build` before the CLI tests.');
 
 const EMAIL = '/automation/api/v1/notification-types/email/recipients';
 
@@ -22,7 +23,11 @@ function cli(...args: string[]) {
 
 /** `mail --follow --json` in the background: the mails it prints, and a way to wait for one. */
 function follower(...args: string[]) {
-  const proc: ResultPromise = execa('node', [BIN, 'mail', '--follow', '--json', ...args], { reject: false, env: cleanEnv(), extendEnv: false });
+  const proc: ResultPromise = execa('node', [BIN, 'mail', '--follow', '--json', ...args], {
+    reject: false,
+    env: cleanEnv(),
+    extendEnv: false,
+  });
   const printed: any[] = [];
   let waiters: Array<{ to: string; resolve: (mail: any) => void }> = [];
   let buffered = '';
@@ -67,7 +72,10 @@ describe('platform-emu mail', async () => {
     try {
       const created = await call('POST', EMAIL, { body: { recipient: 'follow@acme.test' } });
       const mail = await follow.mailTo('follow@acme.test');
-      expect(mail).toMatchObject({ to: 'follow@acme.test', links: [expect.stringContaining(`/recipients/${created.body.id}/verification/`)] });
+      expect(mail).toMatchObject({
+        to: 'follow@acme.test',
+        links: [expect.stringContaining(`/recipients/${created.body.id}/verification/`)],
+      });
       const opened = await call('GET', mail.links[0].slice(emulator.url.length));
       expect(opened.body).toEqual({ id: created.body.id, recipient: 'follow@acme.test', state: 'VERIFIED' });
       // A second mail reaches the same running command.
@@ -105,7 +113,8 @@ describe('platform-emu mail', async () => {
     const received: Array<{ to: string[]; data: string }> = [];
     let waiters: Array<{ count: number; resolve: () => void }> = [];
     /** Resolves once the SMTP server has received `count` messages. */
-    const receivedCount = (count: number) => new Promise<void>((resolve) => (received.length >= count ? resolve() : waiters.push({ count, resolve })));
+    const receivedCount = (count: number) =>
+      new Promise<void>((resolve) => (received.length >= count ? resolve() : waiters.push({ count, resolve })));
     const server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS'],

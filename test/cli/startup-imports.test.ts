@@ -9,14 +9,26 @@ import { startTestEmulator } from '../helpers/emulator.js';
 
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
 const DIST = new URL('../../dist/', import.meta.url).href;
-if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) throw new Error('Run `npm run build` before the CLI tests.');
+if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url)))
+  throw new Error('Run `npm run build` before the CLI tests.');
 const IMPORTS_LOG_HOOK = fileURLToPath(new URL('../helpers/imports-log.mjs', import.meta.url));
 
 /**
  * `token` and `call` are what scripts run in loops: each may load commander, its own module and the HTTP client,
  * nothing of the emulator, of the other commands, or of the packages they do not use.
  */
-const OWN_MODULES = ['cli/main.js', 'cli/shared.js', 'cli/colours.js', 'cli/terminal.js', 'store/lock.js', 'store/errors.js', 'client/http-client.js', 'client/defaults.js', 'client/emulator-lock.js', 'config.js'];
+const OWN_MODULES = [
+  'cli/main.js',
+  'cli/shared.js',
+  'cli/colours.js',
+  'cli/terminal.js',
+  'store/lock.js',
+  'store/errors.js',
+  'client/http-client.js',
+  'client/defaults.js',
+  'client/emulator-lock.js',
+  'config.js',
+];
 
 interface Imported {
   packages: string[];
@@ -29,11 +41,23 @@ interface Imported {
 async function imports(args: string[], env: Record<string, string> = {}): Promise<Imported> {
   const log = join(await mkdtemp(join(tmpdir(), 'imports-')), 'imports.log');
   await writeFile(log, '');
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PLATFORM_EMU_') && !['FORCE_COLOR', 'NO_COLOR'].includes(name)));
-  const result = await execa('node', ['--import', IMPORTS_LOG_HOOK, BIN, ...args], { reject: false, env: { ...clean, IMPORTS_LOG: log, ...env }, extendEnv: false });
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !name.startsWith('PLATFORM_EMU_') && !['FORCE_COLOR', 'NO_COLOR'].includes(name),
+    ),
+  );
+  const result = await execa('node', ['--import', IMPORTS_LOG_HOOK, BIN, ...args], {
+    reject: false,
+    env: { ...clean, IMPORTS_LOG: log, ...env },
+    extendEnv: false,
+  });
   expect(result.exitCode, result.stderr).toBe(0);
   const urls = [...new Set((await readFile(log, 'utf8')).split('\n').filter(Boolean))];
-  const packages = new Set(urls.map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1]).filter((name): name is string => Boolean(name)));
+  const packages = new Set(
+    urls
+      .map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1])
+      .filter((name): name is string => Boolean(name)),
+  );
   const modules = urls.filter((url) => url.startsWith(DIST)).map((url) => url.slice(DIST.length));
   return { packages: [...packages].sort(), modules: modules.sort(), stdout: result.stdout };
 }
@@ -50,7 +74,13 @@ describe('what token and call load', async () => {
   });
 
   it('call GET loads commander, its own module and the HTTP client only: no chalk into a pipe, no route table for a placed path', async () => {
-    const { packages, modules, stdout } = await imports(['call', 'GET', '/epr/api/v1/endpoints/meter-001', '--url', emulator.url]);
+    const { packages, modules, stdout } = await imports([
+      'call',
+      'GET',
+      '/epr/api/v1/endpoints/meter-001',
+      '--url',
+      emulator.url,
+    ]);
     expect(JSON.parse(stdout)).toMatchObject({ endpointId: 'meter-001' });
     expect(packages).toEqual(['commander']);
     expect(modules).toContain('cli/call.js');
@@ -58,9 +88,13 @@ describe('what token and call load', async () => {
   });
 
   it('the check sees what a run does load: chalk where colours are wanted, every command for --help', async () => {
-    const coloured = await imports(['call', 'GET', '/epr/api/v1/endpoints/meter-001', '--url', emulator.url], { FORCE_COLOR: '1' });
+    const coloured = await imports(['call', 'GET', '/epr/api/v1/endpoints/meter-001', '--url', emulator.url], {
+      FORCE_COLOR: '1',
+    });
     expect(coloured.packages).toContain('chalk');
     const help = await imports(['--help']);
-    expect(help.modules).toEqual(expect.arrayContaining(['cli/start.js', 'cli/token.js', 'cli/call.js', 'cli/device/index.js', 'version.js']));
+    expect(help.modules).toEqual(
+      expect.arrayContaining(['cli/start.js', 'cli/token.js', 'cli/call.js', 'cli/device/index.js', 'version.js']),
+    );
   });
 });

@@ -13,7 +13,12 @@ beforeAll(assertBuilt);
 /** The CLI in a child process, with no environment that could point it elsewhere. */
 function cli(args: string[], env: Record<string, string> = {}) {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PLATFORM_EMU_')));
-  return execa('node', [BIN, ...args], { reject: false, env: { ...clean, NO_COLOR: '1', ...env }, extendEnv: false, timeout: 20_000 });
+  return execa('node', [BIN, ...args], {
+    reject: false,
+    env: { ...clean, NO_COLOR: '1', ...env },
+    extendEnv: false,
+    timeout: 20_000,
+  });
 }
 
 describe('reset, snapshot, clock and faults from the CLI', async () => {
@@ -29,19 +34,29 @@ describe('reset, snapshot, clock and faults from the CLI', async () => {
 
   it('drive a running emulator with its admin token, and say what to do without it', async () => {
     await run('snapshot', 'save', 'seeded');
-    await api(emulator)('POST', '/epr/api/v1/endpoints', { token: emulator.token(), body: { appVersion: { name: 'tracker-v1' }, endpointId: 'cli-extra' } });
-    expect(JSON.parse(await run('snapshot', 'list', '--json')).map((s: { name: string }) => s.name)).toEqual(['seeded']);
+    await api(emulator)('POST', '/epr/api/v1/endpoints', {
+      token: emulator.token(),
+      body: { appVersion: { name: 'tracker-v1' }, endpointId: 'cli-extra' },
+    });
+    expect(JSON.parse(await run('snapshot', 'list', '--json')).map((s: { name: string }) => s.name)).toEqual([
+      'seeded',
+    ]);
     await run('snapshot', 'restore', 'seeded');
     expect((await endpoint('cli-extra')).status).toBe(404);
     await run('snapshot', 'delete', 'seeded');
     expect(await run('snapshot', 'list')).toBe('');
 
     expect(await run('clock', 'set', '2030-01-01T00:00:00Z')).toBe('2030-01-01T00:00:00.000Z  (frozen)');
-    expect(JSON.parse(await run('clock', 'advance', 'PT90M', '--json'))).toEqual({ now: '2030-01-01T01:30:00.000Z', mode: 'frozen' });
+    expect(JSON.parse(await run('clock', 'advance', 'PT90M', '--json'))).toEqual({
+      now: '2030-01-01T01:30:00.000Z',
+      mode: 'frozen',
+    });
     expect(await run('clock')).toContain('2030-01-01T01:30:00.000Z');
     expect(await run('clock', 'real')).toContain('(real)');
 
-    const id = (await run('faults', 'add', 'http', '--path', '/epr/api/v1/endpoints', '--status', '503', '--count', '1')).trim();
+    const id = (
+      await run('faults', 'add', 'http', '--path', '/epr/api/v1/endpoints', '--status', '503', '--count', '1')
+    ).trim();
     await run('faults', 'add', 'device', 'meter-001', 'slow', '--latency', '500');
     const listed = JSON.parse(await run('faults', 'list', '--json'));
     expect(listed).toEqual([
@@ -76,15 +91,26 @@ describe('platform-emu logs', async () => {
     await api(emulator)('GET', '/epr/api/v1/endpoints/missing');
     const lines = await cli(['logs', '--service', 'epr', ...url]);
     expect(lines.exitCode).toBe(0);
-    expect(String(lines.stdout)).toMatch(/^\d\d:\d\d:\d\d\.\d{3}\s+200\s+GET\s+\/epr\/api\/v1\/endpoints\/meter-001\s+acme meter-001\s+[\d.]+ ms\n.*\s404\s+GET/);
+    expect(String(lines.stdout)).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3}\s+200\s+GET\s+\/epr\/api\/v1\/endpoints\/meter-001\s+acme meter-001\s+[\d.]+ ms\n.*\s404\s+GET/,
+    );
     const json = await cli(['logs', '--status', '404', '--json', ...url]);
-    expect(String(json.stdout).trim().split('\n').map((l) => JSON.parse(l).path)).toEqual(['/epr/api/v1/endpoints/missing']);
+    expect(
+      String(json.stdout)
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).path),
+    ).toEqual(['/epr/api/v1/endpoints/missing']);
 
-    const follower = execa('node', [BIN, 'logs', '--follow', '--limit', '1', '--path', '/epr/api/v1/endpoints/meter-00', ...url], {
-      reject: false,
-      env: { NO_COLOR: '1' },
-      buffer: false,
-    });
+    const follower = execa(
+      'node',
+      [BIN, 'logs', '--follow', '--limit', '1', '--path', '/epr/api/v1/endpoints/meter-00', ...url],
+      {
+        reject: false,
+        env: { NO_COLOR: '1' },
+        buffer: false,
+      },
+    );
     let out = '';
     const seen = (text: string) =>
       new Promise<void>((resolve) => {
@@ -122,7 +148,19 @@ describe('platform-emu start with the control-plane flags', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('--log requests prints each request; the CLI finds the admin token in the lock of --data; export redacts secrets', async () => {
-    const emulator = await startProcess(['--port', '0', '--quiet', '--auth', 'on', '--data', dir, '--log', 'requests', '--journal-size', '10']);
+    const emulator = await startProcess([
+      '--port',
+      '0',
+      '--quiet',
+      '--auth',
+      'on',
+      '--data',
+      dir,
+      '--log',
+      'requests',
+      '--journal-size',
+      '10',
+    ]);
     try {
       const reset = await cli(['reset', '--data', dir]);
       expect(reset.exitCode, String(reset.stderr)).toBe(0);

@@ -19,7 +19,8 @@ describe('durations', () => {
     expect(parseDuration('2d')).toBe(48 * HOUR);
     expect(() => parseDuration('P1M')).toThrow(/years and months/);
     expect(() => parseDuration('P1Y')).toThrow(/years and months/);
-    for (const bad of ['', 'P', 'PT', '1x', 'h', '1h junk', '-1h']) expect(() => parseDuration(bad), bad).toThrow(/not a duration/);
+    for (const bad of ['', 'P', 'PT', '1x', 'h', '1h junk', '-1h'])
+      expect(() => parseDuration(bad), bad).toThrow(/not a duration/);
   });
 });
 
@@ -33,7 +34,10 @@ describe('the virtual clock over REST', async () => {
     expect(start.mode).toBe('real');
     expect(Math.abs(Date.parse(start.now) - Date.now())).toBeLessThan(60_000);
 
-    expect((await clock({ now: '2030-01-01T00:00:00Z' })).body).toEqual({ now: '2030-01-01T00:00:00.000Z', mode: 'frozen' });
+    expect((await clock({ now: '2030-01-01T00:00:00Z' })).body).toEqual({
+      now: '2030-01-01T00:00:00.000Z',
+      mode: 'frozen',
+    });
     expect((await call('GET', '/_emu/clock')).body.now).toBe('2030-01-01T00:00:00.000Z');
     expect((await clock({ advance: 'PT1H' })).body).toEqual({ now: '2030-01-01T01:00:00.000Z', mode: 'frozen' });
     expect((await clock({ advance: '90s' })).body.now).toBe('2030-01-01T01:01:30.000Z');
@@ -72,7 +76,9 @@ describe('the virtual clock over REST', async () => {
 
   it('dates what the services write, and is shown in health', async () => {
     await clock({ now: '2030-05-05T05:05:05Z' });
-    const created = await call('POST', '/epr/api/v1/endpoints', { body: { appVersion: { name: 'tracker-v1' }, endpointId: 'dated-1' } });
+    const created = await call('POST', '/epr/api/v1/endpoints', {
+      body: { appVersion: { name: 'tracker-v1' }, endpointId: 'dated-1' },
+    });
     expect(created.status).toBe(201);
     expect((await call('GET', '/epr/api/v1/endpoints/dated-1')).body.createdDate).toBe('2030-05-05T05:05:05.000Z');
     expect((await call('GET', '/_emu/health')).body.clock).toEqual({ now: '2030-05-05T05:05:05.000Z', mode: 'frozen' });
@@ -87,13 +93,19 @@ describe('what depends on time follows the clock', async () => {
 
   it("advancing past a command's TTL expires it at once (and a waiting REST call answers)", async () => {
     await emulator.clock.set('2030-01-01T00:00:00Z');
-    const created = await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?commandTtl=600000&waitTimeout=0', { body: {} });
+    const created = await call(
+      'POST',
+      '/cex/api/v1/endpoints/meter-001/commands/reboot?commandTtl=600000&waitTimeout=0',
+      { body: {} },
+    );
     expect(created.status).toBe(202);
     const id = created.body.commandId;
     expect((await command(id)).body).toMatchObject({ status: 'PENDING', createdAt: '2030-01-01T00:00:00.000Z' });
 
     const pending = new Promise((resolve) => internalContext(emulator).events.once(COMMAND_CHANGED, resolve));
-    const waiting = call('POST', `/cex/api/v1/endpoints/meter-001/commands/ping?commandTtl=600000&waitTimeout=30`, { body: {} });
+    const waiting = call('POST', `/cex/api/v1/endpoints/meter-001/commands/ping?commandTtl=600000&waitTimeout=30`, {
+      body: {},
+    });
     await pending;
     await emulator.clock.advance('PT11M');
     expect((await command(id)).body).toMatchObject({ status: 'EXPIRED', updatedAt: '2030-01-01T00:11:00.000Z' });

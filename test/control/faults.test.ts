@@ -11,7 +11,13 @@ describe('HTTP faults', async () => {
   const addFault = (fault: Record<string, unknown>) => call('POST', '/_emu/faults', { body: fault });
 
   it('answer a status for the next count requests under a path prefix, then go away', async () => {
-    const added = await addFault({ kind: 'http', path: '/epr/api/v1/endpoints', status: 503, message: 'Maintenance', count: 2 });
+    const added = await addFault({
+      kind: 'http',
+      path: '/epr/api/v1/endpoints',
+      status: 503,
+      message: 'Maintenance',
+      count: 2,
+    });
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({ id: expect.any(String), kind: 'http', status: 503, count: 2, hits: 0 });
     const first = await call('GET', '/epr/api/v1/endpoints/meter-001');
@@ -23,7 +29,9 @@ describe('HTTP faults', async () => {
   });
 
   it('match a method and a glob (* one level, ** any), and never the control plane', async () => {
-    const onePerEndpoint = (await addFault({ kind: 'http', method: 'get', path: '/epr/api/v1/endpoints/*', status: 500 })).body;
+    const onePerEndpoint = (
+      await addFault({ kind: 'http', method: 'get', path: '/epr/api/v1/endpoints/*', status: 500 })
+    ).body;
     expect(onePerEndpoint.method).toBe('GET');
     expect((await call('GET', '/epr/api/v1/endpoints/meter-001')).status).toBe(500);
     expect((await call('GET', '/epr/api/v1/endpoints')).status).toBe(200);
@@ -32,8 +40,12 @@ describe('HTTP faults', async () => {
     expect((await call('DELETE', `/_emu/faults/${onePerEndpoint.id}`)).status).toBe(404);
 
     await addFault({ kind: 'http', path: '/cex/**/reboot', method: 'POST', status: 429 });
-    expect((await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', { body: {} })).status).toBe(429);
-    expect((await call('POST', '/cex/api/v1/endpoints/meter-001/commands/ping?waitTimeout=0', { body: {} })).status).toBe(202);
+    expect(
+      (await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', { body: {} })).status,
+    ).toBe(429);
+    expect(
+      (await call('POST', '/cex/api/v1/endpoints/meter-001/commands/ping?waitTimeout=0', { body: {} })).status,
+    ).toBe(202);
 
     await addFault({ kind: 'http', path: '/', status: 502 });
     expect((await call('GET', '/app-manager/api/v1/service-instances')).status).toBe(502);
@@ -120,7 +132,8 @@ describe('HTTP faults', async () => {
 describe('device faults', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
-  const invoke = (endpointId: string) => call('POST', `/cex/api/v1/endpoints/${endpointId}/commands/reboot?waitTimeout=0`, { body: { n: 1 } });
+  const invoke = (endpointId: string) =>
+    call('POST', `/cex/api/v1/endpoints/${endpointId}/commands/reboot?waitTimeout=0`, { body: { n: 1 } });
 
   /** The next journal entry that matches, as the emulator records it. */
   function journaled(match: (entry: JournalEntry) => boolean): Promise<JournalEntry> {
@@ -144,7 +157,13 @@ describe('device faults', async () => {
 
   it('offline: the device hears nothing and is not heard, so its commands stay pending', async () => {
     const { endpoint, device } = await speakingDevice();
-    expect((await call('POST', '/_emu/faults', { body: { kind: 'device', endpointId: endpoint.endpointId, mode: 'offline' } })).status).toBe(201);
+    expect(
+      (
+        await call('POST', '/_emu/faults', {
+          body: { kind: 'device', endpointId: endpoint.endpointId, mode: 'offline' },
+        })
+      ).status,
+    ).toBe(201);
     const command = (await invoke(endpoint.endpointId)).body;
     const swallowed = journaled((e) => e.endpointId === endpoint.endpointId && e.direction === 'in' && e.status === 0);
     await device.publish(`${endpoint.topic('cex')}/result/reboot/7`, [{ id: command.commandId, statusCode: 200 }]);
@@ -155,15 +174,22 @@ describe('device faults', async () => {
     expect((await device.request(`${endpoint.topic('tsx')}`)).ok).toBe(true);
     expect(device.messages.filter((m) => m.topic.includes('/command/reboot'))).toEqual([]);
     expect(device.onTopic(`${endpoint.topic('cex')}/result/reboot/7/status`)).toEqual([]);
-    expect((await call('GET', `/cex/api/v1/endpoints/${endpoint.endpointId}/commands/reboot/${command.commandId}`)).body.status).toBe('PENDING');
+    expect(
+      (await call('GET', `/cex/api/v1/endpoints/${endpoint.endpointId}/commands/reboot/${command.commandId}`)).body
+        .status,
+    ).toBe('PENDING');
 
     const journal = (await call('GET', `/_emu/requests?type=kp1&endpointId=${endpoint.endpointId}`)).body;
-    expect(journal.filter((e: { status: number }) => e.status === 0).map((e: { direction: string }) => e.direction)).toEqual(['out', 'in']);
+    expect(
+      journal.filter((e: { status: number }) => e.status === 0).map((e: { direction: string }) => e.direction),
+    ).toEqual(['out', 'in']);
   });
 
   it('slow: the answers come latencyMs late', async () => {
     const { endpoint, device } = await speakingDevice();
-    await call('POST', '/_emu/faults', { body: { kind: 'device', endpointId: endpoint.endpointId, mode: 'slow', latencyMs: 300 } });
+    await call('POST', '/_emu/faults', {
+      body: { kind: 'device', endpointId: endpoint.endpointId, mode: 'slow', latencyMs: 300 },
+    });
     const started = performance.now();
     expect((await device.request(`${endpoint.topic('tsx')}`)).ok).toBe(true);
     expect(performance.now() - started).toBeGreaterThanOrEqual(290);
@@ -181,7 +207,9 @@ describe('device faults', async () => {
       };
       internalContext(emulator).events.on(CONNECTION_CHANGED, listener);
     });
-    const added = await call('POST', '/_emu/faults', { body: { kind: 'device', endpointId: endpoint.endpointId, mode: 'disconnect' } });
+    const added = await call('POST', '/_emu/faults', {
+      body: { kind: 'device', endpointId: endpoint.endpointId, mode: 'disconnect' },
+    });
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({ id: expect.any(String), mode: 'disconnect' });
     await closed;

@@ -11,7 +11,13 @@ import { REQUEST_RECORDED } from '../../src/server/events.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 
 /** A request with headers fetch() does not let us set (Host), over node:http. */
-function rawRequest(url: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: any }> {
+function rawRequest(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${url}${path}`, { method, headers }, (res) => {
       let text = '';
@@ -68,7 +74,9 @@ describe('the control plane with auth on', async () => {
     expect((await call('GET', '/_emu/state', { token: 'not.a.jwt' })).status).toBe(401);
     const forged = jwt.sign({ scope: 'emulator:admin' }, 'guessed', { algorithm: 'HS256' });
     expect((await call('GET', '/_emu/state', { token: forged })).status).toBe(401);
-    expect((await call('GET', '/_emu/state', { token: emulator.token({ scopes: ['emulator:admin'] }) })).status).toBe(200);
+    expect((await call('GET', '/_emu/state', { token: emulator.token({ scopes: ['emulator:admin'] }) })).status).toBe(
+      200,
+    );
   });
 
   it('the event stream also takes the admin token as access_token (EventSource sends no headers)', async () => {
@@ -77,7 +85,9 @@ describe('the control plane with auth on', async () => {
     expect(stream.status).toBe(200);
     await stream.body?.cancel();
     await recorded;
-    expect((await fetch(`${emulator.url}/_emu/requests?access_token=${encodeURIComponent(emulator.adminToken)}`)).status).toBe(401);
+    expect(
+      (await fetch(`${emulator.url}/_emu/requests?access_token=${encodeURIComponent(emulator.adminToken)}`)).status,
+    ).toBe(401);
     const journal = await call('GET', '/_emu/requests?path=/_emu/events', { token: emulator.adminToken });
     expect(journal.text).not.toContain(emulator.adminToken);
     expect(journal.text).toContain('access_token=<redacted>');
@@ -134,17 +144,29 @@ describe('requests from web pages', async () => {
   const emulator = await startTestEmulator();
 
   it('a cross-origin state change is refused, even as a "simple" text/plain POST; own origin and non-browsers pass', async () => {
-    const wipe = await api(emulator)('POST', '/_emu/reset', { rawBody: '{}', headers: { 'content-type': 'text/plain', origin: 'http://evil.example' } });
+    const wipe = await api(emulator)('POST', '/_emu/reset', {
+      rawBody: '{}',
+      headers: { 'content-type': 'text/plain', origin: 'http://evil.example' },
+    });
     expect(wipe.status).toBe(403);
     expect(wipe.body.message).toContain('Cross-origin');
     expect(wipe.headers.get('access-control-allow-origin')).toBeNull();
     expect((await api(emulator)('POST', '/_emu/reset', { headers: { origin: 'null' } })).status).toBe(403);
-    expect((await api(emulator)('POST', '/_emu/faults', { body: { kind: 'http', path: '/x', status: 500 }, headers: { origin: 'http://evil.example' } })).status).toBe(403);
+    expect(
+      (
+        await api(emulator)('POST', '/_emu/faults', {
+          body: { kind: 'http', path: '/x', status: 500 },
+          headers: { origin: 'http://evil.example' },
+        })
+      ).status,
+    ).toBe(403);
     expect((await api(emulator)('GET', '/_emu/faults')).body).toEqual([]);
 
     expect((await api(emulator)('POST', '/_emu/reset', { headers: { origin: emulator.url } })).status).toBe(204);
     expect((await api(emulator)('POST', '/_emu/reset')).status).toBe(204);
-    expect((await api(emulator)('GET', '/_emu/health', { headers: { origin: 'http://evil.example' } })).status).toBe(200);
+    expect((await api(emulator)('GET', '/_emu/health', { headers: { origin: 'http://evil.example' } })).status).toBe(
+      200,
+    );
   });
 
   it('a foreign Host is refused on every route while bound to loopback (DNS rebinding), naming --allow-host', async () => {
@@ -163,7 +185,9 @@ describe('requests from web pages', async () => {
     expect((await rawRequest(allowed.url, 'GET', '/_emu/health', { host: 'other.local' })).status).toBe(403);
 
     const everywhere = await startTestEmulator({ host: '0.0.0.0' });
-    expect((await rawRequest(everywhere.url, 'GET', '/_emu/health', { host: 'emulator.container:8080' })).status).toBe(200);
+    expect((await rawRequest(everywhere.url, 'GET', '/_emu/health', { host: 'emulator.container:8080' })).status).toBe(
+      200,
+    );
 
     const named = await startTestEmulator({ host: '0.0.0.0', allowHosts: ['emu'] });
     expect((await rawRequest(named.url, 'GET', '/_emu/health', { host: 'emu:8080' })).status).toBe(200);

@@ -25,24 +25,33 @@ describe('the request journal', async () => {
       status: 202,
       latencyMs: expect.any(Number),
     });
-    expect((await call('GET', '/_emu/requests?service=epr')).body.map((e: { status: number }) => e.status)).toEqual([200, 404]);
+    expect((await call('GET', '/_emu/requests?service=epr')).body.map((e: { status: number }) => e.status)).toEqual([
+      200, 404,
+    ]);
     expect((await call('GET', '/_emu/requests?status=4xx&service=epr')).body).toHaveLength(1);
     expect((await call('GET', '/_emu/requests?status=404')).body[0].path).toBe('/epr/api/v1/endpoints/nope');
     expect((await call('GET', '/_emu/requests?path=/epr/api/v1/endpoints/meter')).body).toHaveLength(1);
     // The push of the new command to the device (journaled also when it is not connected), then the REST answer:
     // entries are in the order they finished.
-    expect((await call('GET', '/_emu/requests?endpointId=meter-002')).body.map((e: { type: string }) => e.type)).toEqual(['kp1', 'http']);
+    expect(
+      (await call('GET', '/_emu/requests?endpointId=meter-002')).body.map((e: { type: string }) => e.type),
+    ).toEqual(['kp1', 'http']);
     // A bare /api/v1 request (the spelling `platform-emu call` uses) is the service's whose operation answered it.
     await call('GET', '/api/v1/endpoints/meter-001');
     await call('GET', '/api/v1/no-such-thing');
     const bare = (await call('GET', '/_emu/requests?service=epr')).body;
     expect(bare.at(-1)).toMatchObject({ service: 'epr', path: '/api/v1/endpoints/meter-001', status: 200 });
-    expect((await call('GET', '/_emu/requests?service=api')).body.map((e: { path: string }) => e.path)).toEqual(['/api/v1/no-such-thing']);
+    expect((await call('GET', '/_emu/requests?service=api')).body.map((e: { path: string }) => e.path)).toEqual([
+      '/api/v1/no-such-thing',
+    ]);
     const limited = (await call('GET', '/_emu/requests?limit=2')).body;
     expect(limited).toHaveLength(2);
     expect(limited[1].seq).toBeGreaterThan(limited[0].seq);
-    expect((await call('GET', `/_emu/requests?after=${last.seq}`)).body.every((e: { seq: number }) => e.seq > last.seq)).toBe(true);
-    for (const bad of ['limit=0', 'limit=51', 'status=abc', 'type=smtp']) expect((await call('GET', `/_emu/requests?${bad}`)).status, bad).toBe(400);
+    expect(
+      (await call('GET', `/_emu/requests?after=${last.seq}`)).body.every((e: { seq: number }) => e.seq > last.seq),
+    ).toBe(true);
+    for (const bad of ['limit=0', 'limit=51', 'status=abc', 'type=smtp'])
+      expect((await call('GET', `/_emu/requests?${bad}`)).status, bad).toBe(400);
   });
 
   it('keeps at most --journal-size entries, whatever the load', async () => {
@@ -55,14 +64,30 @@ describe('the request journal', async () => {
   it('never holds a secret: no header, no body, secret query values redacted', async () => {
     const secured = await startTestEmulator({ auth: 'on' });
     const token = secured.token();
-    await api(secured)('GET', '/epr/api/v1/endpoints?password=hunter2&client_secret=s3cr3t&limit=5', { token, headers: { 'X-Auth-Token': 'upload-token-1' } });
+    await api(secured)('GET', '/epr/api/v1/endpoints?password=hunter2&client_secret=s3cr3t&limit=5', {
+      token,
+      headers: { 'X-Auth-Token': 'upload-token-1' },
+    });
     await fetch(`${secured.url}/auth/realms/acme/protocol/openid-connect/token`, {
       method: 'POST',
       body: new URLSearchParams({ grant_type: 'password', username: 'dev@acme.test', password: 'dev-password' }),
     });
-    await api(secured)('POST', '/tenant-manager/api/v1/tenants', { token, body: { id: 'x', client_backend_secret: 'body-secret', lnsApiKeyId: 'lns-key' } });
+    await api(secured)('POST', '/tenant-manager/api/v1/tenants', {
+      token,
+      body: { id: 'x', client_backend_secret: 'body-secret', lnsApiKeyId: 'lns-key' },
+    });
     const text = (await api(secured)('GET', '/_emu/requests', { token: secured.adminToken })).text;
-    for (const secret of [token, secured.adminToken, 'hunter2', 's3cr3t', 'upload-token-1', 'dev-password', 'body-secret', 'lns-key']) expect(text).not.toContain(secret);
+    for (const secret of [
+      token,
+      secured.adminToken,
+      'hunter2',
+      's3cr3t',
+      'upload-token-1',
+      'dev-password',
+      'body-secret',
+      'lns-key',
+    ])
+      expect(text).not.toContain(secret);
     expect(text).toContain('password=<redacted>&client_secret=<redacted>&limit=5');
   });
 
@@ -80,7 +105,12 @@ describe('the request journal', async () => {
       ['mqtt', 'out', 200],
       ['http', 'in', 200],
     ]);
-    expect(kp1[0]).toMatchObject({ service: 'kp1', topic: `${endpoint.topic('tsx')}/1`, tenantId: 'acme', endpointId: endpoint.endpointId });
+    expect(kp1[0]).toMatchObject({
+      service: 'kp1',
+      topic: `${endpoint.topic('tsx')}/1`,
+      tenantId: 'acme',
+      endpointId: endpoint.endpointId,
+    });
     // On its first message the device is told the configuration and software it has not applied (docs/devices.md).
     expect(kp1.slice(1, 4).map((e: any) => e.topic)).toEqual([
       `${endpoint.topic('cmx')}/config/json/status`,
@@ -105,19 +135,37 @@ describe('the event stream', async () => {
     expect(stream.status).toBe(200);
     expect(stream.headers['content-type']).toContain('text/event-stream');
     const endpoint = await registerEndpoint(emulator);
-    await stream.next((e) => e.event === 'endpoint' && e.data.endpointId === endpoint.endpointId && e.data.change === 'registered');
+    await stream.next(
+      (e) => e.event === 'endpoint' && e.data.endpointId === endpoint.endpointId && e.data.change === 'registered',
+    );
     const device = await TestDevice.connect(emulator);
     await device.request(endpoint.topic('tsx'));
-    await stream.next((e) => e.event === 'connection' && e.data.endpointId === endpoint.endpointId && e.data.online === true);
+    await stream.next(
+      (e) => e.event === 'connection' && e.data.endpointId === endpoint.endpointId && e.data.online === true,
+    );
     await stream.next((e) => e.event === 'kp1' && e.data.endpointId === endpoint.endpointId);
-    const created = (await call('POST', `/cex/api/v1/endpoints/${endpoint.endpointId}/commands/reboot?waitTimeout=0`, { body: {} })).body;
+    const created = (
+      await call('POST', `/cex/api/v1/endpoints/${endpoint.endpointId}/commands/reboot?waitTimeout=0`, { body: {} })
+    ).body;
     const command = await stream.next((e) => e.event === 'command' && e.data.commandId === created.commandId);
-    expect(command.data).toMatchObject({ status: 'PENDING', endpointId: endpoint.endpointId, tenantId: 'acme', commandType: 'reboot' });
+    expect(command.data).toMatchObject({
+      status: 'PENDING',
+      endpointId: endpoint.endpointId,
+      tenantId: 'acme',
+      commandType: 'reboot',
+    });
     await device.request(`${endpoint.topic('cex')}/result/reboot`, [{ id: created.commandId, statusCode: 200 }]);
-    await stream.next((e) => e.event === 'command' && e.data.commandId === created.commandId && e.data.status === 'EXECUTED');
-    await stream.next((e) => e.event === 'request' && e.data.path.startsWith(`/cex/api/v1/endpoints/${endpoint.endpointId}`));
+    await stream.next(
+      (e) => e.event === 'command' && e.data.commandId === created.commandId && e.data.status === 'EXECUTED',
+    );
+    await stream.next(
+      (e) => e.event === 'request' && e.data.path.startsWith(`/cex/api/v1/endpoints/${endpoint.endpointId}`),
+    );
     await call('PUT', '/_emu/clock', { body: { now: '2030-01-01T00:00:00Z' } });
-    expect((await stream.next((e) => e.event === 'clock')).data).toEqual({ now: '2030-01-01T00:00:00.000Z', mode: 'frozen' });
+    expect((await stream.next((e) => e.event === 'clock')).data).toEqual({
+      now: '2030-01-01T00:00:00.000Z',
+      mode: 'frozen',
+    });
     await call('POST', '/_emu/faults', { body: { kind: 'http', path: '/x', status: 500 } });
     expect((await stream.next((e) => e.event === 'faults')).data.faults).toHaveLength(1);
     await call('POST', '/_emu/reset');

@@ -27,16 +27,26 @@ describe('routes outside the services', async () => {
     }
   });
 
-  it('check bodies against the route schema with the services\' sentences, and change nothing', async () => {
+  it("check bodies against the route schema with the services' sentences, and change nothing", async () => {
     const before = (await call('GET', '/_emu/clock')).body;
     const cases: Array<[string, string, unknown, RegExp]> = [
-      ['PUT', '/_emu/clock', { now: '2030-01-01T00:00:00Z', speed: 2 }, /^Invalid request body: the body has an unknown field speed\.$/],
+      [
+        'PUT',
+        '/_emu/clock',
+        { now: '2030-01-01T00:00:00Z', speed: 2 },
+        /^Invalid request body: the body has an unknown field speed\.$/,
+      ],
       ['PUT', '/_emu/clock', { frozen: 'yes' }, /^Invalid request body: frozen must be true or false\.$/],
       ['PUT', '/_emu/clock', [], /^Invalid request body: the body must be a JSON object\.$/],
       ['POST', '/_emu/reset', { empty: 'yes' }, /empty must be true or false/],
       ['POST', '/_emu/token', { scopes: 'endpoint:read' }, /scopes must be an array/],
       ['POST', '/_emu/snapshots', {}, /name is required/],
-      ['POST', '/_emu/devices', { endpointId: 'meter-001', config: 'maybe' }, /config must be one of true, false, "reject"/],
+      [
+        'POST',
+        '/_emu/devices',
+        { endpointId: 'meter-001', config: 'maybe' },
+        /config must be one of true, false, "reject"/,
+      ],
       ['PUT', '/_emu/endpoints/meter-001/metadata', { 'no spaces': 1 }, /key "no spaces"/],
       ['PATCH', '/_emu/lorawan/integrations/1', { state: 'SOMETIMES' }, /state must be one of/],
     ];
@@ -59,14 +69,23 @@ describe('routes outside the services', async () => {
 
   it('refuse hostile bodies: nesting past the limit, malformed JSON, an oversized OAuth form', async () => {
     const deep = '['.repeat(300) + ']'.repeat(300);
-    const nested = await call('PUT', '/_emu/clock', { rawBody: `{"now":${deep}}`, headers: { 'content-type': 'application/json' } });
+    const nested = await call('PUT', '/_emu/clock', {
+      rawBody: `{"now":${deep}}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(nested.status).toBe(400);
     expect(nested.body.message).toMatch(/nest/i);
-    const malformed = await call('POST', '/_emu/devices', { rawBody: '{"endpointId":', headers: { 'content-type': 'application/json' } });
+    const malformed = await call('POST', '/_emu/devices', {
+      rawBody: '{"endpointId":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.message).toMatch(/not valid JSON/);
     const form = `grant_type=password&username=${'a'.repeat(70_000)}`;
-    const large = await call('POST', '/auth/realms/acme/protocol/openid-connect/token', { rawBody: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const large = await call('POST', '/auth/realms/acme/protocol/openid-connect/token', {
+      rawBody: form,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(large.status).toBe(413);
     expect(large.body.message).toBeTruthy();
   });

@@ -5,15 +5,19 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/index.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 
-const invoke = (call: ReturnType<typeof api>) => call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', { body: {} });
-const endpointCount = async (call: ReturnType<typeof api>) => (await call('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements;
+const invoke = (call: ReturnType<typeof api>) =>
+  call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', { body: {} });
+const endpointCount = async (call: ReturnType<typeof api>) =>
+  (await call('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements;
 
 describe('reset', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
 
   it('goes back to the fixtures, or to an empty platform with { "empty": true }', async () => {
-    await call('POST', '/epr/api/v1/endpoints', { body: { appVersion: { name: 'tracker-v1' }, endpointId: 'extra-1' } });
+    await call('POST', '/epr/api/v1/endpoints', {
+      body: { appVersion: { name: 'tracker-v1' }, endpointId: 'extra-1' },
+    });
     expect(await endpointCount(call)).toBe(11);
     expect((await call('POST', '/_emu/reset')).status).toBe(204);
     expect(await endpointCount(call)).toBe(10);
@@ -42,7 +46,11 @@ describe('reset', async () => {
   });
 
   it('runs concurrent resets one after the other, ending in one whole state', async () => {
-    const answers = await Promise.all([call('POST', '/_emu/reset', { body: { empty: true } }), call('POST', '/_emu/reset'), call('POST', '/_emu/reset', { body: { empty: true } })]);
+    const answers = await Promise.all([
+      call('POST', '/_emu/reset', { body: { empty: true } }),
+      call('POST', '/_emu/reset'),
+      call('POST', '/_emu/reset', { body: { empty: true } }),
+    ]);
     expect(answers.map((a) => a.status)).toEqual([204, 204, 204]);
     expect((await call('GET', '/_emu/state')).body.collections).toEqual({});
     await emulator.reset();
@@ -64,7 +72,10 @@ describe('secrets in exports', async () => {
   it('are redacted unless includeSecrets=true', async () => {
     const redacted = (await call('GET', '/_emu/state')).body;
     expect(redacted.collections.tenants.acme.client_backend_secret).toBe('<redacted>');
-    expect(redacted.collections['realm-clients']['acme/acme-backend'] ?? Object.values(redacted.collections['realm-clients'])[0]).toMatchObject({ secret: '<redacted>' });
+    expect(
+      redacted.collections['realm-clients']['acme/acme-backend'] ??
+        Object.values(redacted.collections['realm-clients'])[0],
+    ).toMatchObject({ secret: '<redacted>' });
     expect(JSON.stringify(redacted)).not.toContain('acme-backend-secret');
     expect(JSON.stringify(redacted)).not.toContain('dev-password');
     const clear = (await call('GET', '/_emu/state?includeSecrets=true')).body;
@@ -77,16 +88,27 @@ describe('secrets in exports', async () => {
     expect((await call('PUT', '/_emu/state', { body: redacted })).status).toBe(204);
     const grant = await fetch(`${emulator.url}/auth/realms/acme/protocol/openid-connect/token`, {
       method: 'POST',
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'acme-backend', client_secret: 'acme-backend-secret' }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: 'acme-backend',
+        client_secret: 'acme-backend-secret',
+      }),
     });
     expect(grant.status).toBe(200);
-    expect(JSON.stringify((await call('GET', '/_emu/state?includeSecrets=true')).body)).toContain('acme-backend-secret');
+    expect(JSON.stringify((await call('GET', '/_emu/state?includeSecrets=true')).body)).toContain(
+      'acme-backend-secret',
+    );
   });
 
   it('a redacted secret with no stored value to keep is refused, and nothing changes', async () => {
     const redacted = (await call('GET', '/_emu/state')).body;
     const renamed = structuredClone(redacted);
-    renamed.collections.tenants.initech = { ...renamed.collections.tenants.acme, id: 'initech', tenantId: 'initech', realm_name: 'initech' };
+    renamed.collections.tenants.initech = {
+      ...renamed.collections.tenants.acme,
+      id: 'initech',
+      tenantId: 'initech',
+      realm_name: 'initech',
+    };
     const response = await call('PUT', '/_emu/state', { body: renamed });
     expect(response.status).toBe(400);
     expect(response.body.message).toMatch(/tenants\["initech"\]\.client_backend_secret is <redacted>/);
@@ -102,7 +124,9 @@ describe('snapshots in memory', async () => {
     expect((await call('PUT', '/_emu/snapshots/seeded')).status).toBe(201);
     expect((await call('PUT', '/_emu/snapshots/seeded')).status).toBe(200);
     const before = (await invoke(call)).body.commandId;
-    await call('POST', '/epr/api/v1/endpoints', { body: { appVersion: { name: 'tracker-v1' }, endpointId: 'after-snapshot' } });
+    await call('POST', '/epr/api/v1/endpoints', {
+      body: { appVersion: { name: 'tracker-v1' }, endpointId: 'after-snapshot' },
+    });
     expect((await call('POST', '/_emu/snapshots', { body: { name: 'changed' } })).status).toBe(201);
     const list = (await call('GET', '/_emu/snapshots')).body;
     expect(list.map((s: { name: string }) => s.name)).toEqual(['changed', 'seeded']);
@@ -133,7 +157,9 @@ describe('snapshots in memory', async () => {
   it('are the handle API too', async () => {
     const info = await emulator.snapshot('from-handle');
     expect(info.name).toBe('from-handle');
-    await call('POST', '/epr/api/v1/endpoints', { body: { appVersion: { name: 'tracker-v1' }, endpointId: 'handle-extra' } });
+    await call('POST', '/epr/api/v1/endpoints', {
+      body: { appVersion: { name: 'tracker-v1' }, endpointId: 'handle-extra' },
+    });
     await emulator.restore('from-handle');
     expect((await call('GET', '/epr/api/v1/endpoints/handle-extra')).status).toBe(404);
     expect((await emulator.snapshots()).map((s) => s.name)).toContain('from-handle');
@@ -162,7 +188,9 @@ describe('snapshots in a data directory', () => {
     emulator = await startEmulator(options);
     try {
       const call = api(emulator);
-      await call('POST', '/epr/api/v1/endpoints', { body: { appVersion: { name: 'tracker-v1' }, endpointId: 'gone-after-restore' } });
+      await call('POST', '/epr/api/v1/endpoints', {
+        body: { appVersion: { name: 'tracker-v1' }, endpointId: 'gone-after-restore' },
+      });
       expect((await call('POST', '/_emu/snapshots/base/restore')).status).toBe(204);
       expect((await call('GET', '/epr/api/v1/endpoints/gone-after-restore')).status).toBe(404);
 

@@ -19,7 +19,10 @@ function logRecorder() {
     waitFor(pattern: RegExp, timeoutMs = 3000): Promise<void> {
       if (lines.some((line) => pattern.test(line))) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no log line like ${pattern} within ${timeoutMs} ms; got ${JSON.stringify(lines)}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no log line like ${pattern} within ${timeoutMs} ms; got ${JSON.stringify(lines)}`)),
+          timeoutMs,
+        );
         waiters.push({ pattern, resolve: () => (clearTimeout(timer), resolve()) });
       });
     },
@@ -71,10 +74,23 @@ describe('the broker topic rules', () => {
       expect([filter, refusalOf(filter)]).toEqual([filter, expect.stringMatching(/must name the endpoint token/)]);
     }
     for (const filter of ['$SYS/#', '$SYS/+/new/subscribes']) {
-      expect([filter, refusalOf(filter)]).toEqual([filter, expect.stringMatching(/subscriptions, endpoint tokens included/)]);
+      expect([filter, refusalOf(filter)]).toEqual([
+        filter,
+        expect.stringMatching(/subscriptions, endpoint tokens included/),
+      ]);
     }
     // aedes has no shared subscriptions: `$share/g/kp1/#` is a literal filter that matches no kp1/ topic.
-    for (const filter of ['#', '+/#', '+/+/+/+/#', 'kp1', 'other/#', 'kp1/v/cex/tok/#', 'kp1/+/+/tok/#', 'kp1/v/tsx/tok', '$share/g/kp1/#']) {
+    for (const filter of [
+      '#',
+      '+/#',
+      '+/+/+/+/#',
+      'kp1',
+      'other/#',
+      'kp1/v/cex/tok/#',
+      'kp1/+/+/tok/#',
+      'kp1/v/tsx/tok',
+      '$share/g/kp1/#',
+    ]) {
       expect([filter, refusalOf(filter)]).toEqual([filter, undefined]);
     }
   });
@@ -94,7 +110,9 @@ describe('devices are kept apart on the broker', async () => {
     const answer = invoke(endpoint.endpointId, 'reboot', { delay: 1 }, 10);
     const push = await device.waitFor((m) => m.topic === `${base}/command/reboot/status`);
     const [{ id }] = push.payload as Array<{ id: number }>;
-    expect((await device.request(`${base}/result/reboot`, [{ id, statusCode: 200, payload: { rebooted: true } }])).ok).toBe(true);
+    expect(
+      (await device.request(`${base}/result/reboot`, [{ id, statusCode: 200, payload: { rebooted: true } }])).ok,
+    ).toBe(true);
     const response = await answer;
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ rebooted: true });
@@ -110,7 +128,11 @@ describe('devices are kept apart on the broker', async () => {
     await expect(refused.subscribe('kp1/+/cex/+/#')).rejects.toMatchObject({ packet: { granted: [128] } });
     // $SYS/ would name the subscriptions of the others, their tokens with them.
     await expect(refused.subscribe('$SYS/#')).rejects.toMatchObject({ packet: { granted: [128] } });
-    expect(logs.lines.some((line) => line.includes('subscribed to "kp1/#": refused (0x80): under kp1/ a subscription must name the endpoint token'))).toBe(true);
+    expect(
+      logs.lines.some((line) =>
+        line.includes('subscribed to "kp1/#": refused (0x80): under kp1/ a subscription must name the endpoint token'),
+      ),
+    ).toBe(true);
 
     const device = await TestDevice.connect(emulator);
     await commandExchange(device, endpoint);
@@ -123,7 +145,11 @@ describe('devices are kept apart on the broker', async () => {
     expect(wide.onTopic('other/a/b/c/done')).toHaveLength(1);
     expect(kp1(wide.messages)).toEqual([]);
     // Its request made it the connection that speaks for the endpoint: it is told what the endpoint has not applied.
-    expect(kp1(refused.messages).map((m) => m.topic).sort()).toEqual([
+    expect(
+      kp1(refused.messages)
+        .map((m) => m.topic)
+        .sort(),
+    ).toEqual([
       `kp1/smart-meter-v1/cmx/${endpoint.token}/config/json/status`,
       `kp1/smart-meter-v1/cmx_ota/${endpoint.token}/config/json/status`,
       `kp1/smart-meter-v1/tsx/${endpoint.token}/1/status`,
@@ -178,7 +204,10 @@ describe('devices are kept apart on the broker', async () => {
     const forger = await TestDevice.connect(emulator);
     const forged = [`${base}/command/reboot/status`, `${observe.requestTopic}/status`, `${base}/result/reboot/5/error`];
     for (const topic of forged) await forger.publish(topic, [{ id: 999, payload: { evil: true } }], 1);
-    for (const topic of forged) await logs.waitFor(new RegExp(`published on ${topic}, a reply or push topic only the emulator publishes on: dropped`));
+    for (const topic of forged)
+      await logs.waitFor(
+        new RegExp(`published on ${topic}, a reply or push topic only the emulator publishes on: dropped`),
+      );
 
     // The forger stays connected (its QoS 1 publishes were acknowledged), and the real exchange works.
     const own = await registerEndpoint(emulator);
@@ -203,9 +232,14 @@ describe('devices are kept apart on the broker', async () => {
     const topic = `${endpoint.topic('cex')}/command/reboot/status`;
     const watcher = await TestDevice.connect(emulator);
     await watcher.subscribe(`kp1/smart-meter-v1/+/${endpoint.token}/#`);
-    const dying = await mqtt.connectAsync(emulator.mqttUrl, { reconnectPeriod: 0, will: { topic, payload: Buffer.from('[{"id":1}]'), qos: 0, retain: true } });
+    const dying = await mqtt.connectAsync(emulator.mqttUrl, {
+      reconnectPeriod: 0,
+      will: { topic, payload: Buffer.from('[{"id":1}]'), qos: 0, retain: true },
+    });
     dying.stream.destroy();
-    await logs.waitFor(new RegExp(`published on ${topic}, a reply or push topic only the emulator publishes on: dropped`));
+    await logs.waitFor(
+      new RegExp(`published on ${topic}, a reply or push topic only the emulator publishes on: dropped`),
+    );
     const device = await TestDevice.connect(emulator);
     await device.request(`kp1/smart-meter-v1/tsx/${endpoint.token}`);
     await watcher.waitFor((m) => m.topic.endsWith('/tsx/' + endpoint.token + '/1'));
@@ -217,13 +251,19 @@ describe('devices are kept apart on the broker', async () => {
     const topic = `${endpoint.topic('epmx')}/update/keys/1`;
     const watcher = await TestDevice.connect(emulator);
     await watcher.subscribe(`${endpoint.topic('epmx')}/#`);
-    const dying = await mqtt.connectAsync(emulator.mqttUrl, { reconnectPeriod: 0, will: { topic, payload: Buffer.from('{"online":false}'), qos: 0, retain: false } });
+    const dying = await mqtt.connectAsync(emulator.mqttUrl, {
+      reconnectPeriod: 0,
+      will: { topic, payload: Buffer.from('{"online":false}'), qos: 0, retain: false },
+    });
     dying.stream.destroy();
     await watcher.waitFor((m) => m.topic === `${topic}/status`);
     const metadata = await call('GET', `/epr/api/v1/endpoints/${endpoint.endpointId}?include=metadata`);
     expect(metadata.body.metadata).toEqual({ online: false });
     // The will is published after the connection closed: it did not make the endpoint look online.
-    expect(deviceConnection(internalContext(emulator), endpoint.endpointId)).toMatchObject({ online: false, transport: 'mqtt' });
+    expect(deviceConnection(internalContext(emulator), endpoint.endpointId)).toMatchObject({
+      online: false,
+      transport: 'mqtt',
+    });
   });
 
   it('keeps nothing retained under kp1/: a retained request is answered and delivered unretained; other topics retain', async () => {
@@ -263,7 +303,9 @@ describe('devices are kept apart on the broker', async () => {
       const base = endpoint.topic('cex');
       const device = await TestDevice.connect(emulator);
       for (const filter of filters) {
-        const subscribed = device.subscribe(filter.startsWith('command') || filter.startsWith('result') ? `${base}/${filter}` : filter);
+        const subscribed = device.subscribe(
+          filter.startsWith('command') || filter.startsWith('result') ? `${base}/${filter}` : filter,
+        );
         if (filter === 'kp1/#') await expect(subscribed).rejects.toMatchObject({ packet: { granted: [128] } });
         else await subscribed;
       }
@@ -272,10 +314,21 @@ describe('devices are kept apart on the broker', async () => {
       await device.request(`${base}/command/reboot`);
       const topics = kp1(device.messages).map((m) => m.topic);
       // The configuration and software pending, pushed once when the connection started speaking for the endpoint.
-      const connectPushes = [endpoint.topic('cmx'), endpoint.topic('cmx_ota')].map((ext) => `${ext}/config/json/status`);
-      expect([filters, topics.filter((t) => !connectPushes.includes(t)), topics.filter((t) => connectPushes.includes(t)).sort()]).toEqual([
+      const connectPushes = [endpoint.topic('cmx'), endpoint.topic('cmx_ota')].map(
+        (ext) => `${ext}/config/json/status`,
+      );
+      expect([
         filters,
-        [`${base}/command/reboot/1/status`, `${base}/command/reboot/status`, `${base}/result/reboot/2/status`, `${base}/command/reboot/3/status`],
+        topics.filter((t) => !connectPushes.includes(t)),
+        topics.filter((t) => connectPushes.includes(t)).sort(),
+      ]).toEqual([
+        filters,
+        [
+          `${base}/command/reboot/1/status`,
+          `${base}/command/reboot/status`,
+          `${base}/result/reboot/2/status`,
+          `${base}/command/reboot/3/status`,
+        ],
         connectPushes,
       ]);
     }
@@ -299,7 +352,11 @@ describe('the MQTT packet size limit', async () => {
     sender.client.publish('big/topic', Buffer.alloc(limit + 1));
     await closed;
     // The packet: two bytes of topic length, the topic and the payload.
-    await logs.waitFor(new RegExp(`MQTT client oversize-${process.pid} sent an MQTT packet of ${limit + 1 + 2 + 'big/topic'.length} bytes, over the limit of ${limit}`));
+    await logs.waitFor(
+      new RegExp(
+        `MQTT client oversize-${process.pid} sent an MQTT packet of ${limit + 1 + 2 + 'big/topic'.length} bytes, over the limit of ${limit}`,
+      ),
+    );
 
     // The others keep working, with payloads up to the body limit.
     const value = 'x'.repeat(bodyLimit - 20);

@@ -8,7 +8,8 @@ const json = (value: unknown) => ({ rawBody: JSON.stringify(value), headers: { '
 type Registered = Awaited<ReturnType<typeof registerEndpoint>>;
 
 /** Where a push without a request goes: `kp1/<v>/<cmx|cmx_ota>/<token>/config/json/status`. */
-const pushTopic = (endpoint: Registered, extension: 'cmx' | 'cmx_ota') => `${endpoint.topic(extension)}/config/json/status`;
+const pushTopic = (endpoint: Registered, extension: 'cmx' | 'cmx_ota') =>
+  `${endpoint.topic(extension)}/config/json/status`;
 
 /**
  * Requests at QoS 1: their replies travel as the pushes do (QoS 1, to this connection), so once the reply is in, any
@@ -24,7 +25,11 @@ describe('cmx on connecting: a device is told the configuration it has not appli
 
   it('a configuration set over REST while the device is offline reaches it on its first message, exactly once', async () => {
     const endpoint = await registerEndpoint(emulator, 'tracker-v1');
-    const put = await call('PUT', `${ECR}/endpoints/${endpoint.endpointId}/app-versions/tracker-v1`, json({ gpsIntervalSeconds: 5 }));
+    const put = await call(
+      'PUT',
+      `${ECR}/endpoints/${endpoint.endpointId}/app-versions/tracker-v1`,
+      json({ gpsIntervalSeconds: 5 }),
+    );
     expect(put.status).toBe(201);
     const configId = put.headers.get('etag')!.replace(/"/g, '');
 
@@ -54,14 +59,20 @@ describe('cmx on connecting: a device is told the configuration it has not appli
     const second = await TestDevice.connect(emulator);
     await settle(second, endpoint);
     expect((await second.waitFor((m) => m.topic === pushTopic(endpoint, 'cmx'))).payload).toEqual(offered.payload);
-    const rejected = await second.request(`${endpoint.topic('cmx')}/applied/json`, { configId: offered.payload.configId, statusCode: 400, reasonPhrase: 'no GPS' }, 1);
+    const rejected = await second.request(
+      `${endpoint.topic('cmx')}/applied/json`,
+      { configId: offered.payload.configId, statusCode: 400, reasonPhrase: 'no GPS' },
+      1,
+    );
     expect(rejected.ok).toBe(true);
     await second.close();
 
     const third = await TestDevice.connect(emulator);
     await settle(third, endpoint);
     expect((await third.waitFor((m) => m.topic === pushTopic(endpoint, 'cmx'))).payload).toEqual(offered.payload);
-    expect((await third.request(`${endpoint.topic('cmx')}/applied/json`, { configId: offered.payload.configId }, 1)).ok).toBe(true);
+    expect(
+      (await third.request(`${endpoint.topic('cmx')}/applied/json`, { configId: offered.payload.configId }, 1)).ok,
+    ).toBe(true);
     await third.close();
 
     const fourth = await TestDevice.connect(emulator);
@@ -69,20 +80,30 @@ describe('cmx on connecting: a device is told the configuration it has not appli
     await settle(fourth, endpoint);
     expect(fourth.onTopic(pushTopic(endpoint, 'cmx'))).toEqual([]);
     // A new configuration is pending again: pushed at once to the connected device (as before), and on connecting.
-    const put = await call('PUT', `${ECR}/endpoints/${endpoint.endpointId}/app-versions/tracker-v1`, json({ gpsIntervalSeconds: 7 }));
+    const put = await call(
+      'PUT',
+      `${ECR}/endpoints/${endpoint.endpointId}/app-versions/tracker-v1`,
+      json({ gpsIntervalSeconds: 7 }),
+    );
     await fourth.waitFor((m) => m.topic === pushTopic(endpoint, 'cmx') && m.payload.config.gpsIntervalSeconds === 7);
     await fourth.close();
     const fifth = await TestDevice.connect(emulator);
     await settle(fifth, endpoint);
     const again = await fifth.waitFor((m) => m.topic === pushTopic(endpoint, 'cmx'));
-    expect(again.payload).toEqual({ configId: put.headers.get('etag')!.replace(/"/g, ''), config: { gpsIntervalSeconds: 7 } });
+    expect(again.payload).toEqual({
+      configId: put.headers.get('etag')!.replace(/"/g, ''),
+      config: { gpsIntervalSeconds: 7 },
+    });
   });
 
   it('a first message that asks config/json gets the configuration in its reply and no push besides', async () => {
     const endpoint = await registerEndpoint(emulator, 'tracker-v1');
     const device = await TestDevice.connect(emulator);
     const asked = await device.request(`${endpoint.topic('cmx')}/config/json`, {}, 1);
-    expect(asked.payload).toEqual({ configId: expect.any(String), config: { gpsIntervalSeconds: 30, geofence: 'city' } });
+    expect(asked.payload).toEqual({
+      configId: expect.any(String),
+      config: { gpsIntervalSeconds: 30, geofence: 'city' },
+    });
     await settle(device, endpoint);
     expect(device.onTopic(pushTopic(endpoint, 'cmx'))).toEqual([]);
   });
@@ -112,12 +133,16 @@ describe('cmx_ota on connecting: a device is told the software offered to it', a
   it('is pushed once per connection until the device runs the last version, also after a report as its first message', async () => {
     // The default fixtures offer a smart meter without a version 1.0.0, then 1.1.0, then nothing.
     const endpoint = await registerEndpoint(emulator, 'smart-meter-v1');
-    const offers = (device: TestDevice) => device.onTopic(pushTopic(endpoint, 'cmx_ota')).map((m) => m.payload.configId);
+    const offers = (device: TestDevice) =>
+      device.onTopic(pushTopic(endpoint, 'cmx_ota')).map((m) => m.payload.configId);
 
     const first = await TestDevice.connect(emulator);
     await settle(first, endpoint);
     const offered = await first.waitFor((m) => m.topic === pushTopic(endpoint, 'cmx_ota'));
-    expect(offered.payload).toEqual({ configId: '1.0.0', config: { url: 'https://firmware.example.com/smart-meter/1.0.0.bin', size: 524288 } });
+    expect(offered.payload).toEqual({
+      configId: '1.0.0',
+      config: { url: 'https://firmware.example.com/smart-meter/1.0.0.bin', size: 524288 },
+    });
     await settle(first, endpoint);
     expect(offers(first)).toEqual(['1.0.0']);
     await first.close();

@@ -17,8 +17,10 @@ async function eventually<T>(read: () => Promise<T>, holds: (value: T) => boolea
 describe('dcx: data samples become time series points', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
-  const last = async (endpointId: string, names: string) => (await call('GET', `${SM}/last?endpointId=${endpointId}&timeSeriesName=${names}`)).body[endpointId];
-  const config = async () => (await call('GET', '/epts/api/v1/time-series/config?applicationNames=smart-meter')).body['smart-meter'];
+  const last = async (endpointId: string, names: string) =>
+    (await call('GET', `${SM}/last?endpointId=${endpointId}&timeSeriesName=${names}`)).body[endpointId];
+  const config = async () =>
+    (await call('GET', '/epts/api/v1/time-series/config?applicationNames=smart-meter')).body['smart-meter'];
 
   it('reads the time from ts (ISO 8601) or timestamp (epoch ms), else the receive time', async () => {
     const endpoint = await registerEndpoint(emulator);
@@ -30,7 +32,12 @@ describe('dcx: data samples become time series points', async () => {
       { humidity: 42 },
     ]);
     expect(reply).toMatchObject({ ok: true, payload: { statusCode: 200, reasonPhrase: 'OK' } });
-    const points = (await call('GET', `${SM}/data?endpointId=${endpoint.endpointId}&timeSeriesName=humidity&fromDate=2019-01-01T00:00:00Z&toDate=2100-01-01T00:00:00Z`)).body[0][endpoint.endpointId].humidity;
+    const points = (
+      await call(
+        'GET',
+        `${SM}/data?endpointId=${endpoint.endpointId}&timeSeriesName=humidity&fromDate=2019-01-01T00:00:00Z&toDate=2100-01-01T00:00:00Z`,
+      )
+    ).body[0][endpoint.endpointId].humidity;
     expect(points.slice(0, 2)).toEqual([
       { timestamp: '2019-04-26T15:41:07.000Z', values: { value: 40 } },
       { timestamp: '2019-04-26T15:42:00.000Z', values: { value: 41 } },
@@ -44,10 +51,20 @@ describe('dcx: data samples become time series points', async () => {
     const endpoint = await registerEndpoint(emulator);
     const device = await TestDevice.connect(emulator);
     const topic = `${endpoint.topic('dcx')}/json`;
-    expect((await device.request(topic, { ts: '2024-01-01T00:00:00Z', pressure: 1013.2, wind: { speed: 5, dir: 'N' } })).ok).toBe(true);
-    expect(await config()).toEqual(expect.arrayContaining([{ name: 'pressure', values: ['value'] }, { name: 'wind', values: ['speed', 'dir'] }]));
+    expect(
+      (await device.request(topic, { ts: '2024-01-01T00:00:00Z', pressure: 1013.2, wind: { speed: 5, dir: 'N' } })).ok,
+    ).toBe(true);
+    expect(await config()).toEqual(
+      expect.arrayContaining([
+        { name: 'pressure', values: ['value'] },
+        { name: 'wind', values: ['speed', 'dir'] },
+      ]),
+    );
     expect((await device.request(topic, { ts: '2024-01-01T00:01:00Z', wind: { gust: 9 } })).ok).toBe(true);
-    expect((await config()).find((d: { name: string }) => d.name === 'wind')).toEqual({ name: 'wind', values: ['speed', 'dir', 'gust'] });
+    expect((await config()).find((d: { name: string }) => d.name === 'wind')).toEqual({
+      name: 'wind',
+      values: ['speed', 'dir', 'gust'],
+    });
     expect(await last(endpoint.endpointId, 'pressure,wind')).toEqual({
       pressure: [{ timestamp: '2024-01-01T00:00:00.000Z', values: { value: 1013.2 } }],
       wind: [{ timestamp: '2024-01-01T00:01:00.000Z', values: { gust: 9 } }],
@@ -57,8 +74,17 @@ describe('dcx: data samples become time series points', async () => {
   it('fits samples into a series the fixtures define (consumption: kwh, tariff)', async () => {
     const endpoint = await registerEndpoint(emulator);
     const device = await TestDevice.connect(emulator);
-    expect((await device.request(`${endpoint.topic('dcx')}/json`, { timestamp: 1_700_000_000_000, consumption: { kwh: 3.2, tariff: 'night' } })).ok).toBe(true);
-    expect((await last(endpoint.endpointId, 'consumption')).consumption).toEqual([{ timestamp: '2023-11-14T22:13:20.000Z', values: { kwh: 3.2, tariff: 'night' } }]);
+    expect(
+      (
+        await device.request(`${endpoint.topic('dcx')}/json`, {
+          timestamp: 1_700_000_000_000,
+          consumption: { kwh: 3.2, tariff: 'night' },
+        })
+      ).ok,
+    ).toBe(true);
+    expect((await last(endpoint.endpointId, 'consumption')).consumption).toEqual([
+      { timestamp: '2023-11-14T22:13:20.000Z', values: { kwh: 3.2, tariff: 'night' } },
+    ]);
     expect((await config()).find((d: { name: string }) => d.name === 'consumption').values).toEqual(['kwh', 'tariff']);
   });
 
@@ -73,7 +99,10 @@ describe('dcx: data samples become time series points', async () => {
     expect((await plain('state', '"off"')).ok).toBe(true);
     expect((await last(endpoint.endpointId, 'state')).state[0].values).toEqual({ value: 'off' });
     const empty = await plain('state', '');
-    expect(empty.payload).toMatchObject({ statusCode: 400, reasonPhrase: expect.stringMatching(/plain payload is empty/) });
+    expect(empty.payload).toMatchObject({
+      statusCode: 400,
+      reasonPhrase: expect.stringMatching(/plain payload is empty/),
+    });
   });
 
   it.each([
@@ -99,9 +128,13 @@ describe('dcx: data samples become time series points', async () => {
 
   it('works over the HTTP binding too', async () => {
     const endpoint = await registerEndpoint(emulator);
-    const response = await call('POST', `/kp1/smart-meter-v1/dcx/${endpoint.token}/json`, { rawBody: JSON.stringify([{ ts: '2024-02-02T00:00:00Z', voltage: 231 }]) });
+    const response = await call('POST', `/kp1/smart-meter-v1/dcx/${endpoint.token}/json`, {
+      rawBody: JSON.stringify([{ ts: '2024-02-02T00:00:00Z', voltage: 231 }]),
+    });
     expect(response.status).toBe(200);
-    expect((await last(endpoint.endpointId, 'voltage')).voltage).toEqual([{ timestamp: '2024-02-02T00:00:00.000Z', values: { value: 231 } }]);
+    expect((await last(endpoint.endpointId, 'voltage')).voltage).toEqual([
+      { timestamp: '2024-02-02T00:00:00.000Z', values: { value: 231 } },
+    ]);
   });
 
   it('a client that only publishes samples (no request id, no subscription) is readable at once and receives its commands', async () => {
@@ -115,11 +148,15 @@ describe('dcx: data samples become time series points', async () => {
     );
     expect(seen.voltage).toEqual([{ timestamp: '2024-06-01T00:00:00.000Z', values: { value: 229.5 } }]);
 
-    const invocation = call('POST', `/cex/api/v1/endpoints/${endpoint.endpointId}/commands/reboot?waitTimeout=10`, { body: { delay: 1 } });
+    const invocation = call('POST', `/cex/api/v1/endpoints/${endpoint.endpointId}/commands/reboot?waitTimeout=10`, {
+      body: { delay: 1 },
+    });
     const push = await device.waitFor((m) => m.topic === `${endpoint.topic('cex')}/command/reboot/status`, 8000);
     const [command] = push.payload;
     expect(command.payload).toEqual({ delay: 1 });
-    await device.publish(`${endpoint.topic('cex')}/result/reboot`, [{ id: command.id, statusCode: 200, payload: { rebooted: true } }]);
+    await device.publish(`${endpoint.topic('cex')}/result/reboot`, [
+      { id: command.id, statusCode: 200, payload: { rebooted: true } },
+    ]);
     const answered = await invocation;
     expect(answered.status).toBe(200);
     expect(answered.body).toEqual({ rebooted: true });

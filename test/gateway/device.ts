@@ -45,7 +45,15 @@ export class TestDevice {
     const seen = this.messages.find(match);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(this.messages.map((m) => m.topic))}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `no matching message within ${timeoutMs} ms; got ${JSON.stringify(this.messages.map((m) => m.topic))}`,
+            ),
+          ),
+        timeoutMs,
+      );
       this.waiters.push({ match, resolve: (m) => (clearTimeout(timer), resolve(m)) });
     });
   }
@@ -60,7 +68,11 @@ export class TestDevice {
   }
 
   /** Publishes `<path>/<new request id>` and resolves with its reply (on `/status` or `/error`). */
-  async request(path: string, payload: unknown = '', qos: QoS = 0): Promise<Received & { ok: boolean; requestTopic: string }> {
+  async request(
+    path: string,
+    payload: unknown = '',
+    qos: QoS = 0,
+  ): Promise<Received & { ok: boolean; requestTopic: string }> {
     const requestTopic = `${path}/${++this.requestId}`;
     const reply = this.waitFor((m) => m.topic === `${requestTopic}/status` || m.topic === `${requestTopic}/error`);
     await this.publish(requestTopic, payload, qos);
@@ -80,13 +92,27 @@ export class TestDevice {
 let registered = 0;
 
 /** Registers an endpoint over REST (as a backend would) and returns its id and token. */
-export async function registerEndpoint(emulator: RunningEmulator, appVersion = 'smart-meter-v1', metadata?: Record<string, unknown>) {
+export async function registerEndpoint(
+  emulator: RunningEmulator,
+  appVersion = 'smart-meter-v1',
+  metadata?: Record<string, unknown>,
+) {
   const endpointId = `dev-${process.pid}-${++registered}`;
   const response = await api(emulator)('POST', '/epr/api/v1/endpoints', {
-    body: { appVersion: { name: appVersion }, endpointId, endpointToken: `${endpointId}-token`, ...(metadata ? { metadata } : {}) },
+    body: {
+      appVersion: { name: appVersion },
+      endpointId,
+      endpointToken: `${endpointId}-token`,
+      ...(metadata ? { metadata } : {}),
+    },
   });
   if (response.status !== 201) throw new Error(`register: ${response.status} ${response.text}`);
-  return { endpointId, token: response.body.token as string, status: response.body.status as string, topic: (ext: string) => `kp1/${appVersion}/${ext}/${response.body.token}` };
+  return {
+    endpointId,
+    token: response.body.token as string,
+    status: response.body.status as string,
+    topic: (ext: string) => `kp1/${appVersion}/${ext}/${response.body.token}`,
+  };
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

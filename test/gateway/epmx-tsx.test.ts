@@ -15,15 +15,30 @@ describe('epmx: endpoint metadata over KP1, seen by the endpoint register', asyn
     const base = endpoint.topic('epmx');
     const before = (await registered(endpoint.endpointId)).body.metadataUpdatedDate;
 
-    expect(await device.request(`${base}/update`, { serial: 'S-2', fw: '1.0' })).toMatchObject({ ok: true, payload: { statusCode: 200, reasonPhrase: 'OK' } });
+    expect(await device.request(`${base}/update`, { serial: 'S-2', fw: '1.0' })).toMatchObject({
+      ok: true,
+      payload: { statusCode: 200, reasonPhrase: 'OK' },
+    });
     let seen = (await registered(endpoint.endpointId)).body;
     expect(seen.metadata).toEqual({ serial: 'S-2', fw: '1.0' });
     expect(seen.metadataUpdatedDate > before).toBe(true);
 
-    expect((await device.request(`${base}/update/keys`, { fw: '1.1', location: { city: 'Oslo' }, note: null })).ok).toBe(true);
-    expect((await registered(endpoint.endpointId)).body.metadata).toEqual({ serial: 'S-2', fw: '1.1', location: { city: 'Oslo' }, note: null });
+    expect(
+      (await device.request(`${base}/update/keys`, { fw: '1.1', location: { city: 'Oslo' }, note: null })).ok,
+    ).toBe(true);
+    expect((await registered(endpoint.endpointId)).body.metadata).toEqual({
+      serial: 'S-2',
+      fw: '1.1',
+      location: { city: 'Oslo' },
+      note: null,
+    });
 
-    expect((await device.request(`${base}/get`)).payload).toEqual({ serial: 'S-2', fw: '1.1', location: { city: 'Oslo' }, note: null });
+    expect((await device.request(`${base}/get`)).payload).toEqual({
+      serial: 'S-2',
+      fw: '1.1',
+      location: { city: 'Oslo' },
+      note: null,
+    });
     expect((await device.request(`${base}/get`, {})).payload).toHaveProperty('serial');
     expect((await device.request(`${base}/get`, { keys: ['fw', 'missing'] })).payload).toEqual({ fw: '1.1' });
     expect((await device.request(`${base}/get/keys`)).payload).toEqual(['serial', 'fw', 'location', 'note']);
@@ -72,7 +87,10 @@ describe('the KP1 HTTP binding', async () => {
     const endpoint = await registerEndpoint(emulator, 'tracker-v1', { a: 1 });
     const path = `/${endpoint.topic('epmx')}`;
     expect((await call('POST', `${path}/update/keys`, { rawBody: '{"b": 2}' })).status).toBe(200);
-    expect((await call('POST', `${path}/update/keys`, { rawBody: '{"c": 3}', headers: { 'content-type': 'text/plain' } })).status).toBe(200);
+    expect(
+      (await call('POST', `${path}/update/keys`, { rawBody: '{"c": 3}', headers: { 'content-type': 'text/plain' } }))
+        .status,
+    ).toBe(200);
     const keys = await call('POST', `${path}/get/keys`);
     expect(keys).toMatchObject({ status: 200, body: ['a', 'b', 'c'] });
     const time = await call('POST', `/kp1/tracker-v1/tsx/${endpoint.token}`);
@@ -99,6 +117,8 @@ describe('the KP1 HTTP binding', async () => {
   it('activates the token', async () => {
     const endpoint = await registerEndpoint(emulator, 'tracker-v1');
     await call('POST', `/kp1/tracker-v1/tsx/${endpoint.token}`);
-    expect((internalContext(emulator).store.get('endpoints', endpoint.endpointId) as { tokenStatus: string }).tokenStatus).toBe('Active');
+    expect(
+      (internalContext(emulator).store.get('endpoints', endpoint.endpointId) as { tokenStatus: string }).tokenStatus,
+    ).toBe('Active');
   });
 });

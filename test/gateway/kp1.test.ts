@@ -7,7 +7,8 @@ import { registerEndpoint, sleep, TestDevice } from './device.js';
 describe('the KP1 gateway over MQTT', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
-  const tokenStatus = (endpointId: string) => (ENDPOINTS.get(internalContext(emulator), endpointId) as { tokenStatus: string }).tokenStatus;
+  const tokenStatus = (endpointId: string) =>
+    (ENDPOINTS.get(internalContext(emulator), endpointId) as { tokenStatus: string }).tokenStatus;
 
   it('answers on <request>/status with the request QoS', async () => {
     const device = await TestDevice.connect(emulator);
@@ -47,24 +48,96 @@ describe('the KP1 gateway over MQTT', async () => {
 
   describe('an error reply for every bad input, with nothing stored and the broker still serving', () => {
     const cases: Array<[string, string, string, number, RegExp]> = [
-      ['an unknown application version', 'kp1/no-such-version/epmx/meter-001-token/get', '', 404, /no application version "no-such-version"/],
+      [
+        'an unknown application version',
+        'kp1/no-such-version/epmx/meter-001-token/get',
+        '',
+        404,
+        /no application version "no-such-version"/,
+      ],
       ['an unknown token', 'kp1/smart-meter-v1/epmx/nobody-token/get', '', 401, /not registered/],
-      ['a token of another application version', 'kp1/smart-meter-v2/epmx/meter-001-token/get', '', 403, /belongs to application version smart-meter-v1/],
-      ['an unknown extension', 'kp1/smart-meter-v1/nope/meter-001-token/get', '', 404, /Unknown extension "nope"; this emulator speaks [a-z_, ]*\bepmx\b/],
-      ['an unknown resource', 'kp1/smart-meter-v1/epmx/meter-001-token/put', '', 404, /no resource "put"; its resources: get, get\/keys/],
+      [
+        'a token of another application version',
+        'kp1/smart-meter-v2/epmx/meter-001-token/get',
+        '',
+        403,
+        /belongs to application version smart-meter-v1/,
+      ],
+      [
+        'an unknown extension',
+        'kp1/smart-meter-v1/nope/meter-001-token/get',
+        '',
+        404,
+        /Unknown extension "nope"; this emulator speaks [a-z_, ]*\bepmx\b/,
+      ],
+      [
+        'an unknown resource',
+        'kp1/smart-meter-v1/epmx/meter-001-token/put',
+        '',
+        404,
+        /no resource "put"; its resources: get, get\/keys/,
+      ],
       ['a missing resource', 'kp1/smart-meter-v1/cex/meter-001-token', '', 404, /no resource ""/],
       ['malformed JSON', 'kp1/smart-meter-v1/epmx/meter-001-token/update', '{"a": ', 400, /not valid JSON/],
       ['an empty topic level', 'kp1/smart-meter-v1//meter-001-token/get', '', 400, /empty level/],
-      ['metadata with a bad key', 'kp1/smart-meter-v1/epmx/meter-001-token/update/keys', '{"no-dash": 1}', 400, /letters, digits and underscores/],
-      ['metadata that is not an object', 'kp1/smart-meter-v1/epmx/meter-001-token/update', '[1]', 400, /JSON object with at least one key/],
+      [
+        'metadata with a bad key',
+        'kp1/smart-meter-v1/epmx/meter-001-token/update/keys',
+        '{"no-dash": 1}',
+        400,
+        /letters, digits and underscores/,
+      ],
+      [
+        'metadata that is not an object',
+        'kp1/smart-meter-v1/epmx/meter-001-token/update',
+        '[1]',
+        400,
+        /JSON object with at least one key/,
+      ],
       ['an empty metadata object', 'kp1/smart-meter-v1/epmx/meter-001-token/update', '{}', 400, /at least one key/],
-      ['repeated keys to delete', 'kp1/smart-meter-v1/epmx/meter-001-token/delete/keys', '["a","a"]', 400, /listed twice/],
-      ['an unknown field in a command request', 'kp1/smart-meter-v1/cex/meter-001-token/command/reboot', '{"observe":true,"x":1}', 400, /unknown field x/],
+      [
+        'repeated keys to delete',
+        'kp1/smart-meter-v1/epmx/meter-001-token/delete/keys',
+        '["a","a"]',
+        400,
+        /listed twice/,
+      ],
+      [
+        'an unknown field in a command request',
+        'kp1/smart-meter-v1/cex/meter-001-token/command/reboot',
+        '{"observe":true,"x":1}',
+        400,
+        /unknown field x/,
+      ],
       ['a bad command type', 'kp1/smart-meter-v1/cex/meter-001-token/command/re_boot', '', 400, /alphanumeric/],
-      ['results that are not an array', 'kp1/smart-meter-v1/cex/meter-001-token/result/reboot', '{"id":1}', 400, /non-empty array/],
-      ['a result without a status code', 'kp1/smart-meter-v1/cex/meter-001-token/result/reboot', '[{"id":1}]', 400, /statusCode must be an integer/],
-      ['a result for an unknown command', 'kp1/smart-meter-v1/cex/meter-001-token/result/reboot', '[{"id":999999,"statusCode":200}]', 404, /no command 999999/],
-      ['a bad time zone', 'kp1/smart-meter-v1/tsx/meter-001-token', '{"timezone":"Mars/Olympus"}', 400, /IANA time zone/],
+      [
+        'results that are not an array',
+        'kp1/smart-meter-v1/cex/meter-001-token/result/reboot',
+        '{"id":1}',
+        400,
+        /non-empty array/,
+      ],
+      [
+        'a result without a status code',
+        'kp1/smart-meter-v1/cex/meter-001-token/result/reboot',
+        '[{"id":1}]',
+        400,
+        /statusCode must be an integer/,
+      ],
+      [
+        'a result for an unknown command',
+        'kp1/smart-meter-v1/cex/meter-001-token/result/reboot',
+        '[{"id":999999,"statusCode":200}]',
+        404,
+        /no command 999999/,
+      ],
+      [
+        'a bad time zone',
+        'kp1/smart-meter-v1/tsx/meter-001-token',
+        '{"timezone":"Mars/Olympus"}',
+        400,
+        /IANA time zone/,
+      ],
     ];
     for (const [what, path, payload, statusCode, reason] of cases) {
       it(what, async () => {

@@ -7,9 +7,16 @@ import { assertBuilt, startProcess, type EmulatorProcess } from '../store/emulat
 const CCM = '/ccm/api/v1';
 
 /** CONNECT with these credentials: `ok`, or the CONNACK return code of the refusal. */
-async function connect(emulator: Pick<RunningEmulator, 'mqttUrl'>, credentials: { username?: string; password?: string } = {}): Promise<'ok' | number> {
+async function connect(
+  emulator: Pick<RunningEmulator, 'mqttUrl'>,
+  credentials: { username?: string; password?: string } = {},
+): Promise<'ok' | number> {
   try {
-    const client = await mqtt.connectAsync(emulator.mqttUrl, { ...credentials, reconnectPeriod: 0, connectTimeout: 5000 });
+    const client = await mqtt.connectAsync(emulator.mqttUrl, {
+      ...credentials,
+      reconnectPeriod: 0,
+      connectTimeout: 5000,
+    });
     await client.endAsync();
     return 'ok';
   } catch (err) {
@@ -26,14 +33,17 @@ describe('MQTT login with --mqtt-auth anonymous (the default)', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
   const credential = async (id: string) => (await call('GET', `${CCM}/basic-credentials/${id}`)).body;
-  const setState = (id: string, state: string) => call('PATCH', `${CCM}/basic-credentials/${id}/state`, { body: { state } });
+  const setState = (id: string, state: string) =>
+    call('PATCH', `${CCM}/basic-credentials/${id}/state`, { body: { state } });
 
   it('admits a client without credentials, as devices known by their endpoint token connect', async () => {
     expect(await connect(emulator)).toBe('ok');
   });
 
   it('checks a client that sends credentials: refused and then accepted as its credential changes state', async () => {
-    const created = (await call('POST', `${CCM}/basic-credentials`, { body: { username: 'meter-login', password: 'right-password' } })).body;
+    const created = (
+      await call('POST', `${CCM}/basic-credentials`, { body: { username: 'meter-login', password: 'right-password' } })
+    ).body;
     const login = { username: 'meter-login', password: 'right-password' };
     expect(await connect(emulator, { ...login, password: 'wrong-password' })).toBe(BAD_USERNAME_OR_PASSWORD);
     expect(await connect(emulator, { username: 'nobody', password: 'right-password' })).toBe(BAD_USERNAME_OR_PASSWORD);
@@ -67,7 +77,9 @@ describe('MQTT login with --mqtt-auth anonymous (the default)', async () => {
   it('a changed password replaces the old one at once', async () => {
     const created = (await call('POST', `${CCM}/basic-credentials`, { body: { password: 'old-password' } })).body;
     const changed = await call('PATCH', `${CCM}/basic-credentials/${created.id}/password`, { body: {} });
-    expect(await connect(emulator, { username: created.username, password: 'old-password' })).toBe(BAD_USERNAME_OR_PASSWORD);
+    expect(await connect(emulator, { username: created.username, password: 'old-password' })).toBe(
+      BAD_USERNAME_OR_PASSWORD,
+    );
     expect(await connect(emulator, { username: created.username, password: changed.body.password })).toBe('ok');
   });
 
@@ -88,7 +100,11 @@ describe('MQTT login with --mqtt-auth basic', async () => {
 
   it('a device then speaks KP1 as usual', async () => {
     const created = (await api(emulator)('POST', `${CCM}/basic-credentials`, { body: {} })).body;
-    const client = await mqtt.connectAsync(emulator.mqttUrl, { username: created.username, password: created.password, reconnectPeriod: 0 });
+    const client = await mqtt.connectAsync(emulator.mqttUrl, {
+      username: created.username,
+      password: created.password,
+      reconnectPeriod: 0,
+    });
     try {
       const reply = new Promise<string>((resolve) => client.on('message', (topic) => resolve(topic)));
       await client.subscribeAsync('kp1/smart-meter-v1/epmx/meter-001-token/get/keys/1/status');
@@ -107,7 +123,9 @@ describe('platform-emu start --mqtt-auth basic', () => {
 
   it('requires basic credentials of every MQTT client, and says so in /_emu/health', async () => {
     emulatorProcess = await startProcess(['--port', '0', '--quiet', '--in-memory', '--mqtt-auth', 'basic']);
-    const health = (await (await fetch(`${emulatorProcess.url}/_emu/health`)).json()) as { mqtt: { url: string; auth: string } };
+    const health = (await (await fetch(`${emulatorProcess.url}/_emu/health`)).json()) as {
+      mqtt: { url: string; auth: string };
+    };
     expect(health.mqtt.auth).toBe('basic');
     const target = { mqttUrl: health.mqtt.url };
     expect(await connect(target)).toBe(NOT_AUTHORIZED);

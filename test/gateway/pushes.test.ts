@@ -101,6 +101,9 @@ describe('connection state per endpoint', async () => {
     expect(offline).toMatchObject({ online: false, lastSeen: online.lastSeen });
 
     await call('POST', `/kp1/smart-meter-v1/tsx/${endpoint.token}`);
-    expect(deviceConnection(internalContext(emulator), endpoint.endpointId)).toMatchObject({ online: false, transport: 'http' });
+    expect(deviceConnection(internalContext(emulator), endpoint.endpointId)).toMatchObject({
+      online: false,
+      transport: 'http',
+    });
   });
 });

@@ -3,8 +3,17 @@ import { parseKp1Path, topicMatches } from '../../src/gateway/topics.js';
 
 describe('the KP1 topic grammar', () => {
   it('takes a positive integer last level as the request id, not as the resource', () => {
-    expect(parseKp1Path('kp1/v1/epmx/tok/update/42')).toEqual({ appVersionName: 'v1', extension: 'epmx', token: 'tok', resource: ['update'], requestId: 42 });
-    expect(parseKp1Path('kp1/v1/epmx/tok/update/keys')).toMatchObject({ resource: ['update', 'keys'], requestId: undefined });
+    expect(parseKp1Path('kp1/v1/epmx/tok/update/42')).toEqual({
+      appVersionName: 'v1',
+      extension: 'epmx',
+      token: 'tok',
+      resource: ['update'],
+      requestId: 42,
+    });
+    expect(parseKp1Path('kp1/v1/epmx/tok/update/keys')).toMatchObject({
+      resource: ['update', 'keys'],
+      requestId: undefined,
+    });
     expect(parseKp1Path('kp1/v1/cex/tok/command/reboot/0').requestId).toBeUndefined();
     expect(parseKp1Path('kp1/v1/tsx/tok/7')).toMatchObject({ resource: [], requestId: 7 });
   });
@@ -15,7 +24,9 @@ describe('the KP1 topic grammar', () => {
 
   it('rejects short paths and empty levels, keeping the request id for the error reply', () => {
     expect(() => parseKp1Path('kp1/v1/cex')).toThrow(/too short/);
-    expect(() => parseKp1Path('kp1/v1//tok/command/x/3')).toThrow(expect.objectContaining({ requestId: 3, message: expect.stringMatching(/empty level/) }));
+    expect(() => parseKp1Path('kp1/v1//tok/command/x/3')).toThrow(
+      expect.objectContaining({ requestId: 3, message: expect.stringMatching(/empty level/) }),
+    );
     expect(() => parseKp1Path('kp1/v1/epmx/tok/get/')).toThrow(/empty level/);
   });
 

@@ -48,8 +48,14 @@ export function api(base: string | RunningEmulator) {
 }
 
 /** A token from the emulator's own control plane (with its admin token), as `platform-emu token` gets it. */
-export async function tokenFor(emulator: RunningEmulator, request: { tenant?: string; scopes?: string[]; platform?: boolean; ttlSeconds?: number } = {}): Promise<string> {
-  const response = await api(emulator)<{ token: string }>('POST', '/_emu/token', { body: request, token: emulator.adminToken });
+export async function tokenFor(
+  emulator: RunningEmulator,
+  request: { tenant?: string; scopes?: string[]; platform?: boolean; ttlSeconds?: number } = {},
+): Promise<string> {
+  const response = await api(emulator)<{ token: string }>('POST', '/_emu/token', {
+    body: request,
+    token: emulator.adminToken,
+  });
   if (response.status !== 200) throw new Error(`token: ${response.status} ${response.text}`);
   return response.body.token;
 }

@@ -14,7 +14,8 @@ export async function openStream(url: string, query = '', headers: Record<string
   const reading = (async () => {
     for await (const parsed of serverSentEvents(response.body) as AsyncIterable<StreamEvent>) {
       events.push(parsed);
-      for (const waiter of [...waiters]) if (waiter.match(parsed)) waiters.splice(waiters.indexOf(waiter), 1), waiter.resolve(parsed);
+      for (const waiter of [...waiters])
+        if (waiter.match(parsed)) (waiters.splice(waiters.indexOf(waiter), 1), waiter.resolve(parsed));
     }
   })();
   return {

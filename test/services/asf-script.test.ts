@@ -7,7 +7,12 @@ describe('analytics facade: scripts', async () => {
   const call = api(emulator);
   const SIMULATE = '/asf/api/v1/_ingest/pipeline/simulate/';
   const run = (source: string, doc: Record<string, unknown> = {}, params?: Record<string, unknown>) =>
-    call('POST', SIMULATE, { body: { pipeline: { processors: [{ script: { source, ...(params ? { params } : {}) } }] }, docs: [{ _source: doc }] } });
+    call('POST', SIMULATE, {
+      body: {
+        pipeline: { processors: [{ script: { source, ...(params ? { params } : {}) } }] },
+        docs: [{ _source: doc }],
+      },
+    });
   /** The document's source after the script. */
   const after = async (source: string, doc: Record<string, unknown> = {}, params?: Record<string, unknown>) => {
     const response = await run(source, doc, params);
@@ -70,7 +75,7 @@ describe('analytics facade: scripts', async () => {
       ["ctx.r = ctx.name.toUpperCase() + '/' + ctx.name.length()", 'METER/5'],
       ["ctx.r = ctx.name.contains('ete') && ctx.name.startsWith('m')", true],
       ["ctx.r = ctx.name.substring(1, 3) + ctx.name.replace('e', '3')", 'etm3t3r'],
-      ["ctx.r = \"double \\\"quoted\\\" \\\\\" + 'single \\'quoted\\''", 'double "quoted" \\single \'quoted\''],
+      ['ctx.r = "double \\"quoted\\" \\\\" + \'single \\\'quoted\\\'\'', 'double "quoted" \\single \'quoted\''],
       ["ctx.r = String.join('-', ['a', 'b']) + String.valueOf(2)", 'a-b2'],
       ["ctx.r = Integer.parseInt('42') + 1", 43],
       // A no-break space is not blank to Java's trim; a tab is.
@@ -84,12 +89,21 @@ describe('analytics facade: scripts', async () => {
 
   describe('fields of ctx, comparisons, branches, loops', () => {
     it('reads and writes nested fields, by name and by index; lists with negative indexes', async () => {
-      const source = await after("ctx.out = ctx.a.b + ctx['c d'] + ctx.list[-1]; ctx.a.b = 'changed'; ctx.list[0] = 'first'; ctx['new field'] = [:]", {
-        a: { b: 'B' },
+      const source = await after(
+        "ctx.out = ctx.a.b + ctx['c d'] + ctx.list[-1]; ctx.a.b = 'changed'; ctx.list[0] = 'first'; ctx['new field'] = [:]",
+        {
+          a: { b: 'B' },
+          'c d': 'C',
+          list: ['x', 'y', 'z'],
+        },
+      );
+      expect(source).toEqual({
+        a: { b: 'changed' },
         'c d': 'C',
-        list: ['x', 'y', 'z'],
+        list: ['first', 'y', 'z'],
+        out: 'BCz',
+        'new field': {},
       });
-      expect(source).toEqual({ a: { b: 'changed' }, 'c d': 'C', list: ['first', 'y', 'z'], out: 'BCz', 'new field': {} });
     });
 
     it('if / else, ternary, elvis, null-safe access, comparisons', async () => {
@@ -105,7 +119,16 @@ describe('analytics facade: scripts', async () => {
         "int sum = 0; for (int i = 1; i <= 10; i++) { if (i == 5) { continue } sum += i } ctx.sum = sum; def n = 0; while (true) { n++; if (n > 3) break; } ctx.n = n; List upper = new ArrayList(); for (def s : ctx.tags) { upper.add(s.toUpperCase()) } ctx.upper = upper; Map m = ['k': 1]; m.put('j', 2); m.remove('k'); ctx.m = m; ctx.keys = ctx.m.keySet(); ctx.has = ctx.containsKey('tags') && !ctx.containsKey('nope'); ctx.size = ctx.tags.size()",
         { tags: ['a', 'b'] },
       );
-      expect(source).toEqual({ tags: ['a', 'b'], sum: 50, n: 4, upper: ['A', 'B'], m: { j: 2 }, keys: ['j'], has: true, size: 2 });
+      expect(source).toEqual({
+        tags: ['a', 'b'],
+        sum: 50,
+        n: 4,
+        upper: ['A', 'B'],
+        m: { j: 2 },
+        keys: ['j'],
+        has: true,
+        size: 2,
+      });
     });
 
     it('params are readable', async () => {
@@ -115,19 +138,30 @@ describe('analytics facade: scripts', async () => {
     it('runtime errors fail the document with their Java type', async () => {
       expect((await failure('ctx.r = ctx.missing.field')).type).toBe('null_pointer_exception');
       expect((await failure('ctx.missing.field = 1')).type).toBe('null_pointer_exception');
-      expect((await failure("ctx.r = ctx.s - 1", { s: 'text' })).reason).toBe('cannot apply [-] to types [java.lang.String] and [java.lang.Integer]');
+      expect((await failure('ctx.r = ctx.s - 1', { s: 'text' })).reason).toBe(
+        'cannot apply [-] to types [java.lang.String] and [java.lang.Integer]',
+      );
       expect((await failure('int i = 1.5')).type).toBe('class_cast_exception');
       expect((await failure('ctx.r = ctx.l[5]', { l: [1] })).type).toBe('index_out_of_bounds_exception');
       expect((await failure('if (ctx.s) { ctx.r = 1 }', { s: 'x' })).type).toBe('class_cast_exception');
-      expect((await failure('ctx.r = ctx.s.size()', { s: 'x' })).reason).toBe('dynamic method [java.lang.String, size/0] not found');
+      expect((await failure('ctx.r = ctx.s.size()', { s: 'x' })).reason).toBe(
+        'dynamic method [java.lang.String, size/0] not found',
+      );
       // An overload the subset lacks is an error, never a call that drops an argument.
-      expect((await failure("ctx.r = ctx.s.indexOf('x', 1)", { s: 'x' })).reason).toBe('dynamic method [java.lang.String, indexOf/2] not found');
-      expect((await failure("for (def x : ctx.l) { ctx.l.add(1) }", { l: [1] })).type).toBe('concurrent_modification_exception');
+      expect((await failure("ctx.r = ctx.s.indexOf('x', 1)", { s: 'x' })).reason).toBe(
+        'dynamic method [java.lang.String, indexOf/2] not found',
+      );
+      expect((await failure('for (def x : ctx.l) { ctx.l.add(1) }', { l: [1] })).type).toBe(
+        'concurrent_modification_exception',
+      );
     });
 
     it('a failing script fails its document only', async () => {
       const response = await call('POST', SIMULATE, {
-        body: { pipeline: { processors: [{ script: { source: 'ctx.r = ctx.v.length()' } }] }, docs: [{ _source: { v: 'abc' } }, { _source: {} }] },
+        body: {
+          pipeline: { processors: [{ script: { source: 'ctx.r = ctx.v.length()' } }] },
+          docs: [{ _source: { v: 'abc' } }, { _source: {} }],
+        },
       });
       expect(response.body.docs[0].doc._source.r).toBe(3);
       expect(response.body.docs[1].error.caused_by.type).toBe('null_pointer_exception');
@@ -138,7 +172,7 @@ describe('analytics facade: scripts', async () => {
     it.each([
       ['ctx.r = ctx.list.stream().map(x -> x)', /the operator -> is not supported/],
       ['ctx.r = ctx.a & 1', /the operator & is not supported/],
-      ["ctx.r = ctx.a =~ /x/", /the operator =~ is not supported/],
+      ['ctx.r = ctx.a =~ /x/', /the operator =~ is not supported/],
       ['ctx.r = ctx.a === 1', /identity operator === is not supported/],
       ['ctx.r = new Date()', /new Date\(\) is not supported/],
       ['ctx.r = ctx.getClass()', /the method getClass\(\) is not supported/],
@@ -166,47 +200,82 @@ describe('analytics facade: scripts', async () => {
     });
 
     it('other languages and stored scripts', async () => {
-      const lang = await call('POST', SIMULATE, { body: { pipeline: { processors: [{ script: { lang: 'expression', source: '1' } }] }, docs: [{ _source: {} }] } });
+      const lang = await call('POST', SIMULATE, {
+        body: { pipeline: { processors: [{ script: { lang: 'expression', source: '1' } }] }, docs: [{ _source: {} }] },
+      });
       expect(lang.body.message).toMatch(/lang \[expression\] is not supported/);
-      const stored = await call('POST', SIMULATE, { body: { pipeline: { processors: [{ script: { id: 'my-script' } }] }, docs: [{ _source: {} }] } });
+      const stored = await call('POST', SIMULATE, {
+        body: { pipeline: { processors: [{ script: { id: 'my-script' } }] }, docs: [{ _source: {} }] },
+      });
       expect(stored.body.message).toMatch(/stored scripts \(id\) are not supported/);
     });
   });
 
   describe('hostile scripts stop without harm', () => {
     it('an endless loop stops at the loop limit (or the time limit, on a slow machine)', async () => {
-      const limits = /^(The maximum number of statements that can be executed in a loop has been reached\.|the simulation took longer than 1000 ms, the emulator's limit)$/;
+      const limits =
+        /^(The maximum number of statements that can be executed in a loop has been reached\.|the simulation took longer than 1000 ms, the emulator's limit)$/;
       for (const source of ['while (true) {}', 'for (;;) { ctx.x = 1 }', 'int i = 0; while (i >= 0) { i = 1 }']) {
         const cause = await failure(source);
         expect(cause.type).toBe('circuit_breaking_exception');
         expect(cause.reason).toMatch(limits);
       }
       // Nested loops count together.
-      expect((await failure('for (int i = 0; i < 2000; i++) { for (int j = 0; j < 2000; j++) {} }')).type).toBe('circuit_breaking_exception');
+      expect((await failure('for (int i = 0; i < 2000; i++) { for (int j = 0; j < 2000; j++) {} }')).type).toBe(
+        'circuit_breaking_exception',
+      );
     });
 
     it('strings and collections cannot grow without bound', async () => {
-      expect((await failure("String s = 'x'; while (true) { s = s + s }")).reason).toMatch(/a string grew longer than 1000000 characters/);
+      expect((await failure("String s = 'x'; while (true) { s = s + s }")).reason).toMatch(
+        /a string grew longer than 1000000 characters/,
+      );
       expect((await failure('def l = [1]; while (true) { l.addAll(l) }')).reason).toMatch(/memory limit/);
     });
 
     it('processors share the memory limit: copying a large field again and again stops', async () => {
       const processors = Array.from({ length: 100 }, () => ({ set: { field: 'copy', copy_from: 'big' } }));
-      const response = await call('POST', SIMULATE, { body: { pipeline: { processors }, docs: [{ _source: { big: Array.from({ length: 50_000 }, () => 1) } }] } });
-      expect(response.body.docs[0].error).toMatchObject({ type: 'circuit_breaking_exception', reason: expect.stringMatching(/memory limit/), processor_type: 'set' });
+      const response = await call('POST', SIMULATE, {
+        body: { pipeline: { processors }, docs: [{ _source: { big: Array.from({ length: 50_000 }, () => 1) } }] },
+      });
+      expect(response.body.docs[0].error).toMatchObject({
+        type: 'circuit_breaking_exception',
+        reason: expect.stringMatching(/memory limit/),
+        processor_type: 'set',
+      });
     });
 
     it('prototype names are plain fields: nothing reaches an object prototype', async () => {
-      const source = await after("ctx.viaProto = ctx.__proto__; ctx.viaConstructor = ctx.constructor; ctx['__proto__'] = 'a field'; ctx.nested = [:]; ctx.nested.__proto__ = 'also a field'; ctx.prototype = params.__proto__", {}, {});
+      const source = await after(
+        "ctx.viaProto = ctx.__proto__; ctx.viaConstructor = ctx.constructor; ctx['__proto__'] = 'a field'; ctx.nested = [:]; ctx.nested.__proto__ = 'also a field'; ctx.prototype = params.__proto__",
+        {},
+        {},
+      );
       // Computed keys: `{ __proto__: ... }` in a literal would set the literal's prototype instead.
-      expect(source).toEqual({ viaProto: null, viaConstructor: null, ['__proto__']: 'a field', nested: { ['__proto__']: 'also a field' }, prototype: null });
+      expect(source).toEqual({
+        viaProto: null,
+        viaConstructor: null,
+        ['__proto__']: 'a field',
+        nested: { ['__proto__']: 'also a field' },
+        prototype: null,
+      });
       expect((await failure("ctx.__proto__.polluted = 'yes'")).type).toBe('null_pointer_exception');
-      expect(await refused("ctx.constructor.constructor('return process')")).toMatch(/the method constructor\(\) is not supported/);
+      expect(await refused("ctx.constructor.constructor('return process')")).toMatch(
+        /the method constructor\(\) is not supported/,
+      );
       const fromDocument = await after("ctx.__proto__.polluted = 'yes'", JSON.parse('{"__proto__": {"inner": 1}}'));
       expect(Object.hasOwn(fromDocument, '__proto__')).toBe(true);
       expect(fromDocument.__proto__).toEqual({ inner: 1, polluted: 'yes' });
       const set = await call('POST', SIMULATE, {
-        body: { pipeline: { processors: [{ set: { field: '__proto__.polluted', value: 'yes' } }, { set: { field: 'constructor.prototype.polluted', value: 'yes' } }] }, docs: [{ _source: {} }] },
+        body: {
+          pipeline: {
+            processors: [
+              { set: { field: '__proto__.polluted', value: 'yes' } },
+              { set: { field: 'constructor.prototype.polluted', value: 'yes' } },
+            ],
+          },
+          docs: [{ _source: {} }],
+        },
       });
       expect(set.text).toContain('"__proto__":{"polluted":"yes"}');
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -215,7 +284,10 @@ describe('analytics facade: scripts', async () => {
 
     it('a document that contains itself cannot be written', async () => {
       const [result] = (await run('ctx.foo = ctx')).body.docs;
-      expect(result.error).toMatchObject({ type: 'illegal_argument_exception', reason: expect.stringMatching(/contains itself/) });
+      expect(result.error).toMatchObject({
+        type: 'illegal_argument_exception',
+        reason: expect.stringMatching(/contains itself/),
+      });
     });
 
     it('nesting too deep and sources too long are refused', async () => {

@@ -12,12 +12,15 @@ const EMAIL = `${AC}/notification-types/email/recipients`;
 describe('automation connector', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
-  const mailTo = async (address: string) => (await call('GET', `/_emu/mail?to=${encodeURIComponent(address)}`)).body as any[];
+  const mailTo = async (address: string) =>
+    (await call('GET', `/_emu/mail?to=${encodeURIComponent(address)}`)).body as any[];
   const pathOf = (url: string) => url.slice(emulator.url.length);
 
   it('is listed by GET /app-manager/api/v1/service-instances under /automation', async () => {
     const instances = (await call('GET', '/app-manager/api/v1/service-instances')).body as any[];
-    expect(instances.filter((i) => i.urlPrefix === '/automation')).toEqual([expect.objectContaining({ name: 'automation', serviceGroup: 'device' })]);
+    expect(instances.filter((i) => i.urlPrefix === '/automation')).toEqual([
+      expect.objectContaining({ name: 'automation', serviceGroup: 'device' }),
+    ]);
   });
 
   it('GET /automations lists the two types, the e-mail one with its schema', async () => {
@@ -106,7 +109,9 @@ describe('automation connector', async () => {
       to: 'loop@acme.test',
       subject: expect.any(String),
       text: expect.stringContaining(mail.links[0]),
-      links: [expect.stringMatching(new RegExp(`^${emulator.url}${EMAIL}/${created.body.id}/verification/[A-Za-z0-9_-]+$`))],
+      links: [
+        expect.stringMatching(new RegExp(`^${emulator.url}${EMAIL}/${created.body.id}/verification/[A-Za-z0-9_-]+$`)),
+      ],
       sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     const opened = await call('GET', pathOf(mail.links[0]));
@@ -165,7 +170,8 @@ describe('automation connector', async () => {
     it('lists newest last, filters by address, and DELETE forgets it all', async () => {
       const own = await startTestEmulator();
       const emu = api(own);
-      for (const address of ['one@x.test', 'two@x.test', 'three@x.test']) await emu('POST', EMAIL, { body: { recipient: address } });
+      for (const address of ['one@x.test', 'two@x.test', 'three@x.test'])
+        await emu('POST', EMAIL, { body: { recipient: address } });
       const all = (await emu('GET', '/_emu/mail')).body;
       expect(all.map((m: any) => m.to)).toEqual(['one@x.test', 'two@x.test', 'three@x.test']);
       expect(all.map((m: any) => m.id)).toEqual([...all.map((m: any) => m.id)].sort((x: number, y: number) => x - y));

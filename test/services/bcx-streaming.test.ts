@@ -32,16 +32,22 @@ async function peakWhile(pid: number, work: () => Promise<void>): Promise<number
   return Math.max(peak, residentBytes(pid));
 }
 
-/** 100 MB of a repeating pattern, sent in 1 MB writes with backpressure; the same chunk is reused, never 100 MB at once. */
+/**
+ * 100 MB of a repeating pattern, sent in 1 MB writes with backpressure; the same chunk is reused, never 100 MB at once.
+ */
 function uploadPattern(url: string, token: string): Promise<{ status: number; body: any; sha256: string }> {
   const chunk = Buffer.alloc(MB, 'platform-emu ');
   const hash = createHash('sha256');
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/bcx/api/v1/binary-data?name=big`, { method: 'POST', headers: { 'x-auth-token': token, 'content-length': SIZE } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), sha256: hash.digest('hex') }));
-    });
+    const req = request(
+      `${url}/bcx/api/v1/binary-data?name=big`,
+      { method: 'POST', headers: { 'x-auth-token': token, 'content-length': SIZE } },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), sha256: hash.digest('hex') }));
+      },
+    );
     req.on('error', reject);
     let sent = 0;
     const write = () => {
@@ -77,11 +83,29 @@ describe.skipIf(!existsSync('/proc/self/status'))('a 100 MB payload is streamed,
   });
 
   it('uploads and downloads 100 MB with the emulator growing by less than 64 MB', { timeout: 60_000 }, async () => {
-    emulator = await startProcess(['--port', '0', '--data', dir, '--quiet', '--upload-limit', String(200 * MB), '--upload-token-ttl', '600']);
+    emulator = await startProcess([
+      '--port',
+      '0',
+      '--data',
+      dir,
+      '--quiet',
+      '--upload-limit',
+      String(200 * MB),
+      '--upload-token-ttl',
+      '600',
+    ]);
     const pid = emulator.child.pid!;
-    const token = ((await (await fetch(`${emulator.url}/kp1/smart-meter-v1/bcx/meter-001-token/token`, { method: 'POST' })).json()) as { token: string }).token;
+    const token = (
+      (await (
+        await fetch(`${emulator.url}/kp1/smart-meter-v1/bcx/meter-001-token/token`, { method: 'POST' })
+      ).json()) as { token: string }
+    ).token;
     // A small round trip first, so that the code paths are loaded before the baseline is taken.
-    await fetch(`${emulator.url}/bcx/api/v1/files/warm-up`, { method: 'POST', headers: { 'x-auth-token': token }, body: 'x' });
+    await fetch(`${emulator.url}/bcx/api/v1/files/warm-up`, {
+      method: 'POST',
+      headers: { 'x-auth-token': token },
+      body: 'x',
+    });
     const baseline = residentBytes(pid);
 
     let uploaded!: Awaited<ReturnType<typeof uploadPattern>>;
@@ -94,6 +118,8 @@ describe.skipIf(!existsSync('/proc/self/status'))('a 100 MB payload is streamed,
     expect(uploaded.status).toBe(201);
     expect(uploaded.body.size).toBe(SIZE);
     expect(downloaded).toEqual({ size: SIZE, sha256: uploaded.sha256, type: 'application/octet-stream' });
-    expect(peak - baseline, `grew from ${Math.round(baseline / MB)} MB to ${Math.round(peak / MB)} MB`).toBeLessThan(ALLOWED_GROWTH);
+    expect(peak - baseline, `grew from ${Math.round(baseline / MB)} MB to ${Math.round(peak / MB)} MB`).toBeLessThan(
+      ALLOWED_GROWTH,
+    );
   });
 });

@@ -8,7 +8,13 @@ import { internalContext } from '../../src/emulator.js';
 import { startEmulator, type RunningEmulator } from '../../src/index.js';
 import { api, startTestEmulator, tokenFor } from '../helpers/emulator.js';
 import { TestDevice } from '../gateway/device.js';
-import { EmulatorClient, EmulatorHttpError, Kp1Device, requestUploadToken, uploadBlobFile } from '../../src/client/index.js';
+import {
+  EmulatorClient,
+  EmulatorHttpError,
+  Kp1Device,
+  requestUploadToken,
+  uploadBlobFile,
+} from '../../src/client/index.js';
 
 const BCX = '/bcx/api/v1';
 const SM = `${BCX}/applications/smart-meter`;
@@ -19,24 +25,40 @@ let dirs = 0;
 const freshDir = () => join(root, `d${++dirs}`);
 
 /** An upload token the way a device gets one: KP1 `bcx/token` over HTTP. */
-async function uploadToken(emulator: RunningEmulator, endpointToken = 'meter-001-token', version = 'smart-meter-v1'): Promise<string> {
+async function uploadToken(
+  emulator: RunningEmulator,
+  endpointToken = 'meter-001-token',
+  version = 'smart-meter-v1',
+): Promise<string> {
   const reply = await api(emulator)('POST', `/kp1/${version}/bcx/${endpointToken}/token`);
   if (reply.status !== 200) throw new Error(`token: ${reply.status} ${reply.text}`);
   return reply.body.token;
 }
 
 function upload(emulator: RunningEmulator, path: string, body: Buffer | string, token?: string) {
-  return api(emulator)('POST', `${BCX}${path}`, { rawBody: body, headers: { 'content-type': 'application/octet-stream', ...(token ? { 'x-auth-token': token } : {}) } });
+  return api(emulator)('POST', `${BCX}${path}`, {
+    rawBody: body,
+    headers: { 'content-type': 'application/octet-stream', ...(token ? { 'x-auth-token': token } : {}) },
+  });
 }
 
 /** A POST whose path goes out exactly as written (fetch would resolve `..` and `%2E%2E` segments first). */
-function rawPost(emulator: RunningEmulator, path: string, body: string, token: string): Promise<{ status: number; body: any }> {
+function rawPost(
+  emulator: RunningEmulator,
+  path: string,
+  body: string,
+  token: string,
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${emulator.url}/`, { method: 'POST', path, headers: { 'x-auth-token': token, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-    });
+    const req = request(
+      `${emulator.url}/`,
+      { method: 'POST', path, headers: { 'x-auth-token': token, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -51,7 +73,10 @@ async function download(emulator: RunningEmulator, path: string) {
 function advanceClock(emulator: RunningEmulator, ms: number): void {
   const ctx = internalContext(emulator);
   const base = ctx.clock;
-  ctx.clock = { now: () => new Date(base.now().getTime() + ms), nowIso: () => new Date(base.now().getTime() + ms).toISOString() };
+  ctx.clock = {
+    now: () => new Date(base.now().getTime() + ms),
+    nowIso: () => new Date(base.now().getTime() + ms).toISOString(),
+  };
 }
 
 async function until(holds: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
@@ -83,7 +108,10 @@ describe('binary data collection', async () => {
       expect(reply.ok).toBe(true);
       expect(reply.payload).toEqual({ token: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/) });
       const refused = await device.request('kp1/smart-meter-v1/bcx/meter-002-token/token', { scope: 'all' });
-      expect(refused.payload).toMatchObject({ statusCode: 400, reasonPhrase: expect.stringContaining('unknown field scope') });
+      expect(refused.payload).toMatchObject({
+        statusCode: 400,
+        reasonPhrase: expect.stringContaining('unknown field scope'),
+      });
     });
 
     it.each([
@@ -133,10 +161,20 @@ describe('binary data collection', async () => {
       expect(first.status, first.text).toBe(201);
       const id = first.body.id;
       expect(first.headers.get('location')).toBe(`${own.url}${SM}/endpoints/meter-001/binary-data/${id}`);
-      expect(first.body).toEqual({ id, name: 'Photo-A', url: `${own.url}${SM}/endpoints/meter-001/binary-data/${id}/data`, size: 3000, createdDate: expect.any(String) });
+      expect(first.body).toEqual({
+        id,
+        name: 'Photo-A',
+        url: `${own.url}${SM}/endpoints/meter-001/binary-data/${id}/data`,
+        size: 3000,
+        createdDate: expect.any(String),
+      });
       expect(other.body.size).toBe(0);
       const listed = (await call('GET', `${SM}/binary-data/list`)).body;
-      expect(listed.map((b: { endpointId: string; name: string }) => `${b.endpointId}:${b.name}`)).toEqual(['meter-001:Photo-A', 'meter-001:log', 'meter-002:photo-b']);
+      expect(listed.map((b: { endpointId: string; name: string }) => `${b.endpointId}:${b.name}`)).toEqual([
+        'meter-001:Photo-A',
+        'meter-001:log',
+        'meter-002:photo-b',
+      ]);
     });
 
     it('downloads a payload as an octet-stream attachment named <id>.bin', async () => {
@@ -163,8 +201,14 @@ describe('binary data collection', async () => {
       expect(grouped.body.map((group: object) => Object.keys(group))).toEqual([['meter-001'], ['meter-002']]);
       expect(grouped.body[0]['meter-001'].map((b: { name: string }) => b.name)).toEqual(['Photo-A', 'log']);
       const descending = await call('GET', `${SM}/binary-data?${range}&sort=DESC&endpointId=meter-001`);
-      expect(descending.body).toEqual([{ 'meter-001': [expect.objectContaining({ name: 'log' }), expect.objectContaining({ name: 'Photo-A' })] }]);
-      expect((await call('GET', `${SM}/binary-data?${range}&endpointId=meter-002,meter-009`)).body.map((g: object) => Object.keys(g)[0])).toEqual(['meter-002']);
+      expect(descending.body).toEqual([
+        { 'meter-001': [expect.objectContaining({ name: 'log' }), expect.objectContaining({ name: 'Photo-A' })] },
+      ]);
+      expect(
+        (await call('GET', `${SM}/binary-data?${range}&endpointId=meter-002,meter-009`)).body.map(
+          (g: object) => Object.keys(g)[0],
+        ),
+      ).toEqual(['meter-002']);
       const past = await call('GET', `${SM}/binary-data?fromDate=2000-01-01T00:00:00Z&toDate=2000-01-02T00:00:00Z`);
       expect(past.body).toEqual([]);
       for (const query of ['fromDate=2000-01-01T00:00:00Z', 'toDate=2100-01-01T00:00:00Z', '']) {
@@ -175,14 +219,22 @@ describe('binary data collection', async () => {
     });
 
     it('GET .../binary-data/list filters by endpointId, part of the name (any case), dates; pages and sorts', async () => {
-      const names = async (query: string) => (await call('GET', `${SM}/binary-data/list?${query}`)).body.map((b: { name: string }) => b.name);
+      const names = async (query: string) =>
+        (await call('GET', `${SM}/binary-data/list?${query}`)).body.map((b: { name: string }) => b.name);
       expect(await names('name=PHOTO')).toEqual(['Photo-A', 'photo-b']);
       expect(await names('endpointId=meter-002')).toEqual(['photo-b']);
       expect(await names('sort=DESC&limit=2')).toEqual(['photo-b', 'log']);
       expect(await names('offset=1&limit=1')).toEqual(['log']);
-      expect(await names(`fromDate=${encodeURIComponent(second.body.createdDate)}`)).toEqual(expect.arrayContaining(['log', 'photo-b']));
+      expect(await names(`fromDate=${encodeURIComponent(second.body.createdDate)}`)).toEqual(
+        expect.arrayContaining(['log', 'photo-b']),
+      );
       expect(await names('toDate=2000-01-01T00:00:00Z')).toEqual([]);
-      for (const query of ['sort=up', 'limit=-1', 'fromDate=soon', 'fromDate=2024-02-01T00:00:00Z&toDate=2024-01-01T00:00:00Z']) {
+      for (const query of [
+        'sort=up',
+        'limit=-1',
+        'fromDate=soon',
+        'fromDate=2024-02-01T00:00:00Z&toDate=2024-01-01T00:00:00Z',
+      ]) {
         expect((await call('GET', `${SM}/binary-data/list?${query}`)).status, query).toBe(400);
       }
     });
@@ -221,7 +273,16 @@ describe('binary data collection', async () => {
       expect(overwritten.text).toBe('');
       const listed = await call('GET', `${SM}/files?name=report`);
       expect(listed.body).toEqual({
-        content: [{ name: 'report.csv', endpointId: 'meter-001', url: `${own.url}${SM}/endpoints/meter-001/files/report.csv/data`, size: 12, createdDate: before.createdDate, updatedDate: expect.any(String) }],
+        content: [
+          {
+            name: 'report.csv',
+            endpointId: 'meter-001',
+            url: `${own.url}${SM}/endpoints/meter-001/files/report.csv/data`,
+            size: 12,
+            createdDate: before.createdDate,
+            updatedDate: expect.any(String),
+          },
+        ],
         totalElements: 1,
       });
       const got = await download(own, listed.body.content[0].url.slice(own.url.length));
@@ -230,17 +291,29 @@ describe('binary data collection', async () => {
     });
 
     it('keeps files per endpoint, and lists with every parameter (limit 20 by default)', async () => {
-      for (let i = 0; i < 22; i++) expect((await upload(own, `/files/cam-${String(i).padStart(2, '0')}.jpg`, `img ${i}`, meter3)).status).toBe(204);
+      for (let i = 0; i < 22; i++)
+        expect((await upload(own, `/files/cam-${String(i).padStart(2, '0')}.jpg`, `img ${i}`, meter3)).status).toBe(
+          204,
+        );
       await upload(own, '/files/report.csv', 'meter 3 report', meter3);
       const list = async (query: string) => (await call('GET', `${SM}/files?${query}`)).body;
       const all = await list('endpointId=meter-003');
       expect(all.totalElements).toBe(23);
       expect(all.content).toHaveLength(20);
       expect((await list('endpointId=meter-003&limit=0')).content).toHaveLength(23);
-      expect((await list('name=CAM-2&endpointId=meter-003')).content.map((f: { name: string }) => f.name)).toEqual(['cam-20.jpg', 'cam-21.jpg']);
-      expect((await list('name=report&endpointId=meter-001,meter-003')).content.map((f: { endpointId: string }) => f.endpointId)).toEqual(['meter-001', 'meter-003']);
+      expect((await list('name=CAM-2&endpointId=meter-003')).content.map((f: { name: string }) => f.name)).toEqual([
+        'cam-20.jpg',
+        'cam-21.jpg',
+      ]);
+      expect(
+        (await list('name=report&endpointId=meter-001,meter-003')).content.map(
+          (f: { endpointId: string }) => f.endpointId,
+        ),
+      ).toEqual(['meter-001', 'meter-003']);
       expect((await list('endpointId=meter-003&sort=DESC&limit=1')).content[0].name).toBe('report.csv');
-      expect((await list('endpointId=meter-003&offset=22')).content.map((f: { name: string }) => f.name)).toEqual(['report.csv']);
+      expect((await list('endpointId=meter-003&offset=22')).content.map((f: { name: string }) => f.name)).toEqual([
+        'report.csv',
+      ]);
       expect((await list('toDate=2000-01-01T00:00:00Z')).totalElements).toBe(0);
       expect((await call('GET', `${SM}/files?fromDate=yesterday`)).status).toBe(400);
     });
@@ -267,25 +340,42 @@ describe('binary data collection', async () => {
         const response = await upload(own, `/files/${encodeURIComponent(name)}`, 'ok', meter1);
         expect(response.status, `${name}: ${response.text}`).toBe(204);
       }
-      const names = (await call('GET', `${SM}/files?endpointId=meter-001&limit=0`)).body.content.map((f: { name: string }) => f.name);
+      const names = (await call('GET', `${SM}/files?endpointId=meter-001&limit=0`)).body.content.map(
+        (f: { name: string }) => f.name,
+      );
       expect(names).toEqual(expect.arrayContaining(['é'.repeat(127) + 'a', 'with space & "quote".txt', '.hidden']));
       expect(names.some((n: string) => n.includes('evil') || n.includes('..'))).toBe(false);
-      const quoted = await download(own, `${SM}/endpoints/meter-001/files/${encodeURIComponent('with space & "quote".txt')}/data`);
-      expect(quoted.headers.get('content-disposition')).toMatch(/^attachment; filename="with space & \\"quote\\".txt.bin"/);
+      const quoted = await download(
+        own,
+        `${SM}/endpoints/meter-001/files/${encodeURIComponent('with space & "quote".txt')}/data`,
+      );
+      expect(quoted.headers.get('content-disposition')).toMatch(
+        /^attachment; filename="with space & \\"quote\\".txt.bin"/,
+      );
     });
   });
 
   describe('the client (what the simulator uploads with)', () => {
     it('gets a token over MQTT and streams a file from disk as a blob', async () => {
-      const device = await Kp1Device.connect({ mqttUrl: emulator.mqttUrl, appVersion: 'smart-meter-v1', token: 'meter-003-token' });
+      const device = await Kp1Device.connect({
+        mqttUrl: emulator.mqttUrl,
+        appVersion: 'smart-meter-v1',
+        token: 'meter-003-token',
+      });
       try {
         const token = await requestUploadToken(device);
         const path = join(root, 'firmware-dump.bin');
         writeFileSync(path, Buffer.alloc(70_000, 7));
         const client = new EmulatorClient(emulator.url);
         const blob = await uploadBlobFile(client, token, path);
-        expect(blob).toMatchObject({ name: 'firmware-dump.bin', size: 70_000, location: expect.stringContaining('/endpoints/meter-003/binary-data/') });
-        expect((await download(emulator, blob.url.slice(emulator.url.length))).bytes.equals(Buffer.alloc(70_000, 7))).toBe(true);
+        expect(blob).toMatchObject({
+          name: 'firmware-dump.bin',
+          size: 70_000,
+          location: expect.stringContaining('/endpoints/meter-003/binary-data/'),
+        });
+        expect(
+          (await download(emulator, blob.url.slice(emulator.url.length))).bytes.equals(Buffer.alloc(70_000, 7)),
+        ).toBe(true);
         await expect(uploadBlobFile(client, 'wrong', path)).rejects.toThrow(EmulatorHttpError);
       } finally {
         await device.close();
@@ -319,7 +409,12 @@ describe('binary payloads on disk', () => {
     const chunks = (async function* () {
       for (let i = 0; i < 5; i++) yield new Uint8Array(400);
     })();
-    const streamed = await fetch(`${emulator.url}${BCX}/files/big.bin`, { method: 'POST', headers: { 'x-auth-token': token }, body: chunks as never, duplex: 'half' } as RequestInit);
+    const streamed = await fetch(`${emulator.url}${BCX}/files/big.bin`, {
+      method: 'POST',
+      headers: { 'x-auth-token': token },
+      body: chunks as never,
+      duplex: 'half',
+    } as RequestInit);
     expect(streamed.status).toBe(413);
     expect(((await streamed.json()) as { message: string }).message).toMatch(/nothing was kept/);
     expect((await upload(emulator, '/binary-data', Buffer.alloc(1000), token)).status).toBe(201);
@@ -331,7 +426,10 @@ describe('binary payloads on disk', () => {
     const dir = freshDir();
     const emulator = await startTestEmulator({ inMemory: false, dataDir: dir });
     const token = await uploadToken(emulator);
-    const req = request(`${emulator.url}${BCX}/binary-data?name=cut`, { method: 'POST', headers: { 'x-auth-token': token, 'content-length': String(10 * 1024 * 1024) } });
+    const req = request(`${emulator.url}${BCX}/binary-data?name=cut`, {
+      method: 'POST',
+      headers: { 'x-auth-token': token, 'content-length': String(10 * 1024 * 1024) },
+    });
     req.on('error', () => undefined);
     req.write(Buffer.alloc(1024 * 1024));
     const blobs = join(dir, 'blobs');
@@ -341,39 +439,43 @@ describe('binary payloads on disk', () => {
     expect((await api(emulator)('GET', `${SM}/binary-data/list`)).body).toEqual([]);
   });
 
-  it.skipIf(!existsSync('/proc/self/fd'))('a download the client leaves half way closes the payload file; the payload is whole afterwards', async () => {
-    const dir = freshDir();
-    const emulator = await startTestEmulator({ inMemory: false, dataDir: dir });
-    const token = await uploadToken(emulator);
-    const payload = randomBytes(16 * 1024 * 1024);
-    const blob = (await upload(emulator, '/binary-data?name=big', payload, token)).body;
-    const blobs = join(dir, 'blobs');
-    const openPayloads = () => readdirSync('/proc/self/fd').filter((fd) => {
-      try {
-        return readlinkSync(`/proc/self/fd/${fd}`).startsWith(blobs);
-      } catch {
-        return false; // closed meanwhile
-      }
-    }).length;
+  it.skipIf(!existsSync('/proc/self/fd'))(
+    'a download the client leaves half way closes the payload file; the payload is whole afterwards',
+    async () => {
+      const dir = freshDir();
+      const emulator = await startTestEmulator({ inMemory: false, dataDir: dir });
+      const token = await uploadToken(emulator);
+      const payload = randomBytes(16 * 1024 * 1024);
+      const blob = (await upload(emulator, '/binary-data?name=big', payload, token)).body;
+      const blobs = join(dir, 'blobs');
+      const openPayloads = () =>
+        readdirSync('/proc/self/fd').filter((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`).startsWith(blobs);
+          } catch {
+            return false; // closed meanwhile
+          }
+        }).length;
 
-    // The first bytes arrive while most of the 16 MB is still to be sent: then the client goes away.
-    await new Promise<void>((resolve, reject) => {
-      const req = request(`${emulator.url}${SM}/endpoints/meter-001/binary-data/${blob.id}/data`, (res) => {
-        res.once('data', () => {
-          req.destroy();
-          resolve();
+      // The first bytes arrive while most of the 16 MB is still to be sent: then the client goes away.
+      await new Promise<void>((resolve, reject) => {
+        const req = request(`${emulator.url}${SM}/endpoints/meter-001/binary-data/${blob.id}/data`, (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
         });
+        req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+        req.end();
       });
-      req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
-      req.end();
-    });
-    await until(() => openPayloads() === 0, 'the payload file to be closed');
+      await until(() => openPayloads() === 0, 'the payload file to be closed');
 
-    const whole = await download(emulator, `${SM}/endpoints/meter-001/binary-data/${blob.id}/data`);
-    expect(whole.status).toBe(200);
-    expect(whole.bytes.equals(payload)).toBe(true);
-    await until(() => openPayloads() === 0, 'the payload file to be closed after a whole download');
-  });
+      const whole = await download(emulator, `${SM}/endpoints/meter-001/binary-data/${blob.id}/data`);
+      expect(whole.status).toBe(200);
+      expect(whole.bytes.equals(payload)).toBe(true);
+      await until(() => openPayloads() === 0, 'the payload file to be closed after a whole download');
+    },
+  );
 
   it('keeps payloads across a restart, and drops files no record names (at start and on reset)', async () => {
     const dir = freshDir();
@@ -385,7 +487,9 @@ describe('binary payloads on disk', () => {
     writeFileSync(join(dir, 'blobs', 'x.bin.part'), 'half an upload');
     const second = await startEmulator(options);
     try {
-      expect((await download(second, `${SM}/endpoints/meter-001/binary-data/${blob.body.id}/data`)).bytes.toString()).toBe('kept');
+      expect(
+        (await download(second, `${SM}/endpoints/meter-001/binary-data/${blob.body.id}/data`)).bytes.toString(),
+      ).toBe('kept');
       expect(readdirSync(join(dir, 'blobs'))).toHaveLength(1);
       // A reset drops the records, and with them the files.
       await second.reset();

@@ -12,7 +12,8 @@ describe('credentials manager: basic credentials', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
   const create = (body: unknown = {}) => call('POST', `${CCM}/basic-credentials`, { body });
-  const stateOf = async (id: string) => (await call('GET', `${CCM}/basic-credentials/${id}`)).body.state as CredentialState;
+  const stateOf = async (id: string) =>
+    (await call('GET', `${CCM}/basic-credentials/${id}`)).body.state as CredentialState;
 
   it('generates both username and password for {}, answers the password once, and lists without it', async () => {
     const created = await create({});
@@ -30,7 +31,13 @@ describe('credentials manager: basic credentials', async () => {
     const list = await call('GET', `${CCM}/basic-credentials`);
     expect(list.status).toBe(200);
     const listed = list.body.find((c: any) => c.id === created.body.id);
-    expect(listed).toEqual({ id: created.body.id, username: created.body.username, state: 'Inactive', createdDate: created.body.createdDate, updatedDate: created.body.updatedDate });
+    expect(listed).toEqual({
+      id: created.body.id,
+      username: created.body.username,
+      state: 'Inactive',
+      createdDate: created.body.createdDate,
+      updatedDate: created.body.updatedDate,
+    });
     expect(list.text).not.toContain(created.body.password);
     expect(list.text).not.toMatch(/password/i);
     const one = await call('GET', created.headers.get('location')!.replace(emulator.url, ''));
@@ -46,14 +53,21 @@ describe('credentials manager: basic credentials', async () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ username, password, state: 'Inactive' });
     const onlyPassword = await create({ password: 'given-password' });
-    expect(onlyPassword.body).toMatchObject({ password: 'given-password', username: expect.stringMatching(/^[a-z0-9]{12}$/) });
+    expect(onlyPassword.body).toMatchObject({
+      password: 'given-password',
+      username: expect.stringMatching(/^[a-z0-9]{12}$/),
+    });
     const taken = await create({ username });
     expect(taken.status).toBe(409);
     expect(taken.body.message).toMatch(/already registered/);
   });
 
   it.each([
-    ['a username with ":"', { username: 'a:b' }, /username must be printable ASCII without spaces, ":" or "@"; it holds ":"/],
+    [
+      'a username with ":"',
+      { username: 'a:b' },
+      /username must be printable ASCII without spaces, ":" or "@"; it holds ":"/,
+    ],
     ['a username with "@"', { username: 'dev@acme' }, /it holds "@"/],
     ['a username with a space', { username: 'a b' }, /it holds " "/],
     ['a username that is not ASCII', { username: 'gerät' }, /it holds "ä"/],
@@ -72,7 +86,10 @@ describe('credentials manager: basic credentials', async () => {
   });
 
   it('400 for malformed JSON', async () => {
-    const response = await call('POST', `${CCM}/basic-credentials`, { rawBody: '{"username":', headers: { 'content-type': 'application/json' } });
+    const response = await call('POST', `${CCM}/basic-credentials`, {
+      rawBody: '{"username":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(400);
     expect(response.body.message).toMatch(/not valid JSON/);
   });
@@ -80,7 +97,8 @@ describe('credentials manager: basic credentials', async () => {
   /** A new credential brought to `state` by permitted moves. */
   async function credentialIn(state: CredentialState): Promise<string> {
     const { id } = (await create()).body;
-    if (state !== 'Inactive') expect((await call('PATCH', `${CCM}/basic-credentials/${id}/state`, { body: { state } })).status).toBe(204);
+    if (state !== 'Inactive')
+      expect((await call('PATCH', `${CCM}/basic-credentials/${id}/state`, { body: { state } })).status).toBe(204);
     return id;
   }
 
@@ -116,14 +134,18 @@ describe('credentials manager: basic credentials', async () => {
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.message).toMatch(/state/);
     }
-    expect((await call('PATCH', `${CCM}/basic-credentials/nope/state`, { body: { state: 'Active' } })).status).toBe(404);
+    expect((await call('PATCH', `${CCM}/basic-credentials/nope/state`, { body: { state: 'Active' } })).status).toBe(
+      404,
+    );
     await call('PATCH', `${CCM}/basic-credentials/${id}/state`, { body: { state: 'Suspended' } });
     expect((await call('GET', `${CCM}/basic-credentials/${id}`)).body.updatedDate >= before).toBe(true);
   });
 
   it('changes a password (given, or generated) and answers it once; 400 beyond 72 or when Revoked; 404 unknown', async () => {
     const id = await credentialIn('Active');
-    const given = await call('PATCH', `${CCM}/basic-credentials/${id}/password`, { body: { password: 'new password' } });
+    const given = await call('PATCH', `${CCM}/basic-credentials/${id}/password`, {
+      body: { password: 'new password' },
+    });
     expect(given.status).toBe(200);
     expect(given.body).toEqual({ password: 'new password' });
     const generated = await call('PATCH', `${CCM}/basic-credentials/${id}/password`, { body: {} });
@@ -131,7 +153,9 @@ describe('credentials manager: basic credentials', async () => {
     const empty = await call('PATCH', `${CCM}/basic-credentials/${id}/password`);
     expect(empty.status).toBe(200);
     expect(empty.body.password).toMatch(/^[A-Za-z0-9]{24}$/);
-    expect((await call('PATCH', `${CCM}/basic-credentials/${id}/password`, { body: { password: 'p'.repeat(73) } })).status).toBe(400);
+    expect(
+      (await call('PATCH', `${CCM}/basic-credentials/${id}/password`, { body: { password: 'p'.repeat(73) } })).status,
+    ).toBe(400);
     expect((await call('PATCH', `${CCM}/basic-credentials/nope/password`, { body: {} })).status).toBe(404);
     const revoked = await credentialIn('Revoked');
     const refused = await call('PATCH', `${CCM}/basic-credentials/${revoked}/password`, { body: {} });
@@ -163,7 +187,10 @@ describe('credentials manager: X.509 credentials', async () => {
   });
 
   it('registers a raw PEM body (Content-Type: application/x-pem-file); 409 for one registered already', async () => {
-    const raw = await call('POST', X509, { rawBody: pem('x509-device-002.pem'), headers: { 'content-type': 'application/x-pem-file' } });
+    const raw = await call('POST', X509, {
+      rawBody: pem('x509-device-002.pem'),
+      headers: { 'content-type': 'application/x-pem-file' },
+    });
     expect(raw.status).toBe(201);
     expect(raw.body).toMatchObject({ serialNumber: '7', commonName: 'device-002' });
     const again = await call('POST', X509, { body: { certificate: pem('x509-device-002.pem') } });
@@ -173,13 +200,25 @@ describe('credentials manager: X.509 credentials', async () => {
 
   it.each([
     ['text that is not a certificate', { body: { certificate: 'hello' } }, /PEM block/],
-    ['a damaged certificate', { body: { certificate: pem('x509-device-001.pem').replace(/\n[A-Za-z0-9+/]{20}/, '\nAAAAAAAAAAAAAAAAAAAA') } }, /cannot be read/],
+    [
+      'a damaged certificate',
+      { body: { certificate: pem('x509-device-001.pem').replace(/\n[A-Za-z0-9+/]{20}/, '\nAAAAAAAAAAAAAAAAAAAA') } },
+      /cannot be read/,
+    ],
     ['a certificate without CN', { body: { certificate: pem('x509-without-cn.pem') } }, /no CN/],
     ['no certificate field', { body: { pem: 'x' } }, /certificate is required/],
     ['a certificate that is not a string', { body: { certificate: 1 } }, /certificate must be a string/],
-    ['malformed JSON', { rawBody: '{"certificate":', headers: { 'content-type': 'application/json' } }, /not valid JSON/],
+    [
+      'malformed JSON',
+      { rawBody: '{"certificate":', headers: { 'content-type': 'application/json' } },
+      /not valid JSON/,
+    ],
     ['no body', {}, /body is missing/],
-    ['a PEM body that is not a certificate', { rawBody: 'hello', headers: { 'content-type': 'application/x-pem-file' } }, /PEM block/],
+    [
+      'a PEM body that is not a certificate',
+      { rawBody: 'hello', headers: { 'content-type': 'application/x-pem-file' } },
+      /PEM block/,
+    ],
   ])('400 for %s', async (_name, options, message) => {
     const before = (await call('GET', X509)).body.length;
     const response = await call('POST', X509, options);
@@ -205,16 +244,34 @@ describe('credentials manager with auth on: scopes and tenants', async () => {
     expect((await call('POST', `${CCM}/x509-credentials`, { token: readOnly, body: {} })).status).toBe(403);
   });
 
-  it("a tenant sees and changes only its own credentials; usernames are unique across tenants", async () => {
+  it('a tenant sees and changes only its own credentials; usernames are unique across tenants', async () => {
     const mine = await call('POST', `${CCM}/basic-credentials`, { token: acme, body: { username: 'acme-device' } });
     expect(mine.status).toBe(201);
-    expect((await call('GET', `${CCM}/basic-credentials`, { token: globex })).body.map((c: any) => c.id)).not.toContain(mine.body.id);
+    expect((await call('GET', `${CCM}/basic-credentials`, { token: globex })).body.map((c: any) => c.id)).not.toContain(
+      mine.body.id,
+    );
     expect((await call('GET', `${CCM}/basic-credentials/${mine.body.id}`, { token: globex })).status).toBe(404);
-    expect((await call('PATCH', `${CCM}/basic-credentials/${mine.body.id}/state`, { token: globex, body: { state: 'Revoked' } })).status).toBe(404);
-    expect((await call('PATCH', `${CCM}/basic-credentials/${mine.body.id}/password`, { token: globex, body: {} })).status).toBe(404);
-    expect((await call('GET', `${CCM}/basic-credentials/${mine.body.id}`, { token: acme })).body.state).toBe('Inactive');
-    expect((await call('POST', `${CCM}/basic-credentials`, { token: globex, body: { username: 'acme-device' } })).status).toBe(409);
-    const cert = await call('POST', `${CCM}/x509-credentials`, { token: acme, body: { certificate: pem('x509-device-001.pem') } });
+    expect(
+      (
+        await call('PATCH', `${CCM}/basic-credentials/${mine.body.id}/state`, {
+          token: globex,
+          body: { state: 'Revoked' },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await call('PATCH', `${CCM}/basic-credentials/${mine.body.id}/password`, { token: globex, body: {} })).status,
+    ).toBe(404);
+    expect((await call('GET', `${CCM}/basic-credentials/${mine.body.id}`, { token: acme })).body.state).toBe(
+      'Inactive',
+    );
+    expect(
+      (await call('POST', `${CCM}/basic-credentials`, { token: globex, body: { username: 'acme-device' } })).status,
+    ).toBe(409);
+    const cert = await call('POST', `${CCM}/x509-credentials`, {
+      token: acme,
+      body: { certificate: pem('x509-device-001.pem') },
+    });
     expect((await call('GET', `${CCM}/x509-credentials`, { token: globex })).body).toEqual([]);
     expect((await call('GET', `${CCM}/x509-credentials/${cert.body.id}`, { token: globex })).status).toBe(404);
   });
@@ -228,14 +285,19 @@ describe('no password is readable anywhere', async () => {
 
   it('not in the state export, nor in state.json and the mutation log on disk', async () => {
     const secrets = ['Secret-Device-Password-1', 'Changed-Password-2', 'Iam-User-Password-3'];
-    const created = await call('POST', `${CCM}/basic-credentials`, { body: { username: 'disk-device', password: secrets[0] } });
+    const created = await call('POST', `${CCM}/basic-credentials`, {
+      body: { username: 'disk-device', password: secrets[0] },
+    });
     await call('PATCH', `${CCM}/basic-credentials/${created.body.id}/password`, { body: { password: secrets[1] } });
     const generated = (await call('POST', `${CCM}/basic-credentials`, { body: {} })).body.password;
     const user = { email: 'disk@acme.com', username: 'disk-user', password: secrets[2], confirmPassword: secrets[2] };
     expect((await call('POST', '/iam/api/v1/users', { body: user })).status).toBe(201);
 
     const exported = (await call('GET', '/_emu/state')).text;
-    const onDisk = () => readdirSync(dir).map((f) => (f.endsWith('.json') || f.endsWith('.jsonl') ? readFileSync(join(dir, f), 'utf8') : '')).join('\n');
+    const onDisk = () =>
+      readdirSync(dir)
+        .map((f) => (f.endsWith('.json') || f.endsWith('.jsonl') ? readFileSync(join(dir, f), 'utf8') : ''))
+        .join('\n');
     // Fixture users' passwords, too: the realms keep hashes only.
     for (const secret of [...secrets, generated, 'dev-password', 'viewer-password']) {
       expect(exported).not.toContain(secret);

@@ -30,7 +30,11 @@ describe('retention', async () => {
   const call = api(emulator);
 
   it('deletes a command once its commandRetentionTtl has passed, whatever its status', async () => {
-    const response = await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0&commandRetentionTtl=1', { body: {} });
+    const response = await call(
+      'POST',
+      '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0&commandRetentionTtl=1',
+      { body: {} },
+    );
     const id = response.body.commandId;
     await applyDeadlines(internalContext(emulator), [id]);
     expect(COMMANDS.get(internalContext(emulator), String(id))).toBeDefined();
@@ -53,14 +57,22 @@ describe('deadlines across a restart', () => {
   it('expires, on start, a command whose TTL passed while the emulator was stopped; ids keep counting', async () => {
     const options = { port: 0, mqttPort: 0, dataDir: dir, log: () => undefined };
     let emulator = await startEmulator(options);
-    const first = await api(emulator)('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?awaitTimeout=0&commandTtl=200', { body: {} });
+    const first = await api(emulator)(
+      'POST',
+      '/cex/api/v1/endpoints/meter-001/commands/reboot?awaitTimeout=0&commandTtl=200',
+      { body: {} },
+    );
     await emulator.stop();
     await sleep(300);
     emulator = await startEmulator(options);
     try {
       await sleep(50);
-      expect((COMMANDS.get(internalContext(emulator), String(first.body.commandId)) as { status: string }).status).toBe('EXPIRED');
-      const second = await api(emulator)('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', { body: {} });
+      expect((COMMANDS.get(internalContext(emulator), String(first.body.commandId)) as { status: string }).status).toBe(
+        'EXPIRED',
+      );
+      const second = await api(emulator)('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', {
+        body: {},
+      });
       expect(second.body.commandId).toBeGreaterThan(first.body.commandId);
     } finally {
       await emulator.stop();

@@ -10,7 +10,8 @@ const cex = '/cex/api/v1';
 describe('command invocation with a device on MQTT', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
-  const stored = (commandId: number) => COMMANDS.get(internalContext(emulator), String(commandId)) as Record<string, any> | undefined;
+  const stored = (commandId: number) =>
+    COMMANDS.get(internalContext(emulator), String(commandId)) as Record<string, any> | undefined;
 
   it('register over REST, connect, observe, invoke over REST, answer: 200 with the device payload', async () => {
     const endpoint = await registerEndpoint(emulator);
@@ -18,11 +19,15 @@ describe('command invocation with a device on MQTT', async () => {
     const observe = await device.request(`${endpoint.topic('cex')}/command/reboot`, { observe: true });
     expect(observe.payload).toEqual([]);
 
-    const invocation = call('POST', `${cex}/endpoints/${endpoint.endpointId}/commands/reboot?waitTimeout=10`, { body: { delay: 3 } });
+    const invocation = call('POST', `${cex}/endpoints/${endpoint.endpointId}/commands/reboot?waitTimeout=10`, {
+      body: { delay: 3 },
+    });
     const pushed = await device.waitFor((m) => m.topic === `${observe.requestTopic}/status` && m.payload.length > 0);
     const [{ id, payload }] = pushed.payload;
     expect(payload).toEqual({ delay: 3 });
-    const result = await device.request(`${endpoint.topic('cex')}/result/reboot`, [{ id, statusCode: 200, reasonPhrase: 'Rebooted', payload: { uptime: 0 } }]);
+    const result = await device.request(`${endpoint.topic('cex')}/result/reboot`, [
+      { id, statusCode: 200, reasonPhrase: 'Rebooted', payload: { uptime: 0 } },
+    ]);
     expect(result.ok).toBe(true);
 
     const response = await invocation;
@@ -45,13 +50,18 @@ describe('command invocation with a device on MQTT', async () => {
     expect((await call('GET', `${cex}/endpoints/${endpoint.endpointId}/commands/reboot/last`)).body.commandId).toBe(id);
     // Both answered and a second report is refused, with nothing changed.
     const again = await device.request(`${endpoint.topic('cex')}/result/reboot`, [{ id, statusCode: 500 }]);
-    expect(again.payload).toMatchObject({ statusCode: 409, reasonPhrase: expect.stringMatching(/already has a result/) });
+    expect(again.payload).toMatchObject({
+      statusCode: 409,
+      reasonPhrase: expect.stringMatching(/already has a result/),
+    });
     expect(stored(id)!.statusCode).toBe(200);
   });
 
   it('202 with Location when the wait runs out; the device polls and answers later', async () => {
     const endpoint = await registerEndpoint(emulator);
-    const response = await call('POST', `${cex}/endpoints/${endpoint.endpointId}/commands/locate?awaitTimeout=1`, { body: { precise: true } });
+    const response = await call('POST', `${cex}/endpoints/${endpoint.endpointId}/commands/locate?awaitTimeout=1`, {
+      body: { precise: true },
+    });
     expect(response.status).toBe(202);
     const id = response.body.commandId;
     expect(response.body.status).toBe('PENDING');
@@ -73,7 +83,11 @@ describe('command invocation with a device on MQTT', async () => {
   it('expires a pending command on time and wakes its wait with 202', async () => {
     const endpoint = await registerEndpoint(emulator);
     const started = Date.now();
-    const response = await call('POST', `${cex}/endpoints/${endpoint.endpointId}/commands/reboot?awaitTimeout=10&commandTtl=300`, { body: {} });
+    const response = await call(
+      'POST',
+      `${cex}/endpoints/${endpoint.endpointId}/commands/reboot?awaitTimeout=10&commandTtl=300`,
+      { body: {} },
+    );
     expect(response.status).toBe(202);
     expect(Date.now() - started).toBeLessThan(3000);
     const id = response.body.commandId;
@@ -89,7 +103,11 @@ describe('command invocation with a device on MQTT', async () => {
 
   it('expires without anyone waiting or asking (a timer, not a read)', async () => {
     const endpoint = await registerEndpoint(emulator);
-    const response = await call('POST', `${cex}/endpoints/${endpoint.endpointId}/commands/reboot?awaitTimeout=0&commandTtl=100`, { body: {} });
+    const response = await call(
+      'POST',
+      `${cex}/endpoints/${endpoint.endpointId}/commands/reboot?awaitTimeout=0&commandTtl=100`,
+      { body: {} },
+    );
     expect(stored(response.body.commandId)!.status).toBe('PENDING');
     await sleep(400);
     expect(stored(response.body.commandId)!.status).toBe('EXPIRED');
@@ -97,12 +115,16 @@ describe('command invocation with a device on MQTT', async () => {
 
   it('the device may answer over the HTTP binding as well', async () => {
     const endpoint = await registerEndpoint(emulator);
-    const invocation = call('POST', `${cex}/endpoints/${endpoint.endpointId}/commands/reboot?waitTimeout=10`, { body: { n: 1 } });
+    const invocation = call('POST', `${cex}/endpoints/${endpoint.endpointId}/commands/reboot?waitTimeout=10`, {
+      body: { n: 1 },
+    });
     let pending: any[] = [];
     while (pending.length === 0) {
       pending = (await call('POST', `/${endpoint.topic('cex')}/command/reboot`, { rawBody: '{}' })).body;
     }
-    const answer = await call('POST', `/${endpoint.topic('cex')}/result/reboot`, { rawBody: JSON.stringify([{ id: pending[0].id, statusCode: 200, payload: 'done' }]) });
+    const answer = await call('POST', `/${endpoint.topic('cex')}/result/reboot`, {
+      rawBody: JSON.stringify([{ id: pending[0].id, statusCode: 200, payload: 'done' }]),
+    });
     expect(answer.status).toBe(200);
     const response = await invocation;
     expect(response).toMatchObject({ status: 200, body: 'done' });
@@ -134,9 +156,14 @@ describe('command invocation with a device on MQTT', async () => {
 describe('command invocation over REST', async () => {
   const emulator = await startTestEmulator({ asyncRequestTimeout: 20 });
   const call = api(emulator);
-  const stored = (commandId: number) => COMMANDS.get(internalContext(emulator), String(commandId)) as Record<string, any>;
-  const post = (query: string, options: Parameters<typeof call>[2] = { body: {} }, endpointId = 'meter-001', type = 'reboot') =>
-    call('POST', `${cex}/endpoints/${endpointId}/commands/${type}${query}`, options);
+  const stored = (commandId: number) =>
+    COMMANDS.get(internalContext(emulator), String(commandId)) as Record<string, any>;
+  const post = (
+    query: string,
+    options: Parameters<typeof call>[2] = { body: {} },
+    endpointId = 'meter-001',
+    type = 'reboot',
+  ) => call('POST', `${cex}/endpoints/${endpointId}/commands/${type}${query}`, options);
 
   it('first revision: awaitTimeout and commandTtl (default 60000 ms)', async () => {
     const response = await post('?awaitTimeout=0');
@@ -156,7 +183,11 @@ describe('command invocation over REST', async () => {
   });
 
   const invalid: Array<[string, string, RegExp]> = [
-    ['awaitTimeout over the asynchronous request timeout', '?awaitTimeout=21', /must not exceed the asynchronous request timeout of 20 seconds/],
+    [
+      'awaitTimeout over the asynchronous request timeout',
+      '?awaitTimeout=21',
+      /must not exceed the asynchronous request timeout of 20 seconds/,
+    ],
     ['waitTimeout negative', '?waitTimeout=-1', /waitTimeout must be a whole number/],
     ['waitTimeout not a number', '?waitTimeout=soon', /waitTimeout must be a whole number/],
     ['two different waits', '?awaitTimeout=1&waitTimeout=2', /not both/],
@@ -179,7 +210,12 @@ describe('command invocation over REST', async () => {
   });
 
   it('stores text/plain without validation and delivers it as a string', async () => {
-    const response = await post('?waitTimeout=0', { rawBody: 'not {json', headers: { 'content-type': 'text/plain; charset=utf-8' } }, 'meter-002', 'display');
+    const response = await post(
+      '?waitTimeout=0',
+      { rawBody: 'not {json', headers: { 'content-type': 'text/plain; charset=utf-8' } },
+      'meter-002',
+      'display',
+    );
     expect(response.status).toBe(202);
     expect(response.body.requestPayload).toBe('not {json');
     const device = await TestDevice.connect(emulator);
@@ -188,7 +224,10 @@ describe('command invocation over REST', async () => {
   });
 
   it('reads JSON under any other content type (curl -d sends a form type); an empty JSON body is a command without payload', async () => {
-    const form = await post('?waitTimeout=0', { rawBody: '{"delay":1}', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await post('?waitTimeout=0', {
+      rawBody: '{"delay":1}',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.status).toBe(202);
     expect(form.body.requestPayload).toEqual({ delay: 1 });
     const xml = await post('?waitTimeout=0', { rawBody: '<a/>', headers: { 'content-type': 'application/xml' } });
@@ -212,7 +251,10 @@ describe('command invocation over REST', async () => {
     expect((await call('GET', `${cex}/endpoints/meter-003/commands/other/${id}`)).status).toBe(404);
     expect((await call('GET', `${cex}/endpoints/meter-003/commands/reset/abc`)).status).toBe(400);
     expect((await call('GET', `${cex}/endpoints/meter-003/commands/reset/last`)).status).toBe(404);
-    expect((await call('GET', `${cex}/endpoints/meter-003/commands/reset/last?endpointId=meter-003&commandType=reset`)).status).toBe(404);
+    expect(
+      (await call('GET', `${cex}/endpoints/meter-003/commands/reset/last?endpointId=meter-003&commandType=reset`))
+        .status,
+    ).toBe(404);
     expect((await call('GET', `${cex}/endpoints/meter-003/commands/reset/last?endpointId=meter-004`)).status).toBe(400);
     expect((await call('DELETE', path)).status).toBe(204);
     expect((await call('GET', path)).status).toBe(404);
@@ -229,7 +271,10 @@ describe('command invocation over REST', async () => {
       ['meter-005', ['alpha', 'beta']],
       ['meter-006', ['alpha']],
     ]);
-    const second = await call('GET', `${cex}/endpoints/commands?endpointId=meter-005&endpointId=meter-006&commandTypes=beta`);
+    const second = await call(
+      'GET',
+      `${cex}/endpoints/commands?endpointId=meter-005&endpointId=meter-006&commandTypes=beta`,
+    );
     expect(second.body.map((d: any) => [d.endpointId, d.commands.length])).toEqual([
       ['meter-005', 1],
       ['meter-006', 0],
@@ -238,7 +283,9 @@ describe('command invocation over REST', async () => {
 
     const page = await call('GET', `${cex}/endpoints/commands/smart-meter?commandTypes=alpha,beta&limit=1&offset=1`);
     expect(page.body).toMatchObject({ totalElements: 2, offset: 1, limit: 1 });
-    expect(page.body.content).toEqual([{ endpointId: 'meter-006', commands: [expect.objectContaining({ commandType: 'alpha' })] }]);
+    expect(page.body.content).toEqual([
+      { endpointId: 'meter-006', commands: [expect.objectContaining({ commandType: 'alpha' })] },
+    ]);
     expect((await call('GET', `${cex}/endpoints/commands/thermostat`)).status).toBe(404);
   });
 
@@ -254,7 +301,11 @@ describe('command invocation with --compat cex=1', async () => {
 
   it('applies the first revision defaults when no parameter is given', async () => {
     const abort = new AbortController();
-    const request = fetch(`${emulator.url}${cex}/endpoints/meter-001/commands/reboot`, { method: 'POST', body: '{}', signal: abort.signal }).catch(() => undefined);
+    const request = fetch(`${emulator.url}${cex}/endpoints/meter-001/commands/reboot`, {
+      method: 'POST',
+      body: '{}',
+      signal: abort.signal,
+    }).catch(() => undefined);
     let record: Record<string, string> | undefined;
     while (!record) {
       await sleep(20);

@@ -12,7 +12,9 @@ describe('endpoint configuration registry', async () => {
   /** A new tracker endpoint (its application's version has no configuration schema). */
   const newTracker = async () => {
     const endpointId = `ecr-tracker-${++registered}`;
-    const response = await call('POST', '/epr/api/v1/endpoints', { body: { appVersion: { name: 'tracker-v1' }, endpointId } });
+    const response = await call('POST', '/epr/api/v1/endpoints', {
+      body: { appVersion: { name: 'tracker-v1' }, endpointId },
+    });
     expect(response.status).toBe(201);
     return endpointId;
   };
@@ -39,7 +41,10 @@ describe('endpoint configuration registry', async () => {
     it('keeps any JSON value, also under application/json;charset=utf-8', async () => {
       const id = await newTracker();
       for (const value of [[1, 2], 'a string', 7, null, { deep: { list: [{}] } }]) {
-        const put = await call('PUT', one(id, 'tracker-v1'), { rawBody: JSON.stringify(value), headers: { 'content-type': 'application/json;charset=utf-8' } });
+        const put = await call('PUT', one(id, 'tracker-v1'), {
+          rawBody: JSON.stringify(value),
+          headers: { 'content-type': 'application/json;charset=utf-8' },
+        });
         expect(put.status, put.text).toBeLessThan(300);
         expect((await call('GET', one(id, 'tracker-v1'))).body).toEqual(value);
       }
@@ -47,28 +52,56 @@ describe('endpoint configuration registry', async () => {
 
     it('keeps text/plain and application/octet-stream payloads with their content type', async () => {
       const id = await newTracker();
-      expect((await call('PUT', one(id, 'tracker-v1'), { rawBody: 'mode=eco\nlevel=3', headers: { 'content-type': 'text/plain' } })).status).toBe(201);
+      expect(
+        (
+          await call('PUT', one(id, 'tracker-v1'), {
+            rawBody: 'mode=eco\nlevel=3',
+            headers: { 'content-type': 'text/plain' },
+          })
+        ).status,
+      ).toBe(201);
       const text = await call('GET', one(id, 'tracker-v1'));
       expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
       expect(text.text).toBe('mode=eco\nlevel=3');
       let listing = await call('GET', `${ECR}/endpoints/${id}`);
       expect(listing.body).toEqual([
-        { appVersionName: 'tracker-v1', configId: expect.any(String), configContentType: 'text/plain', config: 'mode=eco\nlevel=3', updatedDate: expect.any(String) },
+        {
+          appVersionName: 'tracker-v1',
+          configId: expect.any(String),
+          configContentType: 'text/plain',
+          config: 'mode=eco\nlevel=3',
+          updatedDate: expect.any(String),
+        },
       ]);
 
       const bytes = Buffer.from([0, 1, 2, 250, 255]);
-      expect((await call('PUT', one(id, 'tracker-v1'), { rawBody: bytes, headers: { 'content-type': 'application/octet-stream' } })).status).toBe(204);
+      expect(
+        (
+          await call('PUT', one(id, 'tracker-v1'), {
+            rawBody: bytes,
+            headers: { 'content-type': 'application/octet-stream' },
+          })
+        ).status,
+      ).toBe(204);
       const binary = await fetch(`${emulator.url}${one(id, 'tracker-v1')}`);
       expect(binary.headers.get('content-type')).toBe('application/octet-stream');
       expect(Buffer.from(await binary.arrayBuffer())).toEqual(bytes);
       listing = await call('GET', `${ECR}/endpoints/${id}`);
-      expect(listing.body[0]).toMatchObject({ configContentType: 'application/octet-stream', config: bytes.toString('base64') });
+      expect(listing.body[0]).toMatchObject({
+        configContentType: 'application/octet-stream',
+        config: bytes.toString('base64'),
+      });
     });
 
     it.each([
       ['malformed JSON', { rawBody: '{"a":', headers: { 'content-type': 'application/json' } }, 400, /not valid JSON/],
       ['no body', {}, 400, /body is missing/],
-      ['a form body (curl -d without a Content-Type)', { rawBody: '{"a":1}', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, /'Content-Type: application\/json'/],
+      [
+        'a form body (curl -d without a Content-Type)',
+        { rawBody: '{"a":1}', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+        415,
+        /'Content-Type: application\/json'/,
+      ],
     ])('%s: status %s, nothing stored', async (_name, options, status, message) => {
       const id = await newTracker();
       const response = await call('PUT', one(id, 'tracker-v1'), options);
@@ -78,7 +111,12 @@ describe('endpoint configuration registry', async () => {
     });
 
     it('404 for an unknown endpoint, a version of another application, an unknown version, another tenant', async () => {
-      for (const path of [one('nope', 'tracker-v1'), one('tracker-001', 'smart-meter-v1'), one('tracker-001', 'nope'), one('thermo-001', 'thermostat-v1')]) {
+      for (const path of [
+        one('nope', 'tracker-v1'),
+        one('tracker-001', 'smart-meter-v1'),
+        one('tracker-001', 'nope'),
+        one('thermo-001', 'thermostat-v1'),
+      ]) {
         for (const method of ['PUT', 'GET', 'DELETE']) {
           const response = await call(method, path, method === 'PUT' ? json({ a: 1 }) : {});
           expect(response.status, `${method} ${path}`).toBe(404);
@@ -108,21 +146,33 @@ describe('endpoint configuration registry', async () => {
     it('If-Match: the current configId passes (quoted or not); another gives 412 and changes nothing', async () => {
       const id = await newTracker();
       const etag = (await call('PUT', one(id, 'tracker-v1'), json({ v: 1 }))).headers.get('etag')!;
-      const stale = await call('PUT', one(id, 'tracker-v1'), { ...json({ v: 'lost' }), headers: { 'content-type': 'application/json', 'if-match': '"not-the-id"' } });
+      const stale = await call('PUT', one(id, 'tracker-v1'), {
+        ...json({ v: 'lost' }),
+        headers: { 'content-type': 'application/json', 'if-match': '"not-the-id"' },
+      });
       expect(stale.status).toBe(412);
       expect(stale.body.message).toMatch(/nothing was changed/);
       expect((await call('GET', one(id, 'tracker-v1'))).body).toEqual({ v: 1 });
-      const next = await call('PUT', one(id, 'tracker-v1'), { ...json({ v: 2 }), headers: { 'content-type': 'application/json', 'if-match': etag } });
+      const next = await call('PUT', one(id, 'tracker-v1'), {
+        ...json({ v: 2 }),
+        headers: { 'content-type': 'application/json', 'if-match': etag },
+      });
       expect(next.status).toBe(204);
       const unquoted = next.headers.get('etag')!.replace(/"/g, '');
-      const third = await call('PUT', one(id, 'tracker-v1'), { ...json({ v: 3 }), headers: { 'content-type': 'application/json', 'if-match': unquoted } });
+      const third = await call('PUT', one(id, 'tracker-v1'), {
+        ...json({ v: 3 }),
+        headers: { 'content-type': 'application/json', 'if-match': unquoted },
+      });
       expect(third.status).toBe(204);
       expect((await call('GET', one(id, 'tracker-v1'))).body).toEqual({ v: 3 });
     });
 
     it('If-Match on an endpoint without a configuration gives 412 (nothing to match)', async () => {
       const id = await newTracker();
-      const response = await call('PUT', one(id, 'tracker-v1'), { ...json({ v: 1 }), headers: { 'content-type': 'application/json', 'if-match': '"x"' } });
+      const response = await call('PUT', one(id, 'tracker-v1'), {
+        ...json({ v: 1 }),
+        headers: { 'content-type': 'application/json', 'if-match': '"x"' },
+      });
       expect(response.status).toBe(412);
       expect((await call('GET', one(id, 'tracker-v1'))).status).toBe(404);
     });
@@ -131,12 +181,20 @@ describe('endpoint configuration registry', async () => {
       const id = await newTracker();
       await call('PUT', one(id, 'tracker-v1'), json({ v: 1 }));
       const headers = (date: string) => ({ 'content-type': 'application/json', 'if-unmodified-since': date });
-      const before = await call('PUT', one(id, 'tracker-v1'), { ...json({ v: 2 }), headers: headers('Mon, 01 Jan 2001 00:00:00 GMT') });
+      const before = await call('PUT', one(id, 'tracker-v1'), {
+        ...json({ v: 2 }),
+        headers: headers('Mon, 01 Jan 2001 00:00:00 GMT'),
+      });
       expect(before.status).toBe(412);
-      const deleteBefore = await call('DELETE', one(id, 'tracker-v1'), { headers: { 'if-unmodified-since': 'Mon, 01 Jan 2001 00:00:00 GMT' } });
+      const deleteBefore = await call('DELETE', one(id, 'tracker-v1'), {
+        headers: { 'if-unmodified-since': 'Mon, 01 Jan 2001 00:00:00 GMT' },
+      });
       expect(deleteBefore.status).toBe(412);
       expect((await call('GET', one(id, 'tracker-v1'))).body).toEqual({ v: 1 });
-      const later = await call('PUT', one(id, 'tracker-v1'), { ...json({ v: 3 }), headers: headers(new Date(Date.now() + 3_600_000).toUTCString()) });
+      const later = await call('PUT', one(id, 'tracker-v1'), {
+        ...json({ v: 3 }),
+        headers: headers(new Date(Date.now() + 3_600_000).toUTCString()),
+      });
       expect(later.status).toBe(204);
     });
 
@@ -151,7 +209,11 @@ describe('endpoint configuration registry', async () => {
     it('two concurrent PUTs with the same If-Match: exactly one wins, the other gets 412', async () => {
       const id = await newTracker();
       const etag = (await call('PUT', one(id, 'tracker-v1'), json({ v: 0 }))).headers.get('etag')!;
-      const attempt = (v: string) => call('PUT', one(id, 'tracker-v1'), { ...json({ v }), headers: { 'content-type': 'application/json', 'if-match': etag } });
+      const attempt = (v: string) =>
+        call('PUT', one(id, 'tracker-v1'), {
+          ...json({ v }),
+          headers: { 'content-type': 'application/json', 'if-match': etag },
+        });
       const results = await Promise.all([attempt('a'), attempt('b')]);
       expect(results.map((r) => r.status).sort()).toEqual([204, 412]);
       const winner = results.find((r) => r.status === 204)!;
@@ -167,7 +229,9 @@ describe('endpoint configuration registry', async () => {
       expect(byTag.status).toBe(304);
       expect(byTag.text).toBe('');
       const lastModified = (await call('GET', one(id, 'tracker-v1'))).headers.get('last-modified')!;
-      expect((await call('GET', one(id, 'tracker-v1'), { headers: { 'if-modified-since': lastModified } })).status).toBe(304);
+      expect(
+        (await call('GET', one(id, 'tracker-v1'), { headers: { 'if-modified-since': lastModified } })).status,
+      ).toBe(304);
       expect((await call('GET', one(id, 'tracker-v1'), { headers: { 'if-none-match': '"other"' } })).status).toBe(200);
     });
   });
@@ -179,14 +243,25 @@ describe('endpoint configuration registry', async () => {
       expect((await call('GET', path)).status).toBe(404);
       const put = await call('PUT', path, json({ interval: 60 }));
       expect(put.status).toBe(200);
-      expect(put.body).toEqual({ configId: expect.any(String), config: '{"interval":60}', createdDate: expect.any(String), updatedDate: expect.any(String) });
+      expect(put.body).toEqual({
+        configId: expect.any(String),
+        config: '{"interval":60}',
+        createdDate: expect.any(String),
+        updatedDate: expect.any(String),
+      });
       expect(put.headers.get('etag')).toBe(`"${put.body.configId}"`);
       const got = await call('GET', path);
       expect(got.body).toEqual({ interval: 60 });
       expect((await call('GET', path, { headers: { 'if-none-match': put.headers.get('etag')! } })).status).toBe(304);
-      const stale = await call('PUT', path, { ...json({ interval: 1 }), headers: { 'content-type': 'application/json', 'if-match': '"old"' } });
+      const stale = await call('PUT', path, {
+        ...json({ interval: 1 }),
+        headers: { 'content-type': 'application/json', 'if-match': '"old"' },
+      });
       expect(stale.status).toBe(412);
-      const next = await call('PUT', path, { ...json({ interval: 30 }), headers: { 'content-type': 'application/json', 'if-match': put.headers.get('etag')! } });
+      const next = await call('PUT', path, {
+        ...json({ interval: 30 }),
+        headers: { 'content-type': 'application/json', 'if-match': put.headers.get('etag')! },
+      });
       expect(next.status).toBe(200);
       expect(next.body.createdDate).toBe(put.body.createdDate);
       expect((await call('DELETE', path)).status).toBe(204);
@@ -219,13 +294,17 @@ describe('endpoint configuration registry', async () => {
     const bare = await call('GET', '/api/v1/endpoints/meter-001');
     expect(bare.body).toMatchObject({ endpointId: 'meter-001', appVersion: { name: 'smart-meter-v1' } });
     expect(Array.isArray((await call('GET', `${ECR}/endpoints/meter-001`)).body)).toBe(true);
-    expect((await call('GET', '/api/v1/endpoints/meter-001/app-versions/smart-meter-v1')).body).toEqual({ reportingIntervalSeconds: 60, tariff: 'day-night' });
+    expect((await call('GET', '/api/v1/endpoints/meter-001/app-versions/smart-meter-v1')).body).toEqual({
+      reportingIntervalSeconds: 60,
+      tariff: 'day-night',
+    });
   });
 
   it('GET /service-instances lists the three services with their prefixes; ecr declares its version configuration schema', async () => {
     const list = await call('GET', '/app-manager/api/v1/service-instances');
     const byName = new Map(list.body.map((s: any) => [s.name, s]));
-    for (const prefix of ['ecr', 'otao', 'tekton']) expect(byName.get(prefix)).toMatchObject({ urlPrefix: `/${prefix}`, serviceGroup: 'device' });
+    for (const prefix of ['ecr', 'otao', 'tekton'])
+      expect(byName.get(prefix)).toMatchObject({ urlPrefix: `/${prefix}`, serviceGroup: 'device' });
     expect(byName.get('ecr')).toMatchObject({ appVersionConfigurationSchemaPresent: true });
     const ecr = await call('GET', '/app-manager/api/v1/service-instances/ecr?include=appVersionConfigurationSchema');
     expect(ecr.body.appVersionConfigurationSchema.properties).toHaveProperty('configSchema');
@@ -240,7 +319,12 @@ describe('endpoint configuration registry, envelope shape (--compat ecr=envelope
   it('PUT answers 200 with ETag and the configuration record; GET the record', async () => {
     const put = await call('PUT', one('tracker-002', 'tracker-v1'), json({ a: [1] }));
     expect(put.status).toBe(200);
-    expect(put.body).toEqual({ configId: expect.any(String), config: '{"a":[1]}', createdDate: expect.any(String), updatedDate: expect.any(String) });
+    expect(put.body).toEqual({
+      configId: expect.any(String),
+      config: '{"a":[1]}',
+      createdDate: expect.any(String),
+      updatedDate: expect.any(String),
+    });
     expect(put.headers.get('etag')).toBe(`"${put.body.configId}"`);
     const again = await call('PUT', one('tracker-002', 'tracker-v1'), json({ a: [2] }));
     expect(again.status).toBe(200);
@@ -248,13 +332,24 @@ describe('endpoint configuration registry, envelope shape (--compat ecr=envelope
     const got = await call('GET', one('tracker-002', 'tracker-v1'));
     expect(got.body).toEqual({ ...again.body });
     expect(got.headers.get('etag')).toBe(`"${again.body.configId}"`);
-    expect((await call('GET', one('tracker-002', 'tracker-v1'), { headers: { 'if-none-match': got.headers.get('etag')! } })).status).toBe(304);
+    expect(
+      (await call('GET', one('tracker-002', 'tracker-v1'), { headers: { 'if-none-match': got.headers.get('etag')! } }))
+        .status,
+    ).toBe(304);
   });
 
   it('a text payload is a string in the record; the default configuration reads as a record too', async () => {
-    await call('PUT', one('tracker-003', 'tracker-v1'), { rawBody: 'plain', headers: { 'content-type': 'text/plain' } });
+    await call('PUT', one('tracker-003', 'tracker-v1'), {
+      rawBody: 'plain',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect((await call('GET', one('tracker-003', 'tracker-v1'))).body.config).toBe('plain');
     const fallback = await call('GET', `${ECR}/app-versions/tracker-v1`);
-    expect(fallback.body).toEqual({ configId: expect.any(String), config: '{"gpsIntervalSeconds":30,"geofence":"city"}', createdDate: expect.any(String), updatedDate: expect.any(String) });
+    expect(fallback.body).toEqual({
+      configId: expect.any(String),
+      config: '{"gpsIntervalSeconds":30,"geofence":"city"}',
+      createdDate: expect.any(String),
+      updatedDate: expect.any(String),
+    });
   });
 });

@@ -4,15 +4,25 @@ import { fixtureFile } from '../helpers/fixture-file.js';
 
 const EPR = '/epr/api/v1';
 
-const endpoint = (endpointId: string, metadata: Record<string, unknown>) => ({ endpointId, appVersion: 'app-v1', token: `${endpointId}-token`, metadata });
-const filter = (filterId: string, match: Record<string, unknown>, status = 'ACTIVE') => ({ applicationName: 'app', filterId, status, match });
+const endpoint = (endpointId: string, metadata: Record<string, unknown>) => ({
+  endpointId,
+  appVersion: 'app-v1',
+  token: `${endpointId}-token`,
+  metadata,
+});
+const filter = (filterId: string, match: Record<string, unknown>, status = 'ACTIVE') => ({
+  applicationName: 'app',
+  filterId,
+  status,
+  match,
+});
 
 /** Every operator of docs/fixtures.md over a few endpoints, each filter matching a known set of them. */
 const fixture = {
   tenants: [{ id: 't1', realm_name: 't1' }],
   applications: [{ tenantId: 't1', name: 'app', versions: [{ name: 'app-v1' }] }],
   endpoints: [
-    endpoint('e1', { model: 'm1', level: 3, serial: 'SN-100', site: { city: 'Berlin' }}),
+    endpoint('e1', { model: 'm1', level: 3, serial: 'SN-100', site: { city: 'Berlin' } }),
     endpoint('e2', { model: 'm2', level: 7, serial: 'SN-200', site: { city: 'Munich' }, flag: null }),
     endpoint('e3', { model: 'M1', level: '5', serial: 'sn-300' }),
     endpoint('e4', {}),
@@ -40,7 +50,8 @@ const fixture = {
 describe('endpoint filters: matching', async () => {
   const emulator = await startTestEmulator({ fixtures: fixtureFile(fixture) });
   const call = api(emulator);
-  const matching = async (filterId: string) => (await call('GET', `${EPR}/endpoints?filterId=${filterId}`)).body.content.map((e: any) => e.endpointId);
+  const matching = async (filterId: string) =>
+    (await call('GET', `${EPR}/endpoints?filterId=${filterId}`)).body.content.map((e: any) => e.endpointId);
 
   it.each([
     ['eq-plain', ['e1']],

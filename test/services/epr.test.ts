@@ -14,7 +14,9 @@ describe('endpoint register', async () => {
     const emulator = writable;
 
     it('registers with generated id and token, answers 201 { token, status: Inactive } with Location', async () => {
-      const created = await call('POST', `${EPR}/endpoints`, { body: { appVersion: { name: 'tracker-v1' }, metadata: { vehicle: 'bike-1' } } });
+      const created = await call('POST', `${EPR}/endpoints`, {
+        body: { appVersion: { name: 'tracker-v1' }, metadata: { vehicle: 'bike-1' } },
+      });
       expect(created.status).toBe(201);
       expect(created.body).toEqual({ token: expect.any(String), status: 'Inactive' });
       expect(created.body.token).toMatch(/^[^+#/.]+$/);
@@ -27,7 +29,9 @@ describe('endpoint register', async () => {
     });
 
     it('keeps a given endpointId and endpointToken', async () => {
-      const created = await call('POST', `${EPR}/endpoints`, { body: { appVersion: { name: 'tracker-v1' }, endpointId: 'my.dev~1_a-b', endpointToken: 'tok-1' } });
+      const created = await call('POST', `${EPR}/endpoints`, {
+        body: { appVersion: { name: 'tracker-v1' }, endpointId: 'my.dev~1_a-b', endpointToken: 'tok-1' },
+      });
       expect(created.status).toBe(201);
       expect(created.body.token).toBe('tok-1');
       expect(created.headers.get('location')).toMatch(/\/endpoints\/my.dev~1_a-b$/);
@@ -38,7 +42,10 @@ describe('endpoint register', async () => {
       [{ appVersion: {} }, /appVersion.name is required/],
       [{ appVersion: { name: 'tracker-v1' }, endpointId: '.' }, /endpointId must match/],
       [{ appVersion: { name: 'tracker-v1' }, endpointId: '..' }, /endpointId must match/],
-      [{ appVersion: { name: 'tracker-v1' }, endpointId: 'x'.repeat(256) }, /endpointId must NOT have more than 255 characters/],
+      [
+        { appVersion: { name: 'tracker-v1' }, endpointId: 'x'.repeat(256) },
+        /endpointId must NOT have more than 255 characters/,
+      ],
       [{ appVersion: { name: 'no-such-version' } }, /Invalid application version name/],
       [{ appVersion: { name: 'thermostat-v1' } }, /Invalid application version name/],
       [{ appVersion: { name: 'tracker-v1' }, endpointId: 'bad id' }, /endpointId must match/],
@@ -55,19 +62,32 @@ describe('endpoint register', async () => {
     });
 
     it('409 for a taken endpointId (global) or a token taken within the application', async () => {
-      const id = await call('POST', `${EPR}/endpoints`, { body: { appVersion: { name: 'tracker-v1' }, endpointId: 'meter-001' } });
+      const id = await call('POST', `${EPR}/endpoints`, {
+        body: { appVersion: { name: 'tracker-v1' }, endpointId: 'meter-001' },
+      });
       expect(id.status).toBe(409);
-      const token = await call('POST', `${EPR}/endpoints`, { body: { appVersion: { name: 'tracker-v1' }, endpointToken: 'tracker-001-token' } });
+      const token = await call('POST', `${EPR}/endpoints`, {
+        body: { appVersion: { name: 'tracker-v1' }, endpointToken: 'tracker-001-token' },
+      });
       expect(token.status).toBe(409);
       // The same token in another application is fine: tokens are unique within an application.
-      const other = await call('POST', `${EPR}/endpoints`, { body: { appVersion: { name: 'smart-meter-v1' }, endpointToken: 'tracker-001-token' } });
+      const other = await call('POST', `${EPR}/endpoints`, {
+        body: { appVersion: { name: 'smart-meter-v1' }, endpointToken: 'tracker-001-token' },
+      });
       expect(other.status).toBe(201);
     });
 
     it("shows a registration at once at the end of its application's list, and only there", async () => {
-      const ids = async (query: string) => (await call('GET', `${EPR}/endpoints?${query}&limit=0`)).body.content.map((e: any) => e.endpointId);
+      const ids = async (query: string) =>
+        (await call('GET', `${EPR}/endpoints?${query}&limit=0`)).body.content.map((e: any) => e.endpointId);
       const [trackers, meters] = [await ids('applicationName=tracker'), await ids('applicationName=smart-meter')];
-      expect((await call('POST', `${EPR}/endpoints`, { body: { appVersion: { name: 'tracker-v1' }, endpointId: 'listed-last' } })).status).toBe(201);
+      expect(
+        (
+          await call('POST', `${EPR}/endpoints`, {
+            body: { appVersion: { name: 'tracker-v1' }, endpointId: 'listed-last' },
+          })
+        ).status,
+      ).toBe(201);
       expect(await ids('applicationName=tracker')).toEqual([...trackers, 'listed-last']);
       expect(await ids('applicationName=smart-meter')).toEqual(meters);
       expect(await ids('applicationName=thermostat')).toEqual([]);
@@ -75,7 +95,10 @@ describe('endpoint register', async () => {
 
     it('400 for malformed JSON, and nothing is stored', async () => {
       const before = (await call('GET', `${EPR}/endpoints?limit=0`)).body.totalElements;
-      const response = await call('POST', `${EPR}/endpoints`, { rawBody: '{"appVersion": {', headers: { 'content-type': 'application/json' } });
+      const response = await call('POST', `${EPR}/endpoints`, {
+        rawBody: '{"appVersion": {',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(response.status).toBe(400);
       expect(response.body.message).toMatch(/not valid JSON/);
       expect((await call('GET', `${EPR}/endpoints?limit=0`)).body.totalElements).toBe(before);
@@ -88,12 +111,23 @@ describe('endpoint register', async () => {
     it('lists the tenant’s endpoints with totalElements, without metadata unless included, filters always present', async () => {
       const body = await list('applicationName=smart-meter');
       expect(body.totalElements).toBe(6);
-      expect(body.content[0]).toEqual({ endpointId: 'meter-001', createdDate: expect.any(String), appVersion: { name: 'smart-meter-v1', registeredDate: expect.any(String) }, filters: [] });
+      expect(body.content[0]).toEqual({
+        endpointId: 'meter-001',
+        createdDate: expect.any(String),
+        appVersion: { name: 'smart-meter-v1', registeredDate: expect.any(String) },
+        filters: [],
+      });
     });
 
     it('filters by several endpointIds (repeated or comma-separated) and by version', async () => {
-      expect((await list('endpointId=meter-001,meter-004&endpointId=tracker-002')).content.map((e: any) => e.endpointId)).toEqual(['meter-001', 'meter-004', 'tracker-002']);
-      expect((await list('applicationVersionName=smart-meter-v2')).content.map((e: any) => e.endpointId)).toEqual(['meter-004', 'meter-005', 'meter-006']);
+      expect(
+        (await list('endpointId=meter-001,meter-004&endpointId=tracker-002')).content.map((e: any) => e.endpointId),
+      ).toEqual(['meter-001', 'meter-004', 'tracker-002']);
+      expect((await list('applicationVersionName=smart-meter-v2')).content.map((e: any) => e.endpointId)).toEqual([
+        'meter-004',
+        'meter-005',
+        'meter-006',
+      ]);
     });
 
     it('pages with offset and limit (default 100, 0 = all)', async () => {
@@ -112,8 +146,14 @@ describe('endpoint register', async () => {
     });
 
     it('requires every filterId to match; inactive filters match nothing', async () => {
-      expect((await list('filterId=berlin-meters')).content.map((e: any) => e.endpointId)).toEqual(['meter-001', 'meter-002', 'meter-006']);
-      expect((await list('filterId=berlin-meters&filterId=day-night-tariff')).content.map((e: any) => e.endpointId)).toEqual(['meter-001', 'meter-006']);
+      expect((await list('filterId=berlin-meters')).content.map((e: any) => e.endpointId)).toEqual([
+        'meter-001',
+        'meter-002',
+        'meter-006',
+      ]);
+      expect(
+        (await list('filterId=berlin-meters&filterId=day-night-tariff')).content.map((e: any) => e.endpointId),
+      ).toEqual(['meter-001', 'meter-006']);
       expect((await list('filterId=legacy-firmware')).totalElements).toBe(0);
     });
 
@@ -140,7 +180,9 @@ describe('endpoint register', async () => {
       const again = await call('GET', `${EPR}/endpoints`, { headers: { 'if-none-match': etag } });
       expect(again.status).toBe(304);
       expect(again.text).toBe('');
-      await call('POST', `${EPR}/endpoints`, { body: { appVersion: { name: 'tracker-v1' }, endpointId: 'etag-probe' } });
+      await call('POST', `${EPR}/endpoints`, {
+        body: { appVersion: { name: 'tracker-v1' }, endpointId: 'etag-probe' },
+      });
       expect((await call('GET', `${EPR}/endpoints`, { headers: { 'if-none-match': etag } })).status).toBe(200);
     });
   });
@@ -153,10 +195,22 @@ describe('endpoint register', async () => {
       const lastModified = first.headers.get('last-modified')!;
       expect(etag).toMatch(/^".+"$/);
       expect(new Date(lastModified).getTime()).not.toBeNaN();
-      expect((await call('GET', `${EPR}/endpoints/meter-002`, { headers: { 'if-none-match': etag } })).status).toBe(304);
-      expect((await call('GET', `${EPR}/endpoints/meter-002`, { headers: { 'if-modified-since': lastModified } })).status).toBe(304);
-      expect((await call('GET', `${EPR}/endpoints/meter-002`, { headers: { 'if-modified-since': 'Thu, 01 Jan 1970 00:00:00 GMT' } })).status).toBe(200);
-      expect((await call('GET', `${EPR}/endpoints/meter-002`, { headers: { 'if-none-match': '"other"' } })).status).toBe(200);
+      expect((await call('GET', `${EPR}/endpoints/meter-002`, { headers: { 'if-none-match': etag } })).status).toBe(
+        304,
+      );
+      expect(
+        (await call('GET', `${EPR}/endpoints/meter-002`, { headers: { 'if-modified-since': lastModified } })).status,
+      ).toBe(304);
+      expect(
+        (
+          await call('GET', `${EPR}/endpoints/meter-002`, {
+            headers: { 'if-modified-since': 'Thu, 01 Jan 1970 00:00:00 GMT' },
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (await call('GET', `${EPR}/endpoints/meter-002`, { headers: { 'if-none-match': '"other"' } })).status,
+      ).toBe(200);
     });
 
     it('400 on a bad include, 404 for an unknown id or another tenant’s endpoint', async () => {
@@ -189,7 +243,10 @@ describe('endpoint register', async () => {
     });
 
     it('a tenant cannot register into another tenant’s application version', async () => {
-      const response = await call2('POST', `${EPR}/endpoints`, { token: globex, body: { appVersion: { name: 'tracker-v1' } } });
+      const response = await call2('POST', `${EPR}/endpoints`, {
+        token: globex,
+        body: { appVersion: { name: 'tracker-v1' } },
+      });
       expect(response.status).toBe(400);
     });
   });

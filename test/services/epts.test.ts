@@ -35,7 +35,9 @@ describe('endpoint time series', async () => {
           { name: 'position', values: ['lat', 'lon', 'speed'] },
         ],
       });
-      expect(Object.keys((await call('GET', `${EPTS}/time-series/config?applicationNames=tracker,smart-meter`)).body)).toEqual(['tracker', 'smart-meter']);
+      expect(
+        Object.keys((await call('GET', `${EPTS}/time-series/config?applicationNames=tracker,smart-meter`)).body),
+      ).toEqual(['tracker', 'smart-meter']);
       const foreign = await call('GET', `${EPTS}/time-series/config?applicationNames=thermostat`);
       expect(foreign.status).toBe(404);
       expect(foreign.body.message).toMatch(/no application thermostat/);
@@ -45,14 +47,20 @@ describe('endpoint time series', async () => {
   describe('PUT /applications/{applicationName}/time-series/data (deprecated)', () => {
     it('writes points, keeps explicit nulls, and answers 204', async () => {
       const written = await put({
-        'meter-001': { voltage: [voltage(0, 230.1), voltage(1, null)], consumption: [{ timestamp: at(0), values: { kwh: 1.5, tariff: null } }] },
+        'meter-001': {
+          voltage: [voltage(0, 230.1), voltage(1, null)],
+          consumption: [{ timestamp: at(0), values: { kwh: 1.5, tariff: null } }],
+        },
         'meter-002': { voltage: [voltage(0, 229)] },
       });
       expect(written.status, written.text).toBe(204);
       expect(written.text).toBe('');
       const last = await call('GET', `${SM}/last?endpointId=meter-001,meter-002&timeSeriesName=voltage,consumption`);
       expect(last.body).toEqual({
-        'meter-001': { voltage: [{ timestamp: at(1), values: { value: null } }], consumption: [{ timestamp: at(0), values: { kwh: 1.5, tariff: null } }] },
+        'meter-001': {
+          voltage: [{ timestamp: at(1), values: { value: null } }],
+          consumption: [{ timestamp: at(0), values: { kwh: 1.5, tariff: null } }],
+        },
         'meter-002': { voltage: [{ timestamp: at(0), values: { value: 229 } }], consumption: [] },
       });
     });
@@ -60,15 +68,25 @@ describe('endpoint time series', async () => {
     it('overwrites a point with an equal timestamp, in one body and across writes', async () => {
       await put({ 'meter-003': { voltage: [voltage(5, 1), voltage(5, 2)] } });
       await put({ 'meter-003': { voltage: [{ timestamp: '2024-04-26T12:05:00+02:00', values: { value: 3 } }] } });
-      const data = await call('GET', `${SM}/data?endpointId=meter-003&timeSeriesName=voltage&fromDate=${at(0)}&toDate=${at(59)}`);
+      const data = await call(
+        'GET',
+        `${SM}/data?endpointId=meter-003&timeSeriesName=voltage&fromDate=${at(0)}&toDate=${at(59)}`,
+      );
       expect(data.body).toEqual([{ 'meter-003': { voltage: [{ timestamp: at(5), values: { value: 3 } }] } }]);
     });
 
     it('keeps points in time order whatever the order they were written in', async () => {
       await put({ 'meter-004': { voltage: [voltage(30, 'c'), voltage(10, 'a')] } });
       await put({ 'meter-004': { voltage: [voltage(20, 'b')] } });
-      const data = await call('GET', `${SM}/data?endpointId=meter-004&timeSeriesName=voltage&fromDate=${at(0)}&toDate=${at(59)}`);
-      expect(data.body[0]['meter-004'].voltage.map((p: { values: { value: string } }) => p.values.value)).toEqual(['a', 'b', 'c']);
+      const data = await call(
+        'GET',
+        `${SM}/data?endpointId=meter-004&timeSeriesName=voltage&fromDate=${at(0)}&toDate=${at(59)}`,
+      );
+      expect(data.body[0]['meter-004'].voltage.map((p: { values: { value: string } }) => p.values.value)).toEqual([
+        'a',
+        'b',
+        'c',
+      ]);
     });
 
     it.each([
@@ -76,12 +94,36 @@ describe('endpoint time series', async () => {
       ['a string', 'text', /the body must be a JSON object/],
       ['a series that is not an array', { 'meter-001': { voltage: {} } }, /meter-001.voltage must be an array/],
       ['a point without values', { 'meter-001': { voltage: [{ timestamp: at(0) }] } }, /values is required/],
-      ['a point with an extra field', { 'meter-001': { voltage: [{ ...voltage(0, 1), extra: 1 }] } }, /unknown field extra/],
-      ['an undefined series', { 'meter-001': { humidity: [voltage(0, 1)] } }, /no time series humidity; it defines consumption, voltage/],
-      ['an unknown value name', { 'meter-001': { voltage: [{ timestamp: at(0), values: { value: 1, unit: 'V' } }] } }, /unit, not a value of time series voltage/],
-      ['a missing value', { 'meter-001': { consumption: [{ timestamp: at(0), values: { kwh: 1 } }] } }, /lacks tariff .* send null/],
-      ['a timestamp that is not ISO 8601', { 'meter-001': { voltage: [{ timestamp: 'yesterday', values: { value: 1 } }] } }, /timestamp must be an ISO 8601 datetime/],
-      ['a timestamp without a zone', { 'meter-001': { voltage: [{ timestamp: '2024-04-26T10:00:00', values: { value: 1 } }] } }, /timestamp must be an ISO 8601 datetime/],
+      [
+        'a point with an extra field',
+        { 'meter-001': { voltage: [{ ...voltage(0, 1), extra: 1 }] } },
+        /unknown field extra/,
+      ],
+      [
+        'an undefined series',
+        { 'meter-001': { humidity: [voltage(0, 1)] } },
+        /no time series humidity; it defines consumption, voltage/,
+      ],
+      [
+        'an unknown value name',
+        { 'meter-001': { voltage: [{ timestamp: at(0), values: { value: 1, unit: 'V' } }] } },
+        /unit, not a value of time series voltage/,
+      ],
+      [
+        'a missing value',
+        { 'meter-001': { consumption: [{ timestamp: at(0), values: { kwh: 1 } }] } },
+        /lacks tariff .* send null/,
+      ],
+      [
+        'a timestamp that is not ISO 8601',
+        { 'meter-001': { voltage: [{ timestamp: 'yesterday', values: { value: 1 } }] } },
+        /timestamp must be an ISO 8601 datetime/,
+      ],
+      [
+        'a timestamp without a zone',
+        { 'meter-001': { voltage: [{ timestamp: '2024-04-26T10:00:00', values: { value: 1 } }] } },
+        /timestamp must be an ISO 8601 datetime/,
+      ],
     ])('refuses %s with 400', async (_what, body, message) => {
       const response = await put(body);
       expect(response.status, response.text).toBe(400);
@@ -89,31 +131,50 @@ describe('endpoint time series', async () => {
     });
 
     it('answers 404 naming endpoints that are absent or of another application, and stores nothing', async () => {
-      const body = { 'meter-005': { voltage: [voltage(40, 1)] }, 'tracker-001': { voltage: [voltage(40, 2)] }, ghost: { voltage: [voltage(40, 3)] } };
+      const body = {
+        'meter-005': { voltage: [voltage(40, 1)] },
+        'tracker-001': { voltage: [voltage(40, 2)] },
+        ghost: { voltage: [voltage(40, 3)] },
+      };
       const response = await put(body);
       expect(response.status).toBe(404);
       expect(response.body.message).toBe('No endpoint tracker-001, ghost in application smart-meter.');
-      expect((await call('GET', `${SM}/last?endpointId=meter-005&timeSeriesName=voltage`)).body).toEqual({ 'meter-005': { voltage: [] } });
+      expect((await call('GET', `${SM}/last?endpointId=meter-005&timeSeriesName=voltage`)).body).toEqual({
+        'meter-005': { voltage: [] },
+      });
       expect((await put({}, `${EPTS}/applications/no-such-app/time-series/data`)).status).toBe(404);
     });
 
     it('stores nothing of a body with one bad point', async () => {
-      const response = await put({ 'meter-006': { voltage: [voltage(1, 1), { timestamp: 'x', values: { value: 2 } }] } });
+      const response = await put({
+        'meter-006': { voltage: [voltage(1, 1), { timestamp: 'x', values: { value: 2 } }] },
+      });
       expect(response.status).toBe(400);
-      expect((await call('GET', `${SM}/last?endpointId=meter-006&timeSeriesName=voltage`)).body).toEqual({ 'meter-006': { voltage: [] } });
+      expect((await call('GET', `${SM}/last?endpointId=meter-006&timeSeriesName=voltage`)).body).toEqual({
+        'meter-006': { voltage: [] },
+      });
     });
   });
 
   describe('PUT /app-versions/{appVersionName}/time-series/data (the replacement)', () => {
     it('takes the same body for endpoints of that version', async () => {
-      const written = await put({ 'tracker-002': { battery: [{ timestamp: at(3), values: { value: 88 } }] } }, `${EPTS}/app-versions/tracker-v1/time-series/data`);
+      const written = await put(
+        { 'tracker-002': { battery: [{ timestamp: at(3), values: { value: 88 } }] } },
+        `${EPTS}/app-versions/tracker-v1/time-series/data`,
+      );
       expect(written.status, written.text).toBe(204);
-      const last = await call('GET', `${EPTS}/applications/tracker/time-series/last?endpointId=tracker-002&timeSeriesName=battery`);
+      const last = await call(
+        'GET',
+        `${EPTS}/applications/tracker/time-series/last?endpointId=tracker-002&timeSeriesName=battery`,
+      );
       expect(last.body['tracker-002'].battery).toEqual([{ timestamp: at(3), values: { value: 88 } }]);
     });
 
     it('answers 404 for an endpoint of another version, and for an unknown or foreign version', async () => {
-      const other = await put({ 'meter-001': { voltage: [voltage(0, 1)] } }, `${EPTS}/app-versions/smart-meter-v2/time-series/data`);
+      const other = await put(
+        { 'meter-001': { voltage: [voltage(0, 1)] } },
+        `${EPTS}/app-versions/smart-meter-v2/time-series/data`,
+      );
       expect(other.status).toBe(404);
       expect(other.body.message).toBe('No endpoint meter-001 in application version smart-meter-v2.');
       expect((await put({}, `${EPTS}/app-versions/nope/time-series/data`)).status).toBe(404);
@@ -121,7 +182,10 @@ describe('endpoint time series', async () => {
     });
 
     it('checks the body like the deprecated form', async () => {
-      const response = await put({ 'tracker-002': { battery: [{ timestamp: at(3), values: {} }] } }, `${EPTS}/app-versions/tracker-v1/time-series/data`);
+      const response = await put(
+        { 'tracker-002': { battery: [{ timestamp: at(3), values: {} }] } },
+        `${EPTS}/app-versions/tracker-v1/time-series/data`,
+      );
       expect(response.status).toBe(400);
       expect(response.body.message).toMatch(/lacks value/);
     });
@@ -147,7 +211,10 @@ describe('endpoint time series', async () => {
     });
 
     it('beforeDate gives the newest point strictly before it (first revision, always accepted)', async () => {
-      const before = async (date: string) => (await call('GET', `${SM}/last?endpointId=meter-001&timeSeriesName=voltage&beforeDate=${date}`)).body['meter-001'].voltage;
+      const before = async (date: string) =>
+        (await call('GET', `${SM}/last?endpointId=meter-001&timeSeriesName=voltage&beforeDate=${date}`)).body[
+          'meter-001'
+        ].voltage;
       expect(await before(at(3))).toEqual([{ timestamp: at(2), values: { value: 2 } }]);
       expect(await before('2024-04-26T10:02:00.001Z')).toEqual([{ timestamp: at(2), values: { value: 2 } }]);
       expect(await before(at(1))).toEqual([]);
@@ -158,7 +225,11 @@ describe('endpoint time series', async () => {
       ['?timeSeriesName=', 400, /timeSeriesName is required/],
       ['?timeSeriesName=humidity', 400, /no time series humidity/],
       ['?timeSeriesName=voltage&beforeDate=soon', 400, /beforeDate must be an ISO 8601 datetime/],
-      ['?timeSeriesName=voltage&endpointId=meter-001,tracker-001,ghost', 404, /No endpoint tracker-001, ghost in application smart-meter/],
+      [
+        '?timeSeriesName=voltage&endpointId=meter-001,tracker-001,ghost',
+        404,
+        /No endpoint tracker-001, ghost in application smart-meter/,
+      ],
     ])('%s answers %i', async (query, status, message) => {
       const response = await call('GET', `${SM}/last${query}`);
       expect(response.status).toBe(status);
@@ -175,12 +246,17 @@ describe('endpoint time series', async () => {
     const call = api(own);
     // meter-001: a point at each of minutes 10, 20, 30, 40; meter-002: at 20.
     await api(own)('PUT', `${SM}/data`, {
-      body: { 'meter-001': { voltage: [10, 20, 30, 40].map((m) => voltage(m, m)) }, 'meter-002': { voltage: [voltage(20, 'x')] } },
+      body: {
+        'meter-001': { voltage: [10, 20, 30, 40].map((m) => voltage(m, m)) },
+        'meter-002': { voltage: [voltage(20, 'x')] },
+      },
     });
     const minutes = async (query: string) => {
       const response = await call('GET', `${SM}/data?endpointId=meter-001&timeSeriesName=voltage&${query}`);
       expect(response.status, response.text).toBe(200);
-      return response.body.flatMap((chunk: any) => chunk['meter-001']?.voltage ?? []).map((p: { values: { value: number } }) => p.values.value);
+      return response.body
+        .flatMap((chunk: any) => chunk['meter-001']?.voltage ?? [])
+        .map((p: { values: { value: number } }) => p.values.value);
     };
 
     it.each([
@@ -190,7 +266,9 @@ describe('endpoint time series', async () => {
       ['to', [30, 40]],
       ['both', [20, 30, 40]],
     ])('includeTime=%s between two stored times gives %j', async (includeTime, expected) => {
-      expect(await minutes(`fromDate=${at(20)}&toDate=${at(40)}${includeTime ? `&includeTime=${includeTime}` : ''}`)).toEqual(expected);
+      expect(
+        await minutes(`fromDate=${at(20)}&toDate=${at(40)}${includeTime ? `&includeTime=${includeTime}` : ''}`),
+      ).toEqual(expected);
     });
 
     it.each([
@@ -210,7 +288,10 @@ describe('endpoint time series', async () => {
     });
 
     it('answers [] for a window without points', async () => {
-      const empty = await call('GET', `${SM}/data?timeSeriesName=voltage&fromDate=2020-01-01T00:00:00Z&toDate=2020-01-02T00:00:00Z`);
+      const empty = await call(
+        'GET',
+        `${SM}/data?timeSeriesName=voltage&fromDate=2020-01-01T00:00:00Z&toDate=2020-01-02T00:00:00Z`,
+      );
       expect(empty.status).toBe(200);
       expect(empty.body).toEqual([]);
     });
@@ -219,9 +300,18 @@ describe('endpoint time series', async () => {
       ['timeSeriesName=voltage&toDate=2024-04-27T00:00:00Z', /fromDate is required/],
       ['timeSeriesName=voltage&fromDate=2024-04-26T00:00:00Z', /toDate is required/],
       ['fromDate=2024-04-26T00:00:00Z&toDate=2024-04-27T00:00:00Z', /timeSeriesName is required/],
-      ['timeSeriesName=voltage&fromDate=2024-04-27T00:00:00Z&toDate=2024-04-26T00:00:00Z', /fromDate must not be after toDate/],
-      ['timeSeriesName=voltage&fromDate=2024-04-26T00:00:00Z&toDate=2024-04-27T00:00:00Z&includeTime=all', /includeTime must be one of from, to, both, none/],
-      ['timeSeriesName=voltage&fromDate=2024-04-26T00:00:00Z&toDate=2024-04-27T00:00:00Z&sort=up', /sort must be one of ASC, DESC/],
+      [
+        'timeSeriesName=voltage&fromDate=2024-04-27T00:00:00Z&toDate=2024-04-26T00:00:00Z',
+        /fromDate must not be after toDate/,
+      ],
+      [
+        'timeSeriesName=voltage&fromDate=2024-04-26T00:00:00Z&toDate=2024-04-27T00:00:00Z&includeTime=all',
+        /includeTime must be one of from, to, both, none/,
+      ],
+      [
+        'timeSeriesName=voltage&fromDate=2024-04-26T00:00:00Z&toDate=2024-04-27T00:00:00Z&sort=up',
+        /sort must be one of ASC, DESC/,
+      ],
       ['timeSeriesName=voltage&fromDate=later&toDate=2024-04-27T00:00:00Z', /fromDate must be an ISO 8601 datetime/],
     ])('refuses %s with 400', async (query, message) => {
       const response = await call('GET', `${SM}/data?${query}`);
@@ -230,12 +320,20 @@ describe('endpoint time series', async () => {
     });
 
     it('answers in chunks of at most 1000 points; one series continues in the next chunk', async () => {
-      const points = Array.from({ length: 2500 }, (_, i) => ({ timestamp: new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString(), values: { value: i } }));
+      const points = Array.from({ length: 2500 }, (_, i) => ({
+        timestamp: new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString(),
+        values: { value: i },
+      }));
       expect((await call('PUT', `${SM}/data`, { body: { 'meter-003': { voltage: points } } })).status).toBe(204);
-      const response = await call('GET', `${SM}/data?endpointId=meter-003&timeSeriesName=voltage&fromDate=2024-01-01T00:00:00Z&toDate=2024-01-02T00:00:00Z&includeTime=both`);
+      const response = await call(
+        'GET',
+        `${SM}/data?endpointId=meter-003&timeSeriesName=voltage&fromDate=2024-01-01T00:00:00Z&toDate=2024-01-02T00:00:00Z&includeTime=both`,
+      );
       expect(response.headers.get('transfer-encoding')).toBe('chunked');
       expect(response.body.map((chunk: any) => chunk['meter-003'].voltage.length)).toEqual([1000, 1000, 500]);
-      const values = response.body.flatMap((chunk: any) => chunk['meter-003'].voltage.map((p: { values: { value: number } }) => p.values.value));
+      const values = response.body.flatMap((chunk: any) =>
+        chunk['meter-003'].voltage.map((p: { values: { value: number } }) => p.values.value),
+      );
       expect(values).toEqual(points.map((p) => p.values.value));
     });
   });

@@ -24,7 +24,13 @@ describe('identity and access manager: users', async () => {
   const call = api(emulator);
 
   it('creates a user: { data } with the record, defaults, krn; never a password', async () => {
-    const request = newUser({ firstName: 'Ada', lastName: 'Lovelace', path: 'engineering/berlin', sendVerifyEmail: false, redirectUri: 'http://app.test/' });
+    const request = newUser({
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      path: 'engineering/berlin',
+      sendVerifyEmail: false,
+      redirectUri: 'http://app.test/',
+    });
     const created = await call('POST', `${IAM}/users`, { body: request });
     expect(created.status).toBe(201);
     expect(created.body.data).toEqual({
@@ -66,7 +72,11 @@ describe('identity and access manager: users', async () => {
   });
 
   it('400 without a body for malformed JSON too', async () => {
-    expectBare(await call('POST', `${IAM}/users`, { rawBody: '{"email":', headers: { 'content-type': 'application/json' } }), 400, /not valid JSON/);
+    expectBare(
+      await call('POST', `${IAM}/users`, { rawBody: '{"email":', headers: { 'content-type': 'application/json' } }),
+      400,
+      /not valid JSON/,
+    );
   });
 
   it('409 for a username or e-mail the tenant has already, or a realm user of the fixtures', async () => {
@@ -84,9 +94,12 @@ describe('identity and access manager: users', async () => {
     const list = api(listing);
     const names = ['carol', 'alice', 'dave', 'bob'];
     for (const [i, name] of names.entries()) {
-      await list('POST', `${IAM}/users`, { body: newUser({ username: name, email: `${name}@corp.com`, path: i % 2 ? 'ops' : 'dev' }) });
+      await list('POST', `${IAM}/users`, {
+        body: newUser({ username: name, email: `${name}@corp.com`, path: i % 2 ? 'ops' : 'dev' }),
+      });
     }
-    for (let i = 0; i < 8; i++) await list('POST', `${IAM}/users`, { body: newUser({ email: `filler${i}@other.com` }) });
+    for (let i = 0; i < 8; i++)
+      await list('POST', `${IAM}/users`, { body: newUser({ email: `filler${i}@other.com` }) });
 
     it('pages with page 1 and pageSize 10 by default; count is every user, pageSize the number returned', async () => {
       const first = await list('GET', `${IAM}/users`);
@@ -139,7 +152,9 @@ describe('identity and access manager: users', async () => {
     expect(left).not.toContain(a.id);
     expect(left).not.toContain(b.id);
     // The username is free again.
-    expect((await call('POST', `${IAM}/users`, { body: newUser({ username: a.username, email: a.email }) })).status).toBe(201);
+    expect(
+      (await call('POST', `${IAM}/users`, { body: newUser({ username: a.username, email: a.email }) })).status,
+    ).toBe(201);
   });
 });
 
@@ -148,11 +163,16 @@ describe('identity and access manager: policies, attachment, resource policies, 
   const call = api(emulator);
   const policy = async (name: string, actions = ['endpoint:read']) =>
     (await call('POST', `${IAM}/policies`, { body: { name, statements: [{ effect: 'allow', actions }] } })).body.data;
-  const user = async (fields: Record<string, unknown> = {}) => (await call('POST', `${IAM}/users`, { body: newUser(fields) })).body.data;
+  const user = async (fields: Record<string, unknown> = {}) =>
+    (await call('POST', `${IAM}/users`, { body: newUser(fields) })).body.data;
 
   it('creates identity policies (an emulator addition), lists and reads them; 409 for a taken name', async () => {
     const created = await call('POST', `${IAM}/policies`, {
-      body: { name: 'readers', description: 'read only', statements: [{ effect: 'allow', actions: ['endpoint:read', 'application:*'] }] },
+      body: {
+        name: 'readers',
+        description: 'read only',
+        statements: [{ effect: 'allow', actions: ['endpoint:read', 'application:*'] }],
+      },
     });
     expect(created.status).toBe(201);
     expect(created.body.data).toEqual({
@@ -165,11 +185,26 @@ describe('identity and access manager: policies, attachment, resource policies, 
       version: '1',
       statements: [{ effect: 'allow', actions: ['endpoint:read', 'application:*'], resources: ['*'] }],
     });
-    expect((await call('GET', `${IAM}/policies`)).body).toMatchObject({ count: 1, page: 1, pageSize: 1, data: [created.body.data] });
+    expect((await call('GET', `${IAM}/policies`)).body).toMatchObject({
+      count: 1,
+      page: 1,
+      pageSize: 1,
+      data: [created.body.data],
+    });
     expect((await call('GET', `${IAM}/policies/${created.body.data.id}`)).body).toEqual({ data: created.body.data });
     expect((await call('GET', `${IAM}/policies/nope`)).status).toBe(404);
-    expect((await call('POST', `${IAM}/policies`, { body: { name: 'readers', statements: [{ effect: 'allow', actions: ['x'] }] } })).status).toBe(409);
-    for (const body of [{ name: 'bad name', statements: [{ effect: 'allow', actions: ['x'] }] }, { name: 'x', statements: [] }, { name: 'x', statements: [{ effect: 'maybe', actions: ['x'] }] }]) {
+    expect(
+      (
+        await call('POST', `${IAM}/policies`, {
+          body: { name: 'readers', statements: [{ effect: 'allow', actions: ['x'] }] },
+        })
+      ).status,
+    ).toBe(409);
+    for (const body of [
+      { name: 'bad name', statements: [{ effect: 'allow', actions: ['x'] }] },
+      { name: 'x', statements: [] },
+      { name: 'x', statements: [{ effect: 'maybe', actions: ['x'] }] },
+    ]) {
       expectBare(await call('POST', `${IAM}/policies`, { body }), 400);
     }
   });
@@ -178,15 +213,27 @@ describe('identity and access manager: policies, attachment, resource policies, 
     const [p1, p2] = [await policy('p-one'), await policy('p-two')];
     const u = await user({ policyIDs: [p1.id] });
     expect(u.policyIDs).toEqual([p1.id]);
-    const attached = await call('POST', `${IAM}/users/${u.id}/policies/attach`, { body: { policyIDs: [p2.id, p1.id] } });
+    const attached = await call('POST', `${IAM}/users/${u.id}/policies/attach`, {
+      body: { policyIDs: [p2.id, p1.id] },
+    });
     expect(attached.status).toBe(204);
-    const listed = async () => (await call('GET', `${IAM}/users?pageSize=1000`)).body.data.find((x: any) => x.id === u.id);
+    const listed = async () =>
+      (await call('GET', `${IAM}/users?pageSize=1000`)).body.data.find((x: any) => x.id === u.id);
     expect((await listed()).policyIDs).toEqual([p1.id, p2.id]);
-    expect((await call('POST', `${IAM}/users/${u.id}/policies/detach`, { body: { policyIDs: [p1.id, 'never-attached'] } })).status).toBe(204);
+    expect(
+      (await call('POST', `${IAM}/users/${u.id}/policies/detach`, { body: { policyIDs: [p1.id, 'never-attached'] } }))
+        .status,
+    ).toBe(204);
     expect((await listed()).policyIDs).toEqual([p2.id]);
-    expectBare(await call('POST', `${IAM}/users/${u.id}/policies/attach`, { body: { policyIDs: ['nope'] } }), 400, /no policy nope/);
+    expectBare(
+      await call('POST', `${IAM}/users/${u.id}/policies/attach`, { body: { policyIDs: ['nope'] } }),
+      400,
+      /no policy nope/,
+    );
     expectBare(await call('POST', `${IAM}/users/${u.id}/policies/attach`, { body: {} }), 400);
-    expect((await call('POST', `${IAM}/users/nope/policies/attach`, { body: { policyIDs: [p1.id] } })).status).toBe(404);
+    expect((await call('POST', `${IAM}/users/nope/policies/attach`, { body: { policyIDs: [p1.id] } })).status).toBe(
+      404,
+    );
     expect((await listed()).policyIDs).toEqual([p2.id]);
   });
 
@@ -195,13 +242,24 @@ describe('identity and access manager: policies, attachment, resource policies, 
     const empty = await call('GET', `${IAM}/users/${u.id}/policy`);
     expect(empty.status).toBe(200);
     expect(empty.body.data).toMatchObject({ type: 'resource', version: '0', statements: [] });
-    const statements = [{ actions: ['iam:user:read'], principals: ['krn:iam:acme::user/admin'], effect: 'allow', description: 'admins read' }];
+    const statements = [
+      {
+        actions: ['iam:user:read'],
+        principals: ['krn:iam:acme::user/admin'],
+        effect: 'allow',
+        description: 'admins read',
+      },
+    ];
     const put = await call('PUT', `${IAM}/users/${u.id}/policy`, { body: { statements } });
     expect(put.status).toBe(204);
     const read = (await call('GET', `${IAM}/users/${u.id}/policy`)).body.data;
     expect(read).toMatchObject({ type: 'resource', version: '1', krn: `krn:iam:acme::policy/user/${u.id}` });
     expect(read.statements).toEqual([{ ...statements[0], resources: [u.krn] }]);
-    expectBare(await call('PUT', `${IAM}/users/${u.id}/policy`, { body: { statements: [{ actions: ['x'], effect: 'allow' }] } }), 400, /principals is required/);
+    expectBare(
+      await call('PUT', `${IAM}/users/${u.id}/policy`, { body: { statements: [{ actions: ['x'], effect: 'allow' }] } }),
+      400,
+      /principals is required/,
+    );
     expect((await call('GET', `${IAM}/users/nope/policy`)).status).toBe(404);
     expect((await call('PUT', `${IAM}/users/nope/policy`, { body: { statements } })).status).toBe(404);
   });
@@ -209,7 +267,9 @@ describe('identity and access manager: policies, attachment, resource policies, 
   it('creates groups with members and policies, nested by parentID; lists them; 400 and 409 as documented', async () => {
     const p = await policy('group-policy');
     const member = await user();
-    const top = await call('POST', `${IAM}/groups`, { body: { name: 'engineering', displayName: 'Engineering', users: [member.id], policyIDs: [p.id] } });
+    const top = await call('POST', `${IAM}/groups`, {
+      body: { name: 'engineering', displayName: 'Engineering', users: [member.id], policyIDs: [p.id] },
+    });
     expect(top.status).toBe(201);
     expect(top.body.data).toEqual({
       id: expect.any(String),
@@ -222,9 +282,17 @@ describe('identity and access manager: policies, attachment, resource policies, 
       created: expect.any(String),
       updated: expect.any(String),
     });
-    const child = (await call('POST', `${IAM}/groups`, { body: { name: 'firmware', parentID: top.body.data.id } })).body.data;
-    expect(child).toMatchObject({ path: '/engineering/firmware', krn: 'krn:iam:acme::group/engineering/firmware', parentID: top.body.data.id, displayName: 'firmware' });
-    const listedMember = (await call('GET', `${IAM}/users?pageSize=1000`)).body.data.find((x: any) => x.id === member.id);
+    const child = (await call('POST', `${IAM}/groups`, { body: { name: 'firmware', parentID: top.body.data.id } })).body
+      .data;
+    expect(child).toMatchObject({
+      path: '/engineering/firmware',
+      krn: 'krn:iam:acme::group/engineering/firmware',
+      parentID: top.body.data.id,
+      displayName: 'firmware',
+    });
+    const listedMember = (await call('GET', `${IAM}/users?pageSize=1000`)).body.data.find(
+      (x: any) => x.id === member.id,
+    );
     expect(listedMember).toMatchObject({ groups: [top.body.data.id], defaultGroup: 'engineering' });
     expect((await call('POST', `${IAM}/groups`, { body: { name: 'engineering' } })).status).toBe(409);
     expect((await call('POST', `${IAM}/groups`, { body: { name: 'firmware' } })).status).toBe(201);
@@ -234,7 +302,9 @@ describe('identity and access manager: policies, attachment, resource policies, 
     const groups = await call('GET', `${IAM}/groups?sort=path&sortOrder=asc`);
     expect(groups.body).toMatchObject({ count: 3, page: 1, pageSize: 3 });
     expect(groups.body.data.map((g: any) => g.path)).toEqual(['/engineering', '/engineering/firmware', '/firmware']);
-    expect((await call('GET', `${IAM}/groups?pageSize=1&page=2&sort=path&sortOrder=asc`)).body.data.map((g: any) => g.path)).toEqual(['/engineering/firmware']);
+    expect(
+      (await call('GET', `${IAM}/groups?pageSize=1&page=2&sort=path&sortOrder=asc`)).body.data.map((g: any) => g.path),
+    ).toEqual(['/engineering/firmware']);
   });
 });
 
@@ -249,24 +319,40 @@ describe('identity and access manager with auth on', async () => {
     expectBare(await call('GET', `${IAM}/users`, { token: 'garbage' }), 401);
     const other = await tokenFor(emulator, { scopes: ['endpoint:read'] });
     expectBare(await call('POST', `${IAM}/users`, { token: other, body: newUser() }), 403, /iam:user:create/);
-    expectBare(await call('PUT', `${IAM}/users/x/policy`, { token: await tokenFor(emulator, { scopes: ['iam:user:policy:read'] }), body: { statements: [] } }), 403, /iam:group:policy:update/);
+    expectBare(
+      await call('PUT', `${IAM}/users/x/policy`, {
+        token: await tokenFor(emulator, { scopes: ['iam:user:policy:read'] }),
+        body: { statements: [] },
+      }),
+      403,
+      /iam:group:policy:update/,
+    );
   });
 
   it("a tenant's users, groups and policies are its own", async () => {
     const u = (await call('POST', `${IAM}/users`, { token: acme, body: newUser({ path: 'acme-only' }) })).body.data;
-    const p = (await call('POST', `${IAM}/policies`, { token: acme, body: { name: 'acme-policy', statements: [{ effect: 'allow', actions: ['*'] }] } })).body.data;
+    const p = (
+      await call('POST', `${IAM}/policies`, {
+        token: acme,
+        body: { name: 'acme-policy', statements: [{ effect: 'allow', actions: ['*'] }] },
+      })
+    ).body.data;
     await call('POST', `${IAM}/groups`, { token: acme, body: { name: 'acme-group' } });
     expect((await call('GET', `${IAM}/users`, { token: globex })).body.count).toBe(0);
     expect((await call('GET', `${IAM}/users/paths`, { token: globex })).body.data).toEqual([]);
     expect((await call('GET', `${IAM}/groups`, { token: globex })).body.count).toBe(0);
     expect((await call('GET', `${IAM}/policies`, { token: globex })).body.count).toBe(0);
     expect((await call('GET', `${IAM}/users/${u.id}/policy`, { token: globex })).status).toBe(404);
-    expect((await call('POST', `${IAM}/users/${u.id}/policies/attach`, { token: globex, body: { policyIDs: [] } })).status).toBe(404);
+    expect(
+      (await call('POST', `${IAM}/users/${u.id}/policies/attach`, { token: globex, body: { policyIDs: [] } })).status,
+    ).toBe(404);
     expect((await call('POST', `${IAM}/users/delete`, { token: globex, body: { userIDs: [u.id] } })).status).toBe(404);
     const foreignPolicy = await call('POST', `${IAM}/users`, { token: globex, body: newUser({ policyIDs: [p.id] }) });
     expectBare(foreignPolicy, 400, /no policy/);
     // The same username is free in another tenant.
-    expect((await call('POST', `${IAM}/users`, { token: globex, body: newUser({ username: u.username }) })).status).toBe(201);
+    expect(
+      (await call('POST', `${IAM}/users`, { token: globex, body: newUser({ username: u.username }) })).status,
+    ).toBe(201);
     expect((await call('GET', `${IAM}/users`, { token: acme })).body.data.map((x: any) => x.id)).toContain(u.id);
   });
 });
@@ -298,8 +384,18 @@ describe("coherence: an identity and access manager user logs in to the tenant's
         { effect: 'deny', actions: ['endpoint:update'] },
       ],
     });
-    const user = await post('/users', newUser({ username: 'field-eng', enabled: true, password: 's3cret', confirmPassword: 's3cret' }));
-    expect((await call('POST', `${IAM}/users/${user.id}/policies/attach`, { token: admin, body: { policyIDs: [policy.id] } })).status).toBe(204);
+    const user = await post(
+      '/users',
+      newUser({ username: 'field-eng', enabled: true, password: 's3cret', confirmPassword: 's3cret' }),
+    );
+    expect(
+      (
+        await call('POST', `${IAM}/users/${user.id}/policies/attach`, {
+          token: admin,
+          body: { policyIDs: [policy.id] },
+        })
+      ).status,
+    ).toBe(204);
 
     const granted = await login('acme', 'field-eng', 's3cret');
     expect(granted.status).toBe(200);
@@ -311,26 +407,54 @@ describe("coherence: an identity and access manager user logs in to the tenant's
     expect((await call('GET', '/epr/api/v1/endpoints', { token })).status).toBe(200);
     expect((await call('GET', '/app-manager/api/v1/applications', { token })).status).toBe(200);
     // Denied: command invocation answers a missing scope with 404 ("not found or denied").
-    const denied = await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot', { token, body: { payload: {} } });
+    const denied = await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot', {
+      token,
+      body: { payload: {} },
+    });
     expect(denied.status).toBe(404);
     const allowedScope = await tokenFor(emulator, { scopes: ['endpoint:update'] });
-    expect((await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', { token: allowedScope, body: { payload: {} } })).status).not.toBe(404);
-    expect((await call('POST', '/epr/api/v1/endpoints', { token, body: { appVersion: { name: 'tracker-v1' } } })).status).toBe(403);
+    expect(
+      (
+        await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', {
+          token: allowedScope,
+          body: { payload: {} },
+        })
+      ).status,
+    ).not.toBe(404);
+    expect(
+      (await call('POST', '/epr/api/v1/endpoints', { token, body: { appVersion: { name: 'tracker-v1' } } })).status,
+    ).toBe(403);
     expect((await call('GET', '/tenant-manager/api/v1/tenants', { token })).status).toBe(403);
     expectBare(await call('GET', `${IAM}/users`, { token }), 403);
   });
 
   it("adds the policies of the user's groups and their parents; detaching takes scopes away from the next token", async () => {
-    const creators = await post('/policies', { name: 'creators', statements: [{ effect: 'allow', actions: ['application:endpoint:create'] }] });
-    const readers = await post('/policies', { name: 'iam-readers', statements: [{ effect: 'allow', actions: ['iam:user:read'] }] });
+    const creators = await post('/policies', {
+      name: 'creators',
+      statements: [{ effect: 'allow', actions: ['application:endpoint:create'] }],
+    });
+    const readers = await post('/policies', {
+      name: 'iam-readers',
+      statements: [{ effect: 'allow', actions: ['iam:user:read'] }],
+    });
     const own = await post('/policies', { name: 'own', statements: [{ effect: 'allow', actions: ['endpoint:read'] }] });
     const parent = await post('/groups', { name: 'ops', policyIDs: [readers.id] });
     const child = await post('/groups', { name: 'installers', parentID: parent.id, policyIDs: [creators.id] });
-    const user = await post('/users', newUser({ username: 'installer', enabled: true, groups: [child.id], policyIDs: [own.id] }));
+    const user = await post(
+      '/users',
+      newUser({ username: 'installer', enabled: true, groups: [child.id], policyIDs: [own.id] }),
+    );
 
     const first = await login('acme', 'installer', 'pw-1');
-    expect(first.body.scope.split(' ').sort()).toEqual(['application:endpoint:create', 'endpoint:read', 'iam:user:read']);
-    const registered = await call('POST', '/epr/api/v1/endpoints', { token: first.body.access_token, body: { appVersion: { name: 'tracker-v1' } } });
+    expect(first.body.scope.split(' ').sort()).toEqual([
+      'application:endpoint:create',
+      'endpoint:read',
+      'iam:user:read',
+    ]);
+    const registered = await call('POST', '/epr/api/v1/endpoints', {
+      token: first.body.access_token,
+      body: { appVersion: { name: 'tracker-v1' } },
+    });
     expect(registered.status).toBe(201);
     expect((await call('GET', `${IAM}/users`, { token: first.body.access_token })).status).toBe(200);
 
@@ -347,7 +471,10 @@ describe("coherence: an identity and access manager user logs in to the tenant's
     expect((await login('acme', 'enabled-user', 'wrong')).status).toBe(401);
     const disabled = await login('acme', 'disabled-user', 'pw-1');
     expect(disabled.status).toBe(400);
-    expect(disabled.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/disabled/) });
+    expect(disabled.body).toMatchObject({
+      error: 'invalid_grant',
+      error_description: expect.stringMatching(/disabled/),
+    });
     expect((await login('globex', 'enabled-user', 'pw-1', 'globex-frontend')).status).toBe(401);
     expect((await login('acme', 'enabled-user', 'pw-1', 'nope')).body.error).toBe('invalid_client');
     const noClient = await fetch(`${emulator.url}/auth/realms/acme/protocol/openid-connect/token`, {

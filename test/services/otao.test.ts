@@ -26,7 +26,9 @@ describe('over-the-air orchestrator', async () => {
     });
 
     it('gets one; 400 for a version that is not semantic; 404 for an unknown one, application or tenant', async () => {
-      expect((await call('GET', software('smart-meter', '2.0.0-beta.1'))).body.filters).toEqual([{ filterId: 'beta-testers', rolloutDate: '2024-01-01T00:00:00Z' }]);
+      expect((await call('GET', software('smart-meter', '2.0.0-beta.1'))).body.filters).toEqual([
+        { filterId: 'beta-testers', rolloutDate: '2024-01-01T00:00:00Z' },
+      ]);
       for (const version of ['1.0', 'v1.0.0', 'latest']) {
         const response = await call('GET', software('smart-meter', version));
         expect(response.status, version).toBe(400);
@@ -42,9 +44,19 @@ describe('over-the-air orchestrator', async () => {
     it('answers 201 with Location and the record; absent fields take their defaults', async () => {
       const created = await call('POST', software('tracker', '4.0.0-rc.1+build.7'), { body: {} });
       expect(created.status).toBe(201);
-      expect(created.headers.get('location')).toBe(`${emulator.url}${software('tracker', encodeURIComponent('4.0.0-rc.1+build.7'))}`);
-      expect(created.body).toEqual({ appName: 'tracker', version: '4.0.0-rc.1+build.7', upgradableFrom: [], rolloutStrategy: 'suspended', filters: [] });
-      expect((await call('GET', software('tracker', encodeURIComponent('4.0.0-rc.1+build.7')))).body).toEqual(created.body);
+      expect(created.headers.get('location')).toBe(
+        `${emulator.url}${software('tracker', encodeURIComponent('4.0.0-rc.1+build.7'))}`,
+      );
+      expect(created.body).toEqual({
+        appName: 'tracker',
+        version: '4.0.0-rc.1+build.7',
+        upgradableFrom: [],
+        rolloutStrategy: 'suspended',
+        filters: [],
+      });
+      expect((await call('GET', software('tracker', encodeURIComponent('4.0.0-rc.1+build.7')))).body).toEqual(
+        created.body,
+      );
     });
 
     it('keeps every field given', async () => {
@@ -73,11 +85,36 @@ describe('over-the-air orchestrator', async () => {
       ['upgradableFrom listing a version twice', '5.0.0', { upgradableFrom: ['1.0.0', '1.0.0'] }, /twice/],
       ['upgradableFrom listing the version itself', '5.0.0', { upgradableFrom: ['5.0.0'] }, /own version/],
       ['an unknown rollout strategy', '5.0.0', { rolloutStrategy: 'everyone' }, /rolloutStrategy must be one of/],
-      ['a rolloutDate with milliseconds', '5.0.0', { filters: [{ filterId: 'beta-testers', rolloutDate: '2024-01-01T00:00:00.000Z' }] }, /rolloutDate must match pattern/],
-      ['a rolloutDate without time', '5.0.0', { filters: [{ filterId: 'beta-testers', rolloutDate: '2024-01-01' }] }, /rolloutDate must match pattern/],
-      ['a rolloutDate that is no date', '5.0.0', { filters: [{ filterId: 'beta-testers', rolloutDate: '2024-13-45T00:00:00Z' }] }, /is not a date/],
-      ['a filter the application does not have', '5.0.0', { filters: [{ filterId: 'north-fleet' }] }, /not an endpoint filter of application smart-meter/],
-      ['a filter listed twice', '5.0.0', { filters: [{ filterId: 'beta-testers' }, { filterId: 'beta-testers' }] }, /twice/],
+      [
+        'a rolloutDate with milliseconds',
+        '5.0.0',
+        { filters: [{ filterId: 'beta-testers', rolloutDate: '2024-01-01T00:00:00.000Z' }] },
+        /rolloutDate must match pattern/,
+      ],
+      [
+        'a rolloutDate without time',
+        '5.0.0',
+        { filters: [{ filterId: 'beta-testers', rolloutDate: '2024-01-01' }] },
+        /rolloutDate must match pattern/,
+      ],
+      [
+        'a rolloutDate that is no date',
+        '5.0.0',
+        { filters: [{ filterId: 'beta-testers', rolloutDate: '2024-13-45T00:00:00Z' }] },
+        /is not a date/,
+      ],
+      [
+        'a filter the application does not have',
+        '5.0.0',
+        { filters: [{ filterId: 'north-fleet' }] },
+        /not an endpoint filter of application smart-meter/,
+      ],
+      [
+        'a filter listed twice',
+        '5.0.0',
+        { filters: [{ filterId: 'beta-testers' }, { filterId: 'beta-testers' }] },
+        /twice/,
+      ],
       ['an unknown field', '5.0.0', { version: '5.0.0' }, /unknown field version/],
     ])('400 for %s, nothing created', async (_name, version, body, message) => {
       const response = await call('POST', software('smart-meter', version), { body });
@@ -94,8 +131,12 @@ describe('over-the-air orchestrator', async () => {
 
   describe('PUT (update) and DELETE', () => {
     it('PUT answers 204; rolloutStrategy is required; given fields replace, absent ones stay; metadata null removes', async () => {
-      await call('POST', software('tracker', '6.0.0'), { body: { specification: { s: 1 }, metadata: { m: 1 }, upgradableFrom: ['3.2.0'] } });
-      const update = await call('PUT', software('tracker', '6.0.0'), { body: { rolloutStrategy: 'targeted', filters: [{ filterId: 'li-ion' }] } });
+      await call('POST', software('tracker', '6.0.0'), {
+        body: { specification: { s: 1 }, metadata: { m: 1 }, upgradableFrom: ['3.2.0'] },
+      });
+      const update = await call('PUT', software('tracker', '6.0.0'), {
+        body: { rolloutStrategy: 'targeted', filters: [{ filterId: 'li-ion' }] },
+      });
       expect(update.status, update.text).toBe(204);
       expect((await call('GET', software('tracker', '6.0.0'))).body).toEqual({
         appName: 'tracker',
@@ -106,7 +147,9 @@ describe('over-the-air orchestrator', async () => {
         rolloutStrategy: 'targeted',
         filters: [{ filterId: 'li-ion' }],
       });
-      await call('PUT', software('tracker', '6.0.0'), { body: { rolloutStrategy: 'general', metadata: null, upgradableFrom: [], filters: [] } });
+      await call('PUT', software('tracker', '6.0.0'), {
+        body: { rolloutStrategy: 'general', metadata: null, upgradableFrom: [], filters: [] },
+      });
       expect((await call('GET', software('tracker', '6.0.0'))).body).toEqual({
         appName: 'tracker',
         version: '6.0.0',
@@ -122,14 +165,18 @@ describe('over-the-air orchestrator', async () => {
       const missing = await call('PUT', software('smart-meter', '1.1.0'), { body: { metadata: {} } });
       expect(missing.status).toBe(400);
       expect(missing.body.message).toMatch(/rolloutStrategy is required/);
-      const spec = await call('PUT', software('smart-meter', '1.1.0'), { body: { rolloutStrategy: 'general', specification: { url: 'x' } } });
+      const spec = await call('PUT', software('smart-meter', '1.1.0'), {
+        body: { rolloutStrategy: 'general', specification: { url: 'x' } },
+      });
       expect(spec.status).toBe(400);
       expect(spec.body.message).toMatch(/specification is not accepted on update/);
       expect((await call('GET', software('smart-meter', '1.1.0'))).body).toEqual(before);
     });
 
     it('404 for software that does not exist', async () => {
-      expect((await call('PUT', software('smart-meter', '7.7.7'), { body: { rolloutStrategy: 'general' } })).status).toBe(404);
+      expect(
+        (await call('PUT', software('smart-meter', '7.7.7'), { body: { rolloutStrategy: 'general' } })).status,
+      ).toBe(404);
       expect((await call('DELETE', software('smart-meter', '7.7.7'))).status).toBe(404);
     });
 
@@ -162,25 +209,91 @@ describe('the rollout rule, row by row', async () => {
   const PAST = '2020-01-01T00:00:00Z';
   const FUTURE = '2999-01-01T00:00:00Z';
 
-  type Sw = { version: string; upgradableFrom?: string[]; rolloutStrategy: string; filters?: Array<{ filterId: string; rolloutDate?: string }> };
+  type Sw = {
+    version: string;
+    upgradableFrom?: string[];
+    rolloutStrategy: string;
+    filters?: Array<{ filterId: string; rolloutDate?: string }>;
+  };
   const table: Array<[string, { softwareVersion?: string; color?: string }, Sw[], string]> = [
-    ['no current version: software with empty upgradableFrom', {}, [{ version: '1.0.0', rolloutStrategy: 'general' }], '1.0.0'],
-    ['no current version: software that upgrades only from a version', {}, [{ version: '1.0.0', upgradableFrom: ['0.9.0'], rolloutStrategy: 'general' }], ''],
-    ['current version listed in upgradableFrom', { softwareVersion: '1.0.0' }, [{ version: '1.1.0', upgradableFrom: ['1.0.0'], rolloutStrategy: 'general' }], '1.1.0'],
-    ['current version not in upgradableFrom', { softwareVersion: '1.0.0' }, [{ version: '1.1.0', upgradableFrom: ['0.9.0'], rolloutStrategy: 'general' }], ''],
-    ['current version, software with empty upgradableFrom', { softwareVersion: '1.0.0' }, [{ version: '1.1.0', rolloutStrategy: 'general' }], ''],
+    [
+      'no current version: software with empty upgradableFrom',
+      {},
+      [{ version: '1.0.0', rolloutStrategy: 'general' }],
+      '1.0.0',
+    ],
+    [
+      'no current version: software that upgrades only from a version',
+      {},
+      [{ version: '1.0.0', upgradableFrom: ['0.9.0'], rolloutStrategy: 'general' }],
+      '',
+    ],
+    [
+      'current version listed in upgradableFrom',
+      { softwareVersion: '1.0.0' },
+      [{ version: '1.1.0', upgradableFrom: ['1.0.0'], rolloutStrategy: 'general' }],
+      '1.1.0',
+    ],
+    [
+      'current version not in upgradableFrom',
+      { softwareVersion: '1.0.0' },
+      [{ version: '1.1.0', upgradableFrom: ['0.9.0'], rolloutStrategy: 'general' }],
+      '',
+    ],
+    [
+      'current version, software with empty upgradableFrom',
+      { softwareVersion: '1.0.0' },
+      [{ version: '1.1.0', rolloutStrategy: 'general' }],
+      '',
+    ],
     ['suspended offers nothing', {}, [{ version: '1.0.0', rolloutStrategy: 'suspended' }], ''],
-    ['general ignores filters', { color: 'blue' }, [{ version: '1.0.0', rolloutStrategy: 'general', filters: [{ filterId: 'red', rolloutDate: FUTURE }] }], '1.0.0'],
-    ['targeted: matching filter without rollout date', { color: 'red' }, [{ version: '1.0.0', rolloutStrategy: 'targeted', filters: [{ filterId: 'red' }] }], '1.0.0'],
-    ['targeted: matching filter, rollout date passed', { color: 'red' }, [{ version: '1.0.0', rolloutStrategy: 'targeted', filters: [{ filterId: 'red', rolloutDate: PAST }] }], '1.0.0'],
-    ['targeted: matching filter, rollout date to come', { color: 'red' }, [{ version: '1.0.0', rolloutStrategy: 'targeted', filters: [{ filterId: 'red', rolloutDate: FUTURE }] }], ''],
-    ['targeted: filter not matched', { color: 'blue' }, [{ version: '1.0.0', rolloutStrategy: 'targeted', filters: [{ filterId: 'red' }] }], ''],
-    ['targeted: matching filter inactive', { color: 'red' }, [{ version: '1.0.0', rolloutStrategy: 'targeted', filters: [{ filterId: 'inactive-red' }] }], ''],
+    [
+      'general ignores filters',
+      { color: 'blue' },
+      [{ version: '1.0.0', rolloutStrategy: 'general', filters: [{ filterId: 'red', rolloutDate: FUTURE }] }],
+      '1.0.0',
+    ],
+    [
+      'targeted: matching filter without rollout date',
+      { color: 'red' },
+      [{ version: '1.0.0', rolloutStrategy: 'targeted', filters: [{ filterId: 'red' }] }],
+      '1.0.0',
+    ],
+    [
+      'targeted: matching filter, rollout date passed',
+      { color: 'red' },
+      [{ version: '1.0.0', rolloutStrategy: 'targeted', filters: [{ filterId: 'red', rolloutDate: PAST }] }],
+      '1.0.0',
+    ],
+    [
+      'targeted: matching filter, rollout date to come',
+      { color: 'red' },
+      [{ version: '1.0.0', rolloutStrategy: 'targeted', filters: [{ filterId: 'red', rolloutDate: FUTURE }] }],
+      '',
+    ],
+    [
+      'targeted: filter not matched',
+      { color: 'blue' },
+      [{ version: '1.0.0', rolloutStrategy: 'targeted', filters: [{ filterId: 'red' }] }],
+      '',
+    ],
+    [
+      'targeted: matching filter inactive',
+      { color: 'red' },
+      [{ version: '1.0.0', rolloutStrategy: 'targeted', filters: [{ filterId: 'inactive-red' }] }],
+      '',
+    ],
     ['targeted: no filters', { color: 'red' }, [{ version: '1.0.0', rolloutStrategy: 'targeted' }], ''],
     [
       'targeted: one of several filters is enough',
       { color: 'red' },
-      [{ version: '1.0.0', rolloutStrategy: 'targeted', filters: [{ filterId: 'inactive-red' }, { filterId: 'red', rolloutDate: PAST }] }],
+      [
+        {
+          version: '1.0.0',
+          rolloutStrategy: 'targeted',
+          filters: [{ filterId: 'inactive-red' }, { filterId: 'red', rolloutDate: PAST }],
+        },
+      ],
       '1.0.0',
     ],
     [
@@ -210,10 +323,14 @@ describe('the rollout rule, row by row', async () => {
 
   it.each(table.map((row, i) => [i + 1, ...row] as const))('row %i: %s', async (n, _name, metadata, list, offered) => {
     const app = `row-${n}`;
-    for (const { version, ...body } of list) expect((await call('POST', software(app, version), { body })).status).toBe(201);
-    const endpoint = await call('POST', '/epr/api/v1/endpoints', { body: { appVersion: { name: `${app}-v1` }, endpointId: `${app}-device`, metadata } });
+    for (const { version, ...body } of list)
+      expect((await call('POST', software(app, version), { body })).status).toBe(201);
+    const endpoint = await call('POST', '/epr/api/v1/endpoints', {
+      body: { appVersion: { name: `${app}-v1` }, endpointId: `${app}-device`, metadata },
+    });
     expect(endpoint.status).toBe(201);
-    const ask = (payload: unknown) => call('POST', `/kp1/${app}-v1/cmx_ota/${endpoint.body.token}/config/json`, { body: payload });
+    const ask = (payload: unknown) =>
+      call('POST', `/kp1/${app}-v1/cmx_ota/${endpoint.body.token}/config/json`, { body: payload });
     const answer = await ask({});
     expect(answer.status).toBe(200);
     if (offered === '') {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { api, startTestEmulator, tokenFor } from '../helpers/emulator.js';
 
-const CONFIG = (app: string, version: string) => `/tekton/api/v1/app-configs/applications/${app}/app-versions/${version}`;
+const CONFIG = (app: string, version: string) =>
+  `/tekton/api/v1/app-configs/applications/${app}/app-versions/${version}`;
 
 describe('application configuration service', async () => {
   const emulator = await startTestEmulator();
@@ -16,12 +17,17 @@ describe('application configuration service', async () => {
   });
 
   it('PUT replaces the whole configuration with any JSON value (204), GET returns it', async () => {
-    const version = await call('POST', '/app-manager/api/v1/applications/tracker/versions', { body: { name: 'tracker-put' } });
+    const version = await call('POST', '/app-manager/api/v1/applications/tracker/versions', {
+      body: { name: 'tracker-put' },
+    });
     expect(version.status).toBe(201);
     const path = CONFIG('tracker', 'tracker-put');
     expect((await call('GET', path)).body).toEqual({});
     for (const value of [{ a: { b: [1, 2] } }, [1, 'two'], 'text', 42, null]) {
-      const put = await call('PUT', path, { rawBody: JSON.stringify(value), headers: { 'content-type': 'application/json' } });
+      const put = await call('PUT', path, {
+        rawBody: JSON.stringify(value),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(put.status, put.text).toBe(204);
       expect(put.text).toBe('');
       const got = await call('GET', path);
@@ -31,9 +37,15 @@ describe('application configuration service', async () => {
   });
 
   it('404 for an unknown application, an unknown version, a version of another application, another tenant', async () => {
-    for (const path of [CONFIG('nope', 'tracker-v1'), CONFIG('tracker', 'nope'), CONFIG('tracker', 'smart-meter-v1'), CONFIG('thermostat', 'thermostat-v1')]) {
+    for (const path of [
+      CONFIG('nope', 'tracker-v1'),
+      CONFIG('tracker', 'nope'),
+      CONFIG('tracker', 'smart-meter-v1'),
+      CONFIG('thermostat', 'thermostat-v1'),
+    ]) {
       for (const method of ['GET', 'PUT', 'PATCH']) {
-        const body = method === 'PATCH' ? [{ op: 'add', path: '/x', value: 1 }] : method === 'PUT' ? { x: 1 } : undefined;
+        const body =
+          method === 'PATCH' ? [{ op: 'add', path: '/x', value: 1 }] : method === 'PUT' ? { x: 1 } : undefined;
         const response = await call(method, path, { body });
         expect(response.status, `${method} ${path}`).toBe(404);
         expect(response.body.message).toMatch(/There is no application|has no version/);
@@ -66,7 +78,14 @@ describe('application configuration service', async () => {
         ],
       });
       expect(response.status, response.text).toBe(204);
-      expect((await call('GET', path)).body).toEqual({ name: 'b', list: [2, 3], nested: {}, copied: { x: 1 }, moved: 1, ecr: { configSchemaRequired: false } });
+      expect((await call('GET', path)).body).toEqual({
+        name: 'b',
+        list: [2, 3],
+        nested: {},
+        copied: { x: 1 },
+        moved: 1,
+        ecr: { configSchemaRequired: false },
+      });
     });
 
     it('patches a version never configured as the empty object', async () => {
@@ -77,14 +96,78 @@ describe('application configuration service', async () => {
     });
 
     it.each([
-      ['a failing test (409)', [{ op: 'replace', path: '/name', value: 'changed' }, { op: 'test', path: '/name', value: 'zzz' }], 409, /failed/],
-      ['a path that does not exist (404)', [{ op: 'replace', path: '/name', value: 'changed' }, { op: 'remove', path: '/missing' }], 404, /operation \[1\]/],
-      ['an add under a missing parent (404)', [{ op: 'replace', path: '/name', value: 'changed' }, { op: 'add', path: '/missing/deeper', value: 1 }], 404, /operation \[1\]/],
-      ['a move from nowhere (404)', [{ op: 'replace', path: '/name', value: 'changed' }, { op: 'move', from: '/missing', path: '/x' }], 404, /operation \[1\]/],
-      ['an array index out of range (404)', [{ op: 'replace', path: '/name', value: 'changed' }, { op: 'add', path: '/list/9', value: 1 }], 404, /operation \[1\]/],
-      ['an add without value (400)', [{ op: 'replace', path: '/name', value: 'changed' }, { op: 'add', path: '/y' }], 400, /operation \[1\]/],
-      ['a path without leading slash (400)', [{ op: 'replace', path: '/name', value: 'changed' }, { op: 'add', path: 'y', value: 1 }], 400, /operation \[1\]/],
-      ['a prototype pollution attempt (400)', [{ op: 'replace', path: '/name', value: 'changed' }, { op: 'add', path: '/__proto__/polluted', value: 1 }], 400, /patch/],
+      [
+        'a failing test (409)',
+        [
+          { op: 'replace', path: '/name', value: 'changed' },
+          { op: 'test', path: '/name', value: 'zzz' },
+        ],
+        409,
+        /failed/,
+      ],
+      [
+        'a path that does not exist (404)',
+        [
+          { op: 'replace', path: '/name', value: 'changed' },
+          { op: 'remove', path: '/missing' },
+        ],
+        404,
+        /operation \[1\]/,
+      ],
+      [
+        'an add under a missing parent (404)',
+        [
+          { op: 'replace', path: '/name', value: 'changed' },
+          { op: 'add', path: '/missing/deeper', value: 1 },
+        ],
+        404,
+        /operation \[1\]/,
+      ],
+      [
+        'a move from nowhere (404)',
+        [
+          { op: 'replace', path: '/name', value: 'changed' },
+          { op: 'move', from: '/missing', path: '/x' },
+        ],
+        404,
+        /operation \[1\]/,
+      ],
+      [
+        'an array index out of range (404)',
+        [
+          { op: 'replace', path: '/name', value: 'changed' },
+          { op: 'add', path: '/list/9', value: 1 },
+        ],
+        404,
+        /operation \[1\]/,
+      ],
+      [
+        'an add without value (400)',
+        [
+          { op: 'replace', path: '/name', value: 'changed' },
+          { op: 'add', path: '/y' },
+        ],
+        400,
+        /operation \[1\]/,
+      ],
+      [
+        'a path without leading slash (400)',
+        [
+          { op: 'replace', path: '/name', value: 'changed' },
+          { op: 'add', path: 'y', value: 1 },
+        ],
+        400,
+        /operation \[1\]/,
+      ],
+      [
+        'a prototype pollution attempt (400)',
+        [
+          { op: 'replace', path: '/name', value: 'changed' },
+          { op: 'add', path: '/__proto__/polluted', value: 1 },
+        ],
+        400,
+        /patch/,
+      ],
     ])('%s: nothing changes', async (_name, patch, status, message) => {
       await reset();
       const before = (await call('GET', path)).body;
@@ -120,7 +203,9 @@ describe('application configuration service', async () => {
     expect((await callSecured('GET', tracker, { token: reader })).status).toBe(200);
     expect((await callSecured('PUT', tracker, { token: reader, body: {} })).status).toBe(403);
     expect((await callSecured('PUT', tracker, { token: writer, body: { v: 2 } })).status).toBe(204);
-    expect((await callSecured('PATCH', tracker, { token: writer, body: [{ op: 'add', path: '/w', value: 1 }] })).status).toBe(204);
+    expect(
+      (await callSecured('PATCH', tracker, { token: writer, body: [{ op: 'add', path: '/w', value: 1 }] })).status,
+    ).toBe(204);
     expect((await callSecured('GET', tracker, { token: reader })).body).toEqual({ v: 2, w: 1 });
   });
 });

@@ -22,7 +22,9 @@ describe('LoRaWAN connector', async () => {
 
   it('is listed by GET /app-manager/api/v1/service-instances under /ttnc', async () => {
     const instances = (await call('GET', '/app-manager/api/v1/service-instances')).body as any[];
-    expect(instances.filter((i) => i.urlPrefix === '/ttnc')).toEqual([expect.objectContaining({ name: 'ttnc', serviceGroup: 'device' })]);
+    expect(instances.filter((i) => i.urlPrefix === '/ttnc')).toEqual([
+      expect.objectContaining({ name: 'ttnc', serviceGroup: 'device' }),
+    ]);
   });
 
   describe('POST /integrations', async () => {
@@ -54,13 +56,16 @@ describe('LoRaWAN connector', async () => {
       }
     });
 
-    it.each(['appName', 'lnsUsername', 'lnsApiKeyId', 'lnsIdentityServerHost', 'lnsPlainMqttServerUrl', 'name'])('400 without %s', async (field) => {
-      const body: Record<string, unknown> = integration({ appName: 'tracker', lnsUsername: `missing-${field}` });
-      delete body[field];
-      const response = await call('POST', `${TTNC}/integrations`, { body });
-      expect(response.status).toBe(400);
-      expect(response.body.message).toBe(`Invalid request body: ${field} is required.`);
-    });
+    it.each(['appName', 'lnsUsername', 'lnsApiKeyId', 'lnsIdentityServerHost', 'lnsPlainMqttServerUrl', 'name'])(
+      '400 without %s',
+      async (field) => {
+        const body: Record<string, unknown> = integration({ appName: 'tracker', lnsUsername: `missing-${field}` });
+        delete body[field];
+        const response = await call('POST', `${TTNC}/integrations`, { body });
+        expect(response.status).toBe(400);
+        expect(response.body.message).toBe(`Invalid request body: ${field} is required.`);
+      },
+    );
 
     it.each([
       [{ name: '' }, /name must NOT have fewer than 1 characters/],
@@ -70,16 +75,22 @@ describe('LoRaWAN connector', async () => {
       [{ appName: 'no-such-app', lnsUsername: 'u-1' }, /There is no application no-such-app/],
       [{ appName: 'thermostat', lnsUsername: 'u-2' }, /There is no application thermostat/],
     ])('400 for %j', async (overrides, message) => {
-      const response = await call('POST', `${TTNC}/integrations`, { body: integration({ lnsUsername: 'fresh', ...overrides }) });
+      const response = await call('POST', `${TTNC}/integrations`, {
+        body: integration({ lnsUsername: 'fresh', ...overrides }),
+      });
       expect(response.status).toBe(400);
       expect(response.body.message).toMatch(message);
     });
 
     it('409 when the application or the network server username is used by an integration already', async () => {
-      const app = await call('POST', `${TTNC}/integrations`, { body: integration({ appName: 'tracker', lnsUsername: 'someone-new' }) });
+      const app = await call('POST', `${TTNC}/integrations`, {
+        body: integration({ appName: 'tracker', lnsUsername: 'someone-new' }),
+      });
       expect(app.status).toBe(409);
       expect(app.body.message).toMatch(/Application tracker is already used by integration 1/);
-      const user = await call('POST', `${TTNC}/integrations`, { body: integration({ appName: 'smart-meter', lnsUsername: 'acme-trackers' }) });
+      const user = await call('POST', `${TTNC}/integrations`, {
+        body: integration({ appName: 'smart-meter', lnsUsername: 'acme-trackers' }),
+      });
       expect(user.status).toBe(409);
       expect(user.body.message).toMatch(/username acme-trackers is already used/);
     });
@@ -104,7 +115,10 @@ describe('LoRaWAN connector', async () => {
         },
       ],
     });
-    expect((await call('GET', `${TTNC}/integrations?status=SUSPENDED`)).body).toEqual({ totalElements: 0, content: [] });
+    expect((await call('GET', `${TTNC}/integrations?status=SUSPENDED`)).body).toEqual({
+      totalElements: 0,
+      content: [],
+    });
     expect((await call('GET', `${TTNC}/integrations?applicationName=smart-meter`)).body.totalElements).toBe(0);
     expect((await call('GET', `${TTNC}/integrations?applicationName=tracker`)).body.totalElements).toBe(1);
     const bad = await call('GET', `${TTNC}/integrations?status=PAUSED`);
@@ -115,8 +129,22 @@ describe('LoRaWAN connector', async () => {
   it('GET /integrations/{id} answers the integration with its devices; 404 unknown, 400 not a number', async () => {
     const one = await call('GET', `${TTNC}/integrations/1`);
     expect(one.body.devices).toEqual([
-      { id: expect.any(Number), appVersionName: 'tracker-v1', lnsDeviceId: 'eui-70b3d57ed0000001', endpointId: 'tracker-001', name: 'Tracker 1', status: 'ACTIVE' },
-      { id: expect.any(Number), appVersionName: 'tracker-v1', lnsDeviceId: 'eui-70b3d57ed0000002', endpointId: 'tracker-002', name: 'Tracker 2', status: 'SUSPENDED' },
+      {
+        id: expect.any(Number),
+        appVersionName: 'tracker-v1',
+        lnsDeviceId: 'eui-70b3d57ed0000001',
+        endpointId: 'tracker-001',
+        name: 'Tracker 1',
+        status: 'ACTIVE',
+      },
+      {
+        id: expect.any(Number),
+        appVersionName: 'tracker-v1',
+        lnsDeviceId: 'eui-70b3d57ed0000002',
+        endpointId: 'tracker-002',
+        name: 'Tracker 2',
+        status: 'SUSPENDED',
+      },
     ]);
     expect((await call('GET', `${TTNC}/integrations/999`)).status).toBe(404);
     expect((await call('GET', `${TTNC}/integrations/first`)).status).toBe(400);
@@ -130,8 +158,16 @@ describe('LoRaWAN connector', async () => {
     it('state and error, then back to CONNECTED (which clears the error)', async () => {
       const down = await patch(1, { state: 'DISCONNECTED', error: 'the MQTT server refused the API key' });
       expect(down.status).toBe(200);
-      expect(down.body).toMatchObject({ tenantId: 'acme', id: 1, state: 'DISCONNECTED', error: 'the MQTT server refused the API key' });
-      expect((await emu('GET', `${TTNC}/integrations/1`)).body).toMatchObject({ state: 'DISCONNECTED', error: 'the MQTT server refused the API key' });
+      expect(down.body).toMatchObject({
+        tenantId: 'acme',
+        id: 1,
+        state: 'DISCONNECTED',
+        error: 'the MQTT server refused the API key',
+      });
+      expect((await emu('GET', `${TTNC}/integrations/1`)).body).toMatchObject({
+        state: 'DISCONNECTED',
+        error: 'the MQTT server refused the API key',
+      });
       const up = await patch(1, { state: 'CONNECTED' });
       expect(up.body.state).toBe('CONNECTED');
       expect(up.body).not.toHaveProperty('error');
@@ -142,7 +178,9 @@ describe('LoRaWAN connector', async () => {
     it('status: a SUSPENDED integration leaves the default list', async () => {
       await patch(1, { status: 'SUSPENDED' });
       expect((await emu('GET', `${TTNC}/integrations`)).body.totalElements).toBe(0);
-      expect((await emu('GET', `${TTNC}/integrations?status=SUSPENDED`)).body.content.map((i: any) => i.id)).toEqual([1]);
+      expect((await emu('GET', `${TTNC}/integrations?status=SUSPENDED`)).body.content.map((i: any) => i.id)).toEqual([
+        1,
+      ]);
       await patch(1, { status: 'ACTIVE' });
     });
 
@@ -151,21 +189,48 @@ describe('LoRaWAN connector', async () => {
       const replaced = await patch(1, {
         devices: [
           { lnsDeviceId: 'eui-70b3d57ed0000002', endpointId: 'tracker-002', name: 'Tracker 2 again' },
-          { lnsDeviceId: 'eui-70b3d57ed0000003', endpointId: 'tracker-003', name: 'Tracker 3', description: 'new', appVersionName: 'tracker-v1' },
+          {
+            lnsDeviceId: 'eui-70b3d57ed0000003',
+            endpointId: 'tracker-003',
+            name: 'Tracker 3',
+            description: 'new',
+            appVersionName: 'tracker-v1',
+          },
         ],
       });
       expect(replaced.status).toBe(200);
       expect(replaced.body.devices).toEqual([
-        { id: before[1].id, appVersionName: 'tracker-v1', lnsDeviceId: 'eui-70b3d57ed0000002', endpointId: 'tracker-002', name: 'Tracker 2 again', status: 'ACTIVE' },
-        { id: expect.any(Number), appVersionName: 'tracker-v1', lnsDeviceId: 'eui-70b3d57ed0000003', endpointId: 'tracker-003', name: 'Tracker 3', description: 'new', status: 'ACTIVE' },
+        {
+          id: before[1].id,
+          appVersionName: 'tracker-v1',
+          lnsDeviceId: 'eui-70b3d57ed0000002',
+          endpointId: 'tracker-002',
+          name: 'Tracker 2 again',
+          status: 'ACTIVE',
+        },
+        {
+          id: expect.any(Number),
+          appVersionName: 'tracker-v1',
+          lnsDeviceId: 'eui-70b3d57ed0000003',
+          endpointId: 'tracker-003',
+          name: 'Tracker 3',
+          description: 'new',
+          status: 'ACTIVE',
+        },
       ]);
       expect((await emu('GET', `${TTNC}/integrations/1`)).body.devices).toEqual(replaced.body.devices);
     });
 
     it.each([
-      [{ devices: [{ lnsDeviceId: 'd', endpointId: 'meter-001', name: 'x' }] }, /meter-001 is not an endpoint of application tracker/],
+      [
+        { devices: [{ lnsDeviceId: 'd', endpointId: 'meter-001', name: 'x' }] },
+        /meter-001 is not an endpoint of application tracker/,
+      ],
       [{ devices: [{ lnsDeviceId: 'd', endpointId: 'nope', name: 'x' }] }, /nope is not an endpoint/],
-      [{ devices: [{ lnsDeviceId: 'd', endpointId: 'tracker-001', name: 'x', appVersionName: 'smart-meter-v1' }] }, /smart-meter-v1 is not a version of application tracker/],
+      [
+        { devices: [{ lnsDeviceId: 'd', endpointId: 'tracker-001', name: 'x', appVersionName: 'smart-meter-v1' }] },
+        /smart-meter-v1 is not a version of application tracker/,
+      ],
       [
         {
           devices: [
@@ -204,7 +269,10 @@ describe('LoRaWAN connector', async () => {
     expect((await call('GET', '/_emu/requests')).text).not.toContain(KEY);
     expect((await call('GET', '/_emu/state?includeSecrets=true')).text).toContain(KEY);
     expect((await call('PUT', '/_emu/state', { body: exported.body })).status).toBe(204);
-    const stored = INTEGRATIONS.get(internalContext(own), String(created.body.id)) as unknown as Record<string, unknown>;
+    const stored = INTEGRATIONS.get(internalContext(own), String(created.body.id)) as unknown as Record<
+      string,
+      unknown
+    >;
     expect(stored.lnsApiKeyId).toBe(KEY);
   });
 
@@ -214,9 +282,18 @@ describe('LoRaWAN connector', async () => {
     const bad = { ...fixture, lorawanIntegrations: [{ ...fixture.lorawanIntegrations[0], appName: 'nope' }] };
     const response = await api(own)('PUT', '/_emu/state', { body: bad });
     expect(response.status).toBe(400);
-    expect(response.body.message).toMatch(/lorawanIntegrations\[0\] \(Trackers on The Things Network\): appName nope is not an application/);
-    const badDevice = { ...fixture, lorawanIntegrations: [{ ...fixture.lorawanIntegrations[0], devices: [{ lnsDeviceId: 'x', endpointId: 'thermo-001', name: 'x' }] }] };
-    expect((await api(own)('PUT', '/_emu/state', { body: badDevice })).body.message).toMatch(/thermo-001 is not an endpoint of application tracker/);
+    expect(response.body.message).toMatch(
+      /lorawanIntegrations\[0\] \(Trackers on The Things Network\): appName nope is not an application/,
+    );
+    const badDevice = {
+      ...fixture,
+      lorawanIntegrations: [
+        { ...fixture.lorawanIntegrations[0], devices: [{ lnsDeviceId: 'x', endpointId: 'thermo-001', name: 'x' }] },
+      ],
+    };
+    expect((await api(own)('PUT', '/_emu/state', { body: badDevice })).body.message).toMatch(
+      /thermo-001 is not an endpoint of application tracker/,
+    );
   });
 
   describe('with auth on', async () => {
@@ -227,9 +304,15 @@ describe('LoRaWAN connector', async () => {
 
     it("another tenant's integration is absent", async () => {
       expect((await emu('GET', `${TTNC}/integrations/1`, { token: globex })).status).toBe(404);
-      expect((await emu('GET', `${TTNC}/integrations`, { token: globex })).body).toEqual({ totalElements: 0, content: [] });
+      expect((await emu('GET', `${TTNC}/integrations`, { token: globex })).body).toEqual({
+        totalElements: 0,
+        content: [],
+      });
       expect((await emu('GET', `${TTNC}/integrations/1`, { token: acme })).status).toBe(200);
-      const created = await emu('POST', `${TTNC}/integrations`, { body: integration({ appName: 'thermostat', lnsUsername: 'acme-trackers' }), token: globex });
+      const created = await emu('POST', `${TTNC}/integrations`, {
+        body: integration({ appName: 'thermostat', lnsUsername: 'acme-trackers' }),
+        token: globex,
+      });
       // The same username in another tenant is not taken.
       expect(created.status).toBe(201);
     });

@@ -31,13 +31,19 @@ describe('docs/devices.md', async () => {
   const found = await examples('docs/devices.md');
 
   it('has the in-process examples', () => {
-    expect(found.map((e) => e.code.match(/import \{ (.*) \}/)?.[1])).toEqual(['simulateDevice, startEmulator', 'Kp1Device, startEmulator']);
+    expect(found.map((e) => e.code.match(/import \{ (.*) \}/)?.[1])).toEqual([
+      'simulateDevice, startEmulator',
+      'Kp1Device, startEmulator',
+    ]);
   });
 
-  it.each(found.map((example, i) => [i + 1, example] as const))('example %i runs and prints what its comments say', async (_n, { code, expected }) => {
-    const result = await run(code);
-    expect(result.stderr).toBe('');
-    expect(result.exitCode).toBe(0);
-    expect(result.stdout.split('\n')).toEqual(expected);
-  });
+  it.each(found.map((example, i) => [i + 1, example] as const))(
+    'example %i runs and prints what its comments say',
+    async (_n, { code, expected }) => {
+      const result = await run(code);
+      expect(result.stderr).toBe('');
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout.split('\n')).toEqual(expected);
+    },
+  );
 });

@@ -39,7 +39,10 @@ describe('a value nested too deeply', () => {
     expect(endpoint.body.message).toMatch(new RegExp(`${MAX_JSON_DEPTH}`));
     expect((await call('GET', '/epr/api/v1/endpoints/deep-meter')).status).toBe(404);
 
-    const command = await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', { rawBody: nested(5000), headers: json });
+    const command = await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', {
+      rawBody: nested(5000),
+      headers: json,
+    });
     expect(command.status).toBe(400);
     expect(command.body.message).toMatch(new RegExp(`${MAX_JSON_DEPTH}`));
 
@@ -56,7 +59,13 @@ describe('a value nested too deeply', () => {
     expect(after.body.seq).toBe(before.seq);
 
     // The sequence did not move: the next change is logged right after the last good one, and a restart replays it.
-    expect((await call('POST', '/epr/api/v1/endpoints', { body: { appVersion: { name: 'smart-meter-v1' }, endpointId: 'after-deep' } })).status).toBe(201);
+    expect(
+      (
+        await call('POST', '/epr/api/v1/endpoints', {
+          body: { appVersion: { name: 'smart-meter-v1' }, endpointId: 'after-deep' },
+        })
+      ).status,
+    ).toBe(201);
     emulator = await restart(emulator);
     call = api(emulator);
     expect((await call('GET', '/epr/api/v1/endpoints/after-deep')).status).toBe(200);
@@ -97,7 +106,10 @@ describe('ids', () => {
   it('refuses __proto__ as an id with 400; constructor, prototype and toString survive export and restart', async () => {
     let emulator = await start(freshDir());
     let call = api(emulator);
-    const register = (endpointId: string) => call('POST', '/epr/api/v1/endpoints', { body: { appVersion: { name: 'smart-meter-v1' }, endpointId, metadata: { id: endpointId } } });
+    const register = (endpointId: string) =>
+      call('POST', '/epr/api/v1/endpoints', {
+        body: { appVersion: { name: 'smart-meter-v1' }, endpointId, metadata: { id: endpointId } },
+      });
 
     const proto = await register('__proto__');
     expect(proto.status).toBe(400);
@@ -123,9 +135,18 @@ describe('ids', () => {
     let emulator = await start(freshDir());
     let call = api(emulator);
     const versions = Object.fromEntries(
-      ['realm_template_version', 'realm_scopes_version', 'client_backend_version', 'client_frontend_version', 'roles_version', 'resources_version'].map((f) => [f, 1]),
+      [
+        'realm_template_version',
+        'realm_scopes_version',
+        'client_backend_version',
+        'client_frontend_version',
+        'roles_version',
+        'resources_version',
+      ].map((f) => [f, 1]),
     );
-    const created = await call('POST', '/tenant-manager/api/v1/tenants', { body: { id: 12345, realm_name: 'numeric', ...versions } });
+    const created = await call('POST', '/tenant-manager/api/v1/tenants', {
+      body: { id: 12345, realm_name: 'numeric', ...versions },
+    });
     expect(created.status).toBe(400);
     expect(created.body.message).toMatch(/string/);
 

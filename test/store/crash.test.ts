@@ -36,7 +36,14 @@ async function storedEndpoints(url: string): Promise<Map<string, Written>> {
  * One writer: registers endpoints one after another until the emulator is killed. Only a 201 counts as
  * acknowledged; before the kill every answer must be a 201, after it anything may happen to a request in flight.
  */
-async function write(url: string, round: number, writer: number, acknowledged: Map<string, Written>, killed: () => boolean, problems: string[]) {
+async function write(
+  url: string,
+  round: number,
+  writer: number,
+  acknowledged: Map<string, Written>,
+  killed: () => boolean,
+  problems: string[],
+) {
   for (let n = 0; !killed(); n++) {
     const endpointId = `crash-${round}-${writer}-${n}`;
     const metadata = { round, writer, n };
@@ -44,7 +51,12 @@ async function write(url: string, round: number, writer: number, acknowledged: M
       const response = await fetch(`${url}/epr/api/v1/endpoints`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ endpointId, endpointToken: `${endpointId}-token`, appVersion: { name: 'smart-meter-v1' }, metadata }),
+        body: JSON.stringify({
+          endpointId,
+          endpointToken: `${endpointId}-token`,
+          appVersion: { name: 'smart-meter-v1' },
+          metadata,
+        }),
       });
       if (response.status === 201) acknowledged.set(endpointId, { metadata });
       else if (!killed()) problems.push(`${endpointId}: ${response.status} ${await response.text()}`);
@@ -77,12 +89,16 @@ describe('an emulator killed with SIGKILL while clients write', () => {
       const stored = await storedEndpoints(emulator.url);
       const lost = [...acknowledged.keys()].filter((id) => !stored.has(id));
       expect(lost, `acknowledged writes missing after crash ${round} (seed ${seed})`).toEqual([]);
-      const changed = [...acknowledged].filter(([id, w]) => JSON.stringify(stored.get(id)!.metadata) !== JSON.stringify(w.metadata));
+      const changed = [...acknowledged].filter(
+        ([id, w]) => JSON.stringify(stored.get(id)!.metadata) !== JSON.stringify(w.metadata),
+      );
       expect(changed, `records changed after crash ${round}`).toEqual([]);
 
       let killed = false;
       const problems: string[] = [];
-      const writers = Array.from({ length: WRITERS }, (_, w) => write(emulator.url, round, w, acknowledged, () => killed, problems));
+      const writers = Array.from({ length: WRITERS }, (_, w) =>
+        write(emulator.url, round, w, acknowledged, () => killed, problems),
+      );
       await sleep(20 + next() * 180);
       emulator.child.kill('SIGKILL');
       killed = true;

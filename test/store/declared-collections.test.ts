@@ -27,7 +27,9 @@ describe('a collection no service declares', () => {
     expect(NOTES.get(ctx, '1')).toBeUndefined();
     expect(NOTES.lookup(ctx, 'tenant', 't')).toEqual([]);
     expect(ctx.store.exportDocument()).toEqual(before);
-    const exported = (await (await fetch(`${emulator.url}/_emu/state`)).json()) as { collections: Record<string, unknown> };
+    const exported = (await (await fetch(`${emulator.url}/_emu/state`)).json()) as {
+      collections: Record<string, unknown>;
+    };
     expect(exported.collections).not.toHaveProperty('notes');
   });
 
@@ -37,9 +39,12 @@ describe('a collection no service declares', () => {
     expect(endpoint).toBeDefined();
     const before = ctx.store.revision;
     const renamed = { ...endpoint, updatedDate: '2030-01-01T00:00:00.000Z' };
-    await expect(ctx.store.commit([ENDPOINTS.putMutation(endpoint.endpointId, renamed), NOTES.putMutation('1', { tenantId: 't', text: 'x' })])).rejects.toThrow(
-      UndeclaredCollectionError,
-    );
+    await expect(
+      ctx.store.commit([
+        ENDPOINTS.putMutation(endpoint.endpointId, renamed),
+        NOTES.putMutation('1', { tenantId: 't', text: 'x' }),
+      ]),
+    ).rejects.toThrow(UndeclaredCollectionError);
     expect(ENDPOINTS.get(ctx, endpoint.endpointId)).toEqual(endpoint);
     expect(ctx.store.revision).toBe(before);
   });

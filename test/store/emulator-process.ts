@@ -36,7 +36,11 @@ export interface EmulatorProcess {
  * `platform-emu start` in its own process on free ports; resolves with the URL once it prints it
  * (the first stdout line with `--quiet`, the banner's "ready at" otherwise).
  */
-export async function startProcess(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<EmulatorProcess> {
+export async function startProcess(
+  args: string[],
+  env: Record<string, string> = {},
+  cwd?: string,
+): Promise<EmulatorProcess> {
   const child = execa('node', [BIN, 'start', '--mqtt-port', '0', ...args], {
     reject: false,
     env: { NO_COLOR: '1', ...env },
@@ -52,7 +56,13 @@ export async function startProcess(args: string[], env: Record<string, string> =
       const match = /(http:\/\/[^\s]+)/.exec(out);
       if (match && out.includes('\n')) resolve(match[1]);
     });
-    child.then((result) => reject(new Error(`the emulator exited (${result.exitCode ?? result.signal}) before it was ready: ${err.trim()}`)), reject);
+    child.then(
+      (result) =>
+        reject(
+          new Error(`the emulator exited (${result.exitCode ?? result.signal}) before it was ready: ${err.trim()}`),
+        ),
+      reject,
+    );
   });
   return {
     url,

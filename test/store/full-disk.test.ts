@@ -1,5 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -83,7 +93,10 @@ describe.skipIf(!disk.dir)('a full disk', () => {
 
     const failing = await call('GET', '/_emu/health');
     expect(failing.status).toBe(503);
-    expect(failing.body).toMatchObject({ status: 'failing', message: expect.stringMatching(/could not be written to disk \(ENOSPC/) });
+    expect(failing.body).toMatchObject({
+      status: 'failing',
+      message: expect.stringMatching(/could not be written to disk \(ENOSPC/),
+    });
 
     freeDisk();
     expect((await register(call, 'after-space')).status).toBe(201);
@@ -109,18 +122,22 @@ describe.skipIf(!disk.dir)('a full disk', () => {
     const emulator = await start(dataDir);
     const call = api(emulator);
     const app = (await call('GET', '/app-manager/api/v1/applications/smart-meter')).body;
-    const template = (description: string) => call('POST', '/tenant-manager/api/v1/templates/realms', { body: { template: {}, description } });
+    const template = (description: string) =>
+      call('POST', '/tenant-manager/api/v1/templates/realms', { body: { template: {}, description } });
 
     fillDisk();
     const attempts = await Promise.all([
       register(call, 'concurrent-1', bigMetadata),
       register(call, 'concurrent-2', bigMetadata),
       // Two mutations in one commit: a new version and the application's updatedDate.
-      call('POST', '/app-manager/api/v1/applications/smart-meter/versions', { body: { name: 'smart-meter-v9', description: 'y'.repeat(12_000) } }),
+      call('POST', '/app-manager/api/v1/applications/smart-meter/versions', {
+        body: { name: 'smart-meter-v9', description: 'y'.repeat(12_000) },
+      }),
       template('z'.repeat(12_000)),
     ]);
     for (const attempt of attempts) expect(attempt.status).toBeGreaterThanOrEqual(500);
-    for (const id of ['concurrent-1', 'concurrent-2']) expect((await call('GET', `/epr/api/v1/endpoints/${id}`)).status).toBe(404);
+    for (const id of ['concurrent-1', 'concurrent-2'])
+      expect((await call('GET', `/epr/api/v1/endpoints/${id}`)).status).toBe(404);
     expect((await call('GET', '/app-manager/api/v1/applications/smart-meter')).body).toEqual(app);
     expect((await call('GET', '/tenant-manager/api/v1/templates/realms')).body.count).toBe(0);
 
@@ -131,7 +148,13 @@ describe.skipIf(!disk.dir)('a full disk', () => {
     expect(second.body.id).toBe(2);
     await emulator.stop();
     const again = await start(dataDir);
-    expect((await api(again)('POST', '/tenant-manager/api/v1/templates/realms', { body: { template: {}, description: 'third' } })).body.id).toBe(3);
+    expect(
+      (
+        await api(again)('POST', '/tenant-manager/api/v1/templates/realms', {
+          body: { template: {}, description: 'third' },
+        })
+      ).body.id,
+    ).toBe(3);
   });
 
   it('rejects every commit of a batch whose write falls short, small ones included, and undoes them newest first', async () => {
@@ -164,7 +187,10 @@ describe.skipIf(!disk.dir)('a full disk', () => {
       await store.close();
     }
     const lines = readFileSync(join(dataDir, 'state.json'), 'utf8');
-    expect(JSON.parse(lines)).toMatchObject({ seq: 2, collections: { things: { seed: { version: 1 }, later: { n: 2 } } } });
+    expect(JSON.parse(lines)).toMatchObject({
+      seq: 2,
+      collections: { things: { seed: { version: 1 }, later: { n: 2 } } },
+    });
   });
 
   it('keeps the old state when an imported one cannot be written, and the log stays readable', async () => {

@@ -11,7 +11,11 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 let dirs = 0;
 const freshDir = () => join(root, `d${++dirs}`);
 
-type State = { schemaVersion: number; counters: Record<string, unknown>; collections: Record<string, Record<string, any>> };
+type State = {
+  schemaVersion: number;
+  counters: Record<string, unknown>;
+  collections: Record<string, Record<string, any>>;
+};
 
 describe('a state import (PUT /_emu/state)', async () => {
   const emulator = await startTestEmulator();
@@ -35,11 +39,23 @@ describe('a state import (PUT /_emu/state)', async () => {
   const filter = (state: State) => state.collections['endpoint-filters']['smart-meter/berlin-meters'];
 
   it('refuses a filter whose operator or operand cannot be evaluated, naming the record', async () => {
-    await refused((s) => (filter(s).match = { model: { $regex: '(' } }), /collections\.endpoint-filters\["smart-meter\/berlin-meters"\]: match\.model\.\$regex is not a valid regular expression/);
-    await refused((s) => delete filter(s).match, /collections\.endpoint-filters\["smart-meter\/berlin-meters"\]: match is required/);
+    await refused(
+      (s) => (filter(s).match = { model: { $regex: '(' } }),
+      /collections\.endpoint-filters\["smart-meter\/berlin-meters"\]: match\.model\.\$regex is not a valid regular expression/,
+    );
+    await refused(
+      (s) => delete filter(s).match,
+      /collections\.endpoint-filters\["smart-meter\/berlin-meters"\]: match is required/,
+    );
     await refused((s) => (filter(s).match = { model: { $in: 'SM-100' } }), /match\.model\.\$in must be an array/);
-    await refused((s) => (filter(s).match = { model: { $exists: 'yes' } }), /match\.model\.\$exists must be true or false/);
-    await refused((s) => (filter(s).match = { firmware: { $gt: { major: 1 } } }), /match\.firmware\.\$gt must be a number or a string/);
+    await refused(
+      (s) => (filter(s).match = { model: { $exists: 'yes' } }),
+      /match\.model\.\$exists must be true or false/,
+    );
+    await refused(
+      (s) => (filter(s).match = { firmware: { $gt: { major: 1 } } }),
+      /match\.firmware\.\$gt must be a number or a string/,
+    );
     await refused((s) => (filter(s).status = 'ON'), /status must be one of "ACTIVE", "INACTIVE"/);
     // A filter is evaluated when endpoints are read: nothing above may have reached the state.
     expect((await call('GET', '/epr/api/v1/endpoints?include=filters')).status).toBe(200);
@@ -54,14 +70,41 @@ describe('a state import (PUT /_emu/state)', async () => {
   });
 
   it('refuses records that break their collection schema or the rules across records', async () => {
-    await refused((s) => (s.collections.endpoints['meter-001'] = null), /collections\.endpoints\["meter-001"\] must be a JSON object; got null/);
-    await refused((s) => (s.collections.endpoints = 5 as never), /collections\.endpoints must be an object of records by id; got 5/);
-    await refused((s) => (s.collections.endpoints['meter-002'].token = s.collections.endpoints['meter-001'].token), /collections\.endpoints\["meter-002"\].*token.*meter-001/);
-    await refused((s) => (s.collections.endpoints['meter-001'].token = 'a/b'), /collections\.endpoints\["meter-001"\]: token must match pattern/);
-    await refused((s) => delete s.collections.endpoints['meter-001'].appVersion, /collections\.endpoints\["meter-001"\].*appVersion/);
-    await refused((s) => (s.collections.endpoints['meter-001'].metadata = [1, 2]), /collections\.endpoints\["meter-001"\]: metadata must be a JSON object/);
-    await refused((s) => (s.collections.applications['smart-meter'].createdDate = 'yesterday'), /collections\.applications\["smart-meter"\]: createdDate must match pattern/);
-    await refused((s) => (s.collections['realm-users'] = { 'acme/x': { tenantId: 'acme', username: 'x', passwordHash: 'scrypt$16384$8$1$abc$def', scopes: 'some' } }), /collections\.realm-users\["acme\/x"\]: scopes/);
+    await refused(
+      (s) => (s.collections.endpoints['meter-001'] = null),
+      /collections\.endpoints\["meter-001"\] must be a JSON object; got null/,
+    );
+    await refused(
+      (s) => (s.collections.endpoints = 5 as never),
+      /collections\.endpoints must be an object of records by id; got 5/,
+    );
+    await refused(
+      (s) => (s.collections.endpoints['meter-002'].token = s.collections.endpoints['meter-001'].token),
+      /collections\.endpoints\["meter-002"\].*token.*meter-001/,
+    );
+    await refused(
+      (s) => (s.collections.endpoints['meter-001'].token = 'a/b'),
+      /collections\.endpoints\["meter-001"\]: token must match pattern/,
+    );
+    await refused(
+      (s) => delete s.collections.endpoints['meter-001'].appVersion,
+      /collections\.endpoints\["meter-001"\].*appVersion/,
+    );
+    await refused(
+      (s) => (s.collections.endpoints['meter-001'].metadata = [1, 2]),
+      /collections\.endpoints\["meter-001"\]: metadata must be a JSON object/,
+    );
+    await refused(
+      (s) => (s.collections.applications['smart-meter'].createdDate = 'yesterday'),
+      /collections\.applications\["smart-meter"\]: createdDate must match pattern/,
+    );
+    await refused(
+      (s) =>
+        (s.collections['realm-users'] = {
+          'acme/x': { tenantId: 'acme', username: 'x', passwordHash: 'scrypt$16384$8$1$abc$def', scopes: 'some' },
+        }),
+      /collections\.realm-users\["acme\/x"\]: scopes/,
+    );
   });
 
   it('takes an endpoint without metadata as one with {}', async () => {
@@ -80,7 +123,9 @@ describe('a state import (PUT /_emu/state)', async () => {
     fixture.endpointFilters[0].match = { model: { $regex: '[' } };
     const response = await call('PUT', '/_emu/state', { body: fixture });
     expect(response.status).toBe(400);
-    expect(response.body.message).toMatch(/endpointFilters\[0\] \(berlin-meters\): match\.model\.\$regex is not a valid regular expression/);
+    expect(response.body.message).toMatch(
+      /endpointFilters\[0\] \(berlin-meters\): match\.model\.\$regex is not a valid regular expression/,
+    );
   });
 });
 
@@ -103,7 +148,10 @@ describe('platform-emu fixtures import on a stopped directory', () => {
 });
 
 describe('a hand-edited state.json', () => {
-  /** Starts on a directory holding this state.json; the start must fail, naming the file and `pattern`, and leave the file. */
+  /**
+   * Starts on a directory holding this state.json; the start must fail, naming the file and `pattern`, and leave the
+   * file.
+   */
   async function refusedStart(state: unknown, pattern: RegExp): Promise<void> {
     const dir = freshDir();
     mkdirSync(dir);
@@ -121,17 +169,31 @@ describe('a hand-edited state.json', () => {
     expect(readFileSync(join(dir, 'state.json'), 'utf8')).toBe(text);
   }
 
-  const document = (collections: unknown, counters: unknown = {}) => ({ schemaVersion: 1, seq: 0, counters, collections });
+  const document = (collections: unknown, counters: unknown = {}) => ({
+    schemaVersion: 1,
+    seq: 0,
+    counters,
+    collections,
+  });
 
   it('stops the start when a collection is not an object of records, naming the file and the path', async () => {
     await refusedStart(document({ endpoints: 5 }), /collections\.endpoints must be an object of records by id; got 5/);
-    await refusedStart(document({ endpoints: [{ endpointId: 'a' }] }), /collections\.endpoints must be an object of records by id; got an array/);
+    await refusedStart(
+      document({ endpoints: [{ endpointId: 'a' }] }),
+      /collections\.endpoints must be an object of records by id; got an array/,
+    );
     await refusedStart(document([]), /collections must be an object of collections by name; got an array/);
   });
 
   it('stops the start on a null record, a __proto__ id or a counter that is not an integer', async () => {
-    await refusedStart(document({ endpoints: { 'meter-001': null } }), /collections\.endpoints\["meter-001"\] must be a JSON object; got null/);
-    await refusedStart(JSON.parse('{"schemaVersion":1,"seq":0,"collections":{"endpoints":{"__proto__":{"a":1}}}}'), /"__proto__" cannot be the id of a record/);
+    await refusedStart(
+      document({ endpoints: { 'meter-001': null } }),
+      /collections\.endpoints\["meter-001"\] must be a JSON object; got null/,
+    );
+    await refusedStart(
+      JSON.parse('{"schemaVersion":1,"seq":0,"collections":{"endpoints":{"__proto__":{"a":1}}}}'),
+      /"__proto__" cannot be the id of a record/,
+    );
     await refusedStart(document({}, { commands: 'x' }), /counters\.commands must be a non-negative integer/);
   });
 });

@@ -1,4 +1,13 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,7 +25,15 @@ const times = (series: Series) => Array.from({ length: series.length }, (_, i) =
 describe('a series', () => {
   it('keeps items sorted by time, one per time (the later one wins)', () => {
     const series = new Series();
-    for (const [time, value] of [[30, 'c'], [10, 'a'], [20, 'b'], [40, 'd'], [20, 'B'], [5, 'first']] as const) series.insert(time, value);
+    for (const [time, value] of [
+      [30, 'c'],
+      [10, 'a'],
+      [20, 'b'],
+      [40, 'd'],
+      [20, 'B'],
+      [5, 'first'],
+    ] as const)
+      series.insert(time, value);
     expect(times(series)).toEqual([5, 10, 20, 30, 40]);
     expect(values(series)).toEqual(['first', 'a', 'B', 'c', 'd']);
   });
@@ -31,7 +48,8 @@ describe('a series', () => {
 });
 
 describe('the store keeps series through its log and snapshot', () => {
-  const items = (from: number, count: number): SeriesItem[] => Array.from({ length: count }, (_, i) => [from + i, { n: from + i }]);
+  const items = (from: number, count: number): SeriesItem[] =>
+    Array.from({ length: count }, (_, i) => [from + i, { n: from + i }]);
 
   it('logs only the appended items, never the series so far, and replays them', async () => {
     const dir = freshDir();
@@ -59,7 +77,10 @@ describe('the store keeps series through its log and snapshot', () => {
     const dir = freshDir();
     const store = await Store.open({ dir, compactBytes: 1, warn: () => undefined });
     await store.put('things', 'x', { id: 'x' });
-    await store.append('points', 'b', [[2, null], [1, 'one']]);
+    await store.append('points', 'b', [
+      [2, null],
+      [1, 'one'],
+    ]);
     await store.close();
     const snapshot = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8'));
     expect(snapshot.series).toEqual({ points: { b: { t: [1, 2], v: ['one', null] } } });
@@ -83,7 +104,10 @@ describe('the store keeps series through its log and snapshot', () => {
   it('refuses to start on an append line that is not a list of [time, value]', async () => {
     const dir = freshDir();
     mkdirSync(dir);
-    writeFileSync(join(dir, 'mutations.jsonl'), `${JSON.stringify({ s: 1, m: [{ op: 'append', c: 'points', id: 'a', v: [['noon', 1]] }] })}\n`);
+    writeFileSync(
+      join(dir, 'mutations.jsonl'),
+      `${JSON.stringify({ s: 1, m: [{ op: 'append', c: 'points', id: 'a', v: [['noon', 1]] }] })}\n`,
+    );
     await expect(Store.open({ dir, warn: () => undefined })).rejects.toThrow(/line 1 is unreadable/);
     expect(existsSync(join(dir, 'mutations.jsonl'))).toBe(true);
   });
@@ -91,8 +115,19 @@ describe('the store keeps series through its log and snapshot', () => {
   it('refuses a snapshot whose series times are out of order', async () => {
     const dir = freshDir();
     mkdirSync(dir);
-    writeFileSync(join(dir, 'state.json'), JSON.stringify({ schemaVersion: 1, seq: 0, counters: {}, collections: {}, series: { points: { a: { t: [2, 1], v: [0, 0] } } } }));
-    await expect(Store.open({ dir, warn: () => undefined })).rejects.toThrow(/series.points\["a"\].t\[1\] must be a number/);
+    writeFileSync(
+      join(dir, 'state.json'),
+      JSON.stringify({
+        schemaVersion: 1,
+        seq: 0,
+        counters: {},
+        collections: {},
+        series: { points: { a: { t: [2, 1], v: [0, 0] } } },
+      }),
+    );
+    await expect(Store.open({ dir, warn: () => undefined })).rejects.toThrow(
+      /series.points\["a"\].t\[1\] must be a number/,
+    );
   });
 });
 
@@ -105,10 +140,16 @@ describe('importing a state document with series', async () => {
       body: { 'meter-001': { voltage: [{ timestamp: '2024-01-01T00:00:00Z', values: { value: 1 } }] } },
     });
     const exported = (await call('GET', '/_emu/state')).body;
-    expect(exported.series['time-series-points']['meter-001/voltage']).toEqual({ t: [Date.parse('2024-01-01T00:00:00Z')], v: [1] });
+    expect(exported.series['time-series-points']['meter-001/voltage']).toEqual({
+      t: [Date.parse('2024-01-01T00:00:00Z')],
+      v: [1],
+    });
     await call('POST', '/_emu/reset');
     expect((await call('PUT', '/_emu/state', { body: exported })).status).toBe(204);
-    const last = await call('GET', '/epts/api/v1/applications/smart-meter/time-series/last?endpointId=meter-001&timeSeriesName=voltage');
+    const last = await call(
+      'GET',
+      '/epts/api/v1/applications/smart-meter/time-series/last?endpointId=meter-001&timeSeriesName=voltage',
+    );
     expect(last.body['meter-001'].voltage).toEqual([{ timestamp: '2024-01-01T00:00:00.000Z', values: { value: 1 } }]);
   });
 

@@ -1,4 +1,14 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -78,7 +88,12 @@ describe('the mutation log', () => {
     expect(warnings).toHaveLength(1);
     expect(store.has('things', 'b')).toBe(false);
     await store.put('things', 'c', { id: 'c' });
-    expect(readFileSync(join(dir, LOG), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).s)).toEqual([1, 2]);
+    expect(
+      readFileSync(join(dir, LOG), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).s),
+    ).toEqual([1, 2]);
     await store.close();
   });
 
@@ -114,7 +129,9 @@ describe('the mutation log', () => {
     const dir = freshDir();
     mkdirSync(dir);
     writeFileSync(join(dir, LOG), `${logLine(1, 'a')}{"s":2,"m":[{"op":"upsert","c":"things","id":"x"}]}\n`);
-    await expect(openStore(dir).opening).rejects.toThrow(/line 2 is unreadable \(not a mutation line: A mutation's op is "put", "del" or "append"; got "upsert"/);
+    await expect(openStore(dir).opening).rejects.toThrow(
+      /line 2 is unreadable \(not a mutation line: A mutation's op is "put", "del" or "append"; got "upsert"/,
+    );
   });
 
   it('refuses a log that does not follow its snapshot (state.json lost), instead of starting with part of the state', async () => {
@@ -123,14 +140,24 @@ describe('the mutation log', () => {
     writeFileSync(join(dir, LOG), logLine(7, 'g') + logLine(8, 'h'));
     const error = await openStore(dir).opening.catch((err: Error) => err);
     expect(error).toBeInstanceOf(StoreError);
-    expect((error as Error).message).toMatch(/line 1 holds mutation 7 where mutation 1 was expected \(state\.json ends at mutation 0\)/);
+    expect((error as Error).message).toMatch(
+      /line 1 holds mutation 7 where mutation 1 was expected \(state\.json ends at mutation 0\)/,
+    );
     expect(existsSync(join(dir, LOCK))).toBe(false);
   });
 
   it('skips the lines a snapshot already holds (a crash between the snapshot and emptying the log)', async () => {
     const dir = freshDir();
     mkdirSync(dir);
-    writeFileSync(join(dir, STATE), JSON.stringify({ schemaVersion: 1, seq: 2, counters: {}, collections: { things: { a: { id: 'a' }, b: { id: 'b', v: 2 } } } }));
+    writeFileSync(
+      join(dir, STATE),
+      JSON.stringify({
+        schemaVersion: 1,
+        seq: 2,
+        counters: {},
+        collections: { things: { a: { id: 'a' }, b: { id: 'b', v: 2 } } },
+      }),
+    );
     writeFileSync(join(dir, LOG), logLine(1, 'a') + logLine(2, 'b', { v: 2 }) + logLine(3, 'c'));
     const store = await openStore(dir).opening;
     expect([...store.values('things')]).toEqual([{ id: 'a' }, { id: 'b', v: 2 }, { id: 'c' }]);
@@ -161,7 +188,9 @@ describe('the snapshot state.json', () => {
     writeFileSync(join(dir, STATE), JSON.stringify({ schemaVersion: 99, seq: 0, counters: {}, collections: {} }));
     const before = filesOf(dir);
     const message = await failedStart(dir);
-    expect(message).toMatch(/state\.json was written by a newer platform-emu \(state schema 99; this one reads up to 1\)/);
+    expect(message).toMatch(
+      /state\.json was written by a newer platform-emu \(state schema 99; this one reads up to 1\)/,
+    );
     expect(filesOf(dir)).toEqual(before);
   });
 
@@ -188,7 +217,11 @@ describe('the snapshot state.json', () => {
     expect(readFileSync(join(dir, LOG), 'utf8').trim().split('\n')).toHaveLength(3);
     await store.close();
     expect(readFileSync(join(dir, LOG), 'utf8')).toBe('');
-    expect(JSON.parse(readFileSync(join(dir, STATE), 'utf8'))).toMatchObject({ schemaVersion: 1, seq: 3, collections: { things: { b: { id: 'b' } } } });
+    expect(JSON.parse(readFileSync(join(dir, STATE), 'utf8'))).toMatchObject({
+      schemaVersion: 1,
+      seq: 3,
+      collections: { things: { b: { id: 'b' } } },
+    });
     expect(existsSync(join(dir, LOCK))).toBe(false);
   });
 });
@@ -299,7 +332,11 @@ describe('secondary indexes', () => {
     const { opening } = openStore(freshDir());
     const store = await opening;
     store.defineIndex('things', 'colour', (t) => t.colour as string | undefined);
-    const ids = (colour: string) => store.lookup<{ id: string }>('things', 'colour', colour).map((t) => t.id).sort();
+    const ids = (colour: string) =>
+      store
+        .lookup<{ id: string }>('things', 'colour', colour)
+        .map((t) => t.id)
+        .sort();
     await store.put('things', 'a', { id: 'a', colour: 'red', n: 1 });
     await store.put('things', 'b', { id: 'b', colour: 'red', n: 1 });
     await store.put('things', 'a', { id: 'a', colour: 'red', n: 2 });

@@ -8,11 +8,23 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
 export const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
 
-/** Headless Chromium from the system's packages, with flags that work as root; playwright gives it a fresh profile (--user-data-dir) itself. */
+/**
+ * Headless Chromium from the system's packages, with flags that work as root; playwright gives it a fresh profile
+ * (--user-data-dir) itself.
+ */
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -28,7 +40,13 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: await axeSource });
   const violations = await page.evaluate(async () => {
     const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => n.target.join(' ')).slice(0, 3) }));
+    return result.violations.map((v: any) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.map((n: any) => n.target.join(' ')).slice(0, 3),
+    }));
   });
-  return violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id} (${v.impact}): ${v.nodes.join(', ')}`);
+  return violations
+    .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.join(', ')}`);
 }

@@ -20,7 +20,7 @@ describe.skipIf(!hasChromium)('the dashboard with auth on, in a browser', () => 
   }, 60_000);
   afterAll(() => browser?.close());
 
-  it('signs a user in through the realm\'s login page and shows what the user may not do as disabled', async () => {
+  it("signs a user in through the realm's login page and shows what the user may not do as disabled", async () => {
     await page.goto(`${emulator.url}/_emu/ui/#/endpoints/meter-001`);
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);

@@ -4,7 +4,10 @@ import { api, startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/index.js';
 import { hasChromium, CHROMIUM, launchBrowser, screenshot, seriousViolations } from './browser.js';
 
-if (!hasChromium) console.warn(`Skipping the dashboard's browser test: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`);
+if (!hasChromium)
+  console.warn(
+    `Skipping the dashboard's browser test: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`,
+  );
 
 /** A user's path through the dashboard, in one browser and one page. */
 describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
@@ -32,7 +35,8 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await page.locator('a[href="#/endpoints?version=smart-meter-v1"]').waitFor();
     // Every service of the health answer, with the records it holds.
     const health = await (await fetch(`${emulator.url}/_emu/health`)).json();
-    for (const service of health.services) await page.getByTestId(`service-${service.name}`).getByText(service.title, { exact: true }).waitFor();
+    for (const service of health.services)
+      await page.getByTestId(`service-${service.name}`).getByText(service.title, { exact: true }).waitFor();
     await screenshot(page, 'overview');
     await accessible();
   });
@@ -60,7 +64,7 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await accessible();
   });
 
-  it('invokes a command and sees the device\'s answer arrive live', async () => {
+  it("invokes a command and sees the device's answer arrive live", async () => {
     await page.getByRole('link', { name: 'meter-001' }).click();
     await page.getByRole('heading', { level: 1, name: 'Endpoint meter-001' }).waitFor();
     await page.getByLabel('Command type').fill('reboot');
@@ -70,12 +74,12 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await expect(page.getByTestId('command-response').textContent()).resolves.toContain('"rebooted": true');
   });
 
-  it('charts the device\'s telemetry as samples arrive', async () => {
+  it("charts the device's telemetry as samples arrive", async () => {
     // The device sends a sample a second: the chart is redrawn by each one, without reloading the page.
     await page.getByRole('img', { name: /^temperature: ([2-9]|\d\d+) points/ }).waitFor();
   });
 
-  it('refuses a configuration the version\'s schema does not allow, and says why', async () => {
+  it("refuses a configuration the version's schema does not allow, and says why", async () => {
     await page.getByLabel(/Configuration for smart-meter-v1/).fill('{"reportingIntervalSeconds": "often"}');
     await page.getByRole('button', { name: 'Save configuration' }).click();
     await expect(page.getByTestId('config-error').textContent()).resolves.toMatch(/Not saved \(422\)/);
@@ -98,9 +102,17 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
       const times = { arrived: 0, shown: 0 };
       const seen = new Promise<void>((resolve) => {
         stream.addEventListener('clock', () => ((times.arrived = performance.now()), times.shown && resolve()));
-        new MutationObserver(() => ((times.shown = performance.now()), times.arrived && resolve())).observe(clockNow, { childList: true, characterData: true, subtree: true });
+        new MutationObserver(() => ((times.shown = performance.now()), times.arrived && resolve())).observe(clockNow, {
+          childList: true,
+          characterData: true,
+          subtree: true,
+        });
       });
-      await fetch('/_emu/clock', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"advance": "1m"}' });
+      await fetch('/_emu/clock', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: '{"advance": "1m"}',
+      });
       await seen;
       stream.close();
       return times;
@@ -112,7 +124,9 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await page.getByLabel('Path (HTTP) or endpoint id (device)').fill('/epr');
     await page.getByRole('button', { name: 'Add fault' }).click();
     await page.getByRole('button', { name: /^Remove fault-\d+$/ }).waitFor();
-    expect((await api(emulator)('GET', '/_emu/faults')).body).toEqual([expect.objectContaining({ kind: 'http', path: '/epr', status: 503 })]);
+    expect((await api(emulator)('GET', '/_emu/faults')).body).toEqual([
+      expect.objectContaining({ kind: 'http', path: '/epr', status: 503 }),
+    ]);
     await page.getByRole('button', { name: 'Clear all faults' }).click();
     await page.getByText('No faults.').waitFor();
     expect((await api(emulator)('GET', '/_emu/faults')).body).toEqual([]);
@@ -122,7 +136,9 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
   it('shows a captured mail as it arrives, with its link', async () => {
     await page.getByRole('link', { name: 'Mail' }).click();
     await page.getByRole('heading', { level: 1, name: 'Captured mail' }).waitFor();
-    const added = await api(emulator)('POST', '/automation/api/v1/notification-types/email/recipients', { body: { recipient: 'ops@acme.test' } });
+    const added = await api(emulator)('POST', '/automation/api/v1/notification-types/email/recipients', {
+      body: { recipient: 'ops@acme.test' },
+    });
     expect(added.status).toBeLessThan(300);
     const mail = page.getByRole('article').filter({ hasText: 'ops@acme.test' });
     await mail.waitFor();
@@ -136,7 +152,8 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await page.getByRole('heading', { level: 1, name: 'Request journal' }).waitFor();
     await page.getByLabel('Type').selectOption('kp1');
     await page.getByRole('button', { name: 'Filter' }).click();
-    // The filtered table replaces the old one when its answer arrives: wait for a KP1 row rather than take any first row.
+    // The filtered table replaces the old one when its answer arrives: wait for a KP1 row rather than take any first
+    // row.
     const kp1Row = page.locator('tbody tr', { hasText: /KP1 (in|out)/ }).first();
     await kp1Row.waitFor();
     await kp1Row.locator('button').click();
@@ -155,10 +172,13 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await page.getByRole('link', { name: 'meter-001' }).waitFor();
   });
 
-  it('lists the endpoint\'s blobs with their downloads', async () => {
+  it("lists the endpoint's blobs with their downloads", async () => {
     const call = api(emulator);
     const { token } = (await call('POST', '/kp1/smart-meter-v1/bcx/meter-001-token/token')).body;
-    const uploaded = await call('POST', '/bcx/api/v1/binary-data?name=reading.txt', { rawBody: 'kwh=42', headers: { 'x-auth-token': token, 'content-type': 'text/plain' } });
+    const uploaded = await call('POST', '/bcx/api/v1/binary-data?name=reading.txt', {
+      rawBody: 'kwh=42',
+      headers: { 'x-auth-token': token, 'content-type': 'text/plain' },
+    });
     expect(uploaded.status).toBeLessThan(300);
     await open('#/endpoints/meter-001', 'Endpoint meter-001');
     const link = page.getByRole('link', { name: 'Download reading.txt' });

@@ -15,7 +15,12 @@ describe("the overview's services, from the health answer", async () => {
     const health = (await call('GET', '/_emu/health')).body;
     expect(health.services.map((s: { name: string }) => s.name)).toEqual(services.map((s) => s.prefix));
     const epr = health.services.find((s: { name: string }) => s.name === 'epr');
-    expect(epr).toEqual({ name: 'epr', title: 'Endpoint register', url: `${emulator.url}/epr/api/v1`, records: expect.any(Number) });
+    expect(epr).toEqual({
+      name: 'epr',
+      title: 'Endpoint register',
+      url: `${emulator.url}/epr/api/v1`,
+      records: expect.any(Number),
+    });
     expect(epr.records).toBeGreaterThan(0);
 
     await registerEndpoint(emulator);

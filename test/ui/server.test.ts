@@ -6,7 +6,7 @@ import { api, startTestEmulator, tokenFor } from '../helpers/emulator.js';
 import { openStream } from '../helpers/event-stream.js';
 import { TestDevice } from '../gateway/device.js';
 
-describe('the dashboard\'s files', async () => {
+describe("the dashboard's files", async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
 
@@ -37,7 +37,9 @@ describe('the dashboard\'s files', async () => {
 
   it('sends gzip to a browser that takes it, and stays small', async () => {
     const { hash, gzipBytes } = loadUiAssets();
-    const response = await request(`${emulator.url}/_emu/ui/assets/${hash}/main.js`, { headers: { 'accept-encoding': 'gzip' } });
+    const response = await request(`${emulator.url}/_emu/ui/assets/${hash}/main.js`, {
+      headers: { 'accept-encoding': 'gzip' },
+    });
     expect(response.headers['content-encoding']).toBe('gzip');
     expect(response.headers.vary).toBe('Accept-Encoding');
     expect(gunzipSync(Buffer.from(await response.body.arrayBuffer())).toString()).toContain('connectEvents');
@@ -54,17 +56,28 @@ describe('simulated devices from the dashboard: /_emu/devices', async () => {
 
   it('starts a device for an endpoint that answers by its rule, lists it, and stops it', async () => {
     const stream = await openStream(emulator.url, '?types=device,connection');
-    const started = await call('POST', '/_emu/devices', { body: { endpointId: 'meter-002', rules: { commands: { ping: { statusCode: 200, payload: { pong: true } } } } } });
+    const started = await call('POST', '/_emu/devices', {
+      body: { endpointId: 'meter-002', rules: { commands: { ping: { statusCode: 200, payload: { pong: true } } } } },
+    });
     expect(started.status).toBe(201);
-    expect(started.body).toMatchObject({ endpointId: 'meter-002', tenantId: 'acme', appVersion: 'smart-meter-v1', answered: 0 });
+    expect(started.body).toMatchObject({
+      endpointId: 'meter-002',
+      tenantId: 'acme',
+      appVersion: 'smart-meter-v1',
+      answered: 0,
+    });
     await stream.next((e) => e.event === 'device' && e.data.change === 'started' && e.data.endpointId === 'meter-002');
     const connections = await call('GET', '/_emu/connections');
-    expect(connections.body).toContainEqual(expect.objectContaining({ endpointId: 'meter-002', online: true, transport: 'mqtt' }));
+    expect(connections.body).toContainEqual(
+      expect.objectContaining({ endpointId: 'meter-002', online: true, transport: 'mqtt' }),
+    );
 
     const answer = await call('POST', '/cex/api/v1/endpoints/meter-002/commands/ping?waitTimeout=10', { body: {} });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ pong: true });
-    expect((await call('GET', '/_emu/devices')).body).toEqual([expect.objectContaining({ endpointId: 'meter-002', answered: 1 })]);
+    expect((await call('GET', '/_emu/devices')).body).toEqual([
+      expect.objectContaining({ endpointId: 'meter-002', answered: 1 }),
+    ]);
 
     expect((await call('POST', '/_emu/devices', { body: { endpointId: 'meter-002' } })).status).toBe(409);
     expect((await call('DELETE', '/_emu/devices/meter-002')).status).toBe(204);
@@ -93,24 +106,38 @@ describe('simulated devices from the dashboard: /_emu/devices', async () => {
     expect((await call('GET', '/_emu/devices')).body).toEqual([]);
   });
 
-  it('writes an endpoint\'s metadata, as a device would over epmx, and announces it', async () => {
+  it("writes an endpoint's metadata, as a device would over epmx, and announces it", async () => {
     const stream = await openStream(emulator.url, '?types=endpoint');
-    const written = await call('PUT', '/_emu/endpoints/meter-003/metadata', { body: { model: 'SM-300', site_code: 7 } });
+    const written = await call('PUT', '/_emu/endpoints/meter-003/metadata', {
+      body: { model: 'SM-300', site_code: 7 },
+    });
     expect(written.status).toBe(200);
     expect(written.body.metadata).toEqual({ model: 'SM-300', site_code: 7 });
     await stream.next((e) => e.data.endpointId === 'meter-003' && e.data.change === 'metadata');
-    expect((await call('GET', '/epr/api/v1/endpoints/meter-003?include=metadata')).body.metadata).toEqual({ model: 'SM-300', site_code: 7 });
+    expect((await call('GET', '/epr/api/v1/endpoints/meter-003?include=metadata')).body.metadata).toEqual({
+      model: 'SM-300',
+      site_code: 7,
+    });
     expect((await call('PUT', '/_emu/endpoints/meter-003/metadata', { body: ['x'] })).status).toBe(400);
-    expect((await call('PUT', '/_emu/endpoints/meter-003/metadata', { body: { 'bad key': 1 } })).body.message).toMatch(/bad key/);
+    expect((await call('PUT', '/_emu/endpoints/meter-003/metadata', { body: { 'bad key': 1 } })).body.message).toMatch(
+      /bad key/,
+    );
     expect((await call('PUT', '/_emu/endpoints/nope/metadata', { body: {} })).status).toBe(404);
     await stream.close();
   });
 
   it('announces captured mail on the event stream', async () => {
     const stream = await openStream(emulator.url, '?types=mail');
-    await call('POST', '/automation/api/v1/notification-types/email/recipients', { body: { recipient: 'stream@acme.test' } });
+    await call('POST', '/automation/api/v1/notification-types/email/recipients', {
+      body: { recipient: 'stream@acme.test' },
+    });
     const mail = await stream.next((e) => e.event === 'mail');
-    expect(mail.data).toMatchObject({ id: expect.any(Number), to: 'stream@acme.test', tenantId: 'acme', links: [expect.stringContaining('http')] });
+    expect(mail.data).toMatchObject({
+      id: expect.any(Number),
+      to: 'stream@acme.test',
+      tenantId: 'acme',
+      links: [expect.stringContaining('http')],
+    });
     await stream.close();
   });
 });
@@ -124,16 +151,21 @@ describe('the endpoints online now, a page at a time: /_emu/connections/online',
   const versionOf = (i: number) => (i % 10 === 0 ? 'smart-meter-v2' : 'smart-meter-v1');
   const online = (query = '') => call('GET', `/_emu/connections/online${query}`);
 
-  it('pages more than 1,000 online endpoints in the register\'s order and with its filters, each with its connection', async () => {
+  it("pages more than 1,000 online endpoints in the register's order and with its filters, each with its connection", async () => {
     const register = (endpointId: string, version: string, metadata: Record<string, unknown>) =>
-      call('POST', '/epr/api/v1/endpoints', { body: { appVersion: { name: version }, endpointId, endpointToken: `${endpointId}-token`, metadata } });
+      call('POST', '/epr/api/v1/endpoints', {
+        body: { appVersion: { name: version }, endpointId, endpointToken: `${endpointId}-token`, metadata },
+      });
     for (let start = 0; start < COUNT; start += 100) {
-      const created = await Promise.all(ids.slice(start, start + 100).map((id, j) => register(id, versionOf(start + j), { batch: (start + j) % 2 })));
+      const created = await Promise.all(
+        ids.slice(start, start + 100).map((id, j) => register(id, versionOf(start + j), { batch: (start + j) % 2 })),
+      );
       expect(created.map((r) => r.status)).toEqual(created.map(() => 201));
     }
     expect((await register('never-online', 'smart-meter-v1', { batch: 1 })).status).toBe(201);
 
-    // One connection speaking for every endpoint; its requests are handled in order, so after the last reply all are online.
+    // One connection speaking for every endpoint; its requests are handled in order, so after the last reply all are
+    // online.
     const device = await TestDevice.connect(emulator);
     for (let i = 0; i < COUNT - 1; i++) await device.publish(`kp1/${versionOf(i)}/tsx/${ids[i]}-token`);
     expect((await device.request(`kp1/${versionOf(COUNT - 1)}/tsx/${ids[COUNT - 1]}-token`)).ok).toBe(true);
@@ -142,25 +174,43 @@ describe('the endpoints online now, a page at a time: /_emu/connections/online',
     expect(first.status).toBe(200);
     expect(first.body.totalElements).toBe(COUNT);
     expect(first.body.content).toHaveLength(50);
-    const registerOrder = (await call('GET', '/epr/api/v1/endpoints?limit=0&include=metadata')).body.content.filter((e: { endpointId: string }) => e.endpointId.startsWith('online-'));
+    const registerOrder = (await call('GET', '/epr/api/v1/endpoints?limit=0&include=metadata')).body.content.filter(
+      (e: { endpointId: string }) => e.endpointId.startsWith('online-'),
+    );
     // As the register lists an endpoint with include=metadata (without its filters), plus the connection.
     const { filters: _filters, ...expected } = registerOrder[0];
     expect(first.body.content[0]).toEqual({
       ...expected,
-      connection: { endpointId: expected.endpointId, online: true, transport: 'mqtt', clientId: device.client.options.clientId, lastSeen: expect.any(String), connectedSince: expect.any(String) },
+      connection: {
+        endpointId: expected.endpointId,
+        online: true,
+        transport: 'mqtt',
+        clientId: device.client.options.clientId,
+        lastSeen: expect.any(String),
+        connectedSince: expect.any(String),
+      },
     });
 
     const paged: string[] = [];
-    for (let offset = 0; offset < COUNT; offset += 500) paged.push(...(await online(`?offset=${offset}&limit=500`)).body.content.map((e: { endpointId: string }) => e.endpointId));
+    for (let offset = 0; offset < COUNT; offset += 500)
+      paged.push(
+        ...(await online(`?offset=${offset}&limit=500`)).body.content.map((e: { endpointId: string }) => e.endpointId),
+      );
     expect(paged).toEqual(registerOrder.map((e: { endpointId: string }) => e.endpointId));
     expect((await online(`?offset=${COUNT}`)).body).toEqual({ totalElements: COUNT, content: [] });
     expect((await online('?limit=0')).body.content).toHaveLength(COUNT);
 
     // The register's filters, as the dashboard sends them.
     expect((await online('?applicationVersionName=smart-meter-v2')).body.totalElements).toBe(COUNT / 10);
-    expect((await online('?applicationName=smart-meter&metadataFilter=' + encodeURIComponent('{"batch":1}'))).body.totalElements).toBe(COUNT / 2);
+    expect(
+      (await online('?applicationName=smart-meter&metadataFilter=' + encodeURIComponent('{"batch":1}'))).body
+        .totalElements,
+    ).toBe(COUNT / 2);
     const two = await online('?endpointId=online-0007,never-online');
-    expect(two.body).toEqual({ totalElements: 1, content: [expect.objectContaining({ endpointId: 'online-0007', metadata: { batch: 1 } })] });
+    expect(two.body).toEqual({
+      totalElements: 1,
+      content: [expect.objectContaining({ endpointId: 'online-0007', metadata: { batch: 1 } })],
+    });
     expect((await online('?tenantId=globex')).body).toEqual({ totalElements: 0, content: [] });
 
     // When the connection closes, every endpoint it spoke for goes offline at once.
@@ -198,13 +248,19 @@ describe('the dashboard with auth on', async () => {
     expect((await call('GET', '/_emu/devices')).status).toBe(401);
     expect((await call('GET', '/_emu/connections')).status).toBe(401);
     expect((await call('GET', '/_emu/connections/online')).status).toBe(401);
-    expect((await call('GET', '/_emu/connections/online', { token: emulator.adminToken })).body).toEqual({ totalElements: 0, content: [] });
+    expect((await call('GET', '/_emu/connections/online', { token: emulator.adminToken })).body).toEqual({
+      totalElements: 0,
+      content: [],
+    });
     expect((await call('GET', '/_emu/devices', { token: await tokenFor(emulator) })).status).toBe(403);
     expect((await call('GET', '/_emu/devices', { token: emulator.adminToken })).status).toBe(200);
   });
 
   it('starts a device that registers nothing and needs no token of its own', async () => {
-    const started = await call('POST', '/_emu/devices', { token: emulator.adminToken, body: { endpointId: 'meter-001' } });
+    const started = await call('POST', '/_emu/devices', {
+      token: emulator.adminToken,
+      body: { endpointId: 'meter-001' },
+    });
     expect(started.status).toBe(201);
     expect((await call('DELETE', '/_emu/devices/meter-001', { token: emulator.adminToken })).status).toBe(204);
   });

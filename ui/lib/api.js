@@ -19,10 +19,14 @@ export class ApiError extends Error {
 
 const tokenFor = (path) => (path.startsWith('/_emu/') ? adminToken.get() : userToken.get());
 
-/** `api('GET', '/epr/api/v1/endpoints', { query: { limit: 10 } })`: the parsed answer, or an ApiError with the emulator's message. */
+/**
+ * `api('GET', '/epr/api/v1/endpoints', { query: { limit: 10 } })`: the parsed answer, or an ApiError with the
+ * emulator's message.
+ */
 export async function api(method, path, { query, body, raw, form } = {}) {
   const url = new URL(path, location.origin);
-  for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
+  for (const [name, value] of Object.entries(query ?? {}))
+    if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
   const headers = {};
   const token = tokenFor(path);
   if (token && !form) headers.authorization = `Bearer ${token}`;
@@ -41,7 +45,11 @@ export async function api(method, path, { query, body, raw, form } = {}) {
     parsed = text;
   }
   if (!response.ok) {
-    const message = parsed?.message ?? parsed?.error_description ?? response.headers.get('x-platform-emu-message') ?? `${response.status} ${response.statusText}`;
+    const message =
+      parsed?.message ??
+      parsed?.error_description ??
+      response.headers.get('x-platform-emu-message') ??
+      `${response.status} ${response.statusText}`;
     throw new ApiError(response.status, message, parsed);
   }
   return raw ? { status: response.status, body: parsed, headers: response.headers } : parsed;

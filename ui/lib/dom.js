@@ -51,4 +51,18 @@ export const title = (text) => h('h1', { tabindex: -1 }, text);
 
 /** A table from a header row and rows of cells. */
 export const table = (caption, headers, rows) =>
-  h('table', {}, h('caption', { class: 'muted', style: 'text-align:left' }, caption), h('thead', {}, h('tr', {}, headers.map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, rows));
+  h(
+    'table',
+    {},
+    h('caption', { class: 'muted', style: 'text-align:left' }, caption),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        headers.map((t) => h('th', { scope: 'col' }, t)),
+      ),
+    ),
+    h('tbody', {}, rows),
+  );

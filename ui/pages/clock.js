@@ -27,7 +27,8 @@ export async function render(main) {
   const clockMessage = h('p', { role: 'status' });
   const setTo = h('input', { type: 'datetime-local', step: 1 });
   const advance = h('input', { type: 'text', value: '1h', size: 8 });
-  const putClock = (body) => report(clockMessage, api('PUT', '/_emu/clock', { body }), (c) => (showClock(c), `Clock: ${c.now} (${c.mode}).`));
+  const putClock = (body) =>
+    report(clockMessage, api('PUT', '/_emu/clock', { body }), (c) => (showClock(c), `Clock: ${c.now} (${c.mode}).`));
 
   const faultRows = h('tbody', {});
   const showFaults = (list) =>
@@ -35,22 +36,63 @@ export async function render(main) {
       faultRows,
       list.length === 0
         ? h('tr', {}, h('td', { colspan: 3, class: 'muted' }, 'No faults.'))
-        : list.map((f) => h('tr', {}, h('td', {}, f.id), h('td', {}, h('code', {}, JSON.stringify({ ...f, id: undefined }))), h('td', {}, h('button', { class: 'secondary', type: 'button', 'aria-label': `Remove ${f.id}`, onclick: () => report(faultMessage, api('DELETE', `/_emu/faults/${f.id}`), () => `Removed ${f.id}.`) }, 'Remove')))),
+        : list.map((f) =>
+            h(
+              'tr',
+              {},
+              h('td', {}, f.id),
+              h('td', {}, h('code', {}, JSON.stringify({ ...f, id: undefined }))),
+              h(
+                'td',
+                {},
+                h(
+                  'button',
+                  {
+                    class: 'secondary',
+                    type: 'button',
+                    'aria-label': `Remove ${f.id}`,
+                    onclick: () =>
+                      report(faultMessage, api('DELETE', `/_emu/faults/${f.id}`), () => `Removed ${f.id}.`),
+                  },
+                  'Remove',
+                ),
+              ),
+            ),
+          ),
     );
   showFaults(faults);
   const faultMessage = h('p', { role: 'status' });
   const kind = h('select', {}, h('option', { value: 'http' }, 'HTTP'), h('option', { value: 'device' }, 'Device'));
   const target = h('input', { type: 'text', placeholder: '/epr or meter-001', required: true });
-  const method = h('select', {}, ['', 'GET', 'POST', 'PUT', 'DELETE'].map((m) => h('option', { value: m }, m || 'any')));
+  const method = h(
+    'select',
+    {},
+    ['', 'GET', 'POST', 'PUT', 'DELETE'].map((m) => h('option', { value: m }, m || 'any')),
+  );
   const status = h('input', { type: 'number', min: 400, max: 599, value: 503 });
   const latency = h('input', { type: 'number', min: 0, value: 0 });
-  const deviceMode = h('select', {}, ['offline', 'slow', 'disconnect'].map((m) => h('option', { value: m }, m)));
+  const deviceMode = h(
+    'select',
+    {},
+    ['offline', 'slow', 'disconnect'].map((m) => h('option', { value: m }, m)),
+  );
   const addFault = (event) => {
     event.preventDefault();
     const body =
       kind.value === 'http'
-        ? { kind: 'http', path: target.value.trim(), ...(method.value ? { method: method.value } : {}), ...(status.value ? { status: Number(status.value) } : {}), ...(Number(latency.value) ? { latencyMs: Number(latency.value) } : {}) }
-        : { kind: 'device', endpointId: target.value.trim(), mode: deviceMode.value, ...(Number(latency.value) ? { latencyMs: Number(latency.value) } : {}) };
+        ? {
+            kind: 'http',
+            path: target.value.trim(),
+            ...(method.value ? { method: method.value } : {}),
+            ...(status.value ? { status: Number(status.value) } : {}),
+            ...(Number(latency.value) ? { latencyMs: Number(latency.value) } : {}),
+          }
+        : {
+            kind: 'device',
+            endpointId: target.value.trim(),
+            mode: deviceMode.value,
+            ...(Number(latency.value) ? { latencyMs: Number(latency.value) } : {}),
+          };
     report(faultMessage, api('POST', '/_emu/faults', { body }), (f) => `Added ${f.id ?? 'the fault'}.`);
   };
 
@@ -59,15 +101,63 @@ export async function render(main) {
     title('Clock and faults'),
     h('h2', {}, 'Virtual clock'),
     h('p', {}, 'Now: ', now, ' · mode ', mode),
-    h('form', { class: 'inline', onsubmit: (e) => (e.preventDefault(), putClock({ now: new Date(setTo.value).toISOString() })) }, field('Set to (frozen)', setTo), h('button', {}, 'Set')),
-    h('form', { class: 'inline', onsubmit: (e) => (e.preventDefault(), putClock({ advance: advance.value.trim() })) }, field('Advance by (1h, PT90S, 2d)', advance), h('button', {}, 'Advance')),
+    h(
+      'form',
+      {
+        class: 'inline',
+        onsubmit: (e) => (e.preventDefault(), putClock({ now: new Date(setTo.value).toISOString() })),
+      },
+      field('Set to (frozen)', setTo),
+      h('button', {}, 'Set'),
+    ),
+    h(
+      'form',
+      { class: 'inline', onsubmit: (e) => (e.preventDefault(), putClock({ advance: advance.value.trim() })) },
+      field('Advance by (1h, PT90S, 2d)', advance),
+      h('button', {}, 'Advance'),
+    ),
     h('button', { class: 'secondary', type: 'button', onclick: () => putClock({ real: true }) }, 'Back to real time'),
     clockMessage,
     h('h2', {}, 'Faults'),
-    h('form', { class: 'filters', onsubmit: addFault }, field('Kind', kind), field('Path (HTTP) or endpoint id (device)', target), field('Method', method), field('Status (HTTP)', status), field('Latency (ms)', latency), field('Device mode', deviceMode), h('button', {}, 'Add fault')),
+    h(
+      'form',
+      { class: 'filters', onsubmit: addFault },
+      field('Kind', kind),
+      field('Path (HTTP) or endpoint id (device)', target),
+      field('Method', method),
+      field('Status (HTTP)', status),
+      field('Latency (ms)', latency),
+      field('Device mode', deviceMode),
+      h('button', {}, 'Add fault'),
+    ),
     faultMessage,
-    h('button', { class: 'secondary', type: 'button', onclick: () => report(faultMessage, api('DELETE', '/_emu/faults'), () => 'All faults cleared.') }, 'Clear all faults'),
-    h('table', {}, h('thead', {}, h('tr', {}, ['Id', 'Fault', 'Action'].map((t) => h('th', { scope: 'col' }, t)))), faultRows),
+    h(
+      'button',
+      {
+        class: 'secondary',
+        type: 'button',
+        onclick: () => report(faultMessage, api('DELETE', '/_emu/faults'), () => 'All faults cleared.'),
+      },
+      'Clear all faults',
+    ),
+    h(
+      'table',
+      {},
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Id', 'Fault', 'Action'].map((t) => h('th', { scope: 'col' }, t)),
+        ),
+      ),
+      faultRows,
+    ),
   );
-  return [on('clock', showClock), on('faults', (f) => showFaults(f.faults)), on('state', async () => showClock(await api('GET', '/_emu/clock')))];
+  return [
+    on('clock', showClock),
+    on('faults', (f) => showFaults(f.faults)),
+    on('state', async () => showClock(await api('GET', '/_emu/clock'))),
+  ];
 }

@@ -28,7 +28,20 @@ export async function render(main) {
               h('td', {}, d.answered),
               h('td', {}, Object.keys(d.rules?.commands ?? {}).join(', ') || 'echo'),
               h('td', {}, time(d.startedAt)),
-              h('td', {}, h('button', { class: 'secondary', type: 'button', 'aria-label': `Stop ${d.endpointId}`, onclick: () => stop(d.endpointId) }, 'Stop')),
+              h(
+                'td',
+                {},
+                h(
+                  'button',
+                  {
+                    class: 'secondary',
+                    type: 'button',
+                    'aria-label': `Stop ${d.endpointId}`,
+                    onclick: () => stop(d.endpointId),
+                  },
+                  'Stop',
+                ),
+              ),
             ),
           ),
     );
@@ -48,8 +61,16 @@ export async function render(main) {
     const body = { endpointId: endpointId.value.trim() };
     if (commandType.value.trim()) {
       const answer = parseJson(payload.value);
-      if (answer instanceof Error) return (message.className = 'error'), (message.textContent = answer.message);
-      body.rules = { commands: { [commandType.value.trim()]: { statusCode: Number(statusCode.value), ...(answer === undefined ? {} : { payload: answer }), delayMs: Number(delay.value) } } };
+      if (answer instanceof Error) return ((message.className = 'error'), (message.textContent = answer.message));
+      body.rules = {
+        commands: {
+          [commandType.value.trim()]: {
+            statusCode: Number(statusCode.value),
+            ...(answer === undefined ? {} : { payload: answer }),
+            delayMs: Number(delay.value),
+          },
+        },
+      };
     }
     if (telemetry.value.trim()) body.telemetry = { sample: telemetry.value.trim(), intervalMs: 1000 };
     message.className = '';
@@ -66,16 +87,43 @@ export async function render(main) {
   fill(
     main,
     title('Simulated devices'),
-    h('p', { class: 'hint' }, 'Devices run in the emulator\'s process and answer commands by their rule; other command types are echoed. Templates like {{payload}} work as in device simulate.'),
+    h(
+      'p',
+      { class: 'hint' },
+      "Devices run in the emulator's process and answer commands by their rule; other command types are echoed. Templates like {{payload}} work as in device simulate.",
+    ),
     h(
       'form',
       { onsubmit: startDevice },
-      h('div', { class: 'filters' }, field('Endpoint id', endpointId), field('Command type', commandType), field('Answer status', statusCode), field('Delay (ms)', delay), field('Telemetry (optional)', telemetry)),
+      h(
+        'div',
+        { class: 'filters' },
+        field('Endpoint id', endpointId),
+        field('Command type', commandType),
+        field('Answer status', statusCode),
+        field('Delay (ms)', delay),
+        field('Telemetry (optional)', telemetry),
+      ),
       field('Answer payload (JSON)', payload),
       h('button', {}, 'Start device'),
     ),
     message,
-    h('table', {}, h('thead', {}, h('tr', {}, ['Endpoint', 'Version', 'Answered', 'Rules for', 'Started', ''].map((t) => h('th', { scope: 'col' }, t || h('span', { class: 'muted' }, 'Action'))))), rows),
+    h(
+      'table',
+      {},
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Endpoint', 'Version', 'Answered', 'Rules for', 'Started', ''].map((t) =>
+            h('th', { scope: 'col' }, t || h('span', { class: 'muted' }, 'Action')),
+          ),
+        ),
+      ),
+      rows,
+    ),
   );
   await load();
   return [on('device', () => load()), on('state', () => load())];

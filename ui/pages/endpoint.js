@@ -9,11 +9,27 @@ const cex = (id) => `/cex/api/v1/endpoints/${encodeURIComponent(id)}`;
 /** One endpoint: metadata, configuration, commands, telemetry, blobs and files, software. */
 export async function render(main, [endpointId], { can }) {
   const endpoint = await api('GET', path(endpointId), { query: { include: 'metadata' } });
-  const appName = (await api('GET', '/app-manager/api/v1/applications').catch(() => [])).find((a) => a.versions.some((v) => v.name === endpoint.appVersion.name))?.name;
+  const appName = (await api('GET', '/app-manager/api/v1/applications').catch(() => [])).find((a) =>
+    a.versions.some((v) => v.name === endpoint.appVersion.name),
+  )?.name;
   const cleanups = [];
-  const sections = [metadataSection(endpoint, can), await configSection(endpoint, can), commandsSection(endpoint, cleanups, can)];
-  if (appName) sections.push(await telemetrySection(endpoint, appName, cleanups), await blobsSection(endpoint, appName), await softwareSection(endpoint, appName, cleanups));
-  fill(main, title(`Endpoint ${endpointId}`), h('p', { class: 'muted' }, `Version ${endpoint.appVersion.name} · registered ${time(endpoint.createdDate)}`), sections);
+  const sections = [
+    metadataSection(endpoint, can),
+    await configSection(endpoint, can),
+    commandsSection(endpoint, cleanups, can),
+  ];
+  if (appName)
+    sections.push(
+      await telemetrySection(endpoint, appName, cleanups),
+      await blobsSection(endpoint, appName),
+      await softwareSection(endpoint, appName, cleanups),
+    );
+  fill(
+    main,
+    title(`Endpoint ${endpointId}`),
+    h('p', { class: 'muted' }, `Version ${endpoint.appVersion.name} · registered ${time(endpoint.createdDate)}`),
+    sections,
+  );
   return cleanups;
 }
 
@@ -24,9 +40,12 @@ function metadataSection(endpoint, can) {
   const save = async (event) => {
     event.preventDefault();
     const metadata = parseJson(text.value);
-    if (metadata instanceof Error || metadata === undefined) return (message.className = 'error'), (message.textContent = metadata?.message ?? 'Metadata is a JSON object.');
+    if (metadata instanceof Error || metadata === undefined)
+      return ((message.className = 'error'), (message.textContent = metadata?.message ?? 'Metadata is a JSON object.'));
     try {
-      const written = await api('PUT', `/_emu/endpoints/${encodeURIComponent(endpoint.endpointId)}/metadata`, { body: metadata });
+      const written = await api('PUT', `/_emu/endpoints/${encodeURIComponent(endpoint.endpointId)}/metadata`, {
+        body: metadata,
+      });
       updated.textContent = time(written.metadataUpdatedDate);
       message.className = 'ok';
       message.textContent = 'Metadata saved.';
@@ -35,7 +54,19 @@ function metadataSection(endpoint, can) {
       message.textContent = err.message;
     }
   };
-  return h('section', { class: 'section', 'aria-labelledby': 'metadata-h' }, h('h2', { id: 'metadata-h' }, 'Metadata'), h('p', { class: 'muted' }, 'Updated ', updated), h('form', { onsubmit: save }, field('Metadata (JSON object, replaces all keys)', text), allowedButton('Save metadata', can, 'emulator:admin')), message);
+  return h(
+    'section',
+    { class: 'section', 'aria-labelledby': 'metadata-h' },
+    h('h2', { id: 'metadata-h' }, 'Metadata'),
+    h('p', { class: 'muted' }, 'Updated ', updated),
+    h(
+      'form',
+      { onsubmit: save },
+      field('Metadata (JSON object, replaces all keys)', text),
+      allowedButton('Save metadata', can, 'emulator:admin'),
+    ),
+    message,
+  );
 }
 
 async function configSection(endpoint, can) {
@@ -49,16 +80,28 @@ async function configSection(endpoint, can) {
     fill(
       state,
       config
-        ? h('p', { class: 'muted' }, `configId ${config.configId}, updated ${time(config.updatedDate)}. `, config.appliedConfigId ? `The device applied ${config.appliedConfigId === config.configId ? 'this configuration' : config.appliedConfigId} at ${time(config.appliedDate)}.` : 'The device has not reported it applied.')
+        ? h(
+            'p',
+            { class: 'muted' },
+            `configId ${config.configId}, updated ${time(config.updatedDate)}. `,
+            config.appliedConfigId
+              ? `The device applied ${config.appliedConfigId === config.configId ? 'this configuration' : config.appliedConfigId} at ${time(config.appliedDate)}.`
+              : 'The device has not reported it applied.',
+          )
         : h('p', { class: 'muted' }, 'No configuration of its own for this version.'),
     );
   showState(current);
   const save = async (event) => {
     event.preventDefault();
     const payload = parseJson(text.value);
-    if (payload instanceof Error || payload === undefined) return (message.className = 'error'), (message.textContent = payload?.message ?? 'Write a JSON configuration.');
+    if (payload instanceof Error || payload === undefined)
+      return ((message.className = 'error'), (message.textContent = payload?.message ?? 'Write a JSON configuration.'));
     try {
-      await api('PUT', `/ecr/api/v1/endpoints/${encodeURIComponent(endpoint.endpointId)}/app-versions/${encodeURIComponent(version)}`, { body: payload });
+      await api(
+        'PUT',
+        `/ecr/api/v1/endpoints/${encodeURIComponent(endpoint.endpointId)}/app-versions/${encodeURIComponent(version)}`,
+        { body: payload },
+      );
       const list = await api('GET', `/ecr/api/v1/endpoints/${encodeURIComponent(endpoint.endpointId)}`);
       showState(list.find((c) => c.appVersionName === version));
       message.className = 'ok';
@@ -69,15 +112,33 @@ async function configSection(endpoint, can) {
       message.textContent = `Not saved (${err.status}): ${err.message}`;
     }
   };
-  return h('section', { class: 'section', 'aria-labelledby': 'config-h' }, h('h2', { id: 'config-h' }, 'Configuration'), state, h('form', { onsubmit: save }, field(`Configuration for ${version} (JSON, checked against the version's schema)`, text), allowedButton('Save configuration', can, 'endpoint:update')), message);
+  return h(
+    'section',
+    { class: 'section', 'aria-labelledby': 'config-h' },
+    h('h2', { id: 'config-h' }, 'Configuration'),
+    state,
+    h(
+      'form',
+      { onsubmit: save },
+      field(`Configuration for ${version} (JSON, checked against the version's schema)`, text),
+      allowedButton('Save configuration', can, 'endpoint:update'),
+    ),
+    message,
+  );
 }
 
 /** A submit button, disabled with the reason beside it when the signed-in user lacks the scope. */
 function allowedButton(text, can, scope) {
   if (can(scope)) return h('button', {}, text);
-  const reason = scope === 'emulator:admin' ? 'needs the emulator\'s admin token' : `needs the scope ${scope}`;
+  const reason = scope === 'emulator:admin' ? "needs the emulator's admin token" : `needs the scope ${scope}`;
   const id = `why-${text.replace(/\W+/g, '-').toLowerCase()}`;
-  return h('span', {}, h('button', { disabled: true, 'aria-describedby': id }, text), ' ', h('span', { class: 'muted', id }, `(${reason})`));
+  return h(
+    'span',
+    {},
+    h('button', { disabled: true, 'aria-describedby': id }, text),
+    ' ',
+    h('span', { class: 'muted', id }, `(${reason})`),
+  );
 }
 
 function prettyConfig(config) {
@@ -99,7 +160,19 @@ function commandsSection(endpoint, cleanups, can) {
   let watching;
 
   const showCommand = (command) =>
-    fill(result, h('p', {}, `Command ${command.commandId} (${command.commandType}): `, h('strong', { 'data-testid': 'command-status' }, command.status), command.statusCode ? ` · status ${command.statusCode}` : ''), command.responsePayload !== undefined ? h('pre', { 'data-testid': 'command-response' }, json(command.responsePayload)) : null);
+    fill(
+      result,
+      h(
+        'p',
+        {},
+        `Command ${command.commandId} (${command.commandType}): `,
+        h('strong', { 'data-testid': 'command-status' }, command.status),
+        command.statusCode ? ` · status ${command.statusCode}` : '',
+      ),
+      command.responsePayload !== undefined
+        ? h('pre', { 'data-testid': 'command-response' }, json(command.responsePayload))
+        : null,
+    );
 
   // Called without waiting (forms, events), so it never rejects: a failed read shows its message in the table.
   async function loadHistory() {
@@ -109,7 +182,28 @@ function commandsSection(endpoint, cleanups, can) {
     } catch (err) {
       return fill(history, h('tr', {}, h('td', { colspan: 6, class: 'error' }, err.message)));
     }
-    fill(history, (entry?.commands ?? []).slice(-20).reverse().map((c) => h('tr', {}, h('td', {}, c.commandId), h('td', {}, c.commandType), h('td', {}, c.status), h('td', {}, c.statusCode ?? ''), h('td', {}, time(c.createdAt)), h('td', {}, c.responsePayload === undefined ? '' : h('code', {}, JSON.stringify(c.responsePayload).slice(0, 80))))));
+    fill(
+      history,
+      (entry?.commands ?? [])
+        .slice(-20)
+        .reverse()
+        .map((c) =>
+          h(
+            'tr',
+            {},
+            h('td', {}, c.commandId),
+            h('td', {}, c.commandType),
+            h('td', {}, c.status),
+            h('td', {}, c.statusCode ?? ''),
+            h('td', {}, time(c.createdAt)),
+            h(
+              'td',
+              {},
+              c.responsePayload === undefined ? '' : h('code', {}, JSON.stringify(c.responsePayload).slice(0, 80)),
+            ),
+          ),
+        ),
+    );
   }
 
   const invoke = async (event) => {
@@ -118,13 +212,22 @@ function commandsSection(endpoint, cleanups, can) {
     if (body instanceof Error) return fill(result, h('p', { class: 'error' }, body.message));
     fill(result, h('p', {}, 'Invoking…'));
     try {
-      const answer = await api('POST', `${cex(id)}/commands/${encodeURIComponent(type.value)}`, { body, query: { waitTimeout: wait.value }, raw: true });
+      const answer = await api('POST', `${cex(id)}/commands/${encodeURIComponent(type.value)}`, {
+        body,
+        query: { waitTimeout: wait.value },
+        raw: true,
+      });
       if (answer.status === 202) {
         watching = answer.body.commandId;
         showCommand(answer.body);
         // The status may have changed between the answer and now: read it once, then follow the events.
         showCommand(await api('GET', `${cex(id)}/commands/${encodeURIComponent(type.value)}/${watching}`));
-      } else fill(result, h('p', {}, 'Executed: ', h('strong', { 'data-testid': 'command-status' }, 'EXECUTED')), h('pre', { 'data-testid': 'command-response' }, json(answer.body ?? null)));
+      } else
+        fill(
+          result,
+          h('p', {}, 'Executed: ', h('strong', { 'data-testid': 'command-status' }, 'EXECUTED')),
+          h('pre', { 'data-testid': 'command-response' }, json(answer.body ?? null)),
+        );
     } catch (err) {
       fill(result, h('p', { class: 'error' }, err.message));
     }
@@ -134,7 +237,8 @@ function commandsSection(endpoint, cleanups, can) {
   cleanups.push(
     on('command', async (c) => {
       if (c.endpointId !== id) return;
-      if (c.commandId === watching && c.status !== 'DELETED') showCommand(await api('GET', `${cex(id)}/commands/${encodeURIComponent(c.commandType)}/${c.commandId}`));
+      if (c.commandId === watching && c.status !== 'DELETED')
+        showCommand(await api('GET', `${cex(id)}/commands/${encodeURIComponent(c.commandType)}/${c.commandId}`));
       void loadHistory();
     }),
   );
@@ -143,9 +247,29 @@ function commandsSection(endpoint, cleanups, can) {
     'section',
     { class: 'section', 'aria-labelledby': 'commands-h' },
     h('h2', { id: 'commands-h' }, 'Commands'),
-    h('form', { class: 'inline', onsubmit: invoke }, field('Command type', type), field('Wait (seconds)', wait), allowedButton('Invoke', can, 'endpoint:update')),
+    h(
+      'form',
+      { class: 'inline', onsubmit: invoke },
+      field('Command type', type),
+      field('Wait (seconds)', wait),
+      allowedButton('Invoke', can, 'endpoint:update'),
+    ),
     field('Payload (JSON)', payload),
     result,
-    h('table', {}, h('caption', { class: 'muted', style: 'text-align:left' }, 'History (newest first, live)'), h('thead', {}, h('tr', {}, ['Id', 'Type', 'Status', 'Code', 'Created', 'Response'].map((t) => h('th', { scope: 'col' }, t)))), history),
+    h(
+      'table',
+      {},
+      h('caption', { class: 'muted', style: 'text-align:left' }, 'History (newest first, live)'),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Id', 'Type', 'Status', 'Code', 'Created', 'Response'].map((t) => h('th', { scope: 'col' }, t)),
+        ),
+      ),
+      history,
+    ),
   );
 }

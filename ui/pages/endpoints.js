@@ -24,8 +24,18 @@ export async function render(main, _params, { tenant } = {}) {
   const online = new Set(connections.filter((c) => c.online).map((c) => c.endpointId));
 
   const search = h('input', { type: 'search', placeholder: 'meter-001, meter-002', value: initial.get('id') ?? '' });
-  const app = h('select', {}, h('option', { value: '' }, 'any'), apps.map((a) => h('option', { value: a.name }, a.displayName ?? a.name)));
-  const version = h('select', {}, h('option', { value: '' }, 'any'), apps.flatMap((a) => a.versions.map((v) => h('option', { value: v.name }, v.name))));
+  const app = h(
+    'select',
+    {},
+    h('option', { value: '' }, 'any'),
+    apps.map((a) => h('option', { value: a.name }, a.displayName ?? a.name)),
+  );
+  const version = h(
+    'select',
+    {},
+    h('option', { value: '' }, 'any'),
+    apps.flatMap((a) => a.versions.map((v) => h('option', { value: v.name }, v.name))),
+  );
   version.value = initial.get('version') ?? '';
   const key = h('input', { type: 'text', size: 10 });
   const value = h('input', { type: 'text', size: 10 });
@@ -38,7 +48,10 @@ export async function render(main, _params, { tenant } = {}) {
 
   async function load() {
     const query = { offset, limit: PAGE_SIZE, applicationName: app.value, applicationVersionName: version.value };
-    const ids = search.value.split(',').map((s) => s.trim()).filter(Boolean);
+    const ids = search.value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (ids.length > 0) query.endpointId = ids.join(',');
     if (key.value.trim()) query.metadataFilter = JSON.stringify({ [key.value.trim()]: metadataValue(value.value) });
     try {
@@ -62,14 +75,27 @@ export async function render(main, _params, { tenant } = {}) {
           {},
           h('td', {}, h('a', { href: `#/endpoints/${encodeURIComponent(e.endpointId)}` }, e.endpointId)),
           h('td', {}, e.appVersion.name),
-          h('td', {}, h('span', { class: `dot${online.has(e.endpointId) ? ' on' : ''}`, 'aria-hidden': 'true' }), online.has(e.endpointId) ? 'online' : 'offline'),
-          h('td', { class: 'muted' }, Object.entries(e.metadata ?? {}).slice(0, 4).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ')),
+          h(
+            'td',
+            {},
+            h('span', { class: `dot${online.has(e.endpointId) ? ' on' : ''}`, 'aria-hidden': 'true' }),
+            online.has(e.endpointId) ? 'online' : 'offline',
+          ),
+          h(
+            'td',
+            { class: 'muted' },
+            Object.entries(e.metadata ?? {})
+              .slice(0, 4)
+              .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+              .join(', '),
+          ),
           h('td', {}, time(e.createdDate)),
         ),
       ),
     );
     const last = Math.min(offset + PAGE_SIZE, page.totalElements);
-    summary.textContent = page.totalElements === 0 ? 'No endpoints match.' : `Endpoints ${offset + 1}–${last} of ${page.totalElements}`;
+    summary.textContent =
+      page.totalElements === 0 ? 'No endpoints match.' : `Endpoints ${offset + 1}–${last} of ${page.totalElements}`;
     previous.disabled = offset === 0;
     next.disabled = last >= page.totalElements;
   }
@@ -104,7 +130,20 @@ export async function render(main, _params, { tenant } = {}) {
       h('button', {}, 'Search'),
     ),
     summary,
-    h('table', {}, h('thead', {}, h('tr', {}, ['Endpoint', 'Version', 'Connection', 'Metadata', 'Registered'].map((t) => h('th', { scope: 'col' }, t)))), rows),
+    h(
+      'table',
+      {},
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Endpoint', 'Version', 'Connection', 'Metadata', 'Registered'].map((t) => h('th', { scope: 'col' }, t)),
+        ),
+      ),
+      rows,
+    ),
     h('div', { class: 'pager' }, previous, next),
   );
   await load();

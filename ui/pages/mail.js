@@ -9,18 +9,38 @@ const card = (m) =>
     h('h2', {}, m.subject),
     h('p', { class: 'muted' }, `To ${m.to} · tenant ${m.tenantId} · ${time(m.sentAt)}`),
     h('pre', {}, m.text),
-    m.links.length > 0 ? h('ul', {}, m.links.map((link) => h('li', {}, h('a', { href: link }, link)))) : null,
+    m.links.length > 0
+      ? h(
+          'ul',
+          {},
+          m.links.map((link) => h('li', {}, h('a', { href: link }, link))),
+        )
+      : null,
   );
 
 /** The e-mails the platform would have sent, newest first, arriving live; their links open here. */
 export async function render(main) {
   const list = h('div', { 'data-testid': 'mail-list' });
   const mails = await api('GET', '/_emu/mail');
-  fill(list, mails.length === 0 ? h('p', { class: 'muted', id: 'no-mail' }, 'No mail captured yet.') : mails.reverse().map(card));
+  fill(
+    list,
+    mails.length === 0 ? h('p', { class: 'muted', id: 'no-mail' }, 'No mail captured yet.') : mails.reverse().map(card),
+  );
   fill(
     main,
     title('Captured mail'),
-    h('button', { class: 'secondary', type: 'button', onclick: async () => (await api('DELETE', '/_emu/mail'), fill(list, h('p', { class: 'muted' }, 'No mail captured yet.'))) }, 'Forget all mail'),
+    h(
+      'button',
+      {
+        class: 'secondary',
+        type: 'button',
+        onclick: async () => (
+          await api('DELETE', '/_emu/mail'),
+          fill(list, h('p', { class: 'muted' }, 'No mail captured yet.'))
+        ),
+      },
+      'Forget all mail',
+    ),
     list,
   );
   return [

@@ -2,12 +2,21 @@ import { api } from '../lib/api.js';
 import { fill, h, table, time, title } from '../lib/dom.js';
 import { on } from '../lib/events.js';
 
-const definition = (pairs) => h('dl', {}, pairs.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
+const definition = (pairs) =>
+  h(
+    'dl',
+    {},
+    pairs.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]),
+  );
 
 /** The services the emulator serves and the records each holds, from the health answer: no list of its own. */
-export const serviceRows = (health) => health.services.map((s) => ({ title: s.title, name: s.name, url: s.url, records: s.records }));
+export const serviceRows = (health) =>
+  health.services.map((s) => ({ title: s.title, name: s.name, url: s.url, records: s.records }));
 
-/** What runs and what is in it: the emulator's addresses, its services and their records, tenants, applications, devices online now, the last requests. */
+/**
+ * What runs and what is in it: the emulator's addresses, its services and their records, tenants, applications, devices
+ * online now, the last requests.
+ */
 export async function render(main, _params, { can }) {
   const admin = can('emulator:admin');
   const [health, apps, tenants, connections, requests] = await Promise.all([
@@ -25,7 +34,17 @@ export async function render(main, _params, { can }) {
   // The dashboard's own calls to the control plane would crowd out the platform's traffic.
   const addRequest = (entry) => {
     if (entry.service === '_emu') return;
-    requestRows.prepend(h('tr', {}, h('td', {}, entry.seq), h('td', {}, entry.method ?? entry.direction), h('td', {}, entry.path ?? entry.topic), h('td', {}, entry.status), h('td', {}, `${entry.latencyMs?.toFixed?.(1) ?? ''} ms`)));
+    requestRows.prepend(
+      h(
+        'tr',
+        {},
+        h('td', {}, entry.seq),
+        h('td', {}, entry.method ?? entry.direction),
+        h('td', {}, entry.path ?? entry.topic),
+        h('td', {}, entry.status),
+        h('td', {}, `${entry.latencyMs?.toFixed?.(1) ?? ''} ms`),
+      ),
+    );
     while (requestRows.children.length > 10) requestRows.lastChild.remove();
   };
   for (const entry of requests) addRequest(entry);
@@ -37,7 +56,11 @@ export async function render(main, _params, { can }) {
         const count = h('td', {}, '…');
         versionRows.push(h('tr', {}, h('td', {}, app.displayName ?? app.name), h('td', {}, version.name), count));
         api('GET', '/epr/api/v1/endpoints', { query: { applicationVersionName: version.name, limit: 1 } }).then(
-          (page) => fill(count, h('a', { href: `#/endpoints?version=${encodeURIComponent(version.name)}` }, page.totalElements)),
+          (page) =>
+            fill(
+              count,
+              h('a', { href: `#/endpoints?version=${encodeURIComponent(version.name)}` }, page.totalElements),
+            ),
           (err) => fill(count, h('span', { class: 'muted' }, err.message)),
         );
       }
@@ -50,25 +73,79 @@ export async function render(main, _params, { can }) {
       'div',
       { class: 'cards' },
       h('div', { class: 'card' }, h('div', { class: 'muted' }, 'Devices online now'), onlineCount),
-      h('div', { class: 'card' }, definition([['REST', health.url], ['MQTT', health.mqtt.url], ['Auth', health.auth]])),
-      h('div', { class: 'card' }, definition([['Data directory', health.dataDir ?? 'in memory'], ['Version', health.version], ['Default tenant', health.defaultTenant]])),
-      h('div', { class: 'card' }, definition([['Clock', clockText], ['Faults in force', faultsText]]), h('a', { href: '#/clock' }, 'Clock and faults')),
+      h(
+        'div',
+        { class: 'card' },
+        definition([
+          ['REST', health.url],
+          ['MQTT', health.mqtt.url],
+          ['Auth', health.auth],
+        ]),
+      ),
+      h(
+        'div',
+        { class: 'card' },
+        definition([
+          ['Data directory', health.dataDir ?? 'in memory'],
+          ['Version', health.version],
+          ['Default tenant', health.defaultTenant],
+        ]),
+      ),
+      h(
+        'div',
+        { class: 'card' },
+        definition([
+          ['Clock', clockText],
+          ['Faults in force', faultsText],
+        ]),
+        h('a', { href: '#/clock' }, 'Clock and faults'),
+      ),
     ),
     h('h2', {}, 'Tenants'),
     Array.isArray(tenants?.results)
-      ? h('ul', {}, tenants.results.map((t) => h('li', {}, `${t.id} (realm ${t.realm_name})`)))
+      ? h(
+          'ul',
+          {},
+          tenants.results.map((t) => h('li', {}, `${t.id} (realm ${t.realm_name})`)),
+        )
       : h('p', { class: 'muted' }, `Not shown: ${tenants.message}`),
     h('h2', {}, 'Applications and versions'),
-    Array.isArray(apps) ? table('Endpoints per application version', ['Application', 'Version', 'Endpoints'], versionRows) : h('p', { class: 'muted' }, `Not shown: ${apps.message}`),
+    Array.isArray(apps)
+      ? table('Endpoints per application version', ['Application', 'Version', 'Endpoints'], versionRows)
+      : h('p', { class: 'muted' }, `Not shown: ${apps.message}`),
     h('h2', {}, 'Services'),
     table(
       'Services and the records each holds',
       ['Service', 'Address', 'Records'],
-      serviceRows(health).map((s) => h('tr', { 'data-testid': `service-${s.name}` }, h('td', {}, s.title), h('td', {}, h('code', {}, `/${s.name}/api/v1`)), h('td', {}, s.records))),
+      serviceRows(health).map((s) =>
+        h(
+          'tr',
+          { 'data-testid': `service-${s.name}` },
+          h('td', {}, s.title),
+          h('td', {}, h('code', {}, `/${s.name}/api/v1`)),
+          h('td', {}, s.records),
+        ),
+      ),
     ),
     h('h2', {}, 'Last requests'),
-    admin ? null : h('p', { class: 'muted' }, 'The journal and live connection counts need the emulator\'s admin token.'),
-    h('table', {}, h('caption', { class: 'muted', style: 'text-align:left' }, 'Newest first; live'), h('thead', {}, h('tr', {}, ['Seq', 'Method', 'Path or topic', 'Status', 'Time'].map((t) => h('th', { scope: 'col' }, t)))), requestRows),
+    admin
+      ? null
+      : h('p', { class: 'muted' }, "The journal and live connection counts need the emulator's admin token."),
+    h(
+      'table',
+      {},
+      h('caption', { class: 'muted', style: 'text-align:left' }, 'Newest first; live'),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Seq', 'Method', 'Path or topic', 'Status', 'Time'].map((t) => h('th', { scope: 'col' }, t)),
+        ),
+      ),
+      requestRows,
+    ),
   );
   return [
     on('connection', (c) => {

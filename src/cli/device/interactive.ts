@@ -18,7 +18,10 @@ async function askOne(command: ReceivedCommand, suggested: Answer): Promise<Answ
       name: 'choice',
       message: `${command.token}: command ${command.commandType} #${command.commandId} with payload ${show(command.payload)}. Answer?`,
       choices: [
-        { name: `${suggested.statusCode}${suggested.reasonPhrase ? ` ${suggested.reasonPhrase}` : ''} with ${show(suggested.payload)} (suggested)`, value: 'suggested' },
+        {
+          name: `${suggested.statusCode}${suggested.reasonPhrase ? ` ${suggested.reasonPhrase}` : ''} with ${show(suggested.payload)} (suggested)`,
+          value: 'suggested',
+        },
         { name: 'another status code and payload', value: 'custom' },
         { name: 'do not answer (the caller gets 202, the command stays pending)', value: 'ignore' },
       ],
@@ -34,7 +37,12 @@ async function askOne(command: ReceivedCommand, suggested: Answer): Promise<Answ
       default: String(suggested.statusCode),
       validate: (value: string) => (/^[1-5]\d\d$/.test(value.trim()) ? true : 'a status code from 100 to 599'),
     },
-    { type: 'input', name: 'reasonPhrase', message: 'Reason phrase (empty for none)', default: suggested.reasonPhrase ?? '' },
+    {
+      type: 'input',
+      name: 'reasonPhrase',
+      message: 'Reason phrase (empty for none)',
+      default: suggested.reasonPhrase ?? '',
+    },
     {
       type: 'input',
       name: 'payload',
@@ -63,7 +71,9 @@ async function askOne(command: ReceivedCommand, suggested: Answer): Promise<Answ
  * One question at a time, even when several devices receive commands at once. A prompt closed with Ctrl-C
  * calls `onExit` (the simulation stops) and leaves the command unanswered.
  */
-export function interactiveDecider(onExit: () => void): (command: ReceivedCommand, suggested: Answer) => Promise<Answer> {
+export function interactiveDecider(
+  onExit: () => void,
+): (command: ReceivedCommand, suggested: Answer) => Promise<Answer> {
   let queue: Promise<unknown> = Promise.resolve();
   return (command, suggested) => {
     const asked = queue.then(() =>

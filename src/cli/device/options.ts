@@ -13,7 +13,10 @@ export interface TargetOptions {
 export const targetOptions = (): Option[] => [
   urlOption(),
   dataOption(),
-  new Option('--access-token <jwt>', 'bearer token for REST calls (default: with --auth on, a test token fetched from the emulator)').env('PLATFORM_EMU_TOKEN'),
+  new Option(
+    '--access-token <jwt>',
+    'bearer token for REST calls (default: with --auth on, a test token fetched from the emulator)',
+  ).env('PLATFORM_EMU_TOKEN'),
   new Option('--tenant <id>', 'tenant of the fetched test token (default: the default tenant)'),
 ];
 
@@ -25,7 +28,8 @@ export function parseJsonObject(value: string): Record<string, unknown> {
   } catch (err) {
     throw new InvalidArgumentError(`not valid JSON: ${(err as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidArgumentError('expected a JSON object, like {"model":"m1"}.');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new InvalidArgumentError('expected a JSON object, like {"model":"m1"}.');
   return parsed as Record<string, unknown>;
 }
 

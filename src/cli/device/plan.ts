@@ -14,16 +14,27 @@ const hasPlaceholder = (value: string) => new RegExp(PLACEHOLDER.source).test(va
  * Who to simulate. Tokens are listed (`--token a,b`) or one pattern with `{n}` for `--fleet n`;
  * with `--register`, tokens and ids may be left out and the emulator generates them.
  */
-export function planFleet(options: { token?: string[]; id?: string; fleet?: number; register?: boolean }): DeviceIdentity[] {
+export function planFleet(options: {
+  token?: string[];
+  id?: string;
+  fleet?: number;
+  register?: boolean;
+}): DeviceIdentity[] {
   const tokens = options.token ?? [];
-  if (!options.register && tokens.length === 0) throw new CliError('Give the device token(s) with --token, or --register new endpoints.', 2);
+  if (!options.register && tokens.length === 0)
+    throw new CliError('Give the device token(s) with --token, or --register new endpoints.', 2);
   const single = tokens.length <= 1;
   const size = options.fleet ?? Math.max(tokens.length, 1);
-  if (!single && size !== tokens.length) throw new CliError(`--fleet ${size} does not match the ${tokens.length} tokens given.`, 2);
+  if (!single && size !== tokens.length)
+    throw new CliError(`--fleet ${size} does not match the ${tokens.length} tokens given.`, 2);
   if (size > 1 && single && tokens.length === 1 && !hasPlaceholder(tokens[0])) {
-    throw new CliError(`--fleet ${size} needs distinct tokens: write the token as a pattern, like --token 'meter-{nnn}-token', or list ${size} tokens.`, 2);
+    throw new CliError(
+      `--fleet ${size} needs distinct tokens: write the token as a pattern, like --token 'meter-{nnn}-token', or list ${size} tokens.`,
+      2,
+    );
   }
-  if (size > 1 && options.id && !hasPlaceholder(options.id)) throw new CliError(`--fleet ${size} needs an --id pattern with {n}, like --id 'meter-{nnn}'.`, 2);
+  if (size > 1 && options.id && !hasPlaceholder(options.id))
+    throw new CliError(`--fleet ${size} needs an --id pattern with {n}, like --id 'meter-{nnn}'.`, 2);
   if (options.id && !options.register) throw new CliError('--id is only used with --register.', 2);
   const identities: DeviceIdentity[] = [];
   for (let i = 1; i <= size; i++) {
@@ -31,6 +42,7 @@ export function planFleet(options: { token?: string[]; id?: string; fleet?: numb
     identities.push({ token, endpointId: options.id ? expandPattern(options.id, i) : undefined });
   }
   const distinct = new Set(identities.map((d) => d.token).filter(Boolean));
-  if (distinct.size !== identities.filter((d) => d.token).length) throw new CliError('The same token is given twice; each simulated device needs its own token.', 2);
+  if (distinct.size !== identities.filter((d) => d.token).length)
+    throw new CliError('The same token is given twice; each simulated device needs its own token.', 2);
   return identities;
 }

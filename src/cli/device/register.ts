@@ -11,7 +11,10 @@ interface RegisterOptions extends TargetOptions {
 }
 
 async function run(options: RegisterOptions): Promise<void> {
-  const [{ registerEndpoint }, { asCliError, connectTarget }] = await Promise.all([import('../../client/endpoints.js'), import('./target.js')]);
+  const [{ registerEndpoint }, { asCliError, connectTarget }] = await Promise.all([
+    import('../../client/endpoints.js'),
+    import('./target.js'),
+  ]);
   const { client } = await connectTarget(options);
   const endpoint = await registerEndpoint(client, {
     appVersion: options.appVersion,
@@ -31,7 +34,9 @@ async function run(options: RegisterOptions): Promise<void> {
       `  endpointId  ${endpoint.endpointId}`,
       `  token       ${endpoint.token} ${chalk.dim(`(${endpoint.status})`)}`,
       `  location    ${endpoint.location}`,
-      chalk.dim(`Simulate it: platform-emu device simulate --app-version ${endpoint.appVersion} --token ${endpoint.token}`),
+      chalk.dim(
+        `Simulate it: platform-emu device simulate --app-version ${endpoint.appVersion} --token ${endpoint.token}`,
+      ),
       '',
     ].join('\n'),
   );

@@ -27,18 +27,31 @@ function human(line: Line): string {
     case 'metadata':
       return `${chalk.green('metadata')} published ${compact(line.metadata)}`;
     case 'command':
-      return [`${chalk.cyan('command')} ${chalk.bold(line.commandType)} #${line.commandId}`, chalk.dim(compact(line.payload))].filter(Boolean).join(' ');
+      return [
+        `${chalk.cyan('command')} ${chalk.bold(line.commandType)} #${line.commandId}`,
+        chalk.dim(compact(line.payload)),
+      ]
+        .filter(Boolean)
+        .join(' ');
     case 'answered': {
       const color = statusColor(line.statusCode);
       const status = color(`${line.statusCode}${line.reasonPhrase ? ` ${line.reasonPhrase}` : ''}`);
-      return [`${color('answered')} ${chalk.bold(line.commandType)} #${line.commandId}`, status, chalk.dim(compact(line.payload))].filter(Boolean).join(' ');
+      return [
+        `${color('answered')} ${chalk.bold(line.commandType)} #${line.commandId}`,
+        status,
+        chalk.dim(compact(line.payload)),
+      ]
+        .filter(Boolean)
+        .join(' ');
     }
     case 'ignored':
       return `${chalk.yellow('ignored')} ${chalk.bold(line.commandType)} #${line.commandId} (rule "ignore": never answered)`;
     case 'config':
       return line.configId === ''
         ? `${chalk.cyan('config')} none offered (no configuration for this version)`
-        : [`${chalk.cyan('config')} ${chalk.bold(line.configId)} offered`, chalk.dim(compact(line.config))].filter(Boolean).join(' ');
+        : [`${chalk.cyan('config')} ${chalk.bold(line.configId)} offered`, chalk.dim(compact(line.config))]
+            .filter(Boolean)
+            .join(' ');
     case 'config-applied':
       return `${chalk.green('config-applied')} ${chalk.bold(line.configId)}`;
     case 'config-rejected':
@@ -46,7 +59,9 @@ function human(line: Line): string {
     case 'software':
       return line.version === ''
         ? `${chalk.cyan('software')} none offered`
-        : [`${chalk.cyan('software')} ${chalk.bold(line.version)} offered`, chalk.dim(compact(line.specification))].filter(Boolean).join(' ');
+        : [`${chalk.cyan('software')} ${chalk.bold(line.version)} offered`, chalk.dim(compact(line.specification))]
+            .filter(Boolean)
+            .join(' ');
     case 'software-applied':
       return `${chalk.green('software-applied')} ${chalk.bold(line.version)}`;
     case 'software-rejected':
@@ -73,14 +88,23 @@ function toLine(event: DeviceEvent | StoppedEvent, telemetryFailing: Map<string,
     telemetryFailing.delete(event.token);
     return { event: 'telemetry', token: event.token, sample: event.sample };
   }
-  const failure = event.statusCode === undefined ? `telemetry: ${event.message}` : `telemetry rejected: ${event.message}`;
+  const failure =
+    event.statusCode === undefined ? `telemetry: ${event.message}` : `telemetry rejected: ${event.message}`;
   if (telemetryFailing.get(event.token) === failure) return undefined;
   telemetryFailing.set(event.token, failure);
-  return { event: 'error', token: event.token, statusCode: event.statusCode, message: `${failure} (reported once until a sample succeeds)` };
+  return {
+    event: 'error',
+    token: event.token,
+    statusCode: event.statusCode,
+    message: `${failure} (reported once until a sample succeeds)`,
+  };
 }
 
 /** JSON lines for scripts, or coloured lines for people (`HH:MM:SS token  what happened`). */
-export function createReporter(json: boolean, write: (text: string) => void = (text) => process.stdout.write(text)): Report {
+export function createReporter(
+  json: boolean,
+  write: (text: string) => void = (text) => process.stdout.write(text),
+): Report {
   const telemetryFailing = new Map<string, string>();
   return (event) => {
     const line = toLine(event, telemetryFailing);

@@ -5,7 +5,6 @@ import { parseJsonObject, targetOptions, type SimulateOptions } from './options.
 
 export type { SimulateOptions };
 
-
 function telemetrySpec(value: string): SampleMaker {
   try {
     return parseTelemetrySpec(value);
@@ -17,7 +16,10 @@ function telemetrySpec(value: string): SampleMaker {
 async function run(options: SimulateOptions): Promise<void> {
   // Without a terminal the prompt would wait forever for keys nobody can type.
   if (options.interactive && !process.stdin.isTTY) {
-    throw new CliError('--interactive needs a terminal (stdin is not a TTY); answer by --rules when running unattended.', 2);
+    throw new CliError(
+      '--interactive needs a terminal (stdin is not a TTY); answer by --rules when running unattended.',
+      2,
+    );
   }
   // The MQTT client, inquirer and ajv load only when a simulation runs, not for every `platform-emu --help`.
   await (await import('./simulation.js')).runSimulation(options);
@@ -25,28 +27,68 @@ async function run(options: SimulateOptions): Promise<void> {
 
 export function simulateCommand(): Command {
   const command = new Command('simulate')
-    .description('Connect as one or more devices over MQTT (KP1) and answer commands: echo by default, or per rules, or interactively.')
+    .description(
+      'Connect as one or more devices over MQTT (KP1) and answer commands: echo by default, or per rules, or interactively.',
+    )
     .requiredOption('--app-version <name>', 'application version of the device(s)')
-    .addOption(new Option('--token <token>', 'endpoint token (repeatable or comma-separated; with --fleet, a pattern like meter-{nnn}-token)').argParser(collect))
+    .addOption(
+      new Option(
+        '--token <token>',
+        'endpoint token (repeatable or comma-separated; with --fleet, a pattern like meter-{nnn}-token)',
+      ).argParser(collect),
+    )
     .option('--register', 'register the device(s) first (tokens and ids generated unless --token/--id are given)')
     .option('--id <endpointId>', 'endpoint id to register (with --register; with --fleet, a pattern like meter-{nnn})')
     .addOption(new Option('--fleet <n>', 'simulate n devices from this process').argParser(parsePositiveInt))
-    .option('--rules <file>', 'JSON rules: per command type the status code, reason, payload (template) and delay (see docs/cli.md)')
+    .option(
+      '--rules <file>',
+      'JSON rules: per command type the status code, reason, payload (template) and delay (see docs/cli.md)',
+    )
     .option('--interactive', 'ask what to answer for each command (needs a terminal)')
-    .addOption(new Option('--metadata <json>', 'metadata (JSON object) published on connect (epmx update/keys)').argParser(parseJsonObject))
-    .addOption(new Option('--telemetry <spec>', 'data samples to publish (dcx json), like "temperature=20..25,state=on|off,n=seq"').argParser(telemetrySpec))
-    .addOption(new Option('--interval <ms>', 'milliseconds between telemetry samples').default(1000).argParser(parsePositiveInt))
+    .addOption(
+      new Option('--metadata <json>', 'metadata (JSON object) published on connect (epmx update/keys)').argParser(
+        parseJsonObject,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--telemetry <spec>',
+        'data samples to publish (dcx json), like "temperature=20..25,state=on|off,n=seq"',
+      ).argParser(telemetrySpec),
+    )
+    .addOption(
+      new Option('--interval <ms>', 'milliseconds between telemetry samples').default(1000).argParser(parsePositiveInt),
+    )
     .option('--no-config', 'do not ask for the configuration (cmx); by default it is applied and reported applied')
-    .addOption(new Option('--reject-config', 'report every configuration offered as rejected (statusCode 400)').conflicts('config'))
-    .option('--no-software', 'do not ask for software (cmx_ota); by default each version offered is applied and reported applied')
-    .addOption(new Option('--reject-software', 'report every software version offered as rejected (statusCode 400)').conflicts('software'))
+    .addOption(
+      new Option('--reject-config', 'report every configuration offered as rejected (statusCode 400)').conflicts(
+        'config',
+      ),
+    )
+    .option(
+      '--no-software',
+      'do not ask for software (cmx_ota); by default each version offered is applied and reported applied',
+    )
+    .addOption(
+      new Option('--reject-software', 'report every software version offered as rejected (statusCode 400)').conflicts(
+        'software',
+      ),
+    )
     .option('--upload <file>', 'upload this file once as a blob (bcx upload token, then POST /bcx/api/v1/binary-data)')
     .option(
       '--json',
       'one JSON line per event on stdout (registered, connected, metadata, config, config-applied, config-rejected, software, software-applied, software-rejected, uploaded, command, answered, ignored, telemetry, error, stopped)',
     )
-    .addOption(new Option('--mqtt-url <url>', "MQTT URL of the KP1 broker (default: the emulator's, from /_emu/health)").env('PLATFORM_EMU_MQTT_URL'))
-    .addOption(new Option('--username <name>', 'MQTT login user name (for an emulator started with --mqtt-auth basic)').env('PLATFORM_EMU_MQTT_USERNAME'))
+    .addOption(
+      new Option('--mqtt-url <url>', "MQTT URL of the KP1 broker (default: the emulator's, from /_emu/health)").env(
+        'PLATFORM_EMU_MQTT_URL',
+      ),
+    )
+    .addOption(
+      new Option('--username <name>', 'MQTT login user name (for an emulator started with --mqtt-auth basic)').env(
+        'PLATFORM_EMU_MQTT_USERNAME',
+      ),
+    )
     .addOption(new Option('--password <password>', 'MQTT login password').env('PLATFORM_EMU_MQTT_PASSWORD'));
   for (const option of targetOptions()) command.addOption(option);
   return command

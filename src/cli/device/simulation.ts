@@ -31,7 +31,9 @@ async function simulate(options: SimulateOptions, report: Report): Promise<numbe
   const behaviour = await behaviourFrom({
     rules: options.rules,
     // Ctrl-C inside a prompt reaches the prompt, not the process: it stops the simulation all the same.
-    decide: options.interactive ? (await import('./interactive.js')).interactiveDecider(() => requestStop(0)) : undefined,
+    decide: options.interactive
+      ? (await import('./interactive.js')).interactiveDecider(() => requestStop(0))
+      : undefined,
     metadata: options.metadata,
     telemetry: options.telemetry ? { sample: options.telemetry, intervalMs: options.interval } : undefined,
     config: options.rejectConfig ? 'reject' : options.config,
@@ -39,7 +41,8 @@ async function simulate(options: SimulateOptions, report: Report): Promise<numbe
     upload: options.upload,
   });
   const login = mqttLogin(options);
-  const target = options.register || options.upload !== undefined || !options.mqttUrl ? await connectTarget(options) : undefined;
+  const target =
+    options.register || options.upload !== undefined || !options.mqttUrl ? await connectTarget(options) : undefined;
   const mqttUrl = mqttUrlOf(target, options);
   const onEvent: Report = (event) => {
     report(event);

@@ -18,13 +18,17 @@ export function mqttUrlOf(target: EmulatorTarget | undefined, options: TargetOpt
   if (options.mqttUrl) return options.mqttUrl;
   const reported = target?.health.mqtt?.url ?? (options.data ? readEmulatorLock(options.data)?.mqttUrl : undefined);
   if (typeof reported === 'string' && reported) return reported;
-  throw new CliError(`The emulator at ${target?.client.baseUrl ?? 'the given URL'} reports no MQTT URL; pass --mqtt-url mqtt://host:port.`);
+  throw new CliError(
+    `The emulator at ${target?.client.baseUrl ?? 'the given URL'} reports no MQTT URL; pass --mqtt-url mqtt://host:port.`,
+  );
 }
 
 /** Failures the user can fix, as one line and an exit code: 2 for bad options (a rules file, a telemetry spec). */
 export function asCliError(err: unknown): Error {
-  if (err instanceof EmulatorHttpError && err.status === 401) return new CliError(`${err.message}. Pass --access-token <jwt> (platform-emu token).`);
-  if (err instanceof EmulatorUnreachableError || err instanceof EmulatorHttpError || err instanceof DeviceConnectError) return new CliError(err.message);
+  if (err instanceof EmulatorHttpError && err.status === 401)
+    return new CliError(`${err.message}. Pass --access-token <jwt> (platform-emu token).`);
+  if (err instanceof EmulatorUnreachableError || err instanceof EmulatorHttpError || err instanceof DeviceConnectError)
+    return new CliError(err.message);
   if (err instanceof SimulatorOptionsError) return new CliError(err.message, 2);
   return err as Error;
 }

@@ -33,8 +33,12 @@ export async function moveClock(ctx: EmuContext, request: ClockRequest): Promise
   if (given.length > 1) throw badRequest(`Give one of now, advance or real, not ${given.join(' and ')}.`);
   const [what] = given;
   if (what === 'now') {
-    const at = typeof request.now === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(request.now) ? new Date(request.now) : undefined;
-    if (!at || Number.isNaN(at.getTime())) throw badRequest(`now must be an ISO 8601 datetime like 2030-01-01T00:00:00Z; got ${JSON.stringify(request.now)}.`);
+    const at =
+      typeof request.now === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(request.now) ? new Date(request.now) : undefined;
+    if (!at || Number.isNaN(at.getTime()))
+      throw badRequest(
+        `now must be an ISO 8601 datetime like 2030-01-01T00:00:00Z; got ${JSON.stringify(request.now)}.`,
+      );
     await clock.set(at, request.frozen ?? true);
   } else if (what === 'advance') {
     if (request.frozen !== undefined) throw badRequest('frozen goes with now, or alone; not with advance.');
@@ -51,7 +55,9 @@ export async function moveClock(ctx: EmuContext, request: ClockRequest): Promise
   } else if (request.frozen !== undefined) {
     await clock.freeze(request.frozen);
   } else {
-    throw badRequest('Give one of now (ISO 8601), advance (a duration like PT1H or 90s), real (true) or frozen (true|false).');
+    throw badRequest(
+      'Give one of now (ISO 8601), advance (a duration like PT1H or 90s), real (true) or frozen (true|false).',
+    );
   }
   return presentClock(ctx);
 }
@@ -70,7 +76,13 @@ const clockRequestSchema: JsonSchema = {
 
 /** `GET /_emu/clock` and `PUT /_emu/clock`. */
 export const clockRoutes: Route[] = [
-  { method: 'GET', path: '/clock', scope: null, summary: "The emulator's clock", handler: (req, res) => res.json(presentClock(req.ctx)) },
+  {
+    method: 'GET',
+    path: '/clock',
+    scope: null,
+    summary: "The emulator's clock",
+    handler: (req, res) => res.json(presentClock(req.ctx)),
+  },
   {
     method: 'PUT',
     path: '/clock',
@@ -80,4 +92,3 @@ export const clockRoutes: Route[] = [
     handler: async (req, res) => res.json(await moveClock(req.ctx, req.body as ClockRequest)),
   },
 ];
-

@@ -51,8 +51,19 @@ function shape(type: EventType, payload: unknown): unknown {
   return payload ?? {};
 }
 
-function stream(ctx: EmuContext, res: Response, types: EventType[], after: number | undefined, filter: JournalFilter): void {
-  res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+function stream(
+  ctx: EmuContext,
+  res: Response,
+  types: EventType[],
+  after: number | undefined,
+  filter: JournalFilter,
+): void {
+  res.writeHead(200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-store',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
   res.write(`retry: 2000\n: platform-emu events (${types.join(', ')})\n\n`);
   let dropped = 0;
   const send = (type: string, data: unknown) => {
@@ -72,15 +83,19 @@ function stream(ctx: EmuContext, res: Response, types: EventType[], after: numbe
     const type = entry.type === 'kp1' ? 'kp1' : 'request';
     if (wanted.has(type) && entryMatches(entry, filter)) send(type, entry);
   };
-  if (wanted.has('request') || wanted.has('kp1')) listeners.push([REQUEST_RECORDED, onEntry as (payload: unknown) => void]);
+  if (wanted.has('request') || wanted.has('kp1'))
+    listeners.push([REQUEST_RECORDED, onEntry as (payload: unknown) => void]);
   for (const type of types) {
-    if (type !== 'request' && type !== 'kp1') listeners.push([SOURCES[type], (payload) => send(type, shape(type, payload))]);
+    if (type !== 'request' && type !== 'kp1')
+      listeners.push([SOURCES[type], (payload) => send(type, shape(type, payload))]);
   }
   const end = () => res.end();
   listeners.push([EMULATOR_STOPPING, end]);
   for (const [event, listener] of listeners) ctx.events.on(event, listener);
-  // Entries recorded before the stream opened, when asked: subscribed first, replayed in the same turn, so none is missed.
-  if (after !== undefined) for (const entry of journalOf(ctx).list({ ...filter, after, limit: journalOf(ctx).size })) onEntry(entry);
+  // Entries recorded before the stream opened, when asked: subscribed first, replayed in the same turn, so none is
+  // missed.
+  if (after !== undefined)
+    for (const entry of journalOf(ctx).list({ ...filter, after, limit: journalOf(ctx).size })) onEntry(entry);
   const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
   heartbeat.unref();
   res.on('close', () => {
@@ -89,7 +104,10 @@ function stream(ctx: EmuContext, res: Response, types: EventType[], after: numbe
   });
 }
 
-/** `GET /_emu/events`: server-sent events of requests, KP1 messages, commands, endpoints, connections, clock, faults, state, mail, devices. */
+/**
+ * `GET /_emu/events`: server-sent events of requests, KP1 messages, commands, endpoints, connections, clock, faults,
+ * state, mail, devices.
+ */
 export const eventRoutes: Route[] = [
   {
     method: 'GET',
@@ -100,7 +118,8 @@ export const eventRoutes: Route[] = [
       const ctx = req.ctx;
       const asked = queryList(req, 'types');
       const unknown = asked?.find((t) => !TYPES.includes(t as EventType));
-      if (unknown !== undefined) throw badRequest(`Unknown event type "${unknown}"; the types are ${TYPES.join(', ')}.`);
+      if (unknown !== undefined)
+        throw badRequest(`Unknown event type "${unknown}"; the types are ${TYPES.join(', ')}.`);
       const { after, limit: _limit, ...filter } = journalFilter(req, journalOf(ctx).size);
       stream(ctx, res, asked && asked.length > 0 ? (asked as EventType[]) : TYPES, after, filter);
     },

@@ -4,7 +4,13 @@ import type { Route } from '../../contract.js';
 
 /** `/_emu/faults`: injected HTTP failures and device conditions; runtime only, cleared by reset. */
 export const faultRoutes: Route[] = [
-  { method: 'GET', path: '/faults', scope: null, summary: 'List the faults', handler: (req, res) => res.json(faultsOf(req.ctx).list()) },
+  {
+    method: 'GET',
+    path: '/faults',
+    scope: null,
+    summary: 'List the faults',
+    handler: (req, res) => res.json(faultsOf(req.ctx).list()),
+  },
   {
     method: 'POST',
     path: '/faults',
@@ -29,7 +35,8 @@ export const faultRoutes: Route[] = [
     scope: null,
     summary: 'Remove a fault',
     handler: (req, res) => {
-      if (!faultsOf(req.ctx).remove(String(req.params.id))) throw notFound(`There is no fault ${req.params.id}; GET /_emu/faults lists them.`);
+      if (!faultsOf(req.ctx).remove(String(req.params.id)))
+        throw notFound(`There is no fault ${req.params.id}; GET /_emu/faults lists them.`);
       res.status(204).end();
     },
   },

@@ -5,7 +5,8 @@ import { HttpError } from '../errors.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-const unauthorized = (message: string) => new HttpError(401, message, { 'WWW-Authenticate': 'Bearer realm="platform-emu control plane"' });
+const unauthorized = (message: string) =>
+  new HttpError(401, message, { 'WWW-Authenticate': 'Bearer realm="platform-emu control plane"' });
 
 /**
  * An `Origin` other than the emulator's own is a web page in the developer's browser: it may not change anything
@@ -16,10 +17,15 @@ function checkOrigin(req: Request): void {
   if (origin === undefined || SAFE_METHODS.has(req.method)) return;
   const host = req.headers.host;
   if (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`)) return;
-  throw new HttpError(403, `Cross-origin requests may not change the emulator (Origin ${origin}): the control plane only accepts them from its own origin or from non-browser clients.`);
+  throw new HttpError(
+    403,
+    `Cross-origin requests may not change the emulator (Origin ${origin}): the control plane only accepts them from its own origin or from non-browser clients.`,
+  );
 }
 
-/** Open with auth on: the health check, and the dashboard's page and modules (they hold no data; its API calls sign in). */
+/**
+ * Open with auth on: the health check, and the dashboard's page and modules (they hold no data; its API calls sign in).
+ */
 const isOpenRead = (req: Request) => req.path === '/health' || req.path === '/ui' || req.path.startsWith('/ui/');
 
 function bearerOf(req: Request): string | undefined {
@@ -42,7 +48,8 @@ function bearerOf(req: Request): string | undefined {
 export function controlGuard(ctx: EmuContext, adminToken: () => string) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     checkOrigin(req);
-    if (ctx.config.auth === 'off' || (isOpenRead(req) && (req.method === 'GET' || req.method === 'HEAD'))) return next();
+    if (ctx.config.auth === 'off' || (isOpenRead(req) && (req.method === 'GET' || req.method === 'HEAD')))
+      return next();
     const token = bearerOf(req);
     if (token === undefined) {
       throw unauthorized(
@@ -56,10 +63,15 @@ export function controlGuard(ctx: EmuContext, adminToken: () => string) {
       const claims = verifyAccessToken(ctx.keys, token, ctx.clock.now());
       scopes = typeof claims.scope === 'string' ? claims.scope.split(' ') : [];
     } catch (err) {
-      throw unauthorized(`The bearer token is not valid: ${(err as Error).message}. The control plane needs the emulator's admin token.`);
+      throw unauthorized(
+        `The bearer token is not valid: ${(err as Error).message}. The control plane needs the emulator's admin token.`,
+      );
     }
     if (!scopes.includes(EMULATOR_ADMIN_SCOPE)) {
-      throw new HttpError(403, `The token lacks the scope ${EMULATOR_ADMIN_SCOPE} that the control plane (/_emu) requires: use the emulator's admin token.`);
+      throw new HttpError(
+        403,
+        `The token lacks the scope ${EMULATOR_ADMIN_SCOPE} that the control plane (/_emu) requires: use the emulator's admin token.`,
+      );
     }
     next();
   };

@@ -6,7 +6,8 @@ import type { Request } from 'express';
 
 export function journalFilter(req: Request, maxLimit: number): JournalFilter {
   const status = queryString(req, 'status');
-  if (status !== undefined && !/^(?:[1-5]\d\d|[1-5]xx|0)$/i.test(status)) throw badRequest(`Query parameter status is a status (404) or a class (4xx); got "${status}".`);
+  if (status !== undefined && !/^(?:[1-5]\d\d|[1-5]xx|0)$/i.test(status))
+    throw badRequest(`Query parameter status is a status (404) or a class (4xx); got "${status}".`);
   return {
     type: queryEnum(req, 'type', ['http', 'kp1'] as const),
     service: queryString(req, 'service'),

@@ -10,7 +10,8 @@ export const REDACTED = '<redacted>';
 function secretFields(services: readonly ServiceDescriptor[]): Map<string, string[]> {
   const fields = new Map<string, string[]>();
   for (const service of services) {
-    for (const [collection, names] of Object.entries(service.secretFields ?? {})) fields.set(collection, [...(fields.get(collection) ?? []), ...names]);
+    for (const [collection, names] of Object.entries(service.secretFields ?? {}))
+      fields.set(collection, [...(fields.get(collection) ?? []), ...names]);
   }
   return fields;
 }
@@ -45,7 +46,10 @@ export function redactSecrets(document: StateDocument, services: readonly Servic
 }
 
 /** The whole state as an export shows it: secrets `<redacted>` unless `includeSecrets`. */
-export function exportedState(ctx: EmuContext, { includeSecrets = false }: { includeSecrets?: boolean } = {}): StateDocument {
+export function exportedState(
+  ctx: EmuContext,
+  { includeSecrets = false }: { includeSecrets?: boolean } = {},
+): StateDocument {
   const document = ctx.store.exportDocument();
   return includeSecrets ? document : redactSecrets(document, ctx.services);
 }
@@ -54,7 +58,12 @@ export function exportedState(ctx: EmuContext, { includeSecrets = false }: { inc
  * An imported document whose secrets are `<redacted>` keeps the values stored now, so that an export without
  * secrets imports again. A redacted secret with nothing stored to keep is refused.
  */
-export function keepStoredSecrets(document: StateDocument, store: Store, services: readonly ServiceDescriptor[], source: string): StateDocument {
+export function keepStoredSecrets(
+  document: StateDocument,
+  store: Store,
+  services: readonly ServiceDescriptor[],
+  source: string,
+): StateDocument {
   return mapSecrets(document, services, (collection, id, field, value) => {
     if (value !== REDACTED) return value;
     const stored = store.get(collection, id)?.[field];

@@ -11,7 +11,10 @@ export interface SnapshotInfo {
   bytes?: number;
 }
 
-/** Where snapshots live: files under `<data>/snapshots/` (each a state document `fixtures import` also reads), or memory. */
+/**
+ * Where snapshots live: files under `<data>/snapshots/` (each a state document `fixtures import` also reads), or
+ * memory.
+ */
 export interface SnapshotStorage {
   save(name: string, document: StateDocument): Promise<{ info: SnapshotInfo; replaced: boolean }>;
   read(name: string): Promise<unknown | undefined>;
@@ -63,7 +66,8 @@ function fileStorage(dataDir: string): SnapshotStorage {
     }
   };
   return {
-    // Written like state.json (temp file, fsync, rename, directory fsync), readable only by the owner: it holds secrets.
+    // Written like state.json (temp file, fsync, rename, directory fsync), readable only by the owner: it holds
+    // secrets.
     async save(name, document) {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const replaced = (await infoOf(name)) !== undefined;
@@ -96,7 +100,9 @@ function fileStorage(dataDir: string): SnapshotStorage {
     async list() {
       let names: string[];
       try {
-        names = (await readdir(dir)).filter((f) => f.endsWith(SUFFIX) && !f.startsWith('.')).map((f) => f.slice(0, -SUFFIX.length));
+        names = (await readdir(dir))
+          .filter((f) => f.endsWith(SUFFIX) && !f.startsWith('.'))
+          .map((f) => f.slice(0, -SUFFIX.length));
       } catch (err) {
         if (missing(err)) return [];
         throw err;
@@ -114,4 +120,6 @@ function fileStorage(dataDir: string): SnapshotStorage {
 }
 
 export const snapshotStorage = (ctx: EmuContext) =>
-  runtimeOf<SnapshotStorage>(ctx, 'snapshots', () => (ctx.config.dataDir && !ctx.config.inMemory ? fileStorage(ctx.config.dataDir) : memoryStorage()));
+  runtimeOf<SnapshotStorage>(ctx, 'snapshots', () =>
+    ctx.config.dataDir && !ctx.config.inMemory ? fileStorage(ctx.config.dataDir) : memoryStorage(),
+  );

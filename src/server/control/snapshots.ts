@@ -28,7 +28,8 @@ export async function saveSnapshot(ctx: EmuContext, name: string): Promise<{ inf
 
 /** Reads and checks a snapshot; the caller replaces the state with it (atomically, like an import). */
 export async function snapshotDocument(ctx: EmuContext, name: string): Promise<StateDocument> {
-  const document = (await snapshotStorage(ctx).read(checkSnapshotName(name))) as { schemaVersion?: unknown } | undefined;
+  const document = (await snapshotStorage(ctx).read(checkSnapshotName(name))) as
+    { schemaVersion?: unknown } | undefined;
   if (document === undefined) throw notFound(`There is no snapshot ${name}; GET /_emu/snapshots lists them.`);
   if (typeof document?.schemaVersion === 'number' && document.schemaVersion > SCHEMA_VERSION) {
     throw conflict(
@@ -44,7 +45,11 @@ export async function snapshotDocument(ctx: EmuContext, name: string): Promise<S
   }
 }
 
-export async function restoreSnapshot(ctx: EmuContext, name: string, replace: (document: StateDocument) => Promise<void>): Promise<void> {
+export async function restoreSnapshot(
+  ctx: EmuContext,
+  name: string,
+  replace: (document: StateDocument) => Promise<void>,
+): Promise<void> {
   await replace(await snapshotDocument(ctx, name));
 }
 
@@ -61,7 +66,13 @@ async function save(ctx: EmuContext, name: unknown, res: Response): Promise<void
 
 /** `/_emu/snapshots`: named copies of the whole state, kept in the data directory (in memory with --in-memory). */
 export const snapshotRoutes = (hooks: ControlHooks): Route[] => [
-  { method: 'GET', path: '/snapshots', scope: null, summary: 'List the snapshots', handler: async (req, res) => res.json(await listSnapshots(req.ctx)) },
+  {
+    method: 'GET',
+    path: '/snapshots',
+    scope: null,
+    summary: 'List the snapshots',
+    handler: async (req, res) => res.json(await listSnapshots(req.ctx)),
+  },
   {
     method: 'POST',
     path: '/snapshots',
@@ -82,7 +93,14 @@ export const snapshotRoutes = (hooks: ControlHooks): Route[] => [
       res.json(info);
     },
   },
-  { method: 'PUT', path: '/snapshots/{name}', scope: null, summary: 'Save the state under this name', body: 'none', handler: (req, res) => save(req.ctx, req.params.name, res) },
+  {
+    method: 'PUT',
+    path: '/snapshots/{name}',
+    scope: null,
+    summary: 'Save the state under this name',
+    body: 'none',
+    handler: (req, res) => save(req.ctx, req.params.name, res),
+  },
   {
     method: 'DELETE',
     path: '/snapshots/{name}',

@@ -23,7 +23,9 @@ export const tokenRoutes = (hooks: ControlHooks): Route[] => [
     bodySchema: tokenRequestSchema,
     handler: (req, res) => {
       try {
-        res.json(hooks.issueToken(req.body as { tenant?: string; scopes?: string[]; platform?: boolean; ttlSeconds?: number }));
+        res.json(
+          hooks.issueToken(req.body as { tenant?: string; scopes?: string[]; platform?: boolean; ttlSeconds?: number }),
+        );
       } catch (err) {
         throw new HttpError(400, (err as Error).message);
       }

@@ -5,10 +5,8 @@ import type { FromSchema } from '../../contract.js';
 import { collection } from '../../store/index.js';
 import type { applicationRecord, appVersionRecord, NamedInput } from './schemas.js';
 
-export const APPLICATIONS = collection<Application>('applications')
-  .index('tenant', (a) => a.tenantId);
-export const APP_VERSIONS = collection<AppVersion>('app-versions')
-  .index('app', (v) => v.appName);
+export const APPLICATIONS = collection<Application>('applications').index('tenant', (a) => a.tenantId);
+export const APP_VERSIONS = collection<AppVersion>('app-versions').index('app', (v) => v.appName);
 
 export type Application = FromSchema<typeof applicationRecord>;
 export type AppVersion = FromSchema<typeof appVersionRecord>;
@@ -49,7 +47,9 @@ export function requireTenantVersion(ctx: EmuContext, tenantId: string, name: st
 }
 
 export function versionsOf(ctx: EmuContext, appName: string): AppVersion[] {
-  return APP_VERSIONS.lookup(ctx, 'app', appName).sort((a, b) => a.createdDate.localeCompare(b.createdDate) || a.name.localeCompare(b.name));
+  return APP_VERSIONS.lookup(ctx, 'app', appName).sort(
+    (a, b) => a.createdDate.localeCompare(b.createdDate) || a.name.localeCompare(b.name),
+  );
 }
 
 export function listApplications(ctx: EmuContext, tenantId: string): Application[] {
@@ -68,20 +68,38 @@ export type { NamedInput };
 const text = (value: string | null | undefined) => value ?? undefined;
 
 /** Creates an application; `nameRequired` is the first revision's rule, the later one generates a missing name. */
-export async function createApplication(ctx: EmuContext, tenantId: string, input: NamedInput, nameRequired: boolean): Promise<Application> {
+export async function createApplication(
+  ctx: EmuContext,
+  tenantId: string,
+  input: NamedInput,
+  nameRequired: boolean,
+): Promise<Application> {
   let name = input.name;
   if (!name) {
-    if (nameRequired) throw badRequest('name is required (first revision of application creation; see --compat app-manager=2).');
+    if (nameRequired)
+      throw badRequest('name is required (first revision of application creation; see --compat app-manager=2).');
     name = generatedName(ctx);
   }
   if (APPLICATIONS.has(ctx, name)) throw conflict(`An application named ${name} exists already.`);
   const now = ctx.clock.nowIso();
-  const app: Application = { tenantId, name, displayName: text(input.displayName), description: text(input.description), createdDate: now, updatedDate: now };
+  const app: Application = {
+    tenantId,
+    name,
+    displayName: text(input.displayName),
+    description: text(input.description),
+    createdDate: now,
+    updatedDate: now,
+  };
   await APPLICATIONS.put(ctx, name, app);
   return app;
 }
 
-export async function createVersion(ctx: EmuContext, tenantId: string, appName: string, input: NamedInput): Promise<AppVersion> {
+export async function createVersion(
+  ctx: EmuContext,
+  tenantId: string,
+  appName: string,
+  input: NamedInput,
+): Promise<AppVersion> {
   const app = findApplication(ctx, tenantId, appName);
   if (!app) throw notFound(`There is no application ${appName}.`);
   let name = input.name;

@@ -36,7 +36,13 @@ export const applicationFixtures: FixtureSection = {
       const { versions, ...app } = item as { versions: Record<string, unknown>[]; name: string; tenantId: string };
       mutations.push(APPLICATIONS.putMutation(app.name, { ...app, createdDate: now, updatedDate: now } as Application));
       for (const version of versions) {
-        const record = { tenantId: app.tenantId, appName: app.name, ...version, createdDate: now, updatedDate: now } as AppVersion;
+        const record = {
+          tenantId: app.tenantId,
+          appName: app.name,
+          ...version,
+          createdDate: now,
+          updatedDate: now,
+        } as AppVersion;
         mutations.push(APP_VERSIONS.putMutation(version.name as string, record));
       }
     }
@@ -50,7 +56,12 @@ export const serviceInstanceFixtures: FixtureSection = {
   item: {
     type: 'object',
     required: ['name'],
-    properties: { name: text, description: text, appConfigurationSchema: { type: 'object' }, appVersionConfigurationSchema: { type: 'object' } },
+    properties: {
+      name: text,
+      description: text,
+      appConfigurationSchema: { type: 'object' },
+      appVersionConfigurationSchema: { type: 'object' },
+    },
     additionalProperties: false,
   },
   async seed(ctx, items) {

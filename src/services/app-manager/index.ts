@@ -15,7 +15,12 @@ export const appManager: ServiceDescriptor = {
     'service-instances': {
       type: 'object',
       required: ['name'],
-      properties: { name: { type: 'string' }, description: { type: 'string' }, appConfigurationSchema: { type: 'object' }, appVersionConfigurationSchema: { type: 'object' } },
+      properties: {
+        name: { type: 'string' },
+        description: { type: 'string' },
+        appConfigurationSchema: { type: 'object' },
+        appVersionConfigurationSchema: { type: 'object' },
+      },
     },
   },
   fixtures: [serviceInstanceFixtures, applicationFixtures],

@@ -48,8 +48,16 @@ function targetTenant(req: Request): string {
 }
 
 async function create(req: BodyRequest<NamedInput>, res: Response) {
-  const app = await createApplication(req.ctx, targetTenant(req), req.body, req.ctx.config.compat['app-manager'] === '1');
-  res.status(201).location(locationOf(req, 'applications', app.name)).json(presentApplication(req, app));
+  const app = await createApplication(
+    req.ctx,
+    targetTenant(req),
+    req.body,
+    req.ctx.config.compat['app-manager'] === '1',
+  );
+  res
+    .status(201)
+    .location(locationOf(req, 'applications', app.name))
+    .json(presentApplication(req, app));
 }
 
 function list(req: Request, res: Response) {
@@ -66,12 +74,16 @@ function getOne(req: Request, res: Response) {
 
 async function createVersionRoute(req: BodyRequest<NamedInput>, res: Response) {
   const version = await createVersion(req.ctx, req.principal.tenantId, pathParam(req, 'appName'), req.body);
-  res.status(201).location(locationOf(req, 'applications', version.appName, 'versions', version.name)).json(presentVersion(version));
+  res
+    .status(201)
+    .location(locationOf(req, 'applications', version.appName, 'versions', version.name))
+    .json(presentVersion(version));
 }
 
 function getVersion(req: Request, res: Response) {
   const version = findTenantVersion(req.ctx, req.principal.tenantId, pathParam(req, 'versionName'));
-  if (!version || version.appName !== req.params.appName) throw notFound(`There is no version ${req.params.versionName} of application ${req.params.appName}.`);
+  if (!version || version.appName !== req.params.appName)
+    throw notFound(`There is no version ${req.params.versionName} of application ${req.params.appName}.`);
   res.json(presentVersion(version));
 }
 
@@ -95,7 +107,14 @@ export const routes: Route[] = [
     query: [includeParam],
     handler: (req, res) => res.json(serviceInstances(req.ctx, includes(req))),
   },
-  { method: 'GET', path: '/service-instances/{serviceInstanceName}', scope: null, summary: 'Get a service instance', query: [includeParam], handler: instance },
+  {
+    method: 'GET',
+    path: '/service-instances/{serviceInstanceName}',
+    scope: null,
+    summary: 'Get a service instance',
+    query: [includeParam],
+    handler: instance,
+  },
   route({
     method: 'POST',
     path: '/applications',
@@ -107,8 +126,21 @@ export const routes: Route[] = [
     successStatus: 201,
     handler: create,
   }),
-  { method: 'GET', path: '/applications', scope: 'application:read', summary: 'List applications with their versions', query: [tenantParam], handler: list },
-  { method: 'GET', path: '/applications/{appName}', scope: 'application:read', summary: 'Get an application with its versions', handler: getOne },
+  {
+    method: 'GET',
+    path: '/applications',
+    scope: 'application:read',
+    summary: 'List applications with their versions',
+    query: [tenantParam],
+    handler: list,
+  },
+  {
+    method: 'GET',
+    path: '/applications/{appName}',
+    scope: 'application:read',
+    summary: 'Get an application with its versions',
+    handler: getOne,
+  },
   route({
     method: 'POST',
     path: '/applications/{appName}/versions',
@@ -120,6 +152,12 @@ export const routes: Route[] = [
     successStatus: 201,
     handler: createVersionRoute,
   }),
-  { method: 'GET', path: '/applications/{appName}/versions/{versionName}', scope: 'application:read', summary: 'Get an application version (emulator addition)', addition: true, handler: getVersion },
+  {
+    method: 'GET',
+    path: '/applications/{appName}/versions/{versionName}',
+    scope: 'application:read',
+    summary: 'Get an application version (emulator addition)',
+    addition: true,
+    handler: getVersion,
+  },
 ];
-

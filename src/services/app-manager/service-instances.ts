@@ -34,9 +34,13 @@ export function serviceInstances(ctx: EmuContext, include: readonly SchemaInclud
       description: (configured.description as string | undefined) ?? service.title,
       urlPrefix: `/${service.prefix}`,
       appConfigurationSchemaPresent: appSchema !== undefined,
-      ...(include.includes('appConfigurationSchema') && appSchema !== undefined ? { appConfigurationSchema: appSchema } : {}),
+      ...(include.includes('appConfigurationSchema') && appSchema !== undefined
+        ? { appConfigurationSchema: appSchema }
+        : {}),
       appVersionConfigurationSchemaPresent: versionSchema !== undefined,
-      ...(include.includes('appVersionConfigurationSchema') && versionSchema !== undefined ? { appVersionConfigurationSchema: versionSchema } : {}),
+      ...(include.includes('appVersionConfigurationSchema') && versionSchema !== undefined
+        ? { appVersionConfigurationSchema: versionSchema }
+        : {}),
     };
   });
 }

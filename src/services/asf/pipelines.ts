@@ -39,7 +39,12 @@ function compiled(name: string, definition: PipelineDefinition): CompiledPipelin
 }
 
 /** Creates or replaces a pipeline; one that the simulator could not run is refused (400) and nothing is stored. */
-export async function putPipeline(ctx: EmuContext, tenantId: string, pipelineId: string, definition: PipelineDefinition): Promise<void> {
+export async function putPipeline(
+  ctx: EmuContext,
+  tenantId: string,
+  pipelineId: string,
+  definition: PipelineDefinition,
+): Promise<void> {
   compiled(storedName(tenantId, pipelineId), definition);
   const now = ctx.clock.nowIso();
   const existing = findPipeline(ctx, tenantId, pipelineId);

@@ -2,7 +2,14 @@ import type { Request, Response } from 'express';
 import { route, type BodyRequest, type Route } from '../../contract.js';
 import { pathParam } from '../../server/params.js';
 import { deletePipeline, requirePipeline, putPipeline, simulateInline, simulateStored } from './pipelines.js';
-import { inlineSimulationSchema, pipelineSchema, storedSimulationSchema, type InlineSimulation, type PipelineDefinition, type StoredSimulation } from './schemas.js';
+import {
+  inlineSimulationSchema,
+  pipelineSchema,
+  storedSimulationSchema,
+  type InlineSimulation,
+  type PipelineDefinition,
+  type StoredSimulation,
+} from './schemas.js';
 
 const acknowledged = { acknowledged: true };
 
@@ -32,9 +39,28 @@ function simulateWithInline(req: BodyRequest<InlineSimulation>, res: Response) {
 const PIPELINE = '/_ingest/pipeline/{pipelineID}';
 
 export const routes: Route[] = [
-  route({ method: 'PUT', path: PIPELINE, scope: 'application:update', summary: 'Create or replace an ingest pipeline', bodySchema: pipelineSchema, handler: put }),
-  { method: 'GET', path: PIPELINE, scope: 'application:read', summary: 'Get an ingest pipeline (keyed by its stored name)', handler: get },
-  { method: 'DELETE', path: PIPELINE, scope: 'application:delete', summary: 'Delete an ingest pipeline', handler: remove },
+  route({
+    method: 'PUT',
+    path: PIPELINE,
+    scope: 'application:update',
+    summary: 'Create or replace an ingest pipeline',
+    bodySchema: pipelineSchema,
+    handler: put,
+  }),
+  {
+    method: 'GET',
+    path: PIPELINE,
+    scope: 'application:read',
+    summary: 'Get an ingest pipeline (keyed by its stored name)',
+    handler: get,
+  },
+  {
+    method: 'DELETE',
+    path: PIPELINE,
+    scope: 'application:delete',
+    summary: 'Delete an ingest pipeline',
+    handler: remove,
+  },
   route({
     method: 'POST',
     path: '/_ingest/pipeline/simulate/{pipelineID}',

@@ -33,7 +33,10 @@ const simulatedDocSchema = {
 
 const docs = { type: 'array', minItems: 1, maxItems: MAX_SIMULATED_DOCS, items: simulatedDocSchema } as const;
 
-/** `POST /_ingest/pipeline/simulate/{pipelineID}`: the stored pipeline runs; a `pipeline` in the body is ignored, as the search engine does. */
+/**
+ * `POST /_ingest/pipeline/simulate/{pipelineID}`: the stored pipeline runs; a `pipeline` in the body is ignored, as the
+ * search engine does.
+ */
 export const storedSimulationSchema = typedSchema({
   type: 'object',
   required: ['docs'],

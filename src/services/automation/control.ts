@@ -18,7 +18,11 @@ const mailControlRoutes: Route[] = [
     path: '/mail',
     scope: null,
     summary: 'The captured e-mails',
-    query: [{ name: 'to' }, { name: 'after', schema: { type: 'integer' } }, { name: 'wait', description: `seconds, at most ${MAX_MAIL_WAIT_SECONDS}`, schema: { type: 'integer' } }],
+    query: [
+      { name: 'to' },
+      { name: 'after', schema: { type: 'integer' } },
+      { name: 'wait', description: `seconds, at most ${MAX_MAIL_WAIT_SECONDS}`, schema: { type: 'integer' } },
+    ],
     handler: async (req, res) => {
       const ctx = req.ctx;
       const to = queryString(req, 'to');

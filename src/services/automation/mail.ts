@@ -27,12 +27,22 @@ export interface OutgoingMail {
 export type CapturedMail = FromSchema<typeof capturedMailRecord> & OutgoingMail & { id: number };
 
 /** The answer shape of `GET /_emu/mail`: newest last. */
-export const presentMail = (m: CapturedMail) => ({ id: m.id, tenantId: m.tenantId, to: m.to, subject: m.subject, text: m.text, links: m.links, sentAt: m.sentAt });
+export const presentMail = (m: CapturedMail) => ({
+  id: m.id,
+  tenantId: m.tenantId,
+  to: m.to,
+  subject: m.subject,
+  text: m.text,
+  links: m.links,
+  sentAt: m.sentAt,
+});
 
 export function listMail(ctx: EmuContext, filter: { to?: string; after?: number } = {}): CapturedMail[] {
   const to = filter.to?.toLowerCase();
   return [...CAPTURED_MAIL.values(ctx)]
-    .filter((m) => (to === undefined || m.to.toLowerCase() === to) && (filter.after === undefined || m.id > filter.after))
+    .filter(
+      (m) => (to === undefined || m.to.toLowerCase() === to) && (filter.after === undefined || m.id > filter.after),
+    )
     .sort((a, b) => a.id - b.id);
 }
 
@@ -54,7 +64,7 @@ export function announceMail(ctx: EmuContext, mail: CapturedMail): void {
 
 export async function clearMail(ctx: EmuContext): Promise<number> {
   const ids = [...CAPTURED_MAIL.values(ctx)].map((m) => String(m.id));
-  if (ids.length > 0) await ctx.store.commit(ids.map((id) => (CAPTURED_MAIL.deleteMutation(id))));
+  if (ids.length > 0) await ctx.store.commit(ids.map((id) => CAPTURED_MAIL.deleteMutation(id)));
   return ids.length;
 }
 
@@ -65,7 +75,13 @@ const waiters = (ctx: EmuContext) => runtimeOf(ctx, 'automation:mail-waiters', (
  * loop over the store). An `after` past the newest mail means the ids started again (a reset, an import): it then
  * counts from the newest mail there is. A replaced state, a stop or a closed connection end the wait with none.
  */
-export function mailAfter(ctx: EmuContext, after: number, ms: number, onClose: (listener: () => void) => () => void, to?: string): Promise<CapturedMail[]> {
+export function mailAfter(
+  ctx: EmuContext,
+  after: number,
+  ms: number,
+  onClose: (listener: () => void) => () => void,
+  to?: string,
+): Promise<CapturedMail[]> {
   const all = listMail(ctx);
   const newest = all.at(-1)?.id ?? 0;
   const since = Math.min(after, newest);

@@ -6,8 +6,10 @@ import { collection, type Mutation } from '../../store/index.js';
 import type { recipientRecord } from './schemas.js';
 import { announceMail, mailMutations, type OutgoingMail } from './mail.js';
 
-export const RECIPIENTS = collection<Recipient>('notification-recipients')
-  .index('tenant', (r) => `${r.tenantId}\u0000${r.notificationType}`);
+export const RECIPIENTS = collection<Recipient>('notification-recipients').index(
+  'tenant',
+  (r) => `${r.tenantId}\u0000${r.notificationType}`,
+);
 
 /** The notification types the connector knows (spec 2: the value `email` appears; nothing else is shown). */
 export const NOTIFICATION_TYPES = ['email'] as const;
@@ -31,20 +33,32 @@ export const presentRecipient = (r: Recipient) => ({ id: r.id, recipient: r.reci
 
 export function checkNotificationType(type: string): NotificationType {
   if (!(NOTIFICATION_TYPES as readonly string[]).includes(type)) {
-    throw notFound(`There is no notification type ${type}; the notification types are ${NOTIFICATION_TYPES.join(', ')}.`);
+    throw notFound(
+      `There is no notification type ${type}; the notification types are ${NOTIFICATION_TYPES.join(', ')}.`,
+    );
   }
   return type as NotificationType;
 }
 
 /** The tenant's recipients of one type, oldest first. */
-export function listRecipients(ctx: EmuContext, tenantId: string, type: NotificationType, state?: RecipientState): Recipient[] {
+export function listRecipients(
+  ctx: EmuContext,
+  tenantId: string,
+  type: NotificationType,
+  state?: RecipientState,
+): Recipient[] {
   return RECIPIENTS.lookup(ctx, 'tenant', `${tenantId}\u0000${type}`)
     .filter((r) => state === undefined || r.state === state)
     .sort((a, b) => a.id - b.id);
 }
 
 /** The tenant's recipient; another tenant's, or one of another type, is as absent as one that does not exist. */
-export function findRecipient(ctx: EmuContext, tenantId: string, type: NotificationType, id: number): Recipient | undefined {
+export function findRecipient(
+  ctx: EmuContext,
+  tenantId: string,
+  type: NotificationType,
+  id: number,
+): Recipient | undefined {
   const recipient = RECIPIENTS.get(ctx, String(id));
   return recipient?.tenantId === tenantId && recipient.notificationType === type ? recipient : undefined;
 }
@@ -76,7 +90,13 @@ function verificationMail(linkBase: string, r: Recipient): OutgoingMail {
 }
 
 /** Creates an UNVERIFIED recipient and captures its verification e-mail, in one commit. */
-export async function createRecipient(ctx: EmuContext, tenantId: string, type: NotificationType, address: string, linkBase: string): Promise<Recipient> {
+export async function createRecipient(
+  ctx: EmuContext,
+  tenantId: string,
+  type: NotificationType,
+  address: string,
+  linkBase: string,
+): Promise<Recipient> {
   const taken = listRecipients(ctx, tenantId, type).find((r) => r.recipient.toLowerCase() === address.toLowerCase());
   if (taken) throw conflict(`${address} is already a recipient of ${type} notifications (id ${taken.id}).`);
   const now = ctx.clock.nowIso();
@@ -90,14 +110,25 @@ export async function createRecipient(ctx: EmuContext, tenantId: string, type: N
     createdAt: now,
     updatedAt: now,
   };
-  await commitWithMail(ctx, [RECIPIENTS.putMutation(String(recipient.id), recipient)], verificationMail(linkBase, recipient));
+  await commitWithMail(
+    ctx,
+    [RECIPIENTS.putMutation(String(recipient.id), recipient)],
+    verificationMail(linkBase, recipient),
+  );
   return recipient;
 }
 
 /** Sends a new verification e-mail; its link replaces the earlier ones. A verified recipient needs none (400). */
-export async function resendVerification(ctx: EmuContext, tenantId: string, type: NotificationType, id: number, linkBase: string): Promise<Recipient> {
+export async function resendVerification(
+  ctx: EmuContext,
+  tenantId: string,
+  type: NotificationType,
+  id: number,
+  linkBase: string,
+): Promise<Recipient> {
   const current = requireRecipient(ctx, tenantId, type, id);
-  if (current.state === 'VERIFIED') throw badRequest(`Recipient ${id} (${current.recipient}) is verified already; there is nothing to resend.`);
+  if (current.state === 'VERIFIED')
+    throw badRequest(`Recipient ${id} (${current.recipient}) is verified already; there is nothing to resend.`);
   const next: Recipient = { ...current, verificationToken: newToken(), updatedAt: ctx.clock.nowIso() };
   await commitWithMail(ctx, [RECIPIENTS.putMutation(String(id), next)], verificationMail(linkBase, next));
   return next;
@@ -119,11 +150,18 @@ const verified = (ctx: EmuContext, r: Recipient): Recipient => {
  * The link of a verification e-mail: no token of the caller, so the recipient is found by its id alone and the
  * link's token proves the mail was read. Opening the link again answers 200 as well.
  */
-export async function verifyByToken(ctx: EmuContext, type: NotificationType, id: number, token: string): Promise<Recipient> {
+export async function verifyByToken(
+  ctx: EmuContext,
+  type: NotificationType,
+  id: number,
+  token: string,
+): Promise<Recipient> {
   const recipient = RECIPIENTS.get(ctx, String(id));
   if (!recipient || recipient.notificationType !== type) throw notFound(`There is no ${type} recipient ${id}.`);
   if (recipient.verificationToken !== token) {
-    throw badRequest(`The verification token is not valid for recipient ${id}: it is mistyped, or a newer verification e-mail replaced it.`);
+    throw badRequest(
+      `The verification token is not valid for recipient ${id}: it is mistyped, or a newer verification e-mail replaced it.`,
+    );
   }
   const next = verified(ctx, recipient);
   if (next !== recipient) await RECIPIENTS.put(ctx, String(id), next);
@@ -131,17 +169,29 @@ export async function verifyByToken(ctx: EmuContext, type: NotificationType, id:
 }
 
 /** Verifies every listed recipient, or none when one of them is unknown (404 naming them). */
-export async function verifyByIds(ctx: EmuContext, tenantId: string, type: NotificationType, ids: number[]): Promise<Recipient[]> {
+export async function verifyByIds(
+  ctx: EmuContext,
+  tenantId: string,
+  type: NotificationType,
+  ids: number[],
+): Promise<Recipient[]> {
   const found = ids.map((id) => findRecipient(ctx, tenantId, type, id));
   const missing = ids.filter((_id, i) => !found[i]);
-  if (missing.length > 0) throw notFound(`There is no ${type} recipient ${[...new Set(missing)].join(', ')}; no recipient was verified.`);
+  if (missing.length > 0)
+    throw notFound(`There is no ${type} recipient ${[...new Set(missing)].join(', ')}; no recipient was verified.`);
   const next = (found as Recipient[]).map((r) => verified(ctx, r));
   const changed = new Map(next.filter((r, i) => r !== found[i]).map((r) => [r.id, r]));
-  if (changed.size > 0) await ctx.store.commit([...changed.values()].map((r) => RECIPIENTS.putMutation(String(r.id), r)));
+  if (changed.size > 0)
+    await ctx.store.commit([...changed.values()].map((r) => RECIPIENTS.putMutation(String(r.id), r)));
   return next.map((r) => changed.get(r.id) ?? r);
 }
 
-export async function deleteRecipient(ctx: EmuContext, tenantId: string, type: NotificationType, id: number): Promise<void> {
+export async function deleteRecipient(
+  ctx: EmuContext,
+  tenantId: string,
+  type: NotificationType,
+  id: number,
+): Promise<void> {
   requireRecipient(ctx, tenantId, type, id);
   await RECIPIENTS.delete(ctx, String(id));
 }

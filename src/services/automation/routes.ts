@@ -13,7 +13,13 @@ import {
   verifyByIds,
   verifyByToken,
 } from './recipients.js';
-import { AUTOMATIONS, recipientCreationSchema, recipientIdsSchema, type RecipientCreation, type RecipientIds } from './schemas.js';
+import {
+  AUTOMATIONS,
+  recipientCreationSchema,
+  recipientIdsSchema,
+  type RecipientCreation,
+  type RecipientIds,
+} from './schemas.js';
 
 const typeOf = (req: Request) => checkNotificationType(pathParam(req, 'notificationType'));
 /** `{schema}://{host}/<prefix>/api/v1`, where the verification links of this request's e-mails point. */
@@ -35,7 +41,9 @@ async function create(req: BodyRequest<RecipientCreation>, res: Response) {
 }
 
 function getOne(req: Request, res: Response) {
-  res.json(presentRecipient(requireRecipient(req.ctx, req.principal.tenantId, typeOf(req), pathInt(req, 'recipientId'))));
+  res.json(
+    presentRecipient(requireRecipient(req.ctx, req.principal.tenantId, typeOf(req), pathInt(req, 'recipientId'))),
+  );
 }
 
 async function deleteOne(req: Request, res: Response) {
@@ -44,7 +52,13 @@ async function deleteOne(req: Request, res: Response) {
 }
 
 async function resend(req: Request, res: Response) {
-  const recipient = await resendVerification(req.ctx, req.principal.tenantId, typeOf(req), pathInt(req, 'recipientId'), linkBase(req));
+  const recipient = await resendVerification(
+    req.ctx,
+    req.principal.tenantId,
+    typeOf(req),
+    pathInt(req, 'recipientId'),
+    linkBase(req),
+  );
   res.json(presentRecipient(recipient));
 }
 
@@ -61,7 +75,13 @@ async function verifyIds(req: BodyRequest<RecipientIds>, res: Response) {
 const RECIPIENTS = '/notification-types/{notificationType}/recipients';
 
 export const routes: Route[] = [
-  { method: 'GET', path: '/automations', scope: null, summary: 'List the automation types', handler: (_req, res) => res.json(AUTOMATIONS) },
+  {
+    method: 'GET',
+    path: '/automations',
+    scope: null,
+    summary: 'List the automation types',
+    handler: (_req, res) => res.json(AUTOMATIONS),
+  },
   {
     method: 'GET',
     path: RECIPIENTS,
@@ -80,8 +100,21 @@ export const routes: Route[] = [
     successStatus: 201,
     handler: create,
   }),
-  { method: 'GET', path: `${RECIPIENTS}/{recipientId}`, scope: 'tenant:notification-recipient:read', summary: 'Get a recipient', handler: getOne },
-  { method: 'DELETE', path: `${RECIPIENTS}/{recipientId}`, scope: 'tenant:notification-recipient:update', summary: 'Delete a recipient', successStatus: 204, handler: deleteOne },
+  {
+    method: 'GET',
+    path: `${RECIPIENTS}/{recipientId}`,
+    scope: 'tenant:notification-recipient:read',
+    summary: 'Get a recipient',
+    handler: getOne,
+  },
+  {
+    method: 'DELETE',
+    path: `${RECIPIENTS}/{recipientId}`,
+    scope: 'tenant:notification-recipient:update',
+    summary: 'Delete a recipient',
+    successStatus: 204,
+    handler: deleteOne,
+  },
   {
     method: 'POST',
     path: `${RECIPIENTS}/{recipientId}/verification`,

@@ -34,5 +34,12 @@ export const recipientIdsSchema = typedSchema({
 export type RecipientCreation = FromSchema<typeof recipientCreationSchema>;
 export type RecipientIds = FromSchema<typeof recipientIdsSchema>;
 
-export const recipientRecord = tenantRecord(['notificationType', 'recipient', 'state', 'verificationToken', 'createdAt', 'updatedAt']);
+export const recipientRecord = tenantRecord([
+  'notificationType',
+  'recipient',
+  'state',
+  'verificationToken',
+  'createdAt',
+  'updatedAt',
+]);
 export const capturedMailRecord = tenantRecord(['to', 'subject', 'text', 'sentAt']);

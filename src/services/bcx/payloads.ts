@@ -20,9 +20,13 @@ export type FileRecord = FromSchema<typeof fileRecord> & { size: number };
 /** What blobs and files have in common. */
 type Payload = BlobRecord | FileRecord;
 
-export const payloadFiles = (ctx: EmuContext) => runtimeOf(ctx, 'bcx:payload-files', () => new BlobFiles(ctx.store.dataDir));
+export const payloadFiles = (ctx: EmuContext) =>
+  runtimeOf(ctx, 'bcx:payload-files', () => new BlobFiles(ctx.store.dataDir));
 
-/** Drops payload files no record names (a crash between file and record, a reset, an import). Never on a read-only store. */
+/**
+ * Drops payload files no record names (a crash between file and record, a reset, an import). Never on a read-only
+ * store.
+ */
 export async function removeUnlistedPayloads(ctx: EmuContext): Promise<void> {
   if (ctx.store.isReadOnly) return;
   const listed = new Set<string>();
@@ -35,17 +39,34 @@ async function receive(ctx: EmuContext, source: Readable): Promise<{ file: strin
     return await payloadFiles(ctx).write(source, ctx.config.uploadLimit);
   } catch (err) {
     if (err instanceof PayloadTooLarge) {
-      throw new HttpError(413, `The upload is larger than the limit of ${err.limit} bytes (flag --upload-limit); nothing was kept.`);
+      throw new HttpError(
+        413,
+        `The upload is larger than the limit of ${err.limit} bytes (flag --upload-limit); nothing was kept.`,
+      );
     }
     throw err;
   }
 }
 
 /** A new blob of the endpoint: the payload is on disk (fsynced) before its record is committed. */
-export async function storeBlob(ctx: EmuContext, endpoint: Endpoint, name: string, source: Readable): Promise<BlobRecord> {
+export async function storeBlob(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  name: string,
+  source: Readable,
+): Promise<BlobRecord> {
   const { file, size } = await receive(ctx, source);
   const id = String(BLOBS.nextId(ctx));
-  const blob: BlobRecord = { tenantId: endpoint.tenantId, id, appName: endpoint.appName, endpointId: endpoint.endpointId, name, size, createdDate: ctx.clock.nowIso(), file };
+  const blob: BlobRecord = {
+    tenantId: endpoint.tenantId,
+    id,
+    appName: endpoint.appName,
+    endpointId: endpoint.endpointId,
+    name,
+    size,
+    createdDate: ctx.clock.nowIso(),
+    file,
+  };
   await BLOBS.put(ctx, id, blob);
   return blob;
 }
@@ -54,20 +75,38 @@ export async function storeBlob(ctx: EmuContext, endpoint: Endpoint, name: strin
 const fileId = (endpointId: string, name: string) => `${endpointId}/${name}`;
 
 /** Uploads or overwrites one of the endpoint's files; `createdDate` stays that of the first upload. */
-export async function storeFile(ctx: EmuContext, endpoint: Endpoint, name: string, source: Readable): Promise<FileRecord> {
+export async function storeFile(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  name: string,
+  source: Readable,
+): Promise<FileRecord> {
   const { file, size } = await receive(ctx, source);
   const id = fileId(endpoint.endpointId, name);
   const previous = FILES.get(ctx, id);
   const now = ctx.clock.nowIso();
-  const record: FileRecord = { tenantId: endpoint.tenantId, appName: endpoint.appName, endpointId: endpoint.endpointId, name, size, createdDate: previous?.createdDate ?? now, updatedDate: now, file };
+  const record: FileRecord = {
+    tenantId: endpoint.tenantId,
+    appName: endpoint.appName,
+    endpointId: endpoint.endpointId,
+    name,
+    size,
+    createdDate: previous?.createdDate ?? now,
+    updatedDate: now,
+    file,
+  };
   await FILES.put(ctx, id, record);
   if (previous) await payloadFiles(ctx).remove(previous.file);
   return record;
 }
 
 /** Blob ids count up, so they order blobs created in the same millisecond. */
-const blobOrder = (a: BlobRecord, b: BlobRecord) => a.createdDate.localeCompare(b.createdDate) || Number(a.id) - Number(b.id);
-const fileOrder = (a: FileRecord, b: FileRecord) => a.createdDate.localeCompare(b.createdDate) || a.endpointId.localeCompare(b.endpointId) || a.name.localeCompare(b.name);
+const blobOrder = (a: BlobRecord, b: BlobRecord) =>
+  a.createdDate.localeCompare(b.createdDate) || Number(a.id) - Number(b.id);
+const fileOrder = (a: FileRecord, b: FileRecord) =>
+  a.createdDate.localeCompare(b.createdDate) ||
+  a.endpointId.localeCompare(b.endpointId) ||
+  a.name.localeCompare(b.name);
 
 /** What the three lists select by (spec 2); dates compare with `createdDate`, both bounds inclusive. */
 export interface PayloadQuery {
@@ -92,12 +131,30 @@ function select<T extends Payload>(records: T[], query: PayloadQuery, order: (a:
   return query.descending ? selected.reverse() : selected;
 }
 
-export function blobsOfApplication(ctx: EmuContext, tenantId: string, appName: string, query: PayloadQuery): BlobRecord[] {
-  return select(BLOBS.lookup(ctx, 'app', appName).filter((b) => b.tenantId === tenantId), query, blobOrder);
+export function blobsOfApplication(
+  ctx: EmuContext,
+  tenantId: string,
+  appName: string,
+  query: PayloadQuery,
+): BlobRecord[] {
+  return select(
+    BLOBS.lookup(ctx, 'app', appName).filter((b) => b.tenantId === tenantId),
+    query,
+    blobOrder,
+  );
 }
 
-export function filesOfApplication(ctx: EmuContext, tenantId: string, appName: string, query: PayloadQuery): FileRecord[] {
-  return select(FILES.lookup(ctx, 'app', appName).filter((f) => f.tenantId === tenantId), query, fileOrder);
+export function filesOfApplication(
+  ctx: EmuContext,
+  tenantId: string,
+  appName: string,
+  query: PayloadQuery,
+): FileRecord[] {
+  return select(
+    FILES.lookup(ctx, 'app', appName).filter((f) => f.tenantId === tenantId),
+    query,
+    fileOrder,
+  );
 }
 
 export function findBlob(ctx: EmuContext, endpoint: Endpoint, blobId: string): BlobRecord | undefined {
@@ -107,7 +164,8 @@ export function findBlob(ctx: EmuContext, endpoint: Endpoint, blobId: string): B
 
 export function newestBlob(ctx: EmuContext, endpoint: Endpoint): BlobRecord | undefined {
   let newest: BlobRecord | undefined;
-  for (const blob of BLOBS.lookup(ctx, 'endpoint', endpoint.endpointId)) if (!newest || blobOrder(blob, newest) > 0) newest = blob;
+  for (const blob of BLOBS.lookup(ctx, 'endpoint', endpoint.endpointId))
+    if (!newest || blobOrder(blob, newest) > 0) newest = blob;
   return newest;
 }
 
@@ -115,7 +173,9 @@ export function findFile(ctx: EmuContext, endpoint: Endpoint, name: string): Fil
   return FILES.get(ctx, fileId(endpoint.endpointId, name));
 }
 
-/** Deletes the record first: a crash before the file is removed leaves a file nobody lists, dropped at the next start. */
+/**
+ * Deletes the record first: a crash before the file is removed leaves a file nobody lists, dropped at the next start.
+ */
 export async function deleteBlob(ctx: EmuContext, blob: BlobRecord): Promise<void> {
   await BLOBS.delete(ctx, blob.id);
   await payloadFiles(ctx).remove(blob.file);

@@ -40,7 +40,9 @@ function endpointOf(req: Request): Endpoint {
 function filenameOf(req: Request): string {
   const name = pathParam(req, 'filename');
   if (name === '' || name === '.' || name.includes('..') || /[/\\\0]/.test(name) || Buffer.byteLength(name) > 255) {
-    throw badRequest(`Invalid file name ${JSON.stringify(name.slice(0, 300))}: a file name is at most 255 bytes, without "..", "/", "\\" or NUL.`);
+    throw badRequest(
+      `Invalid file name ${JSON.stringify(name.slice(0, 300))}: a file name is at most 255 bytes, without "..", "/", "\\" or NUL.`,
+    );
   }
   return name;
 }
@@ -48,7 +50,13 @@ function filenameOf(req: Request): string {
 const payloadUrl = (req: Request, p: { appName: string; endpointId: string }, ...rest: string[]) =>
   locationOf(req, 'applications', p.appName, 'endpoints', p.endpointId, ...rest);
 
-const presentBlob = (req: Request, b: BlobRecord) => ({ id: b.id, name: b.name, url: payloadUrl(req, b, 'binary-data', b.id, 'data'), size: b.size, createdDate: b.createdDate });
+const presentBlob = (req: Request, b: BlobRecord) => ({
+  id: b.id,
+  name: b.name,
+  url: payloadUrl(req, b, 'binary-data', b.id, 'data'),
+  size: b.size,
+  createdDate: b.createdDate,
+});
 
 const presentFile = (req: Request, f: FileRecord) => ({
   name: f.name,
@@ -77,7 +85,11 @@ function payloadQuery(req: Request, options: { datesRequired?: boolean; byName?:
 function checkDeclaredSize(req: Request): void {
   const declared = Number(req.headers['content-length']);
   const limit = req.ctx.config.uploadLimit;
-  if (declared > limit) throw new HttpError(413, `The upload of ${declared} bytes is larger than the limit of ${limit} bytes (flag --upload-limit); nothing was kept.`);
+  if (declared > limit)
+    throw new HttpError(
+      413,
+      `The upload of ${declared} bytes is larger than the limit of ${limit} bytes (flag --upload-limit); nothing was kept.`,
+    );
 }
 
 /** Runs an upload; a client that went away mid-upload gets no answer (and nothing was kept). */
@@ -95,7 +107,10 @@ async function uploadBlob(req: Request, res: Response) {
   checkDeclaredSize(req);
   await receiving(req, async () => {
     const blob = await storeBlob(req.ctx, endpoint, name, req);
-    res.status(201).location(payloadUrl(req, blob, 'binary-data', blob.id)).json(presentBlob(req, blob));
+    res
+      .status(201)
+      .location(payloadUrl(req, blob, 'binary-data', blob.id))
+      .json(presentBlob(req, blob));
   });
 }
 
@@ -111,15 +126,26 @@ async function uploadFile(req: Request, res: Response) {
 
 function listFiles(req: Request, res: Response) {
   const app = applicationOf(req);
-  const page = paginate(req, filesOfApplication(req.ctx, req.principal.tenantId, app.name, payloadQuery(req, { byName: true })), LIST_LIMIT);
+  const page = paginate(
+    req,
+    filesOfApplication(req.ctx, req.principal.tenantId, app.name, payloadQuery(req, { byName: true })),
+    LIST_LIMIT,
+  );
   res.json({ content: page.items.map((f) => presentFile(req, f)), totalElements: page.total });
 }
 
-/** `[{ "<endpointId>": [blob, ...] }, ...]`: one object per endpoint, in the order of its first blob in the asked sort. */
+/**
+ * `[{ "<endpointId>": [blob, ...] }, ...]`: one object per endpoint, in the order of its first blob in the asked sort.
+ */
 function blobsByEndpoint(req: Request, res: Response) {
   const app = applicationOf(req);
   const groups = new Map<string, ReturnType<typeof presentBlob>[]>();
-  for (const blob of blobsOfApplication(req.ctx, req.principal.tenantId, app.name, payloadQuery(req, { datesRequired: true }))) {
+  for (const blob of blobsOfApplication(
+    req.ctx,
+    req.principal.tenantId,
+    app.name,
+    payloadQuery(req, { datesRequired: true }),
+  )) {
     let group = groups.get(blob.endpointId);
     if (!group) groups.set(blob.endpointId, (group = []));
     group.push(presentBlob(req, blob));
@@ -129,7 +155,11 @@ function blobsByEndpoint(req: Request, res: Response) {
 
 function listBlobs(req: Request, res: Response) {
   const app = applicationOf(req);
-  const page = paginate(req, blobsOfApplication(req.ctx, req.principal.tenantId, app.name, payloadQuery(req, { byName: true })), LIST_LIMIT);
+  const page = paginate(
+    req,
+    blobsOfApplication(req.ctx, req.principal.tenantId, app.name, payloadQuery(req, { byName: true })),
+    LIST_LIMIT,
+  );
   res.json(page.items.map((b) => ({ ...presentBlob(req, b), endpointId: b.endpointId })));
 }
 
@@ -169,7 +199,11 @@ async function fileData(req: Request, res: Response) {
 const dateTime = { type: 'string', format: 'date-time' };
 const endpointIds: QueryParam = { name: 'endpointId', description: 'one or more, comma-separated' };
 const namePart: QueryParam = { name: 'name', description: 'part of the name, any case' };
-const sort: QueryParam = { name: 'sort', description: 'by creation time: ASC (default) or DESC', schema: { enum: ['ASC', 'DESC'] } };
+const sort: QueryParam = {
+  name: 'sort',
+  description: 'by creation time: ASC (default) or DESC',
+  schema: { enum: ['ASC', 'DESC'] },
+};
 const dates = (required: boolean): QueryParam[] => [
   { name: 'fromDate', required, description: 'created at or after', schema: dateTime },
   { name: 'toDate', required, description: 'created at or before', schema: dateTime },

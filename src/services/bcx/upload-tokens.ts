@@ -6,8 +6,7 @@ import { collection, type Mutation } from '../../store/index.js';
 import { findEndpoint, type Endpoint } from '../epr/endpoints.js';
 import type { uploadTokenRecord } from './schemas.js';
 
-export const UPLOAD_TOKENS = collection<UploadToken>('upload-tokens')
-  .index('endpoint', (t) => t.endpointId);
+export const UPLOAD_TOKENS = collection<UploadToken>('upload-tokens').index('endpoint', (t) => t.endpointId);
 
 /** An endpoint's upload token (`X-Auth-Token`): kept in the state, so that it outlives a restart. */
 export type UploadToken = FromSchema<typeof uploadTokenRecord>;
@@ -37,13 +36,22 @@ const forbidden = (message: string) => new HttpError(403, message);
 
 /** The endpoint an upload is bound to: 403 for a missing, unknown or expired `X-Auth-Token`. */
 export function uploaderOf(ctx: EmuContext, token: string | undefined): Endpoint {
-  if (!token) throw forbidden('This upload needs the header X-Auth-Token: an upload token the endpoint gets over KP1 (kp1/<appVersionName>/bcx/<endpointToken>/token).');
+  if (!token)
+    throw forbidden(
+      'This upload needs the header X-Auth-Token: an upload token the endpoint gets over KP1 (kp1/<appVersionName>/bcx/<endpointToken>/token).',
+    );
   const record = UPLOAD_TOKENS.get(ctx, token);
-  if (!record) throw forbidden('The X-Auth-Token is not an upload token of this emulator; get one with kp1/<appVersionName>/bcx/<endpointToken>/token.');
+  if (!record)
+    throw forbidden(
+      'The X-Auth-Token is not an upload token of this emulator; get one with kp1/<appVersionName>/bcx/<endpointToken>/token.',
+    );
   if (Date.parse(record.expiresDate) <= ctx.clock.now().getTime()) {
-    throw forbidden(`The X-Auth-Token expired at ${record.expiresDate}; get a new one with kp1/<appVersionName>/bcx/<endpointToken>/token.`);
+    throw forbidden(
+      `The X-Auth-Token expired at ${record.expiresDate}; get a new one with kp1/<appVersionName>/bcx/<endpointToken>/token.`,
+    );
   }
   const endpoint = findEndpoint(ctx, record.tenantId, record.endpointId);
-  if (!endpoint) throw forbidden(`The X-Auth-Token belongs to endpoint ${record.endpointId}, which is no longer registered.`);
+  if (!endpoint)
+    throw forbidden(`The X-Auth-Token belongs to endpoint ${record.endpointId}, which is no longer registered.`);
   return endpoint;
 }

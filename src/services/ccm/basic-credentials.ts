@@ -6,8 +6,7 @@ import type { FromSchema } from '../../contract.js';
 import { collection } from '../../store/index.js';
 import type { basicCredentialRecord, BasicCredentialsCreate } from './schemas.js';
 
-export const BASIC_CREDENTIALS = collection<BasicCredential>('basic-credentials')
-  .index('username', (c) => c.username);
+export const BASIC_CREDENTIALS = collection<BasicCredential>('basic-credentials').index('username', (c) => c.username);
 
 export type CredentialState = 'Active' | 'Inactive' | 'Suspended' | 'Revoked';
 
@@ -15,7 +14,10 @@ export type CredentialState = 'Active' | 'Inactive' | 'Suspended' | 'Revoked';
  * `passwordHash`: `src/auth/passwords.ts`, the password itself is never stored. The record schema leaves `state` a
  * string and `lastUseDate` out, and narrowing it would refuse imports it takes today: the type says what we write.
  */
-export type BasicCredential = FromSchema<typeof basicCredentialRecord> & { state: CredentialState; lastUseDate?: string };
+export type BasicCredential = FromSchema<typeof basicCredentialRecord> & {
+  state: CredentialState;
+  lastUseDate?: string;
+};
 
 /**
  * The permitted moves of `PATCH /basic-credentials/{id}/state` (the spec leaves them to us): Revoked is final,
@@ -41,7 +43,8 @@ export function findCredentialByUsername(ctx: EmuContext, username: string): Bas
   return BASIC_CREDENTIALS.lookup(ctx, 'username', username)[0];
 }
 
-const byCreation = (a: BasicCredential, b: BasicCredential) => a.createdDate.localeCompare(b.createdDate) || a.username.localeCompare(b.username);
+const byCreation = (a: BasicCredential, b: BasicCredential) =>
+  a.createdDate.localeCompare(b.createdDate) || a.username.localeCompare(b.username);
 
 export function listBasicCredentials(ctx: EmuContext, tenantId: string): BasicCredential[] {
   return [...BASIC_CREDENTIALS.values(ctx)].filter((c) => c.tenantId === tenantId).sort(byCreation);
@@ -59,17 +62,29 @@ export function requireBasicCredential(ctx: EmuContext, tenantId: string, id: st
  * (spec 1, Limits). The lengths are the schema's.
  */
 export function checkCharacters(input: { username?: string; password?: string }): void {
-  const badUsername = input.username === undefined ? undefined : [...input.username].find((c) => c < '!' || c > '~' || c === ':' || c === '@');
-  if (badUsername !== undefined) throw badRequest(`username must be printable ASCII without spaces, ":" or "@"; it holds ${JSON.stringify(badUsername)}.`);
+  const badUsername =
+    input.username === undefined
+      ? undefined
+      : [...input.username].find((c) => c < '!' || c > '~' || c === ':' || c === '@');
+  if (badUsername !== undefined)
+    throw badRequest(
+      `username must be printable ASCII without spaces, ":" or "@"; it holds ${JSON.stringify(badUsername)}.`,
+    );
   const badPassword = input.password === undefined ? undefined : [...input.password].find((c) => c < ' ' || c > '~');
-  if (badPassword !== undefined) throw badRequest('password must be printable ASCII (spaces allowed); it holds another character.');
+  if (badPassword !== undefined)
+    throw badRequest('password must be printable ASCII (spaces allowed); it holds another character.');
 }
 
 /** The body of `POST /basic-credentials`; fixtures give a `state` too. */
 export type NewBasicCredential = BasicCredentialsCreate & { state?: CredentialState };
 
 /** A new credential record and the password it was made with (generated when absent). */
-export async function newBasicCredential(ctx: EmuContext, tenantId: string, input: NewBasicCredential, hash = hashPassword) {
+export async function newBasicCredential(
+  ctx: EmuContext,
+  tenantId: string,
+  input: NewBasicCredential,
+  hash = hashPassword,
+) {
   checkCharacters(input);
   let username = input.username;
   if (username === undefined) {
@@ -96,30 +111,44 @@ export async function newBasicCredential(ctx: EmuContext, tenantId: string, inpu
 export async function createBasicCredential(ctx: EmuContext, tenantId: string, input: NewBasicCredential) {
   const { credential, password } = await newBasicCredential(ctx, tenantId, input);
   // The hash took a while: another request may have taken the username meanwhile.
-  if (findCredentialByUsername(ctx, credential.username)) throw conflict(`The username ${credential.username} is already registered.`);
+  if (findCredentialByUsername(ctx, credential.username))
+    throw conflict(`The username ${credential.username} is already registered.`);
   await BASIC_CREDENTIALS.put(ctx, credential.id, credential);
   return { credential, password };
 }
 
 /** `PATCH /basic-credentials/{id}/state`: 400 for a move the table above does not permit. */
-export async function changeCredentialState(ctx: EmuContext, tenantId: string, id: string, state: CredentialState): Promise<void> {
+export async function changeCredentialState(
+  ctx: EmuContext,
+  tenantId: string,
+  id: string,
+  state: CredentialState,
+): Promise<void> {
   const credential = requireBasicCredential(ctx, tenantId, id);
   if (credential.state === state) return;
   if (!PERMITTED_MOVES[credential.state].includes(state)) {
     const allowed = PERMITTED_MOVES[credential.state];
-    throw badRequest(`Basic credentials in state ${credential.state} cannot move to ${state}${allowed.length ? `; permitted: ${allowed.join(', ')}` : ' (Revoked is final)'}.`);
+    throw badRequest(
+      `Basic credentials in state ${credential.state} cannot move to ${state}${allowed.length ? `; permitted: ${allowed.join(', ')}` : ' (Revoked is final)'}.`,
+    );
   }
   await BASIC_CREDENTIALS.put(ctx, id, { ...credential, state, updatedDate: ctx.clock.nowIso() });
 }
 
 function unrevoked(ctx: EmuContext, tenantId: string, id: string): BasicCredential {
   const credential = requireBasicCredential(ctx, tenantId, id);
-  if (credential.state === 'Revoked') throw badRequest(`Basic credentials ${id} are revoked: they cannot get a new password.`);
+  if (credential.state === 'Revoked')
+    throw badRequest(`Basic credentials ${id} are revoked: they cannot get a new password.`);
   return credential;
 }
 
 /** `PATCH /basic-credentials/{id}/password`: the new password (generated when absent), returned this once. */
-export async function changeCredentialPassword(ctx: EmuContext, tenantId: string, id: string, wanted?: string): Promise<string> {
+export async function changeCredentialPassword(
+  ctx: EmuContext,
+  tenantId: string,
+  id: string,
+  wanted?: string,
+): Promise<string> {
   unrevoked(ctx, tenantId, id);
   checkCharacters({ password: wanted });
   const password = wanted ?? generatedPassword();

@@ -22,9 +22,16 @@ export const basicCredentialFixtures: FixtureSection = {
   },
   async seed(ctx, items) {
     const made: BasicCredential[] = [];
-    for (const item of items as Array<{ tenantId: string; username: string; password: string; state?: BasicCredential['state'] }>) {
-      if (!findTenant(ctx, item.tenantId)) throw new FixtureError(`basicCredentials (${item.username}): there is no tenant ${item.tenantId}.`);
-      if (made.some((c) => c.username === item.username)) throw new FixtureError(`basicCredentials (${item.username}): the username is listed twice.`);
+    for (const item of items as Array<{
+      tenantId: string;
+      username: string;
+      password: string;
+      state?: BasicCredential['state'];
+    }>) {
+      if (!findTenant(ctx, item.tenantId))
+        throw new FixtureError(`basicCredentials (${item.username}): there is no tenant ${item.tenantId}.`);
+      if (made.some((c) => c.username === item.username))
+        throw new FixtureError(`basicCredentials (${item.username}): the username is listed twice.`);
       try {
         made.push((await newBasicCredential(ctx, item.tenantId, item, storedPassword)).credential);
       } catch (err) {

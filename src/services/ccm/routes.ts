@@ -12,8 +12,19 @@ import {
   listBasicCredentials,
   type BasicCredential,
 } from './basic-credentials.js';
-import { basicCredentialsCreateSchema, passwordChangeSchema, stateChangeSchema, x509CreateSchema, type BasicCredentialsCreate } from './schemas.js';
-import { createX509Credential, requireX509Credential, listX509Credentials, type X509Credential } from './x509-credentials.js';
+import {
+  basicCredentialsCreateSchema,
+  passwordChangeSchema,
+  stateChangeSchema,
+  x509CreateSchema,
+  type BasicCredentialsCreate,
+} from './schemas.js';
+import {
+  createX509Credential,
+  requireX509Credential,
+  listX509Credentials,
+  type X509Credential,
+} from './x509-credentials.js';
 
 /** A credential as the spec shows it: never its password or hash. */
 function presentBasic({ tenantId: _tenant, passwordHash: _hash, ...shown }: BasicCredential) {
@@ -26,7 +37,11 @@ function presentX509({ tenantId: _tenant, fingerprint: _fingerprint, certificate
 
 async function createBasic(req: BodyRequest<BasicCredentialsCreate>, res: Response) {
   const { credential, password } = await createBasicCredential(req.ctx, req.principal.tenantId, req.body);
-  res.status(201).location(locationOf(req, 'basic-credentials', credential.id)).set('Cache-Control', 'no-store').json({ ...presentBasic(credential), password });
+  res
+    .status(201)
+    .location(locationOf(req, 'basic-credentials', credential.id))
+    .set('Cache-Control', 'no-store')
+    .json({ ...presentBasic(credential), password });
 }
 
 const PEM_TYPES = ['application/x-pem-file', 'application/pem-certificate-chain', 'text/plain'];
@@ -34,13 +49,18 @@ const PEM_TYPES = ['application/x-pem-file', 'application/pem-certificate-chain'
 /** The PEM of `POST /x509-credentials`: the body itself (`application/x-pem-file`), or `{ "certificate": "<PEM>" }`. */
 function certificateOf(req: Request): string {
   const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-  if (body.trim() === '') throw badRequest('The request body is missing: send { "certificate": "<PEM>" }, or the PEM with Content-Type: application/x-pem-file.');
+  if (body.trim() === '')
+    throw badRequest(
+      'The request body is missing: send { "certificate": "<PEM>" }, or the PEM with Content-Type: application/x-pem-file.',
+    );
   if (req.is(PEM_TYPES)) return body;
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch (err) {
-    throw badRequest(`The request body is not valid JSON: ${(err as Error).message}. A bare PEM needs Content-Type: application/x-pem-file.`);
+    throw badRequest(
+      `The request body is not valid JSON: ${(err as Error).message}. A bare PEM needs Content-Type: application/x-pem-file.`,
+    );
   }
   const problem = schemaProblem(x509CreateSchema, parsed);
   if (problem) throw badRequest(`Invalid request body: ${problem}.`);
@@ -49,7 +69,10 @@ function certificateOf(req: Request): string {
 
 async function createX509(req: Request, res: Response) {
   const credential = await createX509Credential(req.ctx, req.principal.tenantId, certificateOf(req));
-  res.status(201).location(locationOf(req, 'x509-credentials', credential.id)).json(presentX509(credential));
+  res
+    .status(201)
+    .location(locationOf(req, 'x509-credentials', credential.id))
+    .json(presentX509(credential));
 }
 
 export const routes: Route[] = [
@@ -76,7 +99,8 @@ export const routes: Route[] = [
     scope: 'tenant:basic-credentials:read',
     summary: 'Get basic credentials (emulator addition)',
     addition: true,
-    handler: (req, res) => res.json(presentBasic(requireBasicCredential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
+    handler: (req, res) =>
+      res.json(presentBasic(requireBasicCredential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
   },
   route({
     method: 'PATCH',
@@ -97,7 +121,14 @@ export const routes: Route[] = [
     summary: 'Change the password of basic credentials (generated when absent)',
     bodySchema: passwordChangeSchema,
     handler: async (req, res) => {
-      res.set('Cache-Control', 'no-store').json({ password: await changeCredentialPassword(req.ctx, req.principal.tenantId, pathParam(req, 'id'), req.body.password) });
+      res.set('Cache-Control', 'no-store').json({
+        password: await changeCredentialPassword(
+          req.ctx,
+          req.principal.tenantId,
+          pathParam(req, 'id'),
+          req.body.password,
+        ),
+      });
     },
   }),
   {
@@ -124,6 +155,7 @@ export const routes: Route[] = [
     scope: 'tenant:x509-credentials:read',
     summary: 'Get X.509 credentials (emulator addition)',
     addition: true,
-    handler: (req, res) => res.json(presentX509(requireX509Credential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
+    handler: (req, res) =>
+      res.json(presentX509(requireX509Credential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
   },
 ];

@@ -36,5 +36,16 @@ export const x509CreateSchema = typedSchema({
 
 export type BasicCredentialsCreate = FromSchema<typeof basicCredentialsCreateSchema>;
 
-export const basicCredentialRecord = withPasswordHash(tenantRecord(['id', 'username', 'passwordHash', 'state', 'createdDate', 'updatedDate']));
-export const x509CredentialRecord = tenantRecord(['id', 'state', 'serialNumber', 'commonName', 'invalidAfter', 'fingerprint', 'createdDate', 'updatedDate']);
+export const basicCredentialRecord = withPasswordHash(
+  tenantRecord(['id', 'username', 'passwordHash', 'state', 'createdDate', 'updatedDate']),
+);
+export const x509CredentialRecord = tenantRecord([
+  'id',
+  'state',
+  'serialNumber',
+  'commonName',
+  'invalidAfter',
+  'fingerprint',
+  'createdDate',
+  'updatedDate',
+]);

@@ -6,15 +6,22 @@ import { collection } from '../../store/index.js';
 import type { x509CredentialRecord } from './schemas.js';
 import type { CredentialState } from './basic-credentials.js';
 
-export const X509_CREDENTIALS = collection<X509Credential>('x509-credentials')
-  .index('fingerprint', (c) => c.fingerprint);
+export const X509_CREDENTIALS = collection<X509Credential>('x509-credentials').index(
+  'fingerprint',
+  (c) => c.fingerprint,
+);
 
 /**
  * `serialNumber` is base 10; `fingerprint` (SHA-256: one certificate is one credential) and `certificate` (the PEM,
  * kept for a device's TLS login) are never shown in answers. The record schema leaves `state` a string and
- * `certificate` and `lastUseDate` out, and narrowing it would refuse imports it takes today: the type says what we write.
+ * `certificate` and `lastUseDate` out, and narrowing it would refuse imports it takes today: the type says what we
+ * write.
  */
-export type X509Credential = FromSchema<typeof x509CredentialRecord> & { state: CredentialState; certificate: string; lastUseDate?: string };
+export type X509Credential = FromSchema<typeof x509CredentialRecord> & {
+  state: CredentialState;
+  certificate: string;
+  lastUseDate?: string;
+};
 
 /** The subject's CN (`subject` is one `KEY=value` per line). */
 function commonNameOf(certificate: X509Certificate): string | undefined {
@@ -23,8 +30,11 @@ function commonNameOf(certificate: X509Certificate): string | undefined {
 }
 
 /** The certificate's fields as the spec names them; 400 for anything that is not one certificate with a CN. */
-export function parseCertificate(pem: string): Pick<X509Credential, 'serialNumber' | 'commonName' | 'invalidAfter' | 'fingerprint' | 'certificate'> {
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw badRequest('The certificate must be a PEM block starting with -----BEGIN CERTIFICATE-----.');
+export function parseCertificate(
+  pem: string,
+): Pick<X509Credential, 'serialNumber' | 'commonName' | 'invalidAfter' | 'fingerprint' | 'certificate'> {
+  if (!pem.includes('-----BEGIN CERTIFICATE-----'))
+    throw badRequest('The certificate must be a PEM block starting with -----BEGIN CERTIFICATE-----.');
   let certificate: X509Certificate;
   try {
     certificate = new X509Certificate(pem);
@@ -54,14 +64,24 @@ export function requireX509Credential(ctx: EmuContext, tenantId: string, id: str
   return credential;
 }
 
-/** `POST /x509-credentials` (an emulator addition): Inactive, like new basic credentials; 409 for a registered certificate. */
+/**
+ * `POST /x509-credentials` (an emulator addition): Inactive, like new basic credentials; 409 for a registered
+ * certificate.
+ */
 export async function createX509Credential(ctx: EmuContext, tenantId: string, pem: string): Promise<X509Credential> {
   const parsed = parseCertificate(pem);
   if (X509_CREDENTIALS.lookup(ctx, 'fingerprint', parsed.fingerprint).length > 0) {
     throw conflict(`This certificate (SHA-256 ${parsed.fingerprint}) is already registered.`);
   }
   const now = ctx.clock.nowIso();
-  const credential: X509Credential = { tenantId, id: randomUUID(), state: 'Inactive', ...parsed, createdDate: now, updatedDate: now };
+  const credential: X509Credential = {
+    tenantId,
+    id: randomUUID(),
+    state: 'Inactive',
+    ...parsed,
+    createdDate: now,
+    updatedDate: now,
+  };
   await X509_CREDENTIALS.put(ctx, credential.id, credential);
   return credential;
 }

@@ -37,13 +37,16 @@ const pendingKey = (endpointId: string, commandType: string) => `${endpointId}\u
 
 export function checkCommandType(commandType: string): void {
   if (!COMMAND_TYPE_PATTERN.test(commandType)) {
-    throw badRequest(`The command type must be a non-empty alphanumeric string (letters and digits only); got "${commandType}".`);
+    throw badRequest(
+      `The command type must be a non-empty alphanumeric string (letters and digits only); got "${commandType}".`,
+    );
   }
 }
 
 /** The status a reader sees: a pending command past its expiry is EXPIRED even in the moment before its timer runs. */
 export function effectiveStatus(command: CommandRecord, now: number): CommandStatus {
-  if (command.status === 'PENDING' && command.expiresAt !== undefined && Date.parse(command.expiresAt) <= now) return 'EXPIRED';
+  if (command.status === 'PENDING' && command.expiresAt !== undefined && Date.parse(command.expiresAt) <= now)
+    return 'EXPIRED';
   return command.status;
 }
 
@@ -64,7 +67,12 @@ export function presentCommand(command: CommandRecord, now: number) {
 }
 
 /** A command of the endpoint with this type and id; anything else is as absent as a command that never existed. */
-export function findCommand(ctx: EmuContext, endpoint: Endpoint, commandType: string, commandId: number): CommandRecord | undefined {
+export function findCommand(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  commandType: string,
+  commandId: number,
+): CommandRecord | undefined {
   const command = COMMANDS.get(ctx, String(commandId));
   return command?.endpointId === endpoint.endpointId && command.commandType === commandType ? command : undefined;
 }
@@ -85,18 +93,25 @@ export function lastExecuted(ctx: EmuContext, endpoint: Endpoint, commandType: s
   let last: CommandRecord | undefined;
   for (const c of COMMANDS.lookup(ctx, 'endpoint', endpoint.endpointId)) {
     if (c.commandType !== commandType || c.status !== 'EXECUTED') continue;
-    if (!last || c.updatedAt > last.updatedAt || (c.updatedAt === last.updatedAt && c.commandId > last.commandId)) last = c;
+    if (!last || c.updatedAt > last.updatedAt || (c.updatedAt === last.updatedAt && c.commandId > last.commandId))
+      last = c;
   }
   return last;
 }
 
 /** What the device is offered on `command/<type>` (poll reply and push): every outstanding command of that type. */
-export function outstandingCommands(ctx: EmuContext, endpoint: Endpoint, commandType: string): Array<{ id: number; payload?: unknown }> {
+export function outstandingCommands(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  commandType: string,
+): Array<{ id: number; payload?: unknown }> {
   const now = ctx.clock.now().getTime();
   return COMMANDS.lookup(ctx, 'pending', pendingKey(endpoint.endpointId, commandType))
     .filter((c) => effectiveStatus(c, now) === 'PENDING')
     .sort(byId)
-    .map((c) => (c.requestPayload === undefined ? { id: c.commandId } : { id: c.commandId, payload: c.requestPayload }));
+    .map((c) =>
+      c.requestPayload === undefined ? { id: c.commandId } : { id: c.commandId, payload: c.requestPayload },
+    );
 }
 
 function pushOutstanding(ctx: EmuContext, endpoint: Endpoint, commandType: string): void {
@@ -139,16 +154,28 @@ export async function invokeCommand(
  * Records a device's results (all or none): each id must be a PENDING command of this endpoint and type.
  * Wakes the REST requests waiting for them.
  */
-export async function reportResults(ctx: EmuContext, endpoint: Endpoint, commandType: string, results: DeviceResult[]): Promise<CommandRecord[]> {
+export async function reportResults(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  commandType: string,
+  results: DeviceResult[],
+): Promise<CommandRecord[]> {
   const now = ctx.clock.now().getTime();
   const updatedAt = new Date(now).toISOString();
   const executed: CommandRecord[] = [];
   for (const result of results) {
     const command = findCommand(ctx, endpoint, commandType, result.id);
-    if (!command) throw notFound(`There is no command ${result.id} of type ${commandType} for this endpoint; nothing was recorded.`);
+    if (!command)
+      throw notFound(
+        `There is no command ${result.id} of type ${commandType} for this endpoint; nothing was recorded.`,
+      );
     const status = effectiveStatus(command, now);
-    if (status === 'EXPIRED') throw conflict(`Command ${result.id} expired at ${command.expiresAt} (its commandTtl) before this result arrived; nothing was recorded.`);
-    if (status === 'EXECUTED') throw conflict(`Command ${result.id} already has a result (status ${command.statusCode}); nothing was recorded.`);
+    if (status === 'EXPIRED')
+      throw conflict(
+        `Command ${result.id} expired at ${command.expiresAt} (its commandTtl) before this result arrived; nothing was recorded.`,
+      );
+    if (status === 'EXECUTED')
+      throw conflict(`Command ${result.id} already has a result (status ${command.statusCode}); nothing was recorded.`);
     executed.push({
       ...command,
       status: 'EXECUTED',
@@ -195,7 +222,8 @@ export async function applyDeadlines(ctx: EmuContext, commandIds: Iterable<numbe
   for (const [command, status] of changed) {
     commandChanged(ctx, command, status);
     // Only a wait on a pending command is listening: a deleted one answers 202, an expired one its record.
-    if (status === 'EXPIRED' || command.status === 'PENDING') ctx.events.emit(settledEvent(command.commandId), status === 'DELETED' ? undefined : command);
+    if (status === 'EXPIRED' || command.status === 'PENDING')
+      ctx.events.emit(settledEvent(command.commandId), status === 'DELETED' ? undefined : command);
   }
 }
 
@@ -211,7 +239,8 @@ function deadlines(ctx: EmuContext): DeadlineQueue {
     'cex:deadlines',
     () =>
       new DeadlineQueue(
-        (ids) => applyDeadlines(ctx, ids).catch((err: Error) => ctx.log(`Command expiry or retention failed: ${err.message}`)),
+        (ids) =>
+          applyDeadlines(ctx, ids).catch((err: Error) => ctx.log(`Command expiry or retention failed: ${err.message}`)),
         () => ctx.clock.now().getTime(),
       ),
   );
@@ -219,12 +248,17 @@ function deadlines(ctx: EmuContext): DeadlineQueue {
 
 /** The virtual clock moved: what became due runs now, and the move is answered once it has. */
 function onClockChanged(ctx: EmuContext) {
-  return runtimeOf(ctx, 'cex:clock-listener', () => (change: ClockChange) => change.work.push(deadlines(ctx).clockMoved()));
+  return runtimeOf(
+    ctx,
+    'cex:clock-listener',
+    () => (change: ClockChange) => change.work.push(deadlines(ctx).clockMoved()),
+  );
 }
 
 function scheduleDeadlines(ctx: EmuContext, command: CommandRecord): void {
   const queue = deadlines(ctx);
-  if (command.status === 'PENDING' && command.expiresAt !== undefined) queue.add(Date.parse(command.expiresAt), command.commandId);
+  if (command.status === 'PENDING' && command.expiresAt !== undefined)
+    queue.add(Date.parse(command.expiresAt), command.commandId);
   queue.add(Date.parse(command.retainUntil), command.commandId);
 }
 

@@ -24,19 +24,24 @@ export function invocationOf(req: Request): Invocation {
   const wait = (name: string) => {
     const value = queryInt(req, name);
     if (value !== undefined && value > max) {
-      throw badRequest(`Query parameter ${name} must not exceed the asynchronous request timeout of ${max} seconds (flag --async-timeout); got ${value}.`);
+      throw badRequest(
+        `Query parameter ${name} must not exceed the asynchronous request timeout of ${max} seconds (flag --async-timeout); got ${value}.`,
+      );
     }
     return value;
   };
   const awaitTimeout = wait('awaitTimeout');
   const waitTimeout = wait('waitTimeout');
   if (awaitTimeout !== undefined && waitTimeout !== undefined && awaitTimeout !== waitTimeout) {
-    throw badRequest('Give the wait once: awaitTimeout (first revision) or waitTimeout (second revision), not both with different values.');
+    throw badRequest(
+      'Give the wait once: awaitTimeout (first revision) or waitTimeout (second revision), not both with different values.',
+    );
   }
   const commandTtl = queryInt(req, 'commandTtl', { min: 1, max: MAX_TTL_MS });
   const commandRetentionTtl = queryInt(req, 'commandRetentionTtl', { min: 1, max: MAX_RETENTION_HOURS });
   const secondRevision = waitTimeout !== undefined || commandRetentionTtl !== undefined;
-  const firstRevision = awaitTimeout !== undefined || commandTtl !== undefined || (!secondRevision && req.ctx.config.compat.cex === '1');
+  const firstRevision =
+    awaitTimeout !== undefined || commandTtl !== undefined || (!secondRevision && req.ctx.config.compat.cex === '1');
   return {
     waitSeconds: awaitTimeout ?? waitTimeout ?? DEFAULT_WAIT_SECONDS,
     ttlMs: commandTtl ?? (firstRevision ? DEFAULT_TTL_MS : undefined),
@@ -57,6 +62,8 @@ export function commandPayloadOf(req: Request): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw badRequest(`The request body is not valid JSON (${(err as Error).message}); send text/plain to store a payload without validation.`);
+    throw badRequest(
+      `The request body is not valid JSON (${(err as Error).message}); send text/plain to store a payload without validation.`,
+    );
   }
 }

@@ -63,7 +63,12 @@ async function invoke(req: Request, res: Response) {
   res
     .status(202)
     .location(locationOf(req, 'endpoints', endpoint.endpointId, 'commands', commandType, command.commandId))
-    .json(presentCommand(settled ?? findCommand(req.ctx, endpoint, commandType, command.commandId) ?? command, req.ctx.clock.now().getTime()));
+    .json(
+      presentCommand(
+        settled ?? findCommand(req.ctx, endpoint, commandType, command.commandId) ?? command,
+        req.ctx.clock.now().getTime(),
+      ),
+    );
 }
 
 function getOne(req: Request, res: Response) {
@@ -101,13 +106,19 @@ const descriptor = (req: Request, endpointId: string, commands: CommandRecord[])
 /** Both revisions: `endpointId` (required), and the later revision's `commandTypes` (optional here). */
 function listByEndpoints(req: Request, res: Response) {
   const ids = queryList(req, 'endpointId');
-  if (!ids || ids.length === 0) throw badRequest('Query parameter endpointId is required: one endpoint id or a comma-separated list.');
+  if (!ids || ids.length === 0)
+    throw badRequest('Query parameter endpointId is required: one endpoint id or a comma-separated list.');
   const types = commandTypesOf(req);
-  const found = [...new Set(ids)].map((id) => findEndpoint(req.ctx, req.principal.tenantId, id)).filter((e): e is Endpoint => e !== undefined);
+  const found = [...new Set(ids)]
+    .map((id) => findEndpoint(req.ctx, req.principal.tenantId, id))
+    .filter((e): e is Endpoint => e !== undefined);
   res.json(found.map((e) => descriptor(req, e.endpointId, commandsOfEndpoint(req.ctx, e.endpointId, types))));
 }
 
-/** Pages of endpoints (`offset`, `limit` default 100, 0 = all), each with its commands; docs/services/command-invocation.md. */
+/**
+ * Pages of endpoints (`offset`, `limit` default 100, 0 = all), each with its commands;
+ * docs/services/command-invocation.md.
+ */
 function listByApplication(req: Request, res: Response) {
   const applicationName = pathParam(req, 'applicationName');
   const types = commandTypesOf(req);
@@ -122,7 +133,13 @@ function listByApplication(req: Request, res: Response) {
   const endpointIds = [...byEndpoint.keys()].sort();
   const page = paginate(req, endpointIds, 100);
   res.json({
-    content: page.items.map((id) => descriptor(req, id, byEndpoint.get(id)!.sort((a, b) => a.commandId - b.commandId))),
+    content: page.items.map((id) =>
+      descriptor(
+        req,
+        id,
+        byEndpoint.get(id)!.sort((a, b) => a.commandId - b.commandId),
+      ),
+    ),
     totalElements: page.total,
     offset: page.offset,
     limit: page.limit,
@@ -130,10 +147,26 @@ function listByApplication(req: Request, res: Response) {
 }
 
 const invocationParams: QueryParam[] = [
-  { name: 'waitTimeout', description: 'seconds to wait for the result (second revision); default 5', schema: { type: 'integer', minimum: 0 } },
-  { name: 'commandRetentionTtl', description: 'hours the command is kept (second revision); default 720', schema: { type: 'integer', minimum: 1 } },
-  { name: 'awaitTimeout', description: 'seconds to wait for the result (first revision)', schema: { type: 'integer', minimum: 0 } },
-  { name: 'commandTtl', description: 'milliseconds the command stays pending (first revision); default 60000', schema: { type: 'integer', minimum: 1 } },
+  {
+    name: 'waitTimeout',
+    description: 'seconds to wait for the result (second revision); default 5',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  {
+    name: 'commandRetentionTtl',
+    description: 'hours the command is kept (second revision); default 720',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  {
+    name: 'awaitTimeout',
+    description: 'seconds to wait for the result (first revision)',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  {
+    name: 'commandTtl',
+    description: 'milliseconds the command stays pending (first revision); default 60000',
+    schema: { type: 'integer', minimum: 1 },
+  },
 ];
 const commandTypes: QueryParam = { name: 'commandTypes', description: 'one or more, comma-separated' };
 
@@ -149,7 +182,13 @@ export const routes: Route[] = [
     deniedStatus: 404,
     handler: invoke,
   },
-  { method: 'GET', path: '/endpoints/{endpointId}/commands/{commandType}/{commandId}', scope: 'endpoint:read', summary: 'Get a command', handler: getOne },
+  {
+    method: 'GET',
+    path: '/endpoints/{endpointId}/commands/{commandType}/{commandId}',
+    scope: 'endpoint:read',
+    summary: 'Get a command',
+    handler: getOne,
+  },
   {
     method: 'DELETE',
     path: '/endpoints/{endpointId}/commands/{commandType}/{commandId}',

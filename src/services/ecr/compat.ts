@@ -9,4 +9,5 @@ export const compatRevisions = ['envelope', 'raw'] as const;
 export type ResponseShape = (typeof compatRevisions)[number];
 export const defaultCompatRevision: ResponseShape = 'raw';
 
-export const responseShape = (ctx: EmuContext): ResponseShape => (ctx.config.compat.ecr === 'envelope' ? 'envelope' : defaultCompatRevision);
+export const responseShape = (ctx: EmuContext): ResponseShape =>
+  ctx.config.compat.ecr === 'envelope' ? 'envelope' : defaultCompatRevision;

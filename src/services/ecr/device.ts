@@ -2,7 +2,15 @@ import type { EmuContext } from '../../context.js';
 import type { Endpoint } from '../epr/endpoints.js';
 import { endpointsOfApplication } from '../epr/endpoints.js';
 import { payloadValue } from './payload.js';
-import { APPLIED_CONFIGS, findAppliedConfig, findDefaultConfig, findEndpointConfig, endpointConfigKey, type AppliedRecord, type ConfigRecord } from './records.js';
+import {
+  APPLIED_CONFIGS,
+  findAppliedConfig,
+  findDefaultConfig,
+  findEndpointConfig,
+  endpointConfigKey,
+  type AppliedRecord,
+  type ConfigRecord,
+} from './records.js';
 
 /** The KP1 answer of `cmx/.../config/json`: the configuration the device should have. */
 export interface DeviceConfiguration {
@@ -25,7 +33,11 @@ export function deviceConfiguration(ctx: EmuContext, endpoint: Endpoint): Device
 }
 
 /** The answer to a device that says which configuration it has: `{}` when that is the current one. */
-export function configurationFor(ctx: EmuContext, endpoint: Endpoint, knownConfigId: string | undefined): DeviceConfiguration | Record<string, never> {
+export function configurationFor(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  knownConfigId: string | undefined,
+): DeviceConfiguration | Record<string, never> {
   const offered = deviceConfiguration(ctx, endpoint);
   return knownConfigId !== undefined && knownConfigId === offered.configId ? {} : offered;
 }
@@ -53,7 +65,12 @@ export function pushPendingConfiguration(ctx: EmuContext, endpoint: Endpoint): v
 }
 
 /** After a change of a version's configuration: every endpoint now on that version that the change reaches. */
-export function pushToVersion(ctx: EmuContext, appName: string, appVersionName: string, reaches: (endpoint: Endpoint) => boolean): void {
+export function pushToVersion(
+  ctx: EmuContext,
+  appName: string,
+  appVersionName: string,
+  reaches: (endpoint: Endpoint) => boolean,
+): void {
   for (const endpoint of endpointsOfApplication(ctx, appName)) {
     if (endpoint.appVersion.name === appVersionName && reaches(endpoint)) pushConfiguration(ctx, endpoint);
   }
@@ -71,7 +88,11 @@ export interface AppliedReport {
  * Records a device's report for its current version: an accepted configuration becomes its `appliedConfigId`; a
  * rejection is kept beside the last accepted one. Any configId is recorded: the device says what it runs.
  */
-export async function reportApplied(ctx: EmuContext, endpoint: Endpoint, report: AppliedReport): Promise<AppliedRecord> {
+export async function reportApplied(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  report: AppliedReport,
+): Promise<AppliedRecord> {
   const appVersionName = endpoint.appVersion.name;
   const now = ctx.clock.nowIso();
   const previous = findAppliedConfig(ctx, endpoint.endpointId, appVersionName);
@@ -81,8 +102,15 @@ export async function reportApplied(ctx: EmuContext, endpoint: Endpoint, report:
       ? { ...base, appliedConfigId: report.configId, appliedDate: now }
       : {
           ...base,
-          ...(previous?.appliedConfigId !== undefined ? { appliedConfigId: previous.appliedConfigId, appliedDate: previous.appliedDate } : {}),
-          rejection: { configId: report.configId, statusCode: report.statusCode, ...(report.reasonPhrase !== undefined ? { reasonPhrase: report.reasonPhrase } : {}), date: now },
+          ...(previous?.appliedConfigId !== undefined
+            ? { appliedConfigId: previous.appliedConfigId, appliedDate: previous.appliedDate }
+            : {}),
+          rejection: {
+            configId: report.configId,
+            statusCode: report.statusCode,
+            ...(report.reasonPhrase !== undefined ? { reasonPhrase: report.reasonPhrase } : {}),
+            date: now,
+          },
         };
   await APPLIED_CONFIGS.put(ctx, endpointConfigKey(endpoint.endpointId, appVersionName), next);
   return next;

@@ -40,14 +40,23 @@ export const configurationFixtures: FixtureSection = {
     for (const [i, item] of items.entries()) {
       const where = `endpointConfigurations[${i}]`;
       const version = findVersion(ctx, item.appVersion as string);
-      if (!version) throw new FixtureError(`${where}: appVersion ${item.appVersion} is not a version of any application in the fixtures.`);
+      if (!version)
+        throw new FixtureError(
+          `${where}: appVersion ${item.appVersion} is not a version of any application in the fixtures.`,
+        );
       const endpointId = item.endpointId as string | undefined;
       if (endpointId !== undefined) {
         const endpoint = findEndpoint(ctx, version.tenantId, endpointId);
-        if (!endpoint || endpoint.appName !== version.appName) throw new FixtureError(`${where}: ${endpointId} is not an endpoint of application ${version.appName} in the fixtures.`);
+        if (!endpoint || endpoint.appName !== version.appName)
+          throw new FixtureError(
+            `${where}: ${endpointId} is not an endpoint of application ${version.appName} in the fixtures.`,
+          );
       }
       const key = endpointId === undefined ? `default ${version.name}` : endpointConfigKey(endpointId, version.name);
-      if (seen.has(key)) throw new FixtureError(`${where}: the ${endpointId === undefined ? 'default configuration' : 'configuration of this endpoint'} for ${version.name} is given twice.`);
+      if (seen.has(key))
+        throw new FixtureError(
+          `${where}: the ${endpointId === undefined ? 'default configuration' : 'configuration of this endpoint'} for ${version.name} is given twice.`,
+        );
       seen.add(key);
       let payload: ConfigPayload;
       try {

@@ -1,7 +1,13 @@
 import type { EmuContext } from '../../context.js';
 import type { Endpoint } from '../epr/endpoints.js';
 import { payloadText } from './payload.js';
-import { appliedOfEndpoint, configsOfEndpoint, findDefaultConfig, type AppliedRecord, type ConfigRecord } from './records.js';
+import {
+  appliedOfEndpoint,
+  configsOfEndpoint,
+  findDefaultConfig,
+  type AppliedRecord,
+  type ConfigRecord,
+} from './records.js';
 
 function listingItem(record: ConfigRecord, applied: AppliedRecord | undefined) {
   return {
@@ -10,7 +16,9 @@ function listingItem(record: ConfigRecord, applied: AppliedRecord | undefined) {
     configContentType: record.contentType,
     config: payloadText(record),
     updatedDate: record.updatedDate,
-    ...(applied?.appliedConfigId !== undefined ? { appliedConfigId: applied.appliedConfigId, appliedDate: applied.appliedDate } : {}),
+    ...(applied?.appliedConfigId !== undefined
+      ? { appliedConfigId: applied.appliedConfigId, appliedDate: applied.appliedDate }
+      : {}),
     ...(applied?.rejection ? { rejection: applied.rejection } : {}),
   };
 }

@@ -25,16 +25,24 @@ export const jsonPayload = (value: unknown): ConfigPayload => ({ contentType: JS
 /** The payload of a `body: 'raw'` request, by its `Content-Type` (none means JSON). */
 export function payloadOf(req: Request): ConfigPayload {
   const raw = Buffer.isBuffer(req.body) ? req.body : undefined;
-  if (!raw || raw.length === 0) throw badRequest('The request body is missing: send the configuration payload (any JSON, or text/plain, or application/octet-stream).');
+  if (!raw || raw.length === 0)
+    throw badRequest(
+      'The request body is missing: send the configuration payload (any JSON, or text/plain, or application/octet-stream).',
+    );
   const type = (req.headers['content-type'] ?? JSON_TYPE).split(';')[0].trim().toLowerCase() || JSON_TYPE;
   if (REFUSED.has(type)) {
-    throw new HttpError(415, `Content-Type ${type} is not accepted for a configuration: send application/json, text/plain or application/octet-stream (curl: -H 'Content-Type: application/json').`);
+    throw new HttpError(
+      415,
+      `Content-Type ${type} is not accepted for a configuration: send application/json, text/plain or application/octet-stream (curl: -H 'Content-Type: application/json').`,
+    );
   }
   if (isJsonType(type)) {
     try {
       return { contentType: type, kind: 'json', value: JSON.parse(raw.toString('utf8')) };
     } catch (err) {
-      throw badRequest(`The request body is not valid JSON (${(err as Error).message}); send text/plain or application/octet-stream to store it as is.`);
+      throw badRequest(
+        `The request body is not valid JSON (${(err as Error).message}); send text/plain or application/octet-stream to store it as is.`,
+      );
     }
   }
   if (type.startsWith('text/')) return { contentType: type, kind: 'text', value: raw.toString('utf8') };
@@ -46,7 +54,10 @@ export function payloadText(payload: ConfigPayload): string {
   return payload.kind === 'json' ? JSON.stringify(payload.value) : (payload.value as string);
 }
 
-/** What a device receives as `config` over KP1, and what a configuration schema judges: JSON as is, text and bytes as strings. */
+/**
+ * What a device receives as `config` over KP1, and what a configuration schema judges: JSON as is, text and bytes as
+ * strings.
+ */
 export function payloadValue(payload: ConfigPayload): unknown {
   return payload.value;
 }

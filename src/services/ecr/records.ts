@@ -9,11 +9,9 @@ import type { Endpoint } from '../epr/endpoints.js';
 import { payloadText, type ConfigPayload } from './payload.js';
 import type { appliedConfigRecord, configRecord } from './schemas.js';
 
-export const ENDPOINT_CONFIGS = collection<ConfigRecord>('endpoint-configs')
-  .index('endpoint', (r) => r.endpointId);
+export const ENDPOINT_CONFIGS = collection<ConfigRecord>('endpoint-configs').index('endpoint', (r) => r.endpointId);
 export const DEFAULT_CONFIGS = collection<ConfigRecord>('default-configs');
-export const APPLIED_CONFIGS = collection<AppliedRecord>('applied-configs')
-  .index('endpoint', (r) => r.endpointId);
+export const APPLIED_CONFIGS = collection<AppliedRecord>('applied-configs').index('endpoint', (r) => r.endpointId);
 
 /*
  * The record schemas name only the string fields an import must have; the rest is what we write. Describing those
@@ -36,7 +34,11 @@ export type AppliedRecord = FromSchema<typeof appliedConfigRecord> & {
 
 export const endpointConfigKey = (endpointId: string, appVersionName: string) => `${endpointId}/${appVersionName}`;
 
-export function findEndpointConfig(ctx: EmuContext, endpointId: string, appVersionName: string): ConfigRecord | undefined {
+export function findEndpointConfig(
+  ctx: EmuContext,
+  endpointId: string,
+  appVersionName: string,
+): ConfigRecord | undefined {
   return ENDPOINT_CONFIGS.get(ctx, endpointConfigKey(endpointId, appVersionName));
 }
 
@@ -45,10 +47,16 @@ export function findDefaultConfig(ctx: EmuContext, appVersionName: string): Conf
 }
 
 export function configsOfEndpoint(ctx: EmuContext, endpointId: string): ConfigRecord[] {
-  return ENDPOINT_CONFIGS.lookup(ctx, 'endpoint', endpointId).sort((a, b) => a.appVersionName.localeCompare(b.appVersionName));
+  return ENDPOINT_CONFIGS.lookup(ctx, 'endpoint', endpointId).sort((a, b) =>
+    a.appVersionName.localeCompare(b.appVersionName),
+  );
 }
 
-export function findAppliedConfig(ctx: EmuContext, endpointId: string, appVersionName: string): AppliedRecord | undefined {
+export function findAppliedConfig(
+  ctx: EmuContext,
+  endpointId: string,
+  appVersionName: string,
+): AppliedRecord | undefined {
   return APPLIED_CONFIGS.get(ctx, endpointConfigKey(endpointId, appVersionName));
 }
 
@@ -57,7 +65,13 @@ export function appliedOfEndpoint(ctx: EmuContext, endpointId: string): AppliedR
 }
 
 /** The next state of a configuration: a new `configId` on every write, the creation date kept. */
-export function nextRecord(version: AppVersion, payload: ConfigPayload, now: string, previous: ConfigRecord | undefined, endpointId?: string): ConfigRecord {
+export function nextRecord(
+  version: AppVersion,
+  payload: ConfigPayload,
+  now: string,
+  previous: ConfigRecord | undefined,
+  endpointId?: string,
+): ConfigRecord {
   return {
     tenantId: version.tenantId,
     appName: version.appName,
@@ -88,7 +102,9 @@ export const presentRecord = (record: ConfigRecord) => ({
 export function requireVersionOfEndpoint(ctx: EmuContext, endpoint: Endpoint, appVersionName: string): AppVersion {
   const version = findTenantVersion(ctx, endpoint.tenantId, appVersionName);
   if (!version || version.appName !== endpoint.appName) {
-    throw notFound(`Endpoint ${endpoint.endpointId} belongs to application ${endpoint.appName}, which has no version ${appVersionName}.`);
+    throw notFound(
+      `Endpoint ${endpoint.endpointId} belongs to application ${endpoint.appName}, which has no version ${appVersionName}.`,
+    );
   }
   return version;
 }

@@ -9,15 +9,33 @@ import { configurationListing } from './listing.js';
 import { contentTypeHeader, jsonPayload, payloadBytes, payloadOf } from './payload.js';
 import { requireTenantVersion } from '../app-manager/applications.js';
 import { requireEndpoint } from '../epr/endpoints.js';
-import { findDefaultConfig, findEndpointConfig, presentRecord, requireVersionOfEndpoint, validatorsOf, type ConfigRecord } from './records.js';
-import { deleteDefaultConfig, deleteEndpointConfig, putDefaultConfig, putEndpointConfig, writeBatch, writeByFilter, type Precondition } from './writes.js';
+import {
+  findDefaultConfig,
+  findEndpointConfig,
+  presentRecord,
+  requireVersionOfEndpoint,
+  validatorsOf,
+  type ConfigRecord,
+} from './records.js';
+import {
+  deleteDefaultConfig,
+  deleteEndpointConfig,
+  putDefaultConfig,
+  putEndpointConfig,
+  writeBatch,
+  writeByFilter,
+  type Precondition,
+} from './writes.js';
 import { batchSchema, type BatchWrite } from './schemas.js';
 
 const ONE = '/endpoints/{endpointId}/app-versions/{appVersionName}';
 const DEFAULT = '/app-versions/{appVersionName}';
 
 const endpointOf = (req: Request) => requireEndpoint(req.ctx, req.principal.tenantId, pathParam(req, 'endpointId'));
-const preconditions = (req: Request): Precondition => (current) => checkPreconditions(req, validatorsOf(current));
+const preconditions =
+  (req: Request): Precondition =>
+  (current) =>
+    checkPreconditions(req, validatorsOf(current));
 
 /** The configuration in the configured shape: the record (envelope), or the stored payload with its type (raw). */
 function sendConfiguration(req: Request, res: Response, record: ConfigRecord | undefined, missing: string) {
@@ -37,7 +55,11 @@ async function putOne(req: Request, res: Response) {
   const { record, created } = await putEndpointConfig(req.ctx, endpoint, version, payloadOf(req), preconditions(req));
   res.setHeader('ETag', etagOf(record.configId));
   if (responseShape(req.ctx) === 'envelope') res.status(200).json(presentRecord(record));
-  else if (created) res.status(201).location(locationOf(req, 'endpoints', endpoint.endpointId, 'app-versions', version.name)).end();
+  else if (created)
+    res
+      .status(201)
+      .location(locationOf(req, 'endpoints', endpoint.endpointId, 'app-versions', version.name))
+      .end();
   else res.status(204).end();
 }
 
@@ -45,7 +67,12 @@ function getOne(req: Request, res: Response) {
   const endpoint = endpointOf(req);
   const version = requireVersionOfEndpoint(req.ctx, endpoint, pathParam(req, 'appVersionName'));
   const record = findEndpointConfig(req.ctx, endpoint.endpointId, version.name);
-  sendConfiguration(req, res, record, `Endpoint ${endpoint.endpointId} has no configuration of its own for application version ${version.name}.`);
+  sendConfiguration(
+    req,
+    res,
+    record,
+    `Endpoint ${endpoint.endpointId} has no configuration of its own for application version ${version.name}.`,
+  );
 }
 
 async function deleteOne(req: Request, res: Response) {
@@ -60,7 +87,12 @@ function listOfEndpoint(req: Request, res: Response) {
 }
 
 const presentWritten = (records: ConfigRecord[]) =>
-  records.map((r) => ({ endpointId: r.endpointId, appVersionName: r.appVersionName, configId: r.configId, updatedDate: r.updatedDate }));
+  records.map((r) => ({
+    endpointId: r.endpointId,
+    appVersionName: r.appVersionName,
+    configId: r.configId,
+    updatedDate: r.updatedDate,
+  }));
 
 async function batch(req: BodyRequest<BatchWrite>, res: Response) {
   const { configPayload, endpoints } = req.body;
@@ -68,10 +100,13 @@ async function batch(req: BodyRequest<BatchWrite>, res: Response) {
 }
 
 async function byFilter(req: Request, res: Response) {
-  res.json(presentWritten(await writeByFilter(req.ctx, req.principal.tenantId, pathParam(req, 'filterId'), payloadOf(req))));
+  res.json(
+    presentWritten(await writeByFilter(req.ctx, req.principal.tenantId, pathParam(req, 'filterId'), payloadOf(req))),
+  );
 }
 
-const versionOf = (req: Request) => requireTenantVersion(req.ctx, req.principal.tenantId, pathParam(req, 'appVersionName'));
+const versionOf = (req: Request) =>
+  requireTenantVersion(req.ctx, req.principal.tenantId, pathParam(req, 'appVersionName'));
 
 async function putDefault(req: Request, res: Response) {
   const record = await putDefaultConfig(req.ctx, versionOf(req), payloadOf(req), preconditions(req));
@@ -81,7 +116,12 @@ async function putDefault(req: Request, res: Response) {
 
 function getDefault(req: Request, res: Response) {
   const version = versionOf(req);
-  sendConfiguration(req, res, findDefaultConfig(req.ctx, version.name), `Application version ${version.name} has no default configuration.`);
+  sendConfiguration(
+    req,
+    res,
+    findDefaultConfig(req.ctx, version.name),
+    `Application version ${version.name} has no default configuration.`,
+  );
 }
 
 async function deleteDefault(req: Request, res: Response) {
@@ -90,14 +130,75 @@ async function deleteDefault(req: Request, res: Response) {
 }
 
 export const routes: Route[] = [
-  { method: 'PUT', path: ONE, scope: 'endpoint:update', summary: "Set an endpoint's configuration for an application version", body: 'raw', deniedStatus: 404, location: true, etag: true, handler: putOne },
-  { method: 'GET', path: ONE, scope: 'endpoint:read', summary: "Get an endpoint's configuration for an application version", deniedStatus: 404, etag: true, handler: getOne },
-  { method: 'DELETE', path: ONE, scope: 'endpoint:delete', summary: "Delete an endpoint's configuration for an application version", successStatus: 204, etag: true, handler: deleteOne },
-  { method: 'GET', path: '/endpoints/{endpointId}', scope: 'endpoint:read', summary: 'List the configurations of an endpoint', handler: listOfEndpoint },
-  route({ method: 'PUT', path: '/endpoints/batch', scope: 'endpoint:update', summary: 'Set one configuration for many endpoints', bodySchema: batchSchema, handler: batch }),
-  { method: 'PUT', path: '/endpoints/filters/{filterId}', scope: 'endpoint:update', summary: 'Set one configuration for the endpoints an endpoint filter matches', body: 'raw', handler: byFilter },
-  { method: 'PUT', path: DEFAULT, scope: 'application:endpoint-config:update', summary: 'Set the default configuration of an application version', body: 'raw', etag: true, handler: putDefault },
-  { method: 'GET', path: DEFAULT, scope: 'application:endpoint-config:read', summary: 'Get the default configuration of an application version', etag: true, handler: getDefault },
+  {
+    method: 'PUT',
+    path: ONE,
+    scope: 'endpoint:update',
+    summary: "Set an endpoint's configuration for an application version",
+    body: 'raw',
+    deniedStatus: 404,
+    location: true,
+    etag: true,
+    handler: putOne,
+  },
+  {
+    method: 'GET',
+    path: ONE,
+    scope: 'endpoint:read',
+    summary: "Get an endpoint's configuration for an application version",
+    deniedStatus: 404,
+    etag: true,
+    handler: getOne,
+  },
+  {
+    method: 'DELETE',
+    path: ONE,
+    scope: 'endpoint:delete',
+    summary: "Delete an endpoint's configuration for an application version",
+    successStatus: 204,
+    etag: true,
+    handler: deleteOne,
+  },
+  {
+    method: 'GET',
+    path: '/endpoints/{endpointId}',
+    scope: 'endpoint:read',
+    summary: 'List the configurations of an endpoint',
+    handler: listOfEndpoint,
+  },
+  route({
+    method: 'PUT',
+    path: '/endpoints/batch',
+    scope: 'endpoint:update',
+    summary: 'Set one configuration for many endpoints',
+    bodySchema: batchSchema,
+    handler: batch,
+  }),
+  {
+    method: 'PUT',
+    path: '/endpoints/filters/{filterId}',
+    scope: 'endpoint:update',
+    summary: 'Set one configuration for the endpoints an endpoint filter matches',
+    body: 'raw',
+    handler: byFilter,
+  },
+  {
+    method: 'PUT',
+    path: DEFAULT,
+    scope: 'application:endpoint-config:update',
+    summary: 'Set the default configuration of an application version',
+    body: 'raw',
+    etag: true,
+    handler: putDefault,
+  },
+  {
+    method: 'GET',
+    path: DEFAULT,
+    scope: 'application:endpoint-config:read',
+    summary: 'Get the default configuration of an application version',
+    etag: true,
+    handler: getDefault,
+  },
   {
     method: 'DELETE',
     path: DEFAULT,

@@ -17,8 +17,15 @@ export const ECR_SETTINGS_KEY = 'ecr';
 export const ecrVersionSettingsSchema: JsonSchema = {
   type: 'object',
   properties: {
-    configSchema: { type: ['object', 'boolean'], description: 'JSON Schema every configuration payload of the version must satisfy' },
-    configSchemaRequired: { type: 'boolean', default: false, description: 'true: configurations are refused (404) while no configSchema is set' },
+    configSchema: {
+      type: ['object', 'boolean'],
+      description: 'JSON Schema every configuration payload of the version must satisfy',
+    },
+    configSchemaRequired: {
+      type: 'boolean',
+      default: false,
+      description: 'true: configurations are refused (404) while no configSchema is set',
+    },
   },
 };
 
@@ -30,14 +37,18 @@ type SchemaRule =
 
 const NONE: SchemaRule = { kind: 'none' };
 
-/** Compiled once per stored configuration record: records are replaced on every write, so a changed schema is a new key. */
+/**
+ * Compiled once per stored configuration record: records are replaced on every write, so a changed schema is a new key.
+ */
 const compiled = new WeakMap<object, SchemaRule>();
 
 function ruleOf(settings: unknown): SchemaRule {
   if (settings === undefined) return NONE;
-  if (!isPlainObject(settings)) return { kind: 'broken', reason: `its "${ECR_SETTINGS_KEY}" configuration is not a JSON object` };
+  if (!isPlainObject(settings))
+    return { kind: 'broken', reason: `its "${ECR_SETTINGS_KEY}" configuration is not a JSON object` };
   const { configSchema, configSchemaRequired = false } = settings;
-  if (typeof configSchemaRequired !== 'boolean') return { kind: 'broken', reason: 'configSchemaRequired is not true or false' };
+  if (typeof configSchemaRequired !== 'boolean')
+    return { kind: 'broken', reason: 'configSchemaRequired is not true or false' };
   if (configSchema === undefined) return configSchemaRequired ? { kind: 'missing' } : NONE;
   try {
     return { kind: 'schema', validate: compileUserSchema(configSchema) };
@@ -65,13 +76,20 @@ export function checkPayload(ctx: EmuContext, appVersionName: string, payload: C
     case 'none':
       return;
     case 'missing':
-      throw notFound(`The configuration of ${where} requires a configuration schema (ecr.configSchemaRequired) and none is set; set ecr.configSchema in the application configuration service first.`);
+      throw notFound(
+        `The configuration of ${where} requires a configuration schema (ecr.configSchemaRequired) and none is set; set ecr.configSchema in the application configuration service first.`,
+      );
     case 'broken':
-      throw new HttpError(503, `The registry is configured with an invalid configuration schema for ${where}: ${rule.reason}.`);
+      throw new HttpError(
+        503,
+        `The registry is configured with an invalid configuration schema for ${where}: ${rule.reason}.`,
+      );
     case 'schema':
       if (!rule.validate(payloadValue(payload))) {
-        throw new HttpError(422, `The configuration does not satisfy the configuration schema of ${where}: ${describeSchemaErrors(rule.validate.errors ?? [], 'the configuration')}.`);
+        throw new HttpError(
+          422,
+          `The configuration does not satisfy the configuration schema of ${where}: ${describeSchemaErrors(rule.validate.errors ?? [], 'the configuration')}.`,
+        );
       }
   }
 }
-

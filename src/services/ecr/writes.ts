@@ -17,7 +17,9 @@ import {
 } from './records.js';
 import { checkPayload } from './schema-check.js';
 
-/** `If-Match` / `If-Unmodified-Since` of the request, judged against the current record; throws 412 to stop the write. */
+/**
+ * `If-Match` / `If-Unmodified-Since` of the request, judged against the current record; throws 412 to stop the write.
+ */
 export type Precondition = (current: ConfigRecord | undefined) => void;
 
 const reachesCurrentVersion = (endpoint: Endpoint, version: AppVersion) => endpoint.appVersion.name === version.name;
@@ -43,16 +45,27 @@ export async function putEndpointConfig(
 }
 
 /** Removes an endpoint's own configuration; its device falls back to the version's default (or none). */
-export async function deleteEndpointConfig(ctx: EmuContext, endpoint: Endpoint, version: AppVersion, precondition: Precondition): Promise<void> {
+export async function deleteEndpointConfig(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  version: AppVersion,
+  precondition: Precondition,
+): Promise<void> {
   const previous = findEndpointConfig(ctx, endpoint.endpointId, version.name);
-  if (!previous) throw notFound(`Endpoint ${endpoint.endpointId} has no configuration for application version ${version.name}.`);
+  if (!previous)
+    throw notFound(`Endpoint ${endpoint.endpointId} has no configuration for application version ${version.name}.`);
   precondition(previous);
   await ENDPOINT_CONFIGS.delete(ctx, endpointConfigKey(endpoint.endpointId, version.name));
   if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint);
 }
 
 /** Upserts a version's default configuration; it reaches the version's endpoints that have none of their own. */
-export async function putDefaultConfig(ctx: EmuContext, version: AppVersion, payload: ConfigPayload, precondition: Precondition): Promise<ConfigRecord> {
+export async function putDefaultConfig(
+  ctx: EmuContext,
+  version: AppVersion,
+  payload: ConfigPayload,
+  precondition: Precondition,
+): Promise<ConfigRecord> {
   const previous = findDefaultConfig(ctx, version.name);
   precondition(previous);
   checkPayload(ctx, version.name, payload);
@@ -62,7 +75,11 @@ export async function putDefaultConfig(ctx: EmuContext, version: AppVersion, pay
   return record;
 }
 
-export async function deleteDefaultConfig(ctx: EmuContext, version: AppVersion, precondition: Precondition): Promise<void> {
+export async function deleteDefaultConfig(
+  ctx: EmuContext,
+  version: AppVersion,
+  precondition: Precondition,
+): Promise<void> {
   const previous = findDefaultConfig(ctx, version.name);
   if (!previous) throw notFound(`Application version ${version.name} has no default configuration.`);
   precondition(previous);
@@ -82,13 +99,21 @@ async function writeAll(ctx: EmuContext, targets: Target[], payload: ConfigPaylo
   const records = targets.map(({ endpoint, version }) =>
     nextRecord(version, payload, now, findEndpointConfig(ctx, endpoint.endpointId, version.name), endpoint.endpointId),
   );
-  await ctx.store.commit(records.map((r) => ENDPOINT_CONFIGS.putMutation(endpointConfigKey(r.endpointId!, r.appVersionName), r)));
-  for (const { endpoint, version } of targets) if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint);
+  await ctx.store.commit(
+    records.map((r) => ENDPOINT_CONFIGS.putMutation(endpointConfigKey(r.endpointId!, r.appVersionName), r)),
+  );
+  for (const { endpoint, version } of targets)
+    if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint);
   return records;
 }
 
 /** `PUT /endpoints/batch`: application version name to endpoint ids; every version and endpoint must exist. */
-export async function writeBatch(ctx: EmuContext, tenantId: string, endpointsByVersion: Record<string, string[]>, payload: ConfigPayload): Promise<ConfigRecord[]> {
+export async function writeBatch(
+  ctx: EmuContext,
+  tenantId: string,
+  endpointsByVersion: Record<string, string[]>,
+  payload: ConfigPayload,
+): Promise<ConfigRecord[]> {
   const targets: Target[] = [];
   for (const [versionName, endpointIds] of Object.entries(endpointsByVersion)) {
     requireTenantVersion(ctx, tenantId, versionName);
@@ -101,7 +126,12 @@ export async function writeBatch(ctx: EmuContext, tenantId: string, endpointsByV
 }
 
 /** `PUT /endpoints/filters/{filterId}`: every endpoint an active filter of that id matches, for its current version. */
-export async function writeByFilter(ctx: EmuContext, tenantId: string, filterId: string, payload: ConfigPayload): Promise<ConfigRecord[]> {
+export async function writeByFilter(
+  ctx: EmuContext,
+  tenantId: string,
+  filterId: string,
+  payload: ConfigPayload,
+): Promise<ConfigRecord[]> {
   const filters = findFilter(ctx, tenantId, filterId).filter((f) => f.status === 'ACTIVE');
   if (filters.length === 0) throw notFound(`There is no active endpoint filter ${filterId}.`);
   const targets: Target[] = [];

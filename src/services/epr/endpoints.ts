@@ -41,7 +41,8 @@ export function endpointsOfApplication(ctx: EmuContext, appName: string): Endpoi
 }
 
 /** The order of `GET /endpoints`: registration time, then endpointId. */
-export const listingOrder = (a: Endpoint, b: Endpoint) => a.createdDate.localeCompare(b.createdDate) || a.endpointId.localeCompare(b.endpointId);
+export const listingOrder = (a: Endpoint, b: Endpoint) =>
+  a.createdDate.localeCompare(b.createdDate) || a.endpointId.localeCompare(b.endpointId);
 
 /**
  * The tenant's endpoints in listing order (only those of `appName` when given), sorted once per change of the
@@ -49,7 +50,11 @@ export const listingOrder = (a: Endpoint, b: Endpoint) => a.createdDate.localeCo
  * Callers must not modify it.
  */
 export function endpointsInListingOrder(ctx: EmuContext, tenantId: string, appName?: string): readonly Endpoint[] {
-  const cache = runtimeOf(ctx, 'epr:listing-order', () => new Map<string, { version: string; endpoints: readonly Endpoint[] }>());
+  const cache = runtimeOf(
+    ctx,
+    'epr:listing-order',
+    () => new Map<string, { version: string; endpoints: readonly Endpoint[] }>(),
+  );
   // The count guards the one case where a revision repeats: a replaced state without endpoints (revision 0 again).
   const version = `${ENDPOINTS.rev(ctx)}:${ENDPOINTS.count(ctx)}`;
   const key = appName === undefined ? tenantId : `${tenantId}\u0000${appName}`;
@@ -69,7 +74,10 @@ export const isMetadataObject = isPlainObject;
 export type { Registration };
 
 const TOKEN_BYTES = 12;
-/** Random bytes for tokens, refilled 4 KiB at a time (as `randomUUID` buffers its own): one call into OpenSSL per 341 tokens. */
+/**
+ * Random bytes for tokens, refilled 4 KiB at a time (as `randomUUID` buffers its own): one call into OpenSSL per 341
+ * tokens.
+ */
 const tokenEntropy = Buffer.alloc(TOKEN_BYTES * 341);
 let tokenEntropyUsed = tokenEntropy.length;
 
@@ -78,7 +86,9 @@ function generatedToken(): string {
     randomFillSync(tokenEntropy);
     tokenEntropyUsed = 0;
   }
-  const token = tokenEntropy.toString('base64url', tokenEntropyUsed, tokenEntropyUsed + TOKEN_BYTES).replace(/[-_]/g, 'x');
+  const token = tokenEntropy
+    .toString('base64url', tokenEntropyUsed, tokenEntropyUsed + TOKEN_BYTES)
+    .replace(/[-_]/g, 'x');
   tokenEntropyUsed += TOKEN_BYTES;
   return token;
 }
@@ -86,7 +96,8 @@ function generatedToken(): string {
 /** Builds a new endpoint record after the rules of `POST /endpoints` the schema cannot say; throws 400/409. */
 export function newEndpoint(ctx: EmuContext, tenantId: string, input: Registration, now: string): Endpoint {
   const version = findTenantVersion(ctx, tenantId, input.appVersion.name);
-  if (!version) throw badRequest(`Invalid application version name: there is no application version ${input.appVersion.name}.`);
+  if (!version)
+    throw badRequest(`Invalid application version name: there is no application version ${input.appVersion.name}.`);
   const endpointId = input.endpointId ?? randomUUID();
   if (ENDPOINTS.has(ctx, endpointId)) throw conflict(`An endpoint with endpointId ${endpointId} exists already.`);
   let token = input.endpointToken;
@@ -120,12 +131,21 @@ export async function registerEndpoint(ctx: EmuContext, tenantId: string, input:
 /** The first successful use of a token moves it from Inactive to Active (spec 2); a no-op afterwards. */
 export async function activateToken(ctx: EmuContext, endpoint: Endpoint): Promise<void> {
   if (endpoint.tokenStatus === 'Active') return;
-  await ENDPOINTS.put(ctx, endpoint.endpointId, { ...endpoint, tokenStatus: 'Active', updatedDate: ctx.clock.nowIso() });
+  await ENDPOINTS.put(ctx, endpoint.endpointId, {
+    ...endpoint,
+    tokenStatus: 'Active',
+    updatedDate: ctx.clock.nowIso(),
+  });
   endpointChanged(ctx, endpoint, 'activated');
 }
 
 /** Replaces (`merge: false`) or merges into an endpoint's metadata; `null` values are kept as JSON null. */
-export async function writeMetadata(ctx: EmuContext, endpoint: Endpoint, metadata: Record<string, unknown>, merge: boolean): Promise<Endpoint> {
+export async function writeMetadata(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  metadata: Record<string, unknown>,
+  merge: boolean,
+): Promise<Endpoint> {
   const now = ctx.clock.nowIso();
   const next: Endpoint = {
     ...endpoint,

@@ -5,8 +5,7 @@ import type { FromSchema } from '../../contract.js';
 import { collection, isPlainObject } from '../../store/index.js';
 import type { endpointFilterRecord } from './schemas.js';
 
-export const ENDPOINT_FILTERS = collection<EndpointFilter>('endpoint-filters')
-  .index('app', (f) => f.applicationName);
+export const ENDPOINT_FILTERS = collection<EndpointFilter>('endpoint-filters').index('app', (f) => f.applicationName);
 
 /**
  * An endpoint filter: a named predicate over endpoint metadata, per application (the spec never says how
@@ -18,7 +17,11 @@ type Operator = '$eq' | '$ne' | '$in' | '$nin' | '$exists' | '$gt' | '$gte' | '$
 export const OPERATORS: Operator[] = ['$eq', '$ne', '$in', '$nin', '$exists', '$gt', '$gte', '$lt', '$lte', '$regex'];
 
 function isOperator(value: unknown): value is Partial<Record<Operator, unknown>> {
-  return isPlainObject(value) && Object.keys(value).length > 0 && Object.keys(value).every((k) => OPERATORS.includes(k as Operator));
+  return (
+    isPlainObject(value) &&
+    Object.keys(value).length > 0 &&
+    Object.keys(value).every((k) => OPERATORS.includes(k as Operator))
+  );
 }
 
 /** Longest `$regex` pattern a filter may hold (docs/fixtures.md). */
@@ -44,7 +47,8 @@ function regexProblem(operand: unknown): string | null {
     return `is not a valid regular expression (${(err as Error).message})`;
   }
   // Nested quantifiers like `(a+)+` backtrack catastrophically and would block every request while they run.
-  if (!isSafeRegex(operand)) return 'nests quantifiers (like "(a+)+"), which can take exponential time; rewrite it without them';
+  if (!isSafeRegex(operand))
+    return 'nests quantifiers (like "(a+)+"), which can take exponential time; rewrite it without them';
   return null;
 }
 
@@ -68,7 +72,8 @@ export function matchProblem(match: unknown): string | null {
     const operators = isPlainObject(condition) ? Object.keys(condition) : [];
     if (!operators.some((k) => k.startsWith('$'))) continue;
     for (const op of operators) {
-      if (!OPERATORS.includes(op as Operator)) return `match.${key} has an unknown operator ${op}; operators: ${OPERATORS.join(', ')}`;
+      if (!OPERATORS.includes(op as Operator))
+        return `match.${key} has an unknown operator ${op}; operators: ${OPERATORS.join(', ')}`;
       const problem = OPERAND_PROBLEMS[op as Operator]((condition as Record<string, unknown>)[op]);
       if (problem) return `match.${key}.${op} ${problem}`;
     }
@@ -80,8 +85,11 @@ export function matchProblem(match: unknown): string | null {
 type Test = (present: boolean, value: unknown) => boolean;
 
 const isPrimitive = (value: unknown) => value === null || typeof value !== 'object';
-/** Deep equality; for a primitive operand `Object.is`, which is what isDeepStrictEqual decides there, without its cost. */
-const equalTo = (operand: unknown): ((value: unknown) => boolean) => (isPrimitive(operand) ? (value) => Object.is(value, operand) : (value) => isDeepStrictEqual(value, operand));
+/**
+ * Deep equality; for a primitive operand `Object.is`, which is what isDeepStrictEqual decides there, without its cost.
+ */
+const equalTo = (operand: unknown): ((value: unknown) => boolean) =>
+  isPrimitive(operand) ? (value) => Object.is(value, operand) : (value) => isDeepStrictEqual(value, operand);
 const inList = (operand: unknown): ((value: unknown) => boolean) => {
   const each = (Array.isArray(operand) ? operand : []).map(equalTo);
   return (value) => each.some((equal) => equal(value));
@@ -89,16 +97,38 @@ const inList = (operand: unknown): ((value: unknown) => boolean) => {
 
 function operatorTest(op: Operator, operand: unknown): Test {
   switch (op) {
-    case '$eq': { const equal = equalTo(operand); return (present, value) => present && equal(value); }
-    case '$ne': { const equal = equalTo(operand); return (present, value) => !present || !equal(value); }
-    case '$in': { const within = inList(operand); return (present, value) => present && within(value); }
-    case '$nin': { const within = inList(operand); return (present, value) => !present || !within(value); }
-    case '$exists': { const wanted = Boolean(operand); return (present) => present === wanted; }
-    case '$gt': return (present, value) => present && typeof value === typeof operand && (value as number) > (operand as number);
-    case '$gte': return (present, value) => present && typeof value === typeof operand && (value as number) >= (operand as number);
-    case '$lt': return (present, value) => present && typeof value === typeof operand && (value as number) < (operand as number);
-    case '$lte': return (present, value) => present && typeof value === typeof operand && (value as number) <= (operand as number);
-    case '$regex': { const regex = regexOf(String(operand)); return (present, value) => present && typeof value === 'string' && regex.test(value); }
+    case '$eq': {
+      const equal = equalTo(operand);
+      return (present, value) => present && equal(value);
+    }
+    case '$ne': {
+      const equal = equalTo(operand);
+      return (present, value) => !present || !equal(value);
+    }
+    case '$in': {
+      const within = inList(operand);
+      return (present, value) => present && within(value);
+    }
+    case '$nin': {
+      const within = inList(operand);
+      return (present, value) => !present || !within(value);
+    }
+    case '$exists': {
+      const wanted = Boolean(operand);
+      return (present) => present === wanted;
+    }
+    case '$gt':
+      return (present, value) => present && typeof value === typeof operand && (value as number) > (operand as number);
+    case '$gte':
+      return (present, value) => present && typeof value === typeof operand && (value as number) >= (operand as number);
+    case '$lt':
+      return (present, value) => present && typeof value === typeof operand && (value as number) < (operand as number);
+    case '$lte':
+      return (present, value) => present && typeof value === typeof operand && (value as number) <= (operand as number);
+    case '$regex': {
+      const regex = regexOf(String(operand));
+      return (present, value) => present && typeof value === 'string' && regex.test(value);
+    }
   }
 }
 
@@ -138,8 +168,15 @@ export function findFilter(ctx: EmuContext, tenantId: string, filterId: string):
 }
 
 /** The application's active filters in the order of their ids, once per change of the filters. */
-function activeFiltersOf(ctx: EmuContext, applicationName: string): ReadonlyArray<{ filterId: string; matches: Predicate }> {
-  const cache = runtimeOf(ctx, 'epr:active-filters', () => new Map<string, { version: string; filters: Array<{ filterId: string; matches: Predicate }> }>());
+function activeFiltersOf(
+  ctx: EmuContext,
+  applicationName: string,
+): ReadonlyArray<{ filterId: string; matches: Predicate }> {
+  const cache = runtimeOf(
+    ctx,
+    'epr:active-filters',
+    () => new Map<string, { version: string; filters: Array<{ filterId: string; matches: Predicate }> }>(),
+  );
   // The count guards the one case where a revision repeats: a replaced state without filters (revision 0 again).
   const version = `${ENDPOINT_FILTERS.rev(ctx)}:${ENDPOINT_FILTERS.count(ctx)}`;
   const hit = cache.get(applicationName);
@@ -153,7 +190,11 @@ function activeFiltersOf(ctx: EmuContext, applicationName: string): ReadonlyArra
 }
 
 /** The ids of the active filters of the endpoint's application that its metadata matches, in the order of the ids. */
-export function matchingFilterIds(ctx: EmuContext, applicationName: string, metadata: Record<string, unknown> | undefined): string[] {
+export function matchingFilterIds(
+  ctx: EmuContext,
+  applicationName: string,
+  metadata: Record<string, unknown> | undefined,
+): string[] {
   const data = metadata ?? {};
   const ids: string[] = [];
   for (const filter of activeFiltersOf(ctx, applicationName)) if (filter.matches(data)) ids.push(filter.filterId);

@@ -26,19 +26,30 @@ export const endpointFixtures: FixtureSection = {
     // One by one, so that each endpoint's uniqueness checks see the ones before it (seeding runs in a scratch store).
     for (const [i, item] of items.entries()) {
       const version = findVersion(ctx, item.appVersion as string);
-      if (!version) throw new FixtureError(`endpoints[${i}] (${item.endpointId}): appVersion ${item.appVersion} is not a version of any application in the fixtures.`);
+      if (!version)
+        throw new FixtureError(
+          `endpoints[${i}] (${item.endpointId}): appVersion ${item.appVersion} is not a version of any application in the fixtures.`,
+        );
       let endpoint;
       try {
         endpoint = newEndpoint(
           ctx,
           version.tenantId,
-          { appVersion: { name: version.name }, endpointId: item.endpointId as string, endpointToken: item.token as string, metadata: item.metadata as Record<string, unknown> | undefined },
+          {
+            appVersion: { name: version.name },
+            endpointId: item.endpointId as string,
+            endpointToken: item.token as string,
+            metadata: item.metadata as Record<string, unknown> | undefined,
+          },
           now,
         );
       } catch (err) {
         throw new FixtureError(`endpoints[${i}] (${item.endpointId}): ${(err as Error).message}`);
       }
-      await ENDPOINTS.put(ctx, endpoint.endpointId, { ...endpoint, tokenStatus: (item.tokenStatus as TokenStatus | undefined) ?? 'Inactive' });
+      await ENDPOINTS.put(ctx, endpoint.endpointId, {
+        ...endpoint,
+        tokenStatus: (item.tokenStatus as TokenStatus | undefined) ?? 'Inactive',
+      });
     }
   },
 };
@@ -61,10 +72,17 @@ export const filterFixtures: FixtureSection = {
   async seed(ctx, items) {
     const mutations: Mutation[] = items.map((item, i) => {
       const app = findApplicationOfAnyTenant(ctx, item.applicationName as string);
-      if (!app) throw new FixtureError(`endpointFilters[${i}] (${item.filterId}): applicationName ${item.applicationName} is not an application in the fixtures.`);
+      if (!app)
+        throw new FixtureError(
+          `endpointFilters[${i}] (${item.filterId}): applicationName ${item.applicationName} is not an application in the fixtures.`,
+        );
       const problem = matchProblem(item.match);
       if (problem) throw new FixtureError(`endpointFilters[${i}] (${item.filterId}): ${problem}.`);
-      return ENDPOINT_FILTERS.putMutation(`${item.applicationName}/${item.filterId}`, { tenantId: app.tenantId, status: 'ACTIVE', ...item } as EndpointFilter);
+      return ENDPOINT_FILTERS.putMutation(`${item.applicationName}/${item.filterId}`, {
+        tenantId: app.tenantId,
+        status: 'ACTIVE',
+        ...item,
+      } as EndpointFilter);
     });
     await ctx.store.commit(mutations);
   },

@@ -26,7 +26,9 @@ function metadataFilter(req: Request): [string, unknown] | undefined {
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw badRequest(`Query parameter metadataFilter must be a URL-encoded JSON object with one key, like {"model":"m1"}; got ${raw}.`);
+    throw badRequest(
+      `Query parameter metadataFilter must be a URL-encoded JSON object with one key, like {"model":"m1"}; got ${raw}.`,
+    );
   }
   if (!isPlainObject(parsed) || Object.keys(parsed).length !== 1) {
     throw badRequest('Query parameter metadataFilter must be a JSON object with exactly one key-value pair.');
@@ -48,12 +50,15 @@ export function endpointQueryOf(req: Request): EndpointQuery {
 /** The tenant's endpoints that hold to the query: in listing order, or in the order of `endpointIds` when given. */
 export function listEndpoints(ctx: EmuContext, tenantId: string, query: EndpointQuery): readonly Endpoint[] {
   const { endpointIds, applicationName, applicationVersionName, metadata } = query;
-  const filters = (query.filterIds ?? []).map((id) => findFilter(ctx, tenantId, id).filter((f) => f.status === 'ACTIVE'));
+  const filters = (query.filterIds ?? []).map((id) =>
+    findFilter(ctx, tenantId, id).filter((f) => f.status === 'ACTIVE'),
+  );
   if (!endpointIds && !applicationVersionName && !metadata && filters.length === 0) {
     return endpointsInListingOrder(ctx, tenantId, applicationName);
   }
   let candidates: Iterable<Endpoint>;
-  if (endpointIds) candidates = endpointIds.map((id) => findEndpoint(ctx, tenantId, id)).filter((e): e is Endpoint => e !== undefined);
+  if (endpointIds)
+    candidates = endpointIds.map((id) => findEndpoint(ctx, tenantId, id)).filter((e): e is Endpoint => e !== undefined);
   else candidates = endpointsInListingOrder(ctx, tenantId, applicationName);
 
   const selected: Endpoint[] = [];
@@ -61,8 +66,13 @@ export function listEndpoints(ctx: EmuContext, tenantId: string, query: Endpoint
     if (e.tenantId !== tenantId) continue;
     if (applicationName && e.appName !== applicationName) continue;
     if (applicationVersionName && e.appVersion.name !== applicationVersionName) continue;
-    if (metadata && !(Object.hasOwn(e.metadata, metadata[0]) && isDeepStrictEqual(e.metadata[metadata[0]], metadata[1]))) continue;
-    if (!filters.every((sameId) => sameId.some((f) => f.applicationName === e.appName && filterMatches(f, e.metadata)))) continue;
+    if (
+      metadata &&
+      !(Object.hasOwn(e.metadata, metadata[0]) && isDeepStrictEqual(e.metadata[metadata[0]], metadata[1]))
+    )
+      continue;
+    if (!filters.every((sameId) => sameId.some((f) => f.applicationName === e.appName && filterMatches(f, e.metadata))))
+      continue;
     selected.push(e);
   }
   return selected;

@@ -15,7 +15,8 @@ type Include = 'metadata' | 'filters';
 function includes(req: Request): Set<Include> {
   const wanted = queryList(req, 'include') ?? [];
   const wrong = wanted.find((w) => w !== 'metadata' && w !== 'filters');
-  if (wrong) throw badRequest(`Query parameter include must be metadata, filters or both (comma-separated); got "${wrong}".`);
+  if (wrong)
+    throw badRequest(`Query parameter include must be metadata, filters or both (comma-separated); got "${wrong}".`);
   return new Set(wanted as Include[]);
 }
 
@@ -24,14 +25,19 @@ function present(req: Request, endpoint: Endpoint, include: Set<Include>) {
     endpointId: endpoint.endpointId,
     createdDate: endpoint.createdDate,
     appVersion: endpoint.appVersion,
-    ...(include.has('metadata') ? { metadata: endpoint.metadata, metadataUpdatedDate: endpoint.metadataUpdatedDate ?? endpoint.createdDate } : {}),
+    ...(include.has('metadata')
+      ? { metadata: endpoint.metadata, metadataUpdatedDate: endpoint.metadataUpdatedDate ?? endpoint.createdDate }
+      : {}),
     filters: include.has('filters') ? matchingFilterIds(req.ctx, endpoint.appName, endpoint.metadata) : [],
   };
 }
 
 async function register(req: BodyRequest<Registration>, res: Response) {
   const endpoint = await registerEndpoint(req.ctx, req.principal.tenantId, req.body);
-  res.status(201).location(locationOf(req, 'endpoints', endpoint.endpointId)).json({ token: endpoint.token, status: endpoint.tokenStatus });
+  res
+    .status(201)
+    .location(locationOf(req, 'endpoints', endpoint.endpointId))
+    .json({ token: endpoint.token, status: endpoint.tokenStatus });
 }
 
 function list(req: Request, res: Response) {
@@ -82,6 +88,14 @@ export const routes: Route[] = [
     ],
     handler: list,
   },
-  { method: 'GET', path: '/endpoints/{endpointId}', scope: 'endpoint:read', summary: 'Get an endpoint', query: [include], deniedStatus: 404, etag: true, handler: getOne },
+  {
+    method: 'GET',
+    path: '/endpoints/{endpointId}',
+    scope: 'endpoint:read',
+    summary: 'Get an endpoint',
+    query: [include],
+    deniedStatus: 404,
+    etag: true,
+    handler: getOne,
+  },
 ];
-

@@ -34,16 +34,23 @@ export const endpointRegistrationSchema = typedSchema({
 export type Registration = FromSchema<typeof endpointRegistrationSchema>;
 
 /** A stored endpoint (collection `endpoints`). */
-export const endpointRecord = tenantRecord(['endpointId', 'appName', 'appVersion', 'token', 'tokenStatus', 'createdDate', 'updatedDate'], {
-  endpointId: endpointIdSchema,
-  appVersion: { type: 'object', required: ['name', 'registeredDate'], properties: { name: { type: 'string' }, registeredDate: DATE_TIME } },
-  token: endpointTokenSchema,
-  tokenStatus: { enum: ['Inactive', 'Active'] },
-  createdDate: DATE_TIME,
-  updatedDate: DATE_TIME,
-  metadata: { ...metadataSchema, default: {} },
-  metadataUpdatedDate: DATE_TIME,
-});
+export const endpointRecord = tenantRecord(
+  ['endpointId', 'appName', 'appVersion', 'token', 'tokenStatus', 'createdDate', 'updatedDate'],
+  {
+    endpointId: endpointIdSchema,
+    appVersion: {
+      type: 'object',
+      required: ['name', 'registeredDate'],
+      properties: { name: { type: 'string' }, registeredDate: DATE_TIME },
+    },
+    token: endpointTokenSchema,
+    tokenStatus: { enum: ['Inactive', 'Active'] },
+    createdDate: DATE_TIME,
+    updatedDate: DATE_TIME,
+    metadata: { ...metadataSchema, default: {} },
+    metadataUpdatedDate: DATE_TIME,
+  },
+);
 
 // The filter language (operators and operands of `match`) is checked by matchProblem on import.
 export const endpointFilterRecord = tenantRecord(['applicationName', 'filterId', 'status', 'match'], {

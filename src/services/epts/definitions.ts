@@ -4,8 +4,7 @@ import type { FromSchema } from '../../contract.js';
 import { collection, type Mutation } from '../../store/index.js';
 import type { definitionRecord } from './schemas.js';
 
-export const TIME_SERIES = collection<Definition>('time-series')
-  .index('app', (d) => d.applicationName);
+export const TIME_SERIES = collection<Definition>('time-series').index('app', (d) => d.applicationName);
 
 /** A time series definition of an application (spec 2): its name and the names of its values. */
 export type Definition = FromSchema<typeof definitionRecord> & {
@@ -33,7 +32,9 @@ export function definitionsNamed(ctx: EmuContext, applicationName: string, names
     const defined = definitionsOf(ctx, applicationName).map((d) => d.name);
     throw badRequest(
       `Application ${applicationName} has no time series ${missing.join(', ')}; ` +
-        (defined.length > 0 ? `it defines ${defined.join(', ')}.` : 'it defines none yet (a device defines one with its first dcx sample).'),
+        (defined.length > 0
+          ? `it defines ${defined.join(', ')}.`
+          : 'it defines none yet (a device defines one with its first dcx sample).'),
     );
   }
   return found as Definition[];
@@ -43,7 +44,14 @@ export function definitionsNamed(ctx: EmuContext, applicationName: string, names
  * The mutation that makes `values` part of the definition of `name`: a new definition, or the existing one with
  * the value names it lacks appended (in the order given); undefined when it has them all already.
  */
-export function definitionCovering(ctx: EmuContext, tenantId: string, applicationName: string, name: string, values: readonly string[], now: string): Mutation | undefined {
+export function definitionCovering(
+  ctx: EmuContext,
+  tenantId: string,
+  applicationName: string,
+  name: string,
+  values: readonly string[],
+  now: string,
+): Mutation | undefined {
   const current = findDefinition(ctx, applicationName, name);
   const added = values.filter((v) => !current?.values.includes(v));
   if (added.length === 0) return undefined;

@@ -14,8 +14,10 @@ export const definitionFixtures: FixtureSection = {
       const { applicationName, name, values } = item as { applicationName: string; name: string; values: string[] };
       const where = `timeSeries[${i}] (${applicationName}/${name})`;
       const app = findApplicationOfAnyTenant(ctx, applicationName);
-      if (!app) throw new FixtureError(`${where}: applicationName ${applicationName} is not an application in the fixtures.`);
-      if (findDefinition(ctx, applicationName, name)) throw new FixtureError(`${where}: the application defines ${name} twice.`);
+      if (!app)
+        throw new FixtureError(`${where}: applicationName ${applicationName} is not an application in the fixtures.`);
+      if (findDefinition(ctx, applicationName, name))
+        throw new FixtureError(`${where}: the application defines ${name} twice.`);
       await ctx.store.commit([definitionCovering(ctx, app.tenantId, applicationName, name, values, now)!]);
     }
   },

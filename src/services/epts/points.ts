@@ -28,7 +28,8 @@ const seriesId = (endpointId: string, name: string) => `${endpointId}/${name}`;
  */
 function encode(values: Record<string, unknown>): unknown {
   const keys = Object.keys(values);
-  if (keys.length === 1 && keys[0] === 'value' && !(typeof values.value === 'object' && values.value !== null)) return values.value;
+  if (keys.length === 1 && keys[0] === 'value' && !(typeof values.value === 'object' && values.value !== null))
+    return values.value;
   return values;
 }
 
@@ -47,15 +48,24 @@ export function appendMutations(batch: PointBatch): Mutation[] {
   const mutations: Mutation[] = [];
   for (const [endpointId, bySeries] of batch) {
     for (const [name, points] of bySeries) {
-      mutations.push(TIME_SERIES_POINTS.appendMutation(seriesId(endpointId, name), points.map((p) => [p.time, encode(p.values)])));
+      mutations.push(
+        TIME_SERIES_POINTS.appendMutation(
+          seriesId(endpointId, name),
+          points.map((p) => [p.time, encode(p.values)]),
+        ),
+      );
     }
   }
   return mutations;
 }
 
-const seriesOf = (ctx: EmuContext, endpointId: string, name: string): Series | undefined => TIME_SERIES_POINTS.get(ctx, seriesId(endpointId, name));
+const seriesOf = (ctx: EmuContext, endpointId: string, name: string): Series | undefined =>
+  TIME_SERIES_POINTS.get(ctx, seriesId(endpointId, name));
 
-const pointAt = (series: Series, index: number): DataPoint => ({ timestamp: isoOf(series.timeAt(index)), values: decode(series.valueAt(index)) });
+const pointAt = (series: Series, index: number): DataPoint => ({
+  timestamp: isoOf(series.timeAt(index)),
+  values: decode(series.valueAt(index)),
+});
 
 /** The newest point of a series, or the newest strictly before `before`: a binary search at most, never a scan. */
 export function lastPoint(ctx: EmuContext, endpointId: string, name: string, before?: number): DataPoint | undefined {
@@ -74,7 +84,13 @@ export interface TimeRange {
 }
 
 /** The points of a series inside the window, oldest first or newest first, found by binary search. */
-export function* pointsIn(ctx: EmuContext, endpointId: string, name: string, range: TimeRange, descending: boolean): Generator<DataPoint> {
+export function* pointsIn(
+  ctx: EmuContext,
+  endpointId: string,
+  name: string,
+  range: TimeRange,
+  descending: boolean,
+): Generator<DataPoint> {
   const series = seriesOf(ctx, endpointId, name);
   if (!series) return;
   const start = range.includeFrom ? series.lowerBound(range.from) : series.upperBound(range.from);
@@ -90,7 +106,14 @@ export type Chunk = Record<string, Record<string, DataPoint[]>>;
  * series in the order asked, points in the asked order; one endpoint's series continues in the next chunk when
  * a chunk is full. Built lazily, so that a large window is never held whole in memory.
  */
-export function* dataChunks(ctx: EmuContext, endpointIds: readonly string[], names: readonly string[], range: TimeRange, descending: boolean, size: number): Generator<Chunk> {
+export function* dataChunks(
+  ctx: EmuContext,
+  endpointIds: readonly string[],
+  names: readonly string[],
+  range: TimeRange,
+  descending: boolean,
+  size: number,
+): Generator<Chunk> {
   let chunk: Chunk = {};
   let count = 0;
   for (const endpointId of endpointIds) {

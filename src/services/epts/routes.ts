@@ -3,7 +3,12 @@ import { badRequest, notFound } from '../../server/errors.js';
 import { sendJsonArray } from '../../server/json-stream.js';
 import { pathParam, queryDate, queryEnum, queryList, requiredQuery } from '../../server/params.js';
 import { route, type BodyRequest, type QueryParam, type Route } from '../../contract.js';
-import { findTenantVersion, listApplications, requireApplication, type Application } from '../app-manager/applications.js';
+import {
+  findTenantVersion,
+  listApplications,
+  requireApplication,
+  type Application,
+} from '../app-manager/applications.js';
 import { endpointsInListingOrder, findEndpoint } from '../epr/endpoints.js';
 import { definitionsNamed, definitionsOf, presentDefinition } from './definitions.js';
 import { dataChunks, lastPoint, type DataPoint } from './points.js';
@@ -20,13 +25,17 @@ function applicationOf(req: Request): Application {
 
 function seriesNamesOf(req: Request, app: Application): string[] {
   const names = queryList(req, 'timeSeriesName');
-  if (!names || names.length === 0) throw badRequest('Query parameter timeSeriesName is required (one or more series names, comma-separated).');
+  if (!names || names.length === 0)
+    throw badRequest('Query parameter timeSeriesName is required (one or more series names, comma-separated).');
   const unique = [...new Set(names)];
   definitionsNamed(req.ctx, app.name, unique);
   return unique;
 }
 
-/** The endpoints asked for (each must be the application's: 404 otherwise), or all of the application's in listing order. */
+/**
+ * The endpoints asked for (each must be the application's: 404 otherwise), or all of the application's in listing
+ * order.
+ */
 function endpointIdsOf(req: Request, app: Application): { ids: string[]; listed: boolean } {
   const listed = queryList(req, 'endpointId');
   if (listed && listed.length > 0) {
@@ -52,7 +61,10 @@ function config(req: Request, res: Response) {
   res.json(Object.fromEntries(apps.map((app) => [app.name, definitionsOf(req.ctx, app.name).map(presentDefinition)])));
 }
 
-/** Listed endpoints always appear (a series without points is `[]`); without a list, those with a point in some named series. */
+/**
+ * Listed endpoints always appear (a series without points is `[]`); without a list, those with a point in some named
+ * series.
+ */
 function last(req: Request, res: Response) {
   const app = applicationOf(req);
   const names = seriesNamesOf(req, app);
@@ -81,7 +93,12 @@ async function data(req: Request, res: Response) {
   const includeTime = queryEnum(req, 'includeTime', ['from', 'to', 'both', 'none'] as const) ?? 'none';
   const descending = (queryEnum(req, 'sort', ['ASC', 'DESC'] as const) ?? 'ASC') === 'DESC';
   const { ids } = endpointIdsOf(req, app);
-  const range = { from, to, includeFrom: includeTime === 'from' || includeTime === 'both', includeTo: includeTime === 'to' || includeTime === 'both' };
+  const range = {
+    from,
+    to,
+    includeFrom: includeTime === 'from' || includeTime === 'both',
+    includeTo: includeTime === 'to' || includeTime === 'both',
+  };
   await sendJsonArray(res, dataChunks(req.ctx, ids, names, range, descending, CHUNK_POINTS));
 }
 
@@ -95,11 +112,18 @@ async function putVersionData(req: BodyRequest<TimeSeriesBody>, res: Response) {
   const name = pathParam(req, 'appVersionName');
   const version = findTenantVersion(req.ctx, req.principal.tenantId, name);
   if (!version) throw notFound(`There is no application version ${name}.`);
-  await writeTimeSeriesData(req.ctx, { tenantId: req.principal.tenantId, applicationName: version.appName, appVersionName: version.name }, req.body);
+  await writeTimeSeriesData(
+    req.ctx,
+    { tenantId: req.principal.tenantId, applicationName: version.appName, appVersionName: version.name },
+    req.body,
+  );
   res.status(204).end();
 }
 
-const endpointIds: QueryParam = { name: 'endpointId', description: 'one or more, comma-separated; default all of the application' };
+const endpointIds: QueryParam = {
+  name: 'endpointId',
+  description: 'one or more, comma-separated; default all of the application',
+};
 const seriesNames: QueryParam = { name: 'timeSeriesName', required: true, description: 'one or more, comma-separated' };
 const dateTime = { type: 'string', format: 'date-time' };
 
@@ -117,7 +141,11 @@ export const routes: Route[] = [
     path: '/applications/{applicationName}/time-series/last',
     scope: 'endpoint:read',
     summary: 'The newest data point of each series and endpoint',
-    query: [endpointIds, seriesNames, { name: 'beforeDate', description: 'newest point strictly before this time (first revision)', schema: dateTime }],
+    query: [
+      endpointIds,
+      seriesNames,
+      { name: 'beforeDate', description: 'newest point strictly before this time (first revision)', schema: dateTime },
+    ],
     handler: last,
   },
   {
@@ -130,7 +158,11 @@ export const routes: Route[] = [
       endpointIds,
       { name: 'fromDate', required: true, schema: dateTime },
       { name: 'toDate', required: true, schema: dateTime },
-      { name: 'includeTime', description: 'inclusive bounds: from, to, both or none (default)', schema: { enum: ['from', 'to', 'both', 'none'] } },
+      {
+        name: 'includeTime',
+        description: 'inclusive bounds: from, to, both or none (default)',
+        schema: { enum: ['from', 'to', 'both', 'none'] },
+      },
       { name: 'sort', description: 'ASC (default) or DESC', schema: { enum: ['ASC', 'DESC'] } },
     ],
     handler: data,

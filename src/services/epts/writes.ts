@@ -18,18 +18,26 @@ export interface WriteTarget {
 function checkValues(definition: Definition, values: Record<string, unknown>, where: string): void {
   const unknown = Object.keys(values).filter((v) => !definition.values.includes(v));
   if (unknown.length > 0) {
-    throw badRequest(`${where}.values has ${unknown.join(', ')}, not a value of time series ${definition.name} (its values: ${definition.values.join(', ')}).`);
+    throw badRequest(
+      `${where}.values has ${unknown.join(', ')}, not a value of time series ${definition.name} (its values: ${definition.values.join(', ')}).`,
+    );
   }
   const missing = definition.values.filter((v) => !Object.hasOwn(values, v));
   if (missing.length > 0) {
-    throw badRequest(`${where}.values lacks ${missing.join(', ')} of time series ${definition.name}; send null for a value that is not known.`);
+    throw badRequest(
+      `${where}.values lacks ${missing.join(', ')} of time series ${definition.name}; send null for a value that is not known.`,
+    );
   }
 }
 
 function endpointsOutside(ctx: EmuContext, target: WriteTarget, endpointIds: string[]): string[] {
   return endpointIds.filter((id) => {
     const endpoint = findEndpoint(ctx, target.tenantId, id);
-    return !endpoint || endpoint.appName !== target.applicationName || (target.appVersionName !== undefined && endpoint.appVersion.name !== target.appVersionName);
+    return (
+      !endpoint ||
+      endpoint.appName !== target.applicationName ||
+      (target.appVersionName !== undefined && endpoint.appVersion.name !== target.appVersionName)
+    );
   });
 }
 
@@ -47,7 +55,10 @@ export async function writeTimeSeriesData(ctx: EmuContext, target: WriteTarget, 
       points.forEach((point, i) => {
         const where = `${endpointId}.${name}[${i}]`;
         const time = parseIsoTime(point.timestamp);
-        if (time === undefined) throw badRequest(`${where}.timestamp must be an ISO 8601 datetime with a zone, like 2024-04-26T15:41:07Z; got "${point.timestamp}".`);
+        if (time === undefined)
+          throw badRequest(
+            `${where}.timestamp must be an ISO 8601 datetime with a zone, like 2024-04-26T15:41:07Z; got "${point.timestamp}".`,
+          );
         checkValues(definitions.get(name)!, point.values, where);
         addPoint(batch, endpointId, name, { time, values: point.values });
       });
@@ -55,7 +66,9 @@ export async function writeTimeSeriesData(ctx: EmuContext, target: WriteTarget, 
   }
   const outside = endpointsOutside(ctx, target, Object.keys(body));
   if (outside.length > 0) {
-    const where = target.appVersionName ? `application version ${target.appVersionName}` : `application ${target.applicationName}`;
+    const where = target.appVersionName
+      ? `application version ${target.appVersionName}`
+      : `application ${target.applicationName}`;
     throw notFound(`No endpoint ${outside.join(', ')} in ${where}.`);
   }
   if (batch.size > 0) await ctx.store.commit(appendMutations(batch));
@@ -71,7 +84,11 @@ export interface SamplePoint {
  * Points from an endpoint's data samples (`dcx`): a series the application does not define yet is defined by
  * its first point, and a value name a definition lacks is added to it, in the same commit as the points.
  */
-export async function recordSamplePoints(ctx: EmuContext, endpoint: Endpoint, points: readonly SamplePoint[]): Promise<void> {
+export async function recordSamplePoints(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  points: readonly SamplePoint[],
+): Promise<void> {
   const valueNames = new Map<string, Set<string>>();
   const batch: PointBatch = new Map();
   for (const { series, point } of points) {
@@ -81,6 +98,8 @@ export async function recordSamplePoints(ctx: EmuContext, endpoint: Endpoint, po
     addPoint(batch, endpoint.endpointId, series, point);
   }
   const now = ctx.clock.nowIso();
-  const definitions = [...valueNames].flatMap(([series, names]) => definitionCovering(ctx, endpoint.tenantId, endpoint.appName, series, [...names], now) ?? []);
+  const definitions = [...valueNames].flatMap(
+    ([series, names]) => definitionCovering(ctx, endpoint.tenantId, endpoint.appName, series, [...names], now) ?? [],
+  );
   await ctx.store.commit([...definitions, ...appendMutations(batch)]);
 }

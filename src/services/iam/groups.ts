@@ -15,7 +15,8 @@ export async function createGroup(ctx: EmuContext, tenantId: string, input: Grou
   checkReferences(ctx, tenantId, 'group', input.parentID === undefined ? [] : [input.parentID]);
   checkReferences(ctx, tenantId, 'policy', input.policyIDs);
   const siblings = recordsOf<IamGroup>(ctx, GROUPS, tenantId).filter((g) => g.parentID === input.parentID);
-  if (siblings.some((g) => g.name === input.name)) throw conflict(`A group named ${input.name} exists already${input.parentID ? ` in group ${input.parentID}` : ''}.`);
+  if (siblings.some((g) => g.name === input.name))
+    throw conflict(`A group named ${input.name} exists already${input.parentID ? ` in group ${input.parentID}` : ''}.`);
   const parent = input.parentID === undefined ? undefined : findGroup(ctx, tenantId, input.parentID);
   const path = `${parent?.path ?? ''}/${input.name}`;
   const now = ctx.clock.nowIso();
@@ -32,7 +33,10 @@ export async function createGroup(ctx: EmuContext, tenantId: string, input: Grou
     created: now,
     updated: now,
   };
-  await ctx.store.commit([GROUPS.putMutation(group.id, group), ...joinGroup(ctx, tenantId, group.id, input.users ?? [], now)]);
+  await ctx.store.commit([
+    GROUPS.putMutation(group.id, group),
+    ...joinGroup(ctx, tenantId, group.id, input.users ?? [], now),
+  ]);
   return group;
 }
 

@@ -17,12 +17,19 @@ const missing = (value: unknown) => (value === undefined || value === null ? 1 :
  * record's fields, default `id`) in `sortOrder` (default `desc`), then one page. `count` is every matching record,
  * `pageSize` the number returned (spec 3: "returned elements").
  */
-export function listAnswer<T extends Record<string, unknown>>(req: Request, records: T[], sortable: readonly string[], present: (record: T) => unknown) {
+export function listAnswer<T extends Record<string, unknown>>(
+  req: Request,
+  records: T[],
+  sortable: readonly string[],
+  present: (record: T) => unknown,
+) {
   const sort = queryEnum(req, 'sort', sortable) ?? 'id';
   const descending = (queryEnum(req, 'sortOrder', ['asc', 'desc'] as const) ?? 'desc') === 'desc';
   const direction = descending ? -1 : 1;
   // Records without the field come last either way.
-  const sorted = [...records].sort((a, b) => missing(a[sort]) - missing(b[sort]) || compare(a[sort], b[sort]) * direction || compare(a.id, b.id));
+  const sorted = [...records].sort(
+    (a, b) => missing(a[sort]) - missing(b[sort]) || compare(a[sort], b[sort]) * direction || compare(a.id, b.id),
+  );
   const page = paginateByPage(req, sorted, DEFAULT_PAGE_SIZE);
   return { data: page.items.map(present), count: page.total, page: page.page, pageSize: page.items.length };
 }

@@ -13,7 +13,12 @@ export interface IamLogin {
  * The `password` grant of the tenant's realm for a user of the identity and access manager: the user and the scopes
  * its policies allow; `disabled` for the right password of a user created with `enabled: false`; undefined otherwise.
  */
-export async function iamLogin(ctx: EmuContext, tenantId: string, username: string, password: string): Promise<IamLogin | 'disabled' | undefined> {
+export async function iamLogin(
+  ctx: EmuContext,
+  tenantId: string,
+  username: string,
+  password: string,
+): Promise<IamLogin | 'disabled' | undefined> {
   const found = findUserByUsername(ctx, tenantId, username);
   if (!found || !(await verifyPassword(password, found.passwordHash))) return undefined;
   // Read again after the hash: the user may have been deleted meanwhile.

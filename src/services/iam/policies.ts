@@ -4,13 +4,25 @@ import { scopeMatches, tenantScopes } from '../../auth/scopes.js';
 import { conflict, notFound } from '../../server/errors.js';
 import { groupsWithAncestors } from './groups.js';
 import type { PolicyInput, ResourcePolicyInput } from './schemas.js';
-import { findPolicy, requireUser, krn, POLICIES, recordsOf, RESOURCE_POLICIES, type IamPolicy, type IamUser, type Statement, type StoredResourcePolicy } from './records.js';
+import {
+  findPolicy,
+  requireUser,
+  krn,
+  POLICIES,
+  recordsOf,
+  RESOURCE_POLICIES,
+  type IamPolicy,
+  type IamUser,
+  type Statement,
+  type StoredResourcePolicy,
+} from './records.js';
 
 export type { PolicyInput };
 
 /** `POST /policies` (an emulator addition): an identity policy; `resources` default to every resource (`*`). */
 export async function createPolicy(ctx: EmuContext, tenantId: string, input: PolicyInput): Promise<IamPolicy> {
-  if (recordsOf<IamPolicy>(ctx, POLICIES, tenantId).some((p) => p.name === input.name)) throw conflict(`A policy named ${input.name} exists already.`);
+  if (recordsOf<IamPolicy>(ctx, POLICIES, tenantId).some((p) => p.name === input.name))
+    throw conflict(`A policy named ${input.name} exists already.`);
   const policy: IamPolicy = {
     tenantId,
     id: randomUUID(),
@@ -26,7 +38,8 @@ export async function createPolicy(ctx: EmuContext, tenantId: string, input: Pol
   return policy;
 }
 
-export const listPolicies = (ctx: EmuContext, tenantId: string): IamPolicy[] => recordsOf<IamPolicy>(ctx, POLICIES, tenantId);
+export const listPolicies = (ctx: EmuContext, tenantId: string): IamPolicy[] =>
+  recordsOf<IamPolicy>(ctx, POLICIES, tenantId);
 
 export function requirePolicy(ctx: EmuContext, tenantId: string, id: string): IamPolicy {
   const policy = findPolicy(ctx, tenantId, id);
@@ -51,7 +64,12 @@ export function userResourcePolicy(ctx: EmuContext, tenantId: string, userId: st
 }
 
 /** `PUT /users/{userID}/policy`: replaces the statements; the version counts the replacements. */
-export async function putUserResourcePolicy(ctx: EmuContext, tenantId: string, userId: string, statements: StoredResourcePolicy['statements']): Promise<void> {
+export async function putUserResourcePolicy(
+  ctx: EmuContext,
+  tenantId: string,
+  userId: string,
+  statements: StoredResourcePolicy['statements'],
+): Promise<void> {
   const user = requireUser(ctx, tenantId, userId);
   const version = (RESOURCE_POLICIES.get(ctx, user.id)?.version ?? 0) + 1;
   await RESOURCE_POLICIES.put(ctx, user.id, { tenantId, version, statements });
@@ -66,8 +84,11 @@ export function userScopes(ctx: EmuContext, user: IamUser): string[] {
   const groups = groupsWithAncestors(ctx, user.tenantId, user.groups);
   const policyIds = new Set([...user.policyIDs, ...groups.flatMap((g) => g.policyIDs)]);
   const statements = [...policyIds].flatMap((id) => findPolicy(ctx, user.tenantId, id)?.statements ?? []);
-  const named = (effect: Statement['effect']) => statements.filter((s) => s.effect === effect).flatMap((s) => s.actions);
+  const named = (effect: Statement['effect']) =>
+    statements.filter((s) => s.effect === effect).flatMap((s) => s.actions);
   const allowed = named('allow');
   const denied = named('deny');
-  return tenantScopes(ctx.services).filter((scope) => allowed.some((p) => scopeMatches(p, scope)) && !denied.some((p) => scopeMatches(p, scope)));
+  return tenantScopes(ctx.services).filter(
+    (scope) => allowed.some((p) => scopeMatches(p, scope)) && !denied.some((p) => scopeMatches(p, scope)),
+  );
 }

@@ -2,12 +2,18 @@ import type { EmuContext } from '../../context.js';
 import { badRequest, notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
 import { collection, type Collection, type StoredRecord } from '../../store/index.js';
-import type { groupRecord, policyRecord, PolicyInput, resourcePolicyRecord, ResourcePolicyInput, userRecord } from './schemas.js';
+import type {
+  groupRecord,
+  policyRecord,
+  PolicyInput,
+  resourcePolicyRecord,
+  ResourcePolicyInput,
+  userRecord,
+} from './schemas.js';
 
 /** The identity and access manager's collections and the lookups its domain files share. */
 
-export const USERS = collection<IamUser>('iam-users')
-  .index('username', (u) => usernameKey(u.tenantId, u.username));
+export const USERS = collection<IamUser>('iam-users').index('username', (u) => usernameKey(u.tenantId, u.username));
 export const GROUPS = collection<IamGroup>('iam-groups');
 export const POLICIES = collection<IamPolicy>('iam-policies');
 export const RESOURCE_POLICIES = collection<StoredResourcePolicy>('iam-resource-policies');
@@ -16,7 +22,10 @@ export const RESOURCE_POLICIES = collection<StoredResourcePolicy>('iam-resource-
  * A user's resource policy as stored: who may act on the user. It does not change the user's own token. The record
  * schema names only `tenantId`; the rest is what we write from a checked body.
  */
-export type StoredResourcePolicy = FromSchema<typeof resourcePolicyRecord> & { version: number; statements: ResourcePolicyInput['statements'] };
+export type StoredResourcePolicy = FromSchema<typeof resourcePolicyRecord> & {
+  version: number;
+  statements: ResourcePolicyInput['statements'];
+};
 
 /*
  * The record schemas name only the string fields an import must have; the rest is what we write from a checked body.
@@ -62,11 +71,20 @@ export function findUserByUsername(ctx: EmuContext, tenantId: string, username: 
 }
 
 /** The tenant's records of a collection; another tenant's are never seen. */
-export function recordsOf<T extends StoredRecord>(ctx: EmuContext, collection: Collection<T, string>, tenantId: string): T[] {
+export function recordsOf<T extends StoredRecord>(
+  ctx: EmuContext,
+  collection: Collection<T, string>,
+  tenantId: string,
+): T[] {
   return [...collection.values(ctx)].filter((r) => r.tenantId === tenantId);
 }
 
-function owned<T extends StoredRecord>(ctx: EmuContext, collection: Collection<T, string>, tenantId: string, id: string): T | undefined {
+function owned<T extends StoredRecord>(
+  ctx: EmuContext,
+  collection: Collection<T, string>,
+  tenantId: string,
+  id: string,
+): T | undefined {
   const record = collection.get(ctx, id);
   return record?.tenantId === tenantId ? record : undefined;
 }
@@ -78,11 +96,21 @@ export function requireUser(ctx: EmuContext, tenantId: string, id: string): IamU
 }
 
 export const findGroup = (ctx: EmuContext, tenantId: string, id: string) => owned<IamGroup>(ctx, GROUPS, tenantId, id);
-export const findPolicy = (ctx: EmuContext, tenantId: string, id: string) => owned<IamPolicy>(ctx, POLICIES, tenantId, id);
+export const findPolicy = (ctx: EmuContext, tenantId: string, id: string) =>
+  owned<IamPolicy>(ctx, POLICIES, tenantId, id);
 
 /** 400 naming the first id in a request body that is not one of the tenant's records of that kind. */
-export function checkReferences(ctx: EmuContext, tenantId: string, kind: 'group' | 'policy' | 'user', ids: readonly string[] = []): void {
-  const find = { group: findGroup, policy: findPolicy, user: (c: EmuContext, t: string, id: string) => owned(c, USERS, t, id) }[kind];
+export function checkReferences(
+  ctx: EmuContext,
+  tenantId: string,
+  kind: 'group' | 'policy' | 'user',
+  ids: readonly string[] = [],
+): void {
+  const find = {
+    group: findGroup,
+    policy: findPolicy,
+    user: (c: EmuContext, t: string, id: string) => owned(c, USERS, t, id),
+  }[kind];
   const missing = ids.find((id) => !find(ctx, tenantId, id));
   if (missing !== undefined) throw badRequest(`There is no ${kind} ${missing}.`);
 }

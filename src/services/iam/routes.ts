@@ -5,10 +5,27 @@ import { createGroup, listGroups } from './groups.js';
 import { listAnswer, listParams } from './listing.js';
 import { createPolicy, requirePolicy, listPolicies, putUserResourcePolicy, userResourcePolicy } from './policies.js';
 import { findGroup, type IamGroup, type IamPolicy, type IamUser } from './records.js';
-import { groupCreateSchema, policyCreateSchema, policyIdsSchema, resourcePolicySchema, userCreateSchema, userDeleteSchema } from './schemas.js';
+import {
+  groupCreateSchema,
+  policyCreateSchema,
+  policyIdsSchema,
+  resourcePolicySchema,
+  userCreateSchema,
+  userDeleteSchema,
+} from './schemas.js';
 import { changeUserPolicies, createUser, deleteUsers, listUsers, userPaths } from './users.js';
 
-const USER_SORT = ['id', 'username', 'email', 'firstName', 'lastName', 'enabled', 'path', 'created', 'updated'] as const;
+const USER_SORT = [
+  'id',
+  'username',
+  'email',
+  'firstName',
+  'lastName',
+  'enabled',
+  'path',
+  'created',
+  'updated',
+] as const;
 const GROUP_SORT = ['id', 'name', 'displayName', 'path', 'created', 'updated'] as const;
 const POLICY_SORT = ['id', 'name', 'type', 'version'] as const;
 
@@ -25,17 +42,24 @@ function listedUser(req: Request) {
 }
 
 function listUsersRoute(req: Request, res: Response) {
-  const users = listUsers(req.ctx, req.principal.tenantId, { email: queryString(req, 'email'), path: queryString(req, 'path') });
+  const users = listUsers(req.ctx, req.principal.tenantId, {
+    email: queryString(req, 'email'),
+    path: queryString(req, 'path'),
+  });
   res.json(listAnswer(req, users, USER_SORT, listedUser(req)));
 }
 
 /** A handler that does its work, then answers 204. */
-const noContent = <Body>(work: (req: BodyRequest<Body>) => Promise<unknown>) => async (req: BodyRequest<Body>, res: Response) => {
-  await work(req);
-  res.status(204).end();
-};
+const noContent =
+  <Body>(work: (req: BodyRequest<Body>) => Promise<unknown>) =>
+  async (req: BodyRequest<Body>, res: Response) => {
+    await work(req);
+    res.status(204).end();
+  };
 
-/** Spec 3: every answer of the identity and access manager wraps its records as `{ data }`; 400, 401, 403 have no body. */
+/**
+ * Spec 3: every answer of the identity and access manager wraps its records as `{ data }`; 400, 401, 403 have no body.
+ */
 const routeTable: Array<Omit<Route, 'bareErrors'>> = [
   route({
     method: 'POST',
@@ -44,7 +68,8 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     summary: 'Create a user',
     bodySchema: userCreateSchema,
     successStatus: 201,
-    handler: async (req, res) => res.status(201).json({ data: presentUser(await createUser(req.ctx, req.principal.tenantId, req.body)) }),
+    handler: async (req, res) =>
+      res.status(201).json({ data: presentUser(await createUser(req.ctx, req.principal.tenantId, req.body)) }),
   }),
   {
     method: 'GET',
@@ -52,7 +77,11 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     scope: 'iam:user:read',
     summary: 'List users',
     paging: 'data',
-    query: [...listParams(USER_SORT), { name: 'email', description: 'part of the address' }, { name: 'path', description: 'the whole path' }],
+    query: [
+      ...listParams(USER_SORT),
+      { name: 'email', description: 'part of the address' },
+      { name: 'path', description: 'the whole path' },
+    ],
     handler: listUsersRoute,
   },
   {
@@ -78,7 +107,9 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     summary: 'Attach policies to a user',
     bodySchema: policyIdsSchema,
     successStatus: 204,
-    handler: noContent((req) => changeUserPolicies(req.ctx, req.principal.tenantId, pathParam(req, 'userID'), req.body.policyIDs, true)),
+    handler: noContent((req) =>
+      changeUserPolicies(req.ctx, req.principal.tenantId, pathParam(req, 'userID'), req.body.policyIDs, true),
+    ),
   }),
   route({
     method: 'POST',
@@ -87,14 +118,17 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     summary: 'Detach policies from a user',
     bodySchema: policyIdsSchema,
     successStatus: 204,
-    handler: noContent((req) => changeUserPolicies(req.ctx, req.principal.tenantId, pathParam(req, 'userID'), req.body.policyIDs, false)),
+    handler: noContent((req) =>
+      changeUserPolicies(req.ctx, req.principal.tenantId, pathParam(req, 'userID'), req.body.policyIDs, false),
+    ),
   }),
   {
     method: 'GET',
     path: '/users/{userID}/policy',
     scope: 'iam:user:policy:read',
     summary: "Get the user's resource policy",
-    handler: (req, res) => res.json({ data: userResourcePolicy(req.ctx, req.principal.tenantId, pathParam(req, 'userID')) }),
+    handler: (req, res) =>
+      res.json({ data: userResourcePolicy(req.ctx, req.principal.tenantId, pathParam(req, 'userID')) }),
   },
   route({
     method: 'PUT',
@@ -103,7 +137,9 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     summary: "Replace the user's resource policy",
     bodySchema: resourcePolicySchema,
     successStatus: 204,
-    handler: noContent((req) => putUserResourcePolicy(req.ctx, req.principal.tenantId, pathParam(req, 'userID'), req.body.statements)),
+    handler: noContent((req) =>
+      putUserResourcePolicy(req.ctx, req.principal.tenantId, pathParam(req, 'userID'), req.body.statements),
+    ),
   }),
   route({
     method: 'POST',
@@ -112,7 +148,8 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     summary: 'Create a group',
     bodySchema: groupCreateSchema,
     successStatus: 201,
-    handler: async (req, res) => res.status(201).json({ data: presentGroup(await createGroup(req.ctx, req.principal.tenantId, req.body)) }),
+    handler: async (req, res) =>
+      res.status(201).json({ data: presentGroup(await createGroup(req.ctx, req.principal.tenantId, req.body)) }),
   }),
   {
     method: 'GET',
@@ -121,7 +158,8 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     summary: 'List groups',
     paging: 'data',
     query: listParams(GROUP_SORT),
-    handler: (req, res) => res.json(listAnswer(req, listGroups(req.ctx, req.principal.tenantId), GROUP_SORT, presentGroup)),
+    handler: (req, res) =>
+      res.json(listAnswer(req, listGroups(req.ctx, req.principal.tenantId), GROUP_SORT, presentGroup)),
   },
   route({
     method: 'POST',
@@ -131,7 +169,8 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     addition: true,
     bodySchema: policyCreateSchema,
     successStatus: 201,
-    handler: async (req, res) => res.status(201).json({ data: presentPolicy(await createPolicy(req.ctx, req.principal.tenantId, req.body)) }),
+    handler: async (req, res) =>
+      res.status(201).json({ data: presentPolicy(await createPolicy(req.ctx, req.principal.tenantId, req.body)) }),
   }),
   {
     method: 'GET',
@@ -141,7 +180,8 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     addition: true,
     paging: 'data',
     query: listParams(POLICY_SORT),
-    handler: (req, res) => res.json(listAnswer(req, listPolicies(req.ctx, req.principal.tenantId), POLICY_SORT, presentPolicy)),
+    handler: (req, res) =>
+      res.json(listAnswer(req, listPolicies(req.ctx, req.principal.tenantId), POLICY_SORT, presentPolicy)),
   },
   {
     method: 'GET',
@@ -149,7 +189,8 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     scope: 'iam:policy:read',
     summary: 'Get an identity policy (emulator addition)',
     addition: true,
-    handler: (req, res) => res.json({ data: presentPolicy(requirePolicy(req.ctx, req.principal.tenantId, pathParam(req, 'policyID'))) }),
+    handler: (req, res) =>
+      res.json({ data: presentPolicy(requirePolicy(req.ctx, req.principal.tenantId, pathParam(req, 'policyID'))) }),
   },
 ];
 

@@ -86,7 +86,13 @@ export const policyCreateSchema = typedSchema({
       items: {
         type: 'object',
         required: ['effect', 'actions'],
-        properties: { effect, actions: { ...strings, minItems: 1 }, resources: strings, principals: strings, description: text },
+        properties: {
+          effect,
+          actions: { ...strings, minItems: 1 },
+          resources: strings,
+          principals: strings,
+          description: text,
+        },
       },
     },
   },
@@ -97,7 +103,9 @@ export type GroupInput = FromSchema<typeof groupCreateSchema>;
 export type PolicyInput = FromSchema<typeof policyCreateSchema>;
 export type ResourcePolicyInput = FromSchema<typeof resourcePolicySchema>;
 
-export const userRecord = withPasswordHash(tenantRecord(['id', 'username', 'email', 'krn', 'passwordHash', 'created', 'updated']));
+export const userRecord = withPasswordHash(
+  tenantRecord(['id', 'username', 'email', 'krn', 'passwordHash', 'created', 'updated']),
+);
 export const groupRecord = tenantRecord(['id', 'name', 'path', 'krn', 'created', 'updated']);
 export const policyRecord = tenantRecord(['id', 'name', 'krn', 'type', 'version']);
 export const resourcePolicyRecord = tenantRecord([]);

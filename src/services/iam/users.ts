@@ -5,7 +5,16 @@ import { badRequest, conflict } from '../../server/errors.js';
 import type { Mutation } from '../../store/index.js';
 import { findRealmUser } from '../tenant-manager/tenants.js';
 import type { UserInput } from './schemas.js';
-import { checkReferences, requireUser, krn, recordsOf, RESOURCE_POLICIES, findUserByUsername, USERS, type IamUser } from './records.js';
+import {
+  checkReferences,
+  requireUser,
+  krn,
+  recordsOf,
+  RESOURCE_POLICIES,
+  findUserByUsername,
+  USERS,
+  type IamUser,
+} from './records.js';
 
 export type { UserInput };
 
@@ -14,7 +23,8 @@ function checkUnique(ctx: EmuContext, tenantId: string, input: UserInput): void 
   if (findUserByUsername(ctx, tenantId, input.username) || findRealmUser(ctx, tenantId, input.username)) {
     throw conflict(`A user with username ${input.username} exists already.`);
   }
-  if (recordsOf<IamUser>(ctx, USERS, tenantId).some((u) => u.email === input.email)) throw conflict(`A user with email ${input.email} exists already.`);
+  if (recordsOf<IamUser>(ctx, USERS, tenantId).some((u) => u.email === input.email))
+    throw conflict(`A user with email ${input.email} exists already.`);
 }
 
 /** `POST /users`: 400 when the passwords differ or a group or policy is unknown; 409 for a taken username or email. */
@@ -57,7 +67,9 @@ export interface UserFilter {
 export function listUsers(ctx: EmuContext, tenantId: string, filter: UserFilter = {}): IamUser[] {
   const email = filter.email?.toLowerCase();
   return recordsOf<IamUser>(ctx, USERS, tenantId).filter(
-    (u) => (email === undefined || u.email.toLowerCase().includes(email)) && (filter.path === undefined || (u.path ?? '') === filter.path),
+    (u) =>
+      (email === undefined || u.email.toLowerCase().includes(email)) &&
+      (filter.path === undefined || (u.path ?? '') === filter.path),
   );
 }
 
@@ -78,15 +90,29 @@ export async function deleteUsers(ctx: EmuContext, tenantId: string, ids: readon
 }
 
 /** `POST /users/{userID}/policies/attach|detach`: attaching twice or detaching what is not attached changes nothing. */
-export async function changeUserPolicies(ctx: EmuContext, tenantId: string, userId: string, policyIds: readonly string[], attach: boolean): Promise<void> {
+export async function changeUserPolicies(
+  ctx: EmuContext,
+  tenantId: string,
+  userId: string,
+  policyIds: readonly string[],
+  attach: boolean,
+): Promise<void> {
   const user = requireUser(ctx, tenantId, userId);
   if (attach) checkReferences(ctx, tenantId, 'policy', policyIds);
-  const policyIDs = attach ? [...new Set([...user.policyIDs, ...policyIds])] : user.policyIDs.filter((id) => !policyIds.includes(id));
+  const policyIDs = attach
+    ? [...new Set([...user.policyIDs, ...policyIds])]
+    : user.policyIDs.filter((id) => !policyIds.includes(id));
   await USERS.put(ctx, user.id, { ...user, policyIDs, updated: ctx.clock.nowIso() });
 }
 
 /** Adds a group to users' memberships (a group created with `users`), as mutations of one commit. */
-export function joinGroup(ctx: EmuContext, tenantId: string, groupId: string, userIds: readonly string[], now: string): Mutation[] {
+export function joinGroup(
+  ctx: EmuContext,
+  tenantId: string,
+  groupId: string,
+  userIds: readonly string[],
+  now: string,
+): Mutation[] {
   checkReferences(ctx, tenantId, 'user', userIds);
   return [...new Set(userIds)].map((id) => {
     const user = requireUser(ctx, tenantId, id);

@@ -13,7 +13,12 @@ async function changeWithPushes<T>(ctx: EmuContext, appName: string, change: () 
   return result;
 }
 
-export function createSoftware(ctx: EmuContext, app: Application, version: string, input: SoftwareInput): Promise<Software> {
+export function createSoftware(
+  ctx: EmuContext,
+  app: Application,
+  version: string,
+  input: SoftwareInput,
+): Promise<Software> {
   const software = newSoftware(ctx, app, version, input, ctx.clock.nowIso());
   return changeWithPushes(ctx, app.name, async () => {
     await SOFTWARE.put(ctx, softwareId(software), software);
@@ -21,7 +26,12 @@ export function createSoftware(ctx: EmuContext, app: Application, version: strin
   });
 }
 
-export function updateSoftware(ctx: EmuContext, app: Application, current: Software, input: SoftwareInput): Promise<Software> {
+export function updateSoftware(
+  ctx: EmuContext,
+  app: Application,
+  current: Software,
+  input: SoftwareInput,
+): Promise<Software> {
   const software = updatedSoftware(ctx, app, current, input, ctx.clock.nowIso());
   return changeWithPushes(ctx, app.name, async () => {
     await SOFTWARE.put(ctx, softwareId(software), software);

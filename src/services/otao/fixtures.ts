@@ -11,7 +11,11 @@ export const softwareFixtures: FixtureSection = {
   item: {
     ...softwareCreateSchema,
     required: ['appName', 'version'],
-    properties: { appName: { type: 'string' }, version: { type: 'string' }, ...(softwareCreateSchema.properties as object) },
+    properties: {
+      appName: { type: 'string' },
+      version: { type: 'string' },
+      ...(softwareCreateSchema.properties as object),
+    },
   },
   async seed(ctx, items) {
     const now = ctx.clock.nowIso();
@@ -19,7 +23,10 @@ export const softwareFixtures: FixtureSection = {
     for (const [i, item] of items.entries()) {
       const { appName, version, ...input } = item as unknown as { appName: string; version: string } & SoftwareInput;
       const app = findApplicationOfAnyTenant(ctx, appName);
-      if (!app) throw new FixtureError(`software[${i}] (${appName} ${version}): appName is not an application in the fixtures.`);
+      if (!app)
+        throw new FixtureError(
+          `software[${i}] (${appName} ${version}): appName is not an application in the fixtures.`,
+        );
       let software;
       try {
         software = newSoftware(ctx, app, version, input, now);

@@ -12,14 +12,20 @@ interface RolloutTimer {
   stopped: boolean;
 }
 
-const timerOf = (ctx: EmuContext) => runtimeOf<RolloutTimer>(ctx, 'otao:rollout-dates', () => ({ checkedUntil: ctx.clock.now().getTime(), stopped: false }));
+const timerOf = (ctx: EmuContext) =>
+  runtimeOf<RolloutTimer>(ctx, 'otao:rollout-dates', () => ({
+    checkedUntil: ctx.clock.now().getTime(),
+    stopped: false,
+  }));
 
 /** Rollout dates of targeted software, by application. */
 function rolloutDates(ctx: EmuContext): Array<{ appName: string; at: number }> {
   const dates: Array<{ appName: string; at: number }> = [];
   for (const software of allSoftware(ctx)) {
     if (software.rolloutStrategy !== 'targeted') continue;
-    for (const filter of software.filters) if (filter.rolloutDate !== undefined) dates.push({ appName: software.appName, at: Date.parse(filter.rolloutDate) });
+    for (const filter of software.filters)
+      if (filter.rolloutDate !== undefined)
+        dates.push({ appName: software.appName, at: Date.parse(filter.rolloutDate) });
   }
   return dates;
 }
@@ -30,7 +36,11 @@ function onDue(ctx: EmuContext): void {
   const from = state.checkedUntil;
   const now = ctx.clock.now().getTime();
   state.checkedUntil = now;
-  const apps = new Set(rolloutDates(ctx).filter((d) => d.at > from && d.at <= now).map((d) => d.appName));
+  const apps = new Set(
+    rolloutDates(ctx)
+      .filter((d) => d.at > from && d.at <= now)
+      .map((d) => d.appName),
+  );
   for (const appName of apps) pushChangedOffers(ctx, appName, offersOfApplication(ctx, appName, from), now);
   scheduleRolloutDates(ctx);
 }

@@ -12,7 +12,9 @@ export function currentSoftwareVersion(endpoint: Endpoint): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** The upgrade graph: from a version listed in `upgradableFrom`; an endpoint with no version, to software listing none. */
+/**
+ * The upgrade graph: from a version listed in `upgradableFrom`; an endpoint with no version, to software listing none.
+ */
 export function upgradesFrom(software: Software, current: string | undefined): boolean {
   if (current === undefined) return software.upgradableFrom.length === 0;
   return software.upgradableFrom.some((v) => sameVersion(v, current));
@@ -43,7 +45,11 @@ function rollsOutTo(ctx: EmuContext, software: Software, endpoint: Endpoint, at:
  * The rollout rule (docs/services/ota.md): among the application's software that the upgrade graph leads to from the
  * endpoint's current version and whose strategy lets it reach the endpoint, the highest version; undefined for none.
  */
-export function offeredSoftware(ctx: EmuContext, endpoint: Endpoint, at = ctx.clock.now().getTime()): Software | undefined {
+export function offeredSoftware(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  at = ctx.clock.now().getTime(),
+): Software | undefined {
   const current = currentSoftwareVersion(endpoint);
   let best: Software | undefined;
   for (const software of softwareOf(ctx, endpoint.appName)) {
@@ -67,7 +73,11 @@ export function softwareOffer(ctx: EmuContext, endpoint: Endpoint, at?: number):
 }
 
 /** The answer to a device that says which version it would take: `{}` when that is the one offered. */
-export function softwareFor(ctx: EmuContext, endpoint: Endpoint, knownVersion: string | undefined): SoftwareOffer | Record<string, never> {
+export function softwareFor(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  knownVersion: string | undefined,
+): SoftwareOffer | Record<string, never> {
   const offer = softwareOffer(ctx, endpoint);
   return knownVersion !== undefined && knownVersion === offer.configId ? {} : offer;
 }
@@ -101,9 +111,15 @@ export interface SoftwareReport {
  * endpoint register); its next offer follows the graph from there and is pushed when it changed. A rejection (400 or
  * more) changes nothing: the device stays on its version and is offered the same software again.
  */
-export async function reportSoftwareApplied(ctx: EmuContext, endpoint: Endpoint, report: SoftwareReport): Promise<void> {
+export async function reportSoftwareApplied(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  report: SoftwareReport,
+): Promise<void> {
   if (report.statusCode >= 400) {
-    ctx.log(`Endpoint ${endpoint.endpointId} rejected software ${report.configId}: ${report.statusCode}${report.reasonPhrase ? ` ${report.reasonPhrase}` : ''}`);
+    ctx.log(
+      `Endpoint ${endpoint.endpointId} rejected software ${report.configId}: ${report.statusCode}${report.reasonPhrase ? ` ${report.reasonPhrase}` : ''}`,
+    );
     return;
   }
   const before = softwareOffer(ctx, endpoint).configId;

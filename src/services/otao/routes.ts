@@ -22,7 +22,10 @@ function getOne(req: Request, res: Response) {
 async function create(req: BodyRequest<SoftwareInput>, res: Response) {
   const app = applicationOf(req);
   const software = await createSoftware(req.ctx, app, pathParam(req, 'softwareVersion'), req.body);
-  res.status(201).location(locationOf(req, 'applications', app.name, 'software', software.version)).json(presentSoftware(software));
+  res
+    .status(201)
+    .location(locationOf(req, 'applications', app.name, 'software', software.version))
+    .json(presentSoftware(software));
 }
 
 async function update(req: BodyRequest<SoftwareInput>, res: Response) {
@@ -39,7 +42,13 @@ async function deleteOne(req: Request, res: Response) {
 }
 
 export const routes: Route[] = [
-  { method: 'GET', path: '/applications/{appName}/software', scope: 'application:software:read', summary: 'List the software of an application', handler: list },
+  {
+    method: 'GET',
+    path: '/applications/{appName}/software',
+    scope: 'application:software:read',
+    summary: 'List the software of an application',
+    handler: list,
+  },
   { method: 'GET', path: ONE, scope: 'application:software:read', summary: 'Get a software version', handler: getOne },
   route({
     method: 'PUT',

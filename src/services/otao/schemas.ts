@@ -8,7 +8,10 @@ export const ROLLOUT_DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z
 const filter = {
   type: 'object',
   required: ['filterId'],
-  properties: { filterId: { type: 'string', minLength: 1 }, rolloutDate: { type: 'string', pattern: ROLLOUT_DATE_PATTERN } },
+  properties: {
+    filterId: { type: 'string', minLength: 1 },
+    rolloutDate: { type: 'string', pattern: ROLLOUT_DATE_PATTERN },
+  },
   additionalProperties: false,
 } as const;
 
@@ -34,7 +37,9 @@ export const softwareUpdateSchema = typedSchema({
   additionalProperties: false,
 });
 
-/** The body of `POST` (all optional, strategy default `suspended`) and of `PUT` (strategy required, no specification). */
+/**
+ * The body of `POST` (all optional, strategy default `suspended`) and of `PUT` (strategy required, no specification).
+ */
 export type SoftwareInput = FromSchema<typeof softwareCreateSchema>;
 export type RolloutFilter = FromSchema<typeof filter>;
 

@@ -10,8 +10,7 @@ import { ROLLOUT_STRATEGIES, type RolloutFilter, type softwareRecord, type Softw
 import type { Application } from '../app-manager/applications.js';
 import { filtersOfApplication } from '../epr/filters.js';
 
-export const SOFTWARE = collection<Software>('software')
-  .index('app', (s) => s.appName);
+export const SOFTWARE = collection<Software>('software').index('app', (s) => s.appName);
 
 export type RolloutStrategy = (typeof ROLLOUT_STRATEGIES)[number];
 export { ROLLOUT_STRATEGIES, type RolloutFilter, type SoftwareInput };
@@ -38,12 +37,16 @@ export function isSemanticVersion(value: string): boolean {
 }
 
 export function checkVersion(value: string, what = 'The software version'): string {
-  if (!isSemanticVersion(value)) throw badRequest(`${what} must be a semantic version like 1.2.0 (MAJOR.MINOR.PATCH, optional -prerelease and +build); got "${value}".`);
+  if (!isSemanticVersion(value))
+    throw badRequest(
+      `${what} must be a semantic version like 1.2.0 (MAJOR.MINOR.PATCH, optional -prerelease and +build); got "${value}".`,
+    );
   return value;
 }
 
 /** Versions of equal precedence (`1.0.0` and `1.0.0+b2`) are one version: the priority of software is its version. */
-export const sameVersion = (a: string, b: string) => a === b || (isSemanticVersion(a) && isSemanticVersion(b) && equalVersions(a, b));
+export const sameVersion = (a: string, b: string) =>
+  a === b || (isSemanticVersion(a) && isSemanticVersion(b) && equalVersions(a, b));
 
 export const byVersion = (a: Software, b: Software) => compareVersions(a.version, b.version);
 
@@ -68,22 +71,38 @@ function checkInput(ctx: EmuContext, app: Application, version: string, input: S
   from.forEach((v, i) => checkVersion(v, `upgradableFrom[${i}]`));
   const repeated = from.find((v, i) => from.findIndex((w) => sameVersion(v, w)) !== i);
   if (repeated !== undefined) throw badRequest(`upgradableFrom lists ${repeated} twice.`);
-  if (from.some((v) => sameVersion(v, version))) throw badRequest(`upgradableFrom cannot list the software's own version ${version}.`);
+  if (from.some((v) => sameVersion(v, version)))
+    throw badRequest(`upgradableFrom cannot list the software's own version ${version}.`);
   const known = new Set(filtersOfApplication(ctx, app.name).map((f) => f.filterId));
   const filters = input.filters ?? [];
   filters.forEach((filter, i) => {
-    if (!known.has(filter.filterId)) throw badRequest(`filters[${i}].filterId ${filter.filterId} is not an endpoint filter of application ${app.name}.`);
+    if (!known.has(filter.filterId))
+      throw badRequest(
+        `filters[${i}].filterId ${filter.filterId} is not an endpoint filter of application ${app.name}.`,
+      );
     if (filter.rolloutDate !== undefined && Number.isNaN(Date.parse(filter.rolloutDate))) {
-      throw badRequest(`filters[${i}].rolloutDate ${filter.rolloutDate} is not a date (format yyyy-MM-dd'T'HH:mm:ss'Z').`);
+      throw badRequest(
+        `filters[${i}].rolloutDate ${filter.rolloutDate} is not a date (format yyyy-MM-dd'T'HH:mm:ss'Z').`,
+      );
     }
-    if (filters.findIndex((f) => f.filterId === filter.filterId) !== i) throw badRequest(`filters lists filter ${filter.filterId} twice.`);
+    if (filters.findIndex((f) => f.filterId === filter.filterId) !== i)
+      throw badRequest(`filters lists filter ${filter.filterId} twice.`);
   });
 }
 
-export function newSoftware(ctx: EmuContext, app: Application, version: string, input: SoftwareInput, now: string): Software {
+export function newSoftware(
+  ctx: EmuContext,
+  app: Application,
+  version: string,
+  input: SoftwareInput,
+  now: string,
+): Software {
   checkVersion(version);
   const clash = softwareOf(ctx, app.name).find((s) => sameVersion(s.version, version));
-  if (clash) throw conflict(`Application ${app.name} has software version ${clash.version} already${clash.version === version ? '' : ' (the same version by precedence)'}.`);
+  if (clash)
+    throw conflict(
+      `Application ${app.name} has software version ${clash.version} already${clash.version === version ? '' : ' (the same version by precedence)'}.`,
+    );
   checkInput(ctx, app, version, input);
   return {
     tenantId: app.tenantId,
@@ -100,9 +119,17 @@ export function newSoftware(ctx: EmuContext, app: Application, version: string, 
 }
 
 /** `PUT`: the given fields replace the stored ones, absent fields stay; `metadata: null` removes the metadata. */
-export function updatedSoftware(ctx: EmuContext, app: Application, current: Software, input: SoftwareInput, now: string): Software {
+export function updatedSoftware(
+  ctx: EmuContext,
+  app: Application,
+  current: Software,
+  input: SoftwareInput,
+  now: string,
+): Software {
   if (Object.hasOwn(input, 'specification')) {
-    throw badRequest('specification is not accepted on update: software is immutable; create a new version (POST) with the new specification.');
+    throw badRequest(
+      'specification is not accepted on update: software is immutable; create a new version (POST) with the new specification.',
+    );
   }
   checkInput(ctx, app, current.version, input);
   const { metadata: _old, ...rest } = current;

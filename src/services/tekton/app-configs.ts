@@ -15,10 +15,16 @@ export type AppConfig = FromSchema<typeof appConfigSchema>;
 export const EMPTY_CONFIGURATION = {};
 
 /** The tenant's version of the tenant's application; 404 naming what is missing otherwise. */
-export function requireVersionOfApplication(ctx: EmuContext, tenantId: string, appName: string, appVersionName: string): AppVersion {
+export function requireVersionOfApplication(
+  ctx: EmuContext,
+  tenantId: string,
+  appName: string,
+  appVersionName: string,
+): AppVersion {
   requireApplication(ctx, tenantId, appName);
   const version = findTenantVersion(ctx, tenantId, appVersionName);
-  if (!version || version.appName !== appName) throw notFound(`Application ${appName} has no version ${appVersionName}.`);
+  if (!version || version.appName !== appName)
+    throw notFound(`Application ${appName} has no version ${appVersionName}.`);
   return version;
 }
 
@@ -60,14 +66,26 @@ export async function putAppConfig(ctx: EmuContext, version: AppVersion, config:
   return record;
 }
 
-/** Errors of fast-json-patch, by what they mean for the caller: a path that is not there, a failed test, a bad patch. */
-const MISSING_PATH = new Set(['OPERATION_PATH_UNRESOLVABLE', 'OPERATION_FROM_UNRESOLVABLE', 'OPERATION_PATH_CANNOT_ADD', 'OPERATION_VALUE_OUT_OF_BOUNDS', 'OPERATION_PATH_ILLEGAL_ARRAY_INDEX']);
+/**
+ * Errors of fast-json-patch, by what they mean for the caller: a path that is not there, a failed test, a bad patch.
+ */
+const MISSING_PATH = new Set([
+  'OPERATION_PATH_UNRESOLVABLE',
+  'OPERATION_FROM_UNRESOLVABLE',
+  'OPERATION_PATH_CANNOT_ADD',
+  'OPERATION_VALUE_OUT_OF_BOUNDS',
+  'OPERATION_PATH_ILLEGAL_ARRAY_INDEX',
+]);
 
 function patchFailure(err: unknown, index: number, operation: Operation): Error {
   const where = `operation [${index}] (${operation.op} ${operation.path})`;
   const reason = (err as Error).message.split('\n')[0];
-  if (!(err instanceof jsonPatch.JsonPatchError)) return badRequest(`The patch was not applied: ${where} is refused: ${reason}`);
-  if (err.name === 'TEST_OPERATION_FAILED') return conflict(`The patch was not applied: ${where} failed: the value at ${operation.path} is not the one tested.`);
+  if (!(err instanceof jsonPatch.JsonPatchError))
+    return badRequest(`The patch was not applied: ${where} is refused: ${reason}`);
+  if (err.name === 'TEST_OPERATION_FAILED')
+    return conflict(
+      `The patch was not applied: ${where} failed: the value at ${operation.path} is not the one tested.`,
+    );
   if (MISSING_PATH.has(err.name)) return notFound(`The patch was not applied: ${where}: ${reason}.`);
   return badRequest(`The patch was not applied: ${where} is invalid: ${reason}.`);
 }

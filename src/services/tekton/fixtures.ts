@@ -18,8 +18,12 @@ export const appConfigFixtures: FixtureSection = {
     const seen = new Set<string>();
     const mutations = items.map((item, i) => {
       const version = findVersion(ctx, item.appVersion as string);
-      if (!version) throw new FixtureError(`appConfigs[${i}] (${item.appVersion}): appVersion is not a version of any application in the fixtures.`);
-      if (seen.has(version.name)) throw new FixtureError(`appConfigs[${i}] (${item.appVersion}): the version is configured twice.`);
+      if (!version)
+        throw new FixtureError(
+          `appConfigs[${i}] (${item.appVersion}): appVersion is not a version of any application in the fixtures.`,
+        );
+      if (seen.has(version.name))
+        throw new FixtureError(`appConfigs[${i}] (${item.appVersion}): the version is configured twice.`);
       seen.add(version.name);
       return APP_CONFIGS.putMutation(version.name, newAppConfig(version, item.config, now));
     });

@@ -7,11 +7,18 @@ import { jsonPatchSchema, type JsonPatch } from './schemas.js';
 
 const PATH = '/app-configs/applications/{appName}/app-versions/{appVersionName}';
 
-const versionOf = (req: Request) => requireVersionOfApplication(req.ctx, req.principal.tenantId, pathParam(req, 'appName'), pathParam(req, 'appVersionName'));
+const versionOf = (req: Request) =>
+  requireVersionOfApplication(
+    req.ctx,
+    req.principal.tenantId,
+    pathParam(req, 'appName'),
+    pathParam(req, 'appVersionName'),
+  );
 
 async function put(req: Request, res: Response) {
   const version = versionOf(req);
-  if (req.body === undefined) throw new HttpError(400, 'The request body is missing: PUT takes the whole configuration, any JSON value.');
+  if (req.body === undefined)
+    throw new HttpError(400, 'The request body is missing: PUT takes the whole configuration, any JSON value.');
   await putAppConfig(req.ctx, version, req.body);
   res.status(204).end();
 }
@@ -26,8 +33,21 @@ async function patch(req: BodyRequest<JsonPatch>, res: Response) {
 }
 
 export const routes: Route[] = [
-  { method: 'PUT', path: PATH, scope: 'application:update', summary: 'Set the configuration of an application version', successStatus: 204, handler: put },
-  { method: 'GET', path: PATH, scope: 'application:read', summary: 'Get the configuration of an application version', handler: get },
+  {
+    method: 'PUT',
+    path: PATH,
+    scope: 'application:update',
+    summary: 'Set the configuration of an application version',
+    successStatus: 204,
+    handler: put,
+  },
+  {
+    method: 'GET',
+    path: PATH,
+    scope: 'application:read',
+    summary: 'Get the configuration of an application version',
+    handler: get,
+  },
   route({
     method: 'PATCH',
     path: PATH,

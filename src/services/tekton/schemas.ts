@@ -1,6 +1,8 @@
 import { tenantRecord, typedSchema, type FromSchema } from '../../contract.js';
 
-/** RFC 6902: an array of operations, each with `op` and `path`; the rest of each operation is checked as it is applied. */
+/**
+ * RFC 6902: an array of operations, each with `op` and `path`; the rest of each operation is checked as it is applied.
+ */
 export const jsonPatchSchema = typedSchema({
   type: 'array',
   items: {
@@ -17,4 +19,6 @@ export const jsonPatchSchema = typedSchema({
 export type JsonPatch = FromSchema<typeof jsonPatchSchema>;
 
 /** `config` is any JSON value (`{}`: the schema takes anything, as the import did before it was named here). */
-export const appConfigSchema = tenantRecord(['appName', 'appVersionName', 'createdDate', 'updatedDate'], { config: {} });
+export const appConfigSchema = tenantRecord(['appName', 'appVersionName', 'createdDate', 'updatedDate'], {
+  config: {},
+});

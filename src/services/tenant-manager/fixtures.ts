@@ -3,7 +3,16 @@ import type { EmuContext } from '../../context.js';
 import type { Mutation } from '../../store/index.js';
 import type { FixtureSection } from '../../contract.js';
 import { storedPassword } from '../../auth/passwords.js';
-import { backendClient, newTenantRecord, REALM_CLIENTS, REALM_USERS, SETTINGS, TENANTS, type RealmClient, type RealmUser } from './tenants.js';
+import {
+  backendClient,
+  newTenantRecord,
+  REALM_CLIENTS,
+  REALM_USERS,
+  SETTINGS,
+  TENANTS,
+  type RealmClient,
+  type RealmUser,
+} from './tenants.js';
 
 const scopes = { oneOf: [{ const: 'all' }, { type: 'array', items: { type: 'string' } }] };
 
@@ -46,7 +55,16 @@ export const tenantFixtures: FixtureSection = {
     const now = ctx.clock.nowIso();
     const mutations: Mutation[] = [];
     for (const item of items) {
-      const { clients = [], users = [], ...fields } = item as { clients?: Record<string, unknown>[]; users?: Record<string, unknown>[]; id: string; realm_name: string };
+      const {
+        clients = [],
+        users = [],
+        ...fields
+      } = item as {
+        clients?: Record<string, unknown>[];
+        users?: Record<string, unknown>[];
+        id: string;
+        realm_name: string;
+      };
       const first = clients[0];
       const tenant = newTenantRecord(
         { ...fields, ...(first ? { client_backend_id: first.clientId, client_backend_secret: first.secret } : {}) },
@@ -55,14 +73,28 @@ export const tenantFixtures: FixtureSection = {
       mutations.push(TENANTS.putMutation(tenant.id, tenant));
       // A tenant without clients still has a working backend client: the one its record names.
       for (const c of first ? clients : [backendClient(tenant)]) {
-        mutations.push(REALM_CLIENTS.putMutation(`${tenant.id}/${c.clientId}`, { tenantId: tenant.id, scopes: 'all', ...c } as RealmClient));
+        mutations.push(
+          REALM_CLIENTS.putMutation(`${tenant.id}/${c.clientId}`, {
+            tenantId: tenant.id,
+            scopes: 'all',
+            ...c,
+          } as RealmClient),
+        );
       }
       const hashes = await Promise.all(users.map((u) => storedPassword(u.password as string)));
       users.forEach(({ password: _clear, ...u }, i) => {
-        mutations.push(REALM_USERS.putMutation(`${tenant.id}/${u.username}`, { tenantId: tenant.id, scopes: 'all', ...u, passwordHash: hashes[i] } as RealmUser));
+        mutations.push(
+          REALM_USERS.putMutation(`${tenant.id}/${u.username}`, {
+            tenantId: tenant.id,
+            scopes: 'all',
+            ...u,
+            passwordHash: hashes[i],
+          } as RealmUser),
+        );
       });
     }
-    const defaultTenant = typeof fixture.defaultTenant === 'string' ? fixture.defaultTenant : (items[0]?.id as string | undefined);
+    const defaultTenant =
+      typeof fixture.defaultTenant === 'string' ? fixture.defaultTenant : (items[0]?.id as string | undefined);
     if (defaultTenant) mutations.push(SETTINGS.putMutation('defaultTenant', { value: defaultTenant }));
     await ctx.store.commit(mutations);
   },

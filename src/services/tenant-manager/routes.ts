@@ -54,6 +54,12 @@ export const routes: Route[] = [
     successStatus: 201,
     handler: create,
   }),
-  { method: 'GET', path: '/tenants/{tenantId}', scope: '<platform>:tenant:read', summary: 'Get a tenant', handler: getOne },
+  {
+    method: 'GET',
+    path: '/tenants/{tenantId}',
+    scope: '<platform>:tenant:read',
+    summary: 'Get a tenant',
+    handler: getOne,
+  },
   ...TEMPLATE_KINDS.flatMap(templateRoutes),
 ];

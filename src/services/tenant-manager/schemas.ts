@@ -18,7 +18,10 @@ export const REQUIRED_VERSIONS = [
 const integer = { type: 'integer' } as const;
 type RequiredVersions = { [K in (typeof REQUIRED_VERSIONS)[number]]: typeof integer };
 
-/** `POST /tenants`, both revisions: the later revision's `user_roles`, `idp_server`, `package_type`, `subscription_type` are optional here. */
+/**
+ * `POST /tenants`, both revisions: the later revision's `user_roles`, `idp_server`, `package_type`, `subscription_type`
+ * are optional here.
+ */
 export const tenantCreateSchema = typedSchema({
   type: 'object',
   required: ['realm_name', ...REQUIRED_VERSIONS],
@@ -50,7 +53,10 @@ export type TemplateInput = FromSchema<typeof templateSchema>;
 /** `all`, or a list of scopes; a record without it has every scope. */
 const scopes = { oneOf: [{ const: 'all' }, { type: 'array', items: { type: 'string' } }], default: 'all' } as const;
 
-export const tenantRecordSchema = tenantRecord(['id', 'realm_name'], { id: tenantIdSchema, realm_name: { type: 'string', pattern: REALM_NAME_PATTERN } });
+export const tenantRecordSchema = tenantRecord(['id', 'realm_name'], {
+  id: tenantIdSchema,
+  realm_name: { type: 'string', pattern: REALM_NAME_PATTERN },
+});
 export const realmClientRecord = tenantRecord(['clientId', 'secret'], { scopes });
 export const realmUserRecord = withPasswordHash(tenantRecord(['username', 'passwordHash'], { scopes }));
 /** A realm, frontend-client or backend-client template: platform-wide, no tenant. */

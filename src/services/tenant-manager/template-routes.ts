@@ -5,7 +5,15 @@ import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathInt } from '../../server/params.js';
 import { templateSchema } from './schemas.js';
-import { createTemplate, deleteTemplate, requireTemplate, listTemplates, replaceTemplate, templateRevision, type TemplateKind } from './templates.js';
+import {
+  createTemplate,
+  deleteTemplate,
+  requireTemplate,
+  listTemplates,
+  replaceTemplate,
+  templateRevision,
+  type TemplateKind,
+} from './templates.js';
 
 /** `If-Match` / `If-Unmodified-Since` against the template the path names (404 first when it does not exist). */
 function checkedId(req: Request, kind: TemplateKind): number {
@@ -21,7 +29,8 @@ const IN_SPEC: Record<string, readonly string[]> = {
   'realm-frontend-clients': ['GET', 'POST', 'GET {id}', 'PUT {id}'],
   'realm-backend-clients': ['GET {id}', 'PUT {id}'],
 };
-const additionUnlessListed = (kind: TemplateKind, operation: string) => (IN_SPEC[kind.path]?.includes(operation) ? {} : { addition: true as const });
+const additionUnlessListed = (kind: TemplateKind, operation: string) =>
+  IN_SPEC[kind.path]?.includes(operation) ? {} : { addition: true as const };
 
 /** The five operations of one template kind; the spec lists some of them, the rest are documented additions. */
 export function templateRoutes(kind: TemplateKind): Route[] {
@@ -51,7 +60,10 @@ export function templateRoutes(kind: TemplateKind): Route[] {
       ...additionUnlessListed(kind, 'POST'),
       handler: async (req, res) => {
         const record = await createTemplate(req.ctx, kind, req.body);
-        res.status(201).location(locationOf(req, 'templates', kind.path, record.id)).json(record);
+        res
+          .status(201)
+          .location(locationOf(req, 'templates', kind.path, record.id))
+          .json(record);
       },
     }),
     {

@@ -7,8 +7,7 @@ import type { realmClientRecord, realmUserRecord, tenantRecordSchema } from './s
 import { verifyPassword } from '../../auth/passwords.js';
 import { expandScopes, platformScopes } from '../../auth/scopes.js';
 
-export const TENANTS = collection<Tenant>('tenants')
-  .index('realm', (t) => t.realm_name);
+export const TENANTS = collection<Tenant>('tenants').index('realm', (t) => t.realm_name);
 export const REALM_CLIENTS = collection<RealmClient>('realm-clients');
 export const REALM_USERS = collection<RealmUser>('realm-users');
 export const SETTINGS = collection<{ value: string }>('settings');
@@ -32,7 +31,9 @@ export type Tenant = FromSchema<typeof tenantRecordSchema> & {
 /** An OAuth client of a tenant's realm (`client_credentials` grant). */
 export type RealmClient = FromSchema<typeof realmClientRecord>;
 
-/** A user of a tenant's realm (`password` grant); `passwordHash`: `src/auth/passwords.ts`, never the password itself. */
+/**
+ * A user of a tenant's realm (`password` grant); `passwordHash`: `src/auth/passwords.ts`, never the password itself.
+ */
 export type RealmUser = FromSchema<typeof realmUserRecord> & {
   /** The fixtures' platform administrator: also every `platform:` scope. */
   platformAdmin?: boolean;
@@ -63,7 +64,12 @@ export function findRealmUser(ctx: EmuContext, tenantId: string, username: strin
 }
 
 /** The realm user, when the password is theirs (the `password` grant). */
-export async function realmUserLogin(ctx: EmuContext, tenantId: string, username: string, password: string): Promise<RealmUser | undefined> {
+export async function realmUserLogin(
+  ctx: EmuContext,
+  tenantId: string,
+  username: string,
+  password: string,
+): Promise<RealmUser | undefined> {
   const user = findRealmUser(ctx, tenantId, username);
   return user && (await verifyPassword(password, user.passwordHash)) ? user : undefined;
 }
@@ -125,7 +131,12 @@ export function newTenantRecord(input: TenantInput, now: string): Tenant {
 
 /** The tenant's backend client (`client_credentials`): the realm client its `client_backend_id`/`_secret` name. */
 export function backendClient(tenant: Tenant): RealmClient {
-  return { tenantId: tenant.id, clientId: tenant.client_backend_id, secret: tenant.client_backend_secret, scopes: 'all' };
+  return {
+    tenantId: tenant.id,
+    clientId: tenant.client_backend_id,
+    secret: tenant.client_backend_secret,
+    scopes: 'all',
+  };
 }
 
 /**
@@ -133,10 +144,15 @@ export function backendClient(tenant: Tenant): RealmClient {
  * realm name is taken.
  */
 export async function createTenant(ctx: EmuContext, input: TenantInput & { idp_version?: boolean }): Promise<Tenant> {
-  if (findTenantByRealm(ctx, input.realm_name)) throw conflict(`A tenant with realm_name ${input.realm_name} exists already.`);
-  if (input.id !== undefined && findTenant(ctx, input.id)) throw conflict(`A tenant with id ${input.id} exists already.`);
+  if (findTenantByRealm(ctx, input.realm_name))
+    throw conflict(`A tenant with realm_name ${input.realm_name} exists already.`);
+  if (input.id !== undefined && findTenant(ctx, input.id))
+    throw conflict(`A tenant with id ${input.id} exists already.`);
   const { idp_version, ...fields } = input;
-  const tenant = newTenantRecord({ ...fields, idp_version: idp_version === true ? 1 : 0, status: 'CREATING' }, ctx.clock.nowIso());
+  const tenant = newTenantRecord(
+    { ...fields, idp_version: idp_version === true ? 1 : 0, status: 'CREATING' },
+    ctx.clock.nowIso(),
+  );
   const client = backendClient(tenant);
   await ctx.store.commit([
     TENANTS.putMutation(tenant.id, tenant),

@@ -3,7 +3,14 @@ import type { EmuContext } from '../../context.js';
 import type { Route } from '../../contract.js';
 import { pathInt } from '../../server/params.js';
 import { routeTableRouter } from '../../server/router.js';
-import { allIntegrations, presentIntegration, reportNetworkServer, requireAnyIntegration, type Integration, type NetworkServerReport } from './integrations.js';
+import {
+  allIntegrations,
+  presentIntegration,
+  reportNetworkServer,
+  requireAnyIntegration,
+  type Integration,
+  type NetworkServerReport,
+} from './integrations.js';
 import { networkServerReportSchema } from './schemas.js';
 
 /** An integration as the control plane shows it: its tenant too, never the API key. */

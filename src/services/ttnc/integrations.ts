@@ -2,16 +2,25 @@ import type { EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
 import { collection } from '../../store/index.js';
-import type { ConnectionState, DeviceInput, IntegrationInput, integrationRecord, IntegrationStatus, NetworkServerReport } from './schemas.js';
+import type {
+  ConnectionState,
+  DeviceInput,
+  IntegrationInput,
+  integrationRecord,
+  IntegrationStatus,
+  NetworkServerReport,
+} from './schemas.js';
 import { findApplication, findTenantVersion } from '../app-manager/applications.js';
 import { findEndpoint } from '../epr/endpoints.js';
 
-export const INTEGRATIONS = collection<Integration>('lns-integrations')
-  .index('tenant', (i) => i.tenantId);
+export const INTEGRATIONS = collection<Integration>('lns-integrations').index('tenant', (i) => i.tenantId);
 
 export type { ConnectionState, DeviceInput, IntegrationInput, IntegrationStatus, NetworkServerReport };
 
-/** A device of the network server linked to an endpoint of the integration's application: its id, version and status filled in. */
+/**
+ * A device of the network server linked to an endpoint of the integration's application: its id, version and status
+ * filled in.
+ */
 export type DeviceIntegration = DeviceInput & { id: number; appVersionName: string; status: IntegrationStatus };
 
 /**
@@ -58,8 +67,14 @@ export function integrationsOfTenant(ctx: EmuContext, tenantId: string): Integra
   return INTEGRATIONS.lookup(ctx, 'tenant', tenantId).sort((a, b) => a.id - b.id);
 }
 
-export function listIntegrations(ctx: EmuContext, tenantId: string, query: { applicationName?: string; status: IntegrationStatus }): Integration[] {
-  return integrationsOfTenant(ctx, tenantId).filter((i) => i.status === query.status && (query.applicationName === undefined || i.appName === query.applicationName));
+export function listIntegrations(
+  ctx: EmuContext,
+  tenantId: string,
+  query: { applicationName?: string; status: IntegrationStatus },
+): Integration[] {
+  return integrationsOfTenant(ctx, tenantId).filter(
+    (i) => i.status === query.status && (query.applicationName === undefined || i.appName === query.applicationName),
+  );
 }
 
 /** The tenant's integration; another tenant's is as absent as one that does not exist. */
@@ -85,8 +100,10 @@ export function requireAnyIntegration(ctx: EmuContext, id: number): Integration 
 export function newIntegration(ctx: EmuContext, tenantId: string, input: IntegrationInput, now: string): Integration {
   if (!findApplication(ctx, tenantId, input.appName)) throw badRequest(`There is no application ${input.appName}.`);
   for (const other of integrationsOfTenant(ctx, tenantId)) {
-    if (other.appName === input.appName) throw conflict(`Application ${input.appName} is already used by integration ${other.id}.`);
-    if (other.lnsUsername === input.lnsUsername) throw conflict(`The network server username ${input.lnsUsername} is already used by integration ${other.id}.`);
+    if (other.appName === input.appName)
+      throw conflict(`Application ${input.appName} is already used by integration ${other.id}.`);
+    if (other.lnsUsername === input.lnsUsername)
+      throw conflict(`The network server username ${input.lnsUsername} is already used by integration ${other.id}.`);
   }
   return {
     tenantId,
@@ -106,26 +123,42 @@ export function newIntegration(ctx: EmuContext, tenantId: string, input: Integra
   };
 }
 
-export async function createIntegration(ctx: EmuContext, tenantId: string, input: IntegrationInput): Promise<Integration> {
+export async function createIntegration(
+  ctx: EmuContext,
+  tenantId: string,
+  input: IntegrationInput,
+): Promise<Integration> {
   const integration = newIntegration(ctx, tenantId, input, ctx.clock.nowIso());
   await INTEGRATIONS.put(ctx, String(integration.id), integration);
   return integration;
 }
 
 /** Devices checked against the integration's application: each linked to one of its endpoints, ids unique. */
-export function linkDevices(ctx: EmuContext, integration: Pick<Integration, 'tenantId' | 'appName'>, inputs: DeviceInput[], where = 'devices'): DeviceIntegration[] {
+export function linkDevices(
+  ctx: EmuContext,
+  integration: Pick<Integration, 'tenantId' | 'appName'>,
+  inputs: DeviceInput[],
+  where = 'devices',
+): DeviceIntegration[] {
   const seen = { ids: new Set<number>(), lnsDeviceIds: new Set<string>(), endpointIds: new Set<string>() };
   return inputs.map((input, i) => {
     const at = `${where}[${i}]`;
     const endpoint = findEndpoint(ctx, integration.tenantId, input.endpointId);
     if (!endpoint || endpoint.appName !== integration.appName) {
-      throw badRequest(`${at}: endpointId ${input.endpointId} is not an endpoint of application ${integration.appName}.`);
+      throw badRequest(
+        `${at}: endpointId ${input.endpointId} is not an endpoint of application ${integration.appName}.`,
+      );
     }
     const appVersionName = input.appVersionName ?? endpoint.appVersion.name;
     const version = findTenantVersion(ctx, integration.tenantId, appVersionName);
-    if (!version || version.appName !== integration.appName) throw badRequest(`${at}: appVersionName ${appVersionName} is not a version of application ${integration.appName}.`);
-    if (seen.lnsDeviceIds.has(input.lnsDeviceId)) throw badRequest(`${at}: lnsDeviceId ${input.lnsDeviceId} is listed twice.`);
-    if (seen.endpointIds.has(input.endpointId)) throw badRequest(`${at}: endpoint ${input.endpointId} is linked to two devices.`);
+    if (!version || version.appName !== integration.appName)
+      throw badRequest(
+        `${at}: appVersionName ${appVersionName} is not a version of application ${integration.appName}.`,
+      );
+    if (seen.lnsDeviceIds.has(input.lnsDeviceId))
+      throw badRequest(`${at}: lnsDeviceId ${input.lnsDeviceId} is listed twice.`);
+    if (seen.endpointIds.has(input.endpointId))
+      throw badRequest(`${at}: endpoint ${input.endpointId} is linked to two devices.`);
     if (input.id !== undefined && seen.ids.has(input.id)) throw badRequest(`${at}: id ${input.id} is listed twice.`);
     const id = input.id ?? ctx.store.nextId(DEVICE_COUNTER);
     seen.ids.add(id);
@@ -147,7 +180,12 @@ export function linkDevices(ctx: EmuContext, integration: Pick<Integration, 'ten
  * Applies what the network server would report. Moving to CONNECTED clears the error unless one is given;
  * `error: null` clears it; `devices` replaces the whole list.
  */
-export function reported(ctx: EmuContext, integration: Integration, report: NetworkServerReport, now: string): Integration {
+export function reported(
+  ctx: EmuContext,
+  integration: Integration,
+  report: NetworkServerReport,
+  now: string,
+): Integration {
   const next: Integration = { ...integration, updatedAt: now };
   if (report.status) next.status = report.status;
   if (report.state) next.state = report.state;
@@ -157,13 +195,21 @@ export function reported(ctx: EmuContext, integration: Integration, report: Netw
   if (report.devices) {
     // A device listed again by its lnsDeviceId keeps its id.
     const known = new Map(integration.devices.map((d) => [d.lnsDeviceId, d.id]));
-    next.devices = linkDevices(ctx, integration, report.devices.map((d) => ({ ...d, id: d.id ?? known.get(d.lnsDeviceId) })));
+    next.devices = linkDevices(
+      ctx,
+      integration,
+      report.devices.map((d) => ({ ...d, id: d.id ?? known.get(d.lnsDeviceId) })),
+    );
   }
   return next;
 }
 
 /** `PATCH /_emu/lorawan/integrations/{id}`: the control plane sees every tenant's integrations. */
-export async function reportNetworkServer(ctx: EmuContext, id: number, report: NetworkServerReport): Promise<Integration> {
+export async function reportNetworkServer(
+  ctx: EmuContext,
+  id: number,
+  report: NetworkServerReport,
+): Promise<Integration> {
   const integration = requireAnyIntegration(ctx, id);
   const next = reported(ctx, integration, report, ctx.clock.nowIso());
   await INTEGRATIONS.put(ctx, String(id), next);

@@ -7,7 +7,10 @@ import { integrationCreationSchema, type IntegrationInput } from './schemas.js';
 
 async function create(req: BodyRequest<IntegrationInput>, res: Response) {
   const integration = await createIntegration(req.ctx, req.principal.tenantId, req.body);
-  res.status(201).location(locationOf(req, 'integrations', integration.id)).json(presentIntegration(integration, true));
+  res
+    .status(201)
+    .location(locationOf(req, 'integrations', integration.id))
+    .json(presentIntegration(integration, true));
 }
 
 function list(req: Request, res: Response) {
@@ -47,5 +50,11 @@ export const routes: Route[] = [
     ],
     handler: list,
   },
-  { method: 'GET', path: '/integrations/{appIntegrationId}', scope: 'lns-app-integration:read', summary: 'Get an integration with its devices', handler: getOne },
+  {
+    method: 'GET',
+    path: '/integrations/{appIntegrationId}',
+    scope: 'lns-app-integration:read',
+    summary: 'Get an integration with its devices',
+    handler: getOne,
+  },
 ];

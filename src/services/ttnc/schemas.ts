@@ -71,4 +71,12 @@ export type DeviceInput = FromSchema<typeof deviceSchema>;
 export type IntegrationStatus = FromSchema<typeof status>;
 export type ConnectionState = FromSchema<typeof state>;
 
-export const integrationRecord = tenantRecord(['appName', 'lnsUsername', 'lnsIdentityServerHost', 'lnsPlainMqttServerUrl', 'name', 'status', 'state']);
+export const integrationRecord = tenantRecord([
+  'appName',
+  'lnsUsername',
+  'lnsIdentityServerHost',
+  'lnsPlainMqttServerUrl',
+  'name',
+  'status',
+  'state',
+]);

@@ -2,7 +2,10 @@
 import { issueUploadToken } from '../../../services/bcx/upload-tokens.js';
 import { optionalObject, type Kp1Extension } from '../../extension.js';
 
-/** Binary data (spec 4): the upload token a device sends as `X-Auth-Token` to `POST /bcx/api/v1/binary-data` and `/files/{filename}`. */
+/**
+ * Binary data (spec 4): the upload token a device sends as `X-Auth-Token` to `POST /bcx/api/v1/binary-data` and
+ * `/files/{filename}`.
+ */
 export const bcx: Kp1Extension = {
   name: 'bcx',
   resources: [

@@ -14,18 +14,33 @@ export interface ConfigRequest {
 
 export function configRequestOf(payload: unknown): ConfigRequest {
   const { configId, observe } = optionalObject(payload, ['configId', 'observe'], 'config/json');
-  if (configId !== undefined && typeof configId !== 'string') throw invalidPayload(`configId must be a string; got ${describeValue(configId)}.`);
-  if (observe !== undefined && typeof observe !== 'boolean') throw invalidPayload(`observe must be true or false; got ${describeValue(observe)}.`);
+  if (configId !== undefined && typeof configId !== 'string')
+    throw invalidPayload(`configId must be a string; got ${describeValue(configId)}.`);
+  if (observe !== undefined && typeof observe !== 'boolean')
+    throw invalidPayload(`observe must be true or false; got ${describeValue(observe)}.`);
   return { configId, observe };
 }
 
 export function appliedReportOf(payload: unknown): AppliedReport {
-  if (payload === undefined) throw invalidPayload('The applied/json payload must be an object like {"configId": "...", "statusCode": 200}; got nothing.');
-  const { configId, statusCode = 200, reasonPhrase } = optionalObject(payload, ['configId', 'statusCode', 'reasonPhrase'], 'applied/json');
-  if (typeof configId !== 'string' || configId === '') throw invalidPayload(`configId is required: the non-empty id of the configuration the device applied; got ${configId === undefined ? 'nothing' : describeValue(configId)}.`);
+  if (payload === undefined)
+    throw invalidPayload(
+      'The applied/json payload must be an object like {"configId": "...", "statusCode": 200}; got nothing.',
+    );
+  const {
+    configId,
+    statusCode = 200,
+    reasonPhrase,
+  } = optionalObject(payload, ['configId', 'statusCode', 'reasonPhrase'], 'applied/json');
+  if (typeof configId !== 'string' || configId === '')
+    throw invalidPayload(
+      `configId is required: the non-empty id of the configuration the device applied; got ${configId === undefined ? 'nothing' : describeValue(configId)}.`,
+    );
   if (!Number.isSafeInteger(statusCode) || (statusCode as number) < 100 || (statusCode as number) > 599) {
-    throw invalidPayload(`statusCode must be an HTTP-style integer from 100 to 599 (default 200; 400 or more rejects); got ${describeValue(statusCode)}.`);
+    throw invalidPayload(
+      `statusCode must be an HTTP-style integer from 100 to 599 (default 200; 400 or more rejects); got ${describeValue(statusCode)}.`,
+    );
   }
-  if (reasonPhrase !== undefined && typeof reasonPhrase !== 'string') throw invalidPayload(`reasonPhrase must be a string; got ${describeValue(reasonPhrase)}.`);
+  if (reasonPhrase !== undefined && typeof reasonPhrase !== 'string')
+    throw invalidPayload(`reasonPhrase must be a string; got ${describeValue(reasonPhrase)}.`);
   return { configId, statusCode: statusCode as number, ...(reasonPhrase !== undefined ? { reasonPhrase } : {}) };
 }

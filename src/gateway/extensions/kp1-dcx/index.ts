@@ -10,14 +10,18 @@ const TIME_FIELDS = ['ts', 'timestamp'] as const;
 function timeOf(value: unknown, field: string, where: string): number {
   const time = typeof value === 'number' ? value : typeof value === 'string' ? parseIsoTime(value) : undefined;
   if (time === undefined || !Number.isFinite(new Date(time).getTime())) {
-    throw invalidPayload(`${where}: ${field} must be epoch milliseconds or an ISO 8601 datetime with a zone (like 2024-04-26T15:41:07Z); got ${describeValue(value)}.`);
+    throw invalidPayload(
+      `${where}: ${field} must be epoch milliseconds or an ISO 8601 datetime with a zone (like 2024-04-26T15:41:07Z); got ${describeValue(value)}.`,
+    );
   }
   return Math.trunc(time);
 }
 
 function checkSeriesName(name: string, where: string): void {
   if (name === '' || name.includes(',')) {
-    throw invalidPayload(`${where}: "${name}" cannot name a time series (it must be non-empty and without commas, which separate names in queries).`);
+    throw invalidPayload(
+      `${where}: "${name}" cannot name a time series (it must be non-empty and without commas, which separate names in queries).`,
+    );
   }
 }
 
@@ -27,7 +31,10 @@ function checkSeriesName(name: string, where: string): void {
  * value `value` (`"temperature": 21.5`). `ts` or `timestamp` gives the time.
  */
 function pointsOf(sample: unknown, where: string, receivedAt: number): SamplePoint[] {
-  if (!isPlainObject(sample)) throw invalidPayload(`${where} must be a JSON object of named values, like {"temperature": 21.5}; got ${describeValue(sample)}.`);
+  if (!isPlainObject(sample))
+    throw invalidPayload(
+      `${where} must be a JSON object of named values, like {"temperature": 21.5}; got ${describeValue(sample)}.`,
+    );
   const timeFields = TIME_FIELDS.filter((f) => Object.hasOwn(sample, f));
   if (timeFields.length > 1) throw invalidPayload(`${where} has both ts and timestamp; give its time in one of them.`);
   const time = timeFields.length === 1 ? timeOf(sample[timeFields[0]], timeFields[0], where) : receivedAt;
@@ -36,7 +43,8 @@ function pointsOf(sample: unknown, where: string, receivedAt: number): SamplePoi
     if (field === timeFields[0]) continue;
     checkSeriesName(field, where);
     if (isPlainObject(value)) {
-      if (Object.keys(value).length === 0) throw invalidPayload(`${where}.${field} is an empty object: a series needs at least one value.`);
+      if (Object.keys(value).length === 0)
+        throw invalidPayload(`${where}.${field} is an empty object: a series needs at least one value.`);
       points.push({ series: field, point: { time, values: value } });
     } else {
       points.push({ series: field, point: { time, values: { value } } });
@@ -49,7 +57,8 @@ function pointsOf(sample: unknown, where: string, receivedAt: number): SamplePoi
 /** A bare number or string; a quoted JSON string is unquoted, anything else is kept as text. */
 function plainValue(raw: Buffer): number | string {
   const text = raw.toString('utf8').trim();
-  if (text === '') throw invalidPayload('The plain payload is empty: send the metric value as a bare number or string, like 21.5.');
+  if (text === '')
+    throw invalidPayload('The plain payload is empty: send the metric value as a bare number or string, like 21.5.');
   if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) return Number(text);
   if (text.startsWith('"')) {
     try {
@@ -71,10 +80,15 @@ export const dcx: Kp1Extension = {
     {
       path: 'json',
       async handle({ ctx, endpoint, payload }) {
-        if (payload === undefined) throw invalidPayload('The json payload is empty: send a sample object or an array of them, like [{"temperature": 21.5}].');
+        if (payload === undefined)
+          throw invalidPayload(
+            'The json payload is empty: send a sample object or an array of them, like [{"temperature": 21.5}].',
+          );
         const receivedAt = receiveTime(ctx);
         const samples = Array.isArray(payload) ? payload : [payload];
-        const points = samples.flatMap((sample, i) => pointsOf(sample, Array.isArray(payload) ? `Sample [${i}]` : 'The sample', receivedAt));
+        const points = samples.flatMap((sample, i) =>
+          pointsOf(sample, Array.isArray(payload) ? `Sample [${i}]` : 'The sample', receivedAt),
+        );
         if (points.length > 0) await recordSamplePoints(ctx, endpoint, points);
         return {};
       },
@@ -84,7 +98,9 @@ export const dcx: Kp1Extension = {
       payload: 'raw',
       async handle({ ctx, endpoint, params, raw }) {
         checkSeriesName(params.metric, 'The metric');
-        await recordSamplePoints(ctx, endpoint, [{ series: params.metric, point: { time: receiveTime(ctx), values: { value: plainValue(raw) } } }]);
+        await recordSamplePoints(ctx, endpoint, [
+          { series: params.metric, point: { time: receiveTime(ctx), values: { value: plainValue(raw) } } },
+        ]);
         return {};
       },
     },

@@ -7,14 +7,18 @@ const KEY_PATTERN = new RegExp(METADATA_KEY_PATTERN);
 
 function checkKey(key: unknown, where: string): string {
   if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
-    throw invalidPayload(`${where}: metadata keys are letters, digits and underscores (${KEY_PATTERN.source}); got ${describeValue(key)}.`);
+    throw invalidPayload(
+      `${where}: metadata keys are letters, digits and underscores (${KEY_PATTERN.source}); got ${describeValue(key)}.`,
+    );
   }
   return key;
 }
 
 function metadataOf(payload: unknown): Record<string, unknown> {
   if (!isPlainObject(payload) || Object.keys(payload).length === 0) {
-    throw invalidPayload(`The metadata payload must be a JSON object with at least one key, like {"serial": "A1"}; got ${payload === undefined ? 'nothing' : describeValue(payload)}.`);
+    throw invalidPayload(
+      `The metadata payload must be a JSON object with at least one key, like {"serial": "A1"}; got ${payload === undefined ? 'nothing' : describeValue(payload)}.`,
+    );
   }
   for (const key of Object.keys(payload)) checkKey(key, `Key "${key}"`);
   return payload;
@@ -22,7 +26,9 @@ function metadataOf(payload: unknown): Record<string, unknown> {
 
 function keyListOf(payload: unknown): string[] {
   if (!Array.isArray(payload) || payload.length === 0) {
-    throw invalidPayload(`The payload must be a non-empty array of metadata key names, like ["serial"]; got ${payload === undefined ? 'nothing' : describeValue(payload)}.`);
+    throw invalidPayload(
+      `The payload must be a non-empty array of metadata key names, like ["serial"]; got ${payload === undefined ? 'nothing' : describeValue(payload)}.`,
+    );
   }
   const keys = payload.map((key, i) => checkKey(key, `Key [${i}]`));
   const repeated = keys.find((key, i) => keys.indexOf(key) !== i);
@@ -40,7 +46,11 @@ export const epmx: Kp1Extension = {
         const { keys } = optionalObject(payload, ['keys'], 'get');
         if (keys === undefined) return { payload: endpoint.metadata };
         const wanted = keyListOf(keys);
-        return { payload: Object.fromEntries(wanted.filter((k) => Object.hasOwn(endpoint.metadata, k)).map((k) => [k, endpoint.metadata[k]])) };
+        return {
+          payload: Object.fromEntries(
+            wanted.filter((k) => Object.hasOwn(endpoint.metadata, k)).map((k) => [k, endpoint.metadata[k]]),
+          ),
+        };
       },
     },
     {

@@ -62,7 +62,8 @@ export class ProcessorConfig {
 
   mediaType(): MediaType {
     const value = this.string('media_type') ?? 'application/json';
-    if (!(MEDIA_TYPES as readonly string[]).includes(value)) this.fail(`[media_type] must be one of ${MEDIA_TYPES.join(', ')}; got [${value}]`);
+    if (!(MEDIA_TYPES as readonly string[]).includes(value))
+      this.fail(`[media_type] must be one of ${MEDIA_TYPES.join(', ')}; got [${value}]`);
     return value as MediaType;
   }
 
@@ -79,7 +80,10 @@ export class ProcessorConfig {
     try {
       return parseScript(source);
     } catch (err) {
-      if (err instanceof ScriptCompileError) this.fail(`[${name}] cannot be compiled: ${err.reason} (at character ${err.at} of ${JSON.stringify(excerpt(source, err.at))})`);
+      if (err instanceof ScriptCompileError)
+        this.fail(
+          `[${name}] cannot be compiled: ${err.reason} (at character ${err.at} of ${JSON.stringify(excerpt(source, err.at))})`,
+        );
       throw err;
     }
   }
@@ -87,7 +91,10 @@ export class ProcessorConfig {
   /** Refuses the options no read asked for. */
   done(): void {
     const unknown = Object.keys(this.options).filter((k) => !this.used.has(k));
-    if (unknown.length > 0) this.fail(`the processor [${this.type}] doesn't support one or more provided configuration parameters [${unknown.join(', ')}] in the emulator`);
+    if (unknown.length > 0)
+      this.fail(
+        `the processor [${this.type}] doesn't support one or more provided configuration parameters [${unknown.join(', ')}] in the emulator`,
+      );
   }
 }
 

@@ -5,7 +5,9 @@ import type { ProcessorConfig } from './config.js';
 import type { IngestDocument } from './document.js';
 import { ingestFailure } from './errors.js';
 
-/** The `convert` processor's types (the search engine's `mac` is not among them: refused when the pipeline is stored). */
+/**
+ * The `convert` processor's types (the search engine's `mac` is not among them: refused when the pipeline is stored).
+ */
 const TYPES = ['integer', 'long', 'float', 'double', 'string', 'boolean', 'ip', 'auto'] as const;
 type ConvertType = (typeof TYPES)[number];
 
@@ -15,10 +17,19 @@ const DECIMAL = /^[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)$/;
 
 function whole(value: Value, type: 'integer' | 'long'): JNum {
   const text = javaString(value);
-  const n = HEX.test(text) ? (text.startsWith('-') ? -parseInt(text.slice(3), 16) : parseInt(text.slice(2), 16)) : INTEGER.test(text) ? Number(text) : NaN;
+  const n = HEX.test(text)
+    ? text.startsWith('-')
+      ? -parseInt(text.slice(3), 16)
+      : parseInt(text.slice(2), 16)
+    : INTEGER.test(text)
+      ? Number(text)
+      : NaN;
   const fits = type === 'integer' ? n >= -2_147_483_648 && n <= 2_147_483_647 : Number.isSafeInteger(n);
   if (Number.isNaN(n) || !fits) {
-    if (type === 'long' && !Number.isNaN(n)) throw ingestFailure(`unable to convert [${text}] to long: the emulator represents longs exactly only up to ±2^53`);
+    if (type === 'long' && !Number.isNaN(n))
+      throw ingestFailure(
+        `unable to convert [${text}] to long: the emulator represents longs exactly only up to ±2^53`,
+      );
     throw ingestFailure(`unable to convert [${text}] to ${type}`);
   }
   return new JNum(type === 'integer' ? 'int' : 'long', n);
@@ -73,7 +84,8 @@ export function convertProcessor(cfg: ProcessorConfig) {
   const field = cfg.requiredString('field');
   const type = cfg.requiredString('type');
   if (type === 'mac') cfg.fail('[type] mac is not supported by the emulator');
-  if (!(TYPES as readonly string[]).includes(type)) cfg.fail(`[type] type [${type}] not supported, cannot convert field.`);
+  if (!(TYPES as readonly string[]).includes(type))
+    cfg.fail(`[type] type [${type}] not supported, cannot convert field.`);
   const target = cfg.string('target_field') ?? field;
   const ignoreMissing = cfg.boolean('ignore_missing', false);
   return (doc: IngestDocument, budget: Budget) => {
@@ -83,7 +95,9 @@ export function convertProcessor(cfg: ProcessorConfig) {
       throw ingestFailure(`Field [${field}] is null, cannot be converted to type [${type}]`);
     }
     spend(budget, sizeOf(value));
-    const converted = isList(value) ? value.map((v) => convertOne(v, type as ConvertType)) : convertOne(value, type as ConvertType);
+    const converted = isList(value)
+      ? value.map((v) => convertOne(v, type as ConvertType))
+      : convertOne(value, type as ConvertType);
     doc.set(target, converted);
   };
 }

@@ -49,9 +49,12 @@ export class IngestDocument {
     for (const field of METADATA_FIELDS) {
       const value = meta(field);
       const required = field === '_index' || field === '_id';
-      if (typeof value !== 'string' && (required || value !== null)) throw ingestFailure(`${field} must be a string; the pipeline left it ${javaType(value)}`);
+      if (typeof value !== 'string' && (required || value !== null))
+        throw ingestFailure(`${field} must be a string; the pipeline left it ${javaType(value)}`);
     }
-    const source: ValueMap = new Map([...this.ctx].filter(([k]) => !(METADATA_FIELDS as readonly string[]).includes(k)));
+    const source: ValueMap = new Map(
+      [...this.ctx].filter(([k]) => !(METADATA_FIELDS as readonly string[]).includes(k)),
+    );
     return {
       _index: meta('_index') as string,
       _type: (meta('_type') as string | null) ?? '_doc',
@@ -85,7 +88,10 @@ export class IngestDocument {
       } else if (isList(current)) {
         const index = listIndex(key, path);
         if (index >= current.length) {
-          if (missingIsError) throw ingestFailure(`[${key}] is out of bounds for array with length [${current.length}] as part of path [${path}]`);
+          if (missingIsError)
+            throw ingestFailure(
+              `[${key}] is out of bounds for array with length [${current.length}] as part of path [${path}]`,
+            );
           return undefined;
         }
         current = current[index];
@@ -93,7 +99,10 @@ export class IngestDocument {
         if (missingIsError) throw ingestFailure(`cannot resolve [${key}] from null as part of path [${path}]`);
         return undefined;
       } else {
-        if (missingIsError) throw ingestFailure(`cannot resolve [${key}] from object of type [${javaType(current)}] as part of path [${path}]`);
+        if (missingIsError)
+          throw ingestFailure(
+            `cannot resolve [${key}] from object of type [${javaType(current)}] as part of path [${path}]`,
+          );
         return undefined;
       }
     }
@@ -129,17 +138,25 @@ export class IngestDocument {
         current = current.get(key)!;
       } else if (isList(current)) {
         const index = listIndex(key, path);
-        if (index >= current.length) throw ingestFailure(`[${key}] is out of bounds for array with length [${current.length}] as part of path [${path}]`);
+        if (index >= current.length)
+          throw ingestFailure(
+            `[${key}] is out of bounds for array with length [${current.length}] as part of path [${path}]`,
+          );
         current = current[index];
       } else if (current === null) {
         throw ingestFailure(`cannot set [${key}] with null parent as part of path [${path}]`);
       } else {
-        throw ingestFailure(`cannot set [${key}] with parent object of type [${javaType(current)}] as part of path [${path}]`);
+        throw ingestFailure(
+          `cannot set [${key}] with parent object of type [${javaType(current)}] as part of path [${path}]`,
+        );
       }
     }
     const key = keys.at(-1)!;
     if (current === null) throw ingestFailure(`cannot set [${key}] with null parent as part of path [${path}]`);
-    if (!isMap(current) && !isList(current)) throw ingestFailure(`cannot set [${key}] with parent object of type [${javaType(current)}] as part of path [${path}]`);
+    if (!isMap(current) && !isList(current))
+      throw ingestFailure(
+        `cannot set [${key}] with parent object of type [${javaType(current)}] as part of path [${path}]`,
+      );
     return { parent: current, key };
   }
 
@@ -150,7 +167,10 @@ export class IngestDocument {
       return;
     }
     const index = listIndex(key, path);
-    if (index >= parent.length) throw ingestFailure(`[${key}] is out of bounds for array with length [${parent.length}] as part of path [${path}]`);
+    if (index >= parent.length)
+      throw ingestFailure(
+        `[${key}] is out of bounds for array with length [${parent.length}] as part of path [${path}]`,
+      );
     parent[index] = value;
   }
 
@@ -161,7 +181,10 @@ export class IngestDocument {
   append(path: string, values: Value[], allowDuplicates: boolean): void {
     const { parent, key } = this.parent(path);
     const index = isList(parent) ? listIndex(key, path) : -1;
-    if (isList(parent) && index >= parent.length) throw ingestFailure(`[${key}] is out of bounds for array with length [${parent.length}] as part of path [${path}]`);
+    if (isList(parent) && index >= parent.length)
+      throw ingestFailure(
+        `[${key}] is out of bounds for array with length [${parent.length}] as part of path [${path}]`,
+      );
     const store = (v: Value) => (isMap(parent) ? parent.set(key, v) : (parent[index] = v));
     if (isMap(parent) && !parent.has(key)) {
       const list: ValueList = [];
@@ -180,7 +203,8 @@ export class IngestDocument {
     this.get(path);
     const parentPath = keys.slice(0, -1);
     let parent: Value = root;
-    for (const key of parentPath) parent = isMap(parent) ? parent.get(key)! : (parent as ValueList)[listIndex(key, path)];
+    for (const key of parentPath)
+      parent = isMap(parent) ? parent.get(key)! : (parent as ValueList)[listIndex(key, path)];
     const key = keys.at(-1)!;
     if (isMap(parent)) parent.delete(key);
     else (parent as ValueList).splice(listIndex(key, path), 1);
@@ -199,7 +223,8 @@ export class IngestDocument {
 }
 
 function listIndex(key: string, path: string): number {
-  if (!/^\d+$/.test(key)) throw ingestFailure(`[${key}] is not an integer, cannot be used as an index as part of path [${path}]`);
+  if (!/^\d+$/.test(key))
+    throw ingestFailure(`[${key}] is not an integer, cannot be used as an index as part of path [${path}]`);
   return Number(key);
 }
 

@@ -16,15 +16,28 @@ export interface CompiledPipeline {
 /** Checks every processor, template and script of a pipeline; a PipelineConfigError names what cannot run. */
 export function compilePipeline(name: string, definition: PipelineDefinition): CompiledPipeline {
   const processors = compileProcessors(definition.processors, 'processors');
-  if (definition.on_failure !== undefined && definition.on_failure.length === 0) throw new PipelineConfigError('on_failure: the processors list cannot be empty');
-  const onFailure = definition.on_failure === undefined ? undefined : compileProcessors(definition.on_failure, 'on_failure');
+  if (definition.on_failure !== undefined && definition.on_failure.length === 0)
+    throw new PipelineConfigError('on_failure: the processors list cannot be empty');
+  const onFailure =
+    definition.on_failure === undefined ? undefined : compileProcessors(definition.on_failure, 'on_failure');
   return { name, processors, onFailure };
 }
 
-const FAILURE_FIELDS = ['on_failure_message', 'on_failure_processor_type', 'on_failure_processor_tag', 'on_failure_pipeline'];
+const FAILURE_FIELDS = [
+  'on_failure_message',
+  'on_failure_processor_type',
+  'on_failure_processor_tag',
+  'on_failure_pipeline',
+];
 
 /** Runs failure handlers with the failure described in `_ingest.on_failure_*`, as the search engine does. */
-function handleFailure(doc: IngestDocument, err: IngestError, handlers: CompiledProcessor[], pipeline: string, budget: Budget): void {
+function handleFailure(
+  doc: IngestDocument,
+  err: IngestError,
+  handlers: CompiledProcessor[],
+  pipeline: string,
+  budget: Budget,
+): void {
   const previous = FAILURE_FIELDS.map((f) => doc.ingest.get(f));
   doc.ingest.set('on_failure_message', err.detail?.reason ?? err.message);
   doc.ingest.set('on_failure_processor_type', err.processorType ?? null);
@@ -33,7 +46,9 @@ function handleFailure(doc: IngestDocument, err: IngestError, handlers: Compiled
   try {
     runProcessors(handlers, doc, pipeline, budget);
   } finally {
-    FAILURE_FIELDS.forEach((f, i) => (previous[i] === undefined ? doc.ingest.delete(f) : doc.ingest.set(f, previous[i]!)));
+    FAILURE_FIELDS.forEach((f, i) =>
+      previous[i] === undefined ? doc.ingest.delete(f) : doc.ingest.set(f, previous[i]!),
+    );
   }
 }
 

@@ -35,7 +35,9 @@ function valueSource(cfg: ProcessorConfig, name: string, raw: unknown, mediaType
     return (doc) => items.map((item) => item(doc));
   }
   if (raw !== null && typeof raw === 'object') {
-    const entries = Object.entries(raw).map(([k, v]) => [cfg.template(name, k, mediaType), valueSource(cfg, name, v, mediaType)] as const);
+    const entries = Object.entries(raw).map(
+      ([k, v]) => [cfg.template(name, k, mediaType), valueSource(cfg, name, v, mediaType)] as const,
+    );
     return (doc) => new Map(entries.map(([k, v]) => [k.render(doc), v(doc)]));
   }
   return () => fromJson(raw);
@@ -53,7 +55,8 @@ function set(cfg: ProcessorConfig): Execute {
   const override = cfg.boolean('override', true);
   const ignoreEmpty = cfg.boolean('ignore_empty_value', false);
   const mediaType = cfg.mediaType();
-  if (cfg.has('value') && cfg.has('copy_from')) cfg.fail('[copy_from] cannot set both `copy_from` and `value` in the same processor');
+  if (cfg.has('value') && cfg.has('copy_from'))
+    cfg.fail('[copy_from] cannot set both `copy_from` and `value` in the same processor');
   const copyFrom = cfg.string('copy_from');
   const rawValue = copyFrom === undefined ? cfg.required('value') : undefined;
   const value = copyFrom === undefined ? valueSource(cfg, 'value', rawValue, mediaType) : undefined;
@@ -90,7 +93,8 @@ function append(cfg: ProcessorConfig): Execute {
 function remove(cfg: ProcessorConfig): Execute {
   const raw = cfg.required('field');
   const names = typeof raw === 'string' ? [raw] : raw;
-  if (!Array.isArray(names) || names.length === 0 || !names.every((n) => typeof n === 'string')) cfg.fail('[field] must be a field name or a non-empty list of field names');
+  if (!Array.isArray(names) || names.length === 0 || !names.every((n) => typeof n === 'string'))
+    cfg.fail('[field] must be a field name or a non-empty list of field names');
   const fields = (names as string[]).map((name) => cfg.template('field', name));
   const ignoreMissing = cfg.boolean('ignore_missing', false);
   return (doc) => {
@@ -143,13 +147,17 @@ function stringProcessor(change: (s: string) => string) {
         doc.set(
           target,
           value.map((item) => {
-            if (typeof item !== 'string') throw ingestFailure(`value [${javaString(item)}] of type [${javaType(item)}] in list field [${field}] cannot be cast to [java.lang.String]`);
+            if (typeof item !== 'string')
+              throw ingestFailure(
+                `value [${javaString(item)}] of type [${javaType(item)}] in list field [${field}] cannot be cast to [java.lang.String]`,
+              );
             return change(item);
           }),
         );
         return;
       }
-      if (typeof value !== 'string') throw ingestFailure(`field [${field}] of type [${javaType(value)}] cannot be cast to [java.lang.String]`);
+      if (typeof value !== 'string')
+        throw ingestFailure(`field [${field}] of type [${javaType(value)}] cannot be cast to [java.lang.String]`);
       doc.set(target, change(value));
     };
   };
@@ -158,8 +166,10 @@ function stringProcessor(change: (s: string) => string) {
 /** `lang`, `source`, `params` of a script (the `script` processor, an `if` given as an object). */
 function scriptOptions(cfg: ProcessorConfig, name: string, options: Record<string, unknown>) {
   const lang = options.lang ?? 'painless';
-  if (lang !== 'painless') cfg.fail(`[${name}] lang [${String(lang)}] is not supported; the emulator runs painless scripts only`);
-  if (options.id !== undefined) cfg.fail(`[${name}] stored scripts (id) are not supported by the emulator; give the script's source`);
+  if (lang !== 'painless')
+    cfg.fail(`[${name}] lang [${String(lang)}] is not supported; the emulator runs painless scripts only`);
+  if (options.id !== undefined)
+    cfg.fail(`[${name}] stored scripts (id) are not supported by the emulator; give the script's source`);
   if (typeof options.source !== 'string') cfg.fail(`[${name}] the script's [source] is required and must be a string`);
   const params = options.params ?? {};
   if (!isPlainObject(params)) cfg.fail(`[${name}] [params] must be an object`);
@@ -167,7 +177,9 @@ function scriptOptions(cfg: ProcessorConfig, name: string, options: Record<strin
 }
 
 function script(cfg: ProcessorConfig): Execute {
-  const options = Object.fromEntries(['lang', 'id', 'source', 'params'].map((k) => [k, cfg.raw(k)]).filter(([, v]) => v !== undefined));
+  const options = Object.fromEntries(
+    ['lang', 'id', 'source', 'params'].map((k) => [k, cfg.raw(k)]).filter(([, v]) => v !== undefined),
+  );
   const { program, params } = scriptOptions(cfg, 'source', options);
   return (doc, budget) => {
     try {
@@ -191,7 +203,8 @@ function condition(cfg: ProcessorConfig): CompiledProcessor['condition'] {
     } catch (err) {
       throw scriptFailure(err);
     }
-    if (typeof result !== 'boolean') throw ingestFailure(`the if condition must answer true or false; it answered ${javaType(result)}`);
+    if (typeof result !== 'boolean')
+      throw ingestFailure(`the if condition must answer true or false; it answered ${javaType(result)}`);
     return result;
   };
 }
@@ -216,21 +229,32 @@ export function compileProcessors(list: unknown, where: string): CompiledProcess
 }
 
 function compileProcessor(entry: unknown, where: string): CompiledProcessor {
-  if (!isPlainObject(entry) || Object.keys(entry).length !== 1) throw new PipelineConfigError(`${where} must be an object with one key, the processor's type, like {"set": {...}}`);
+  if (!isPlainObject(entry) || Object.keys(entry).length !== 1)
+    throw new PipelineConfigError(`${where} must be an object with one key, the processor's type, like {"set": {...}}`);
   const [type, options] = Object.entries(entry)[0];
   if (!Object.hasOwn(FACTORIES, type)) {
-    throw new PipelineConfigError(`${where}: the processor [${type}] is not supported by the emulator; it runs ${SUPPORTED_PROCESSORS.join(', ')}`);
+    throw new PipelineConfigError(
+      `${where}: the processor [${type}] is not supported by the emulator; it runs ${SUPPORTED_PROCESSORS.join(', ')}`,
+    );
   }
-  if (!isPlainObject(options)) throw new PipelineConfigError(`${where} (${type}): the processor's options must be an object`);
+  if (!isPlainObject(options))
+    throw new PipelineConfigError(`${where} (${type}): the processor's options must be an object`);
   const cfg = new ProcessorConfig(type, options, where);
   const tag = cfg.string('tag');
   cfg.string('description');
   const ignoreFailure = cfg.boolean('ignore_failure', false);
   const onFailureRaw = cfg.raw('on_failure');
-  if (onFailureRaw !== undefined && (!Array.isArray(onFailureRaw) || onFailureRaw.length === 0)) cfg.fail('[on_failure] processors list cannot be empty');
+  if (onFailureRaw !== undefined && (!Array.isArray(onFailureRaw) || onFailureRaw.length === 0))
+    cfg.fail('[on_failure] processors list cannot be empty');
   const onFailure = onFailureRaw === undefined ? undefined : compileProcessors(onFailureRaw, `${where}.on_failure`);
-  const compiled: CompiledProcessor = { type, tag, condition: condition(cfg), ignoreFailure, onFailure, execute: FACTORIES[type](cfg) };
+  const compiled: CompiledProcessor = {
+    type,
+    tag,
+    condition: condition(cfg),
+    ignoreFailure,
+    onFailure,
+    execute: FACTORIES[type](cfg),
+  };
   cfg.done();
   return compiled;
 }
-

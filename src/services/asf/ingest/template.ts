@@ -8,7 +8,11 @@ import type { IngestDocument } from './document.js';
  * is. A missing field renders as nothing. Sections, partials and delimiter changes are refused by name.
  */
 export type MediaType = 'application/json' | 'text/plain' | 'application/x-www-form-urlencoded';
-export const MEDIA_TYPES: readonly MediaType[] = ['application/json', 'text/plain', 'application/x-www-form-urlencoded'];
+export const MEDIA_TYPES: readonly MediaType[] = [
+  'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+];
 
 type Part = string | { path: string; raw: boolean };
 
@@ -53,8 +57,18 @@ export function compileTemplate(text: string, mediaType: MediaType = 'applicatio
     let name = body.trim();
     const sigil = triple ? '' : name[0];
     if (sigil === '!') continue;
-    if (sigil === '#' || sigil === '^' || sigil === '/' || sigil === '>' || sigil === '=' || sigil === '<' || sigil === '$') {
-      throw new TemplateError(`the template tag {{${body}}} (sections, partials and delimiters) is not supported by the emulator; use {{field}} or {{{field}}}`);
+    if (
+      sigil === '#' ||
+      sigil === '^' ||
+      sigil === '/' ||
+      sigil === '>' ||
+      sigil === '=' ||
+      sigil === '<' ||
+      sigil === '$'
+    ) {
+      throw new TemplateError(
+        `the template tag {{${body}}} (sections, partials and delimiters) is not supported by the emulator; use {{field}} or {{{field}}}`,
+      );
     }
     const raw = triple || sigil === '&';
     if (sigil === '&') name = name.slice(1).trim();
@@ -63,10 +77,20 @@ export function compileTemplate(text: string, mediaType: MediaType = 'applicatio
     if (!triple && close === '}') parts.push('}');
   }
   if (last < text.length) parts.push(text.slice(last));
-  if (parts.some((p) => typeof p === 'string' && p.includes('{{'))) throw new TemplateError(`a template tag {{ in ${JSON.stringify(text)} is not closed with }}`);
+  if (parts.some((p) => typeof p === 'string' && p.includes('{{')))
+    throw new TemplateError(`a template tag {{ in ${JSON.stringify(text)} is not closed with }}`);
   const escape = ESCAPE[mediaType];
   return {
     isTemplate: true,
-    render: (doc) => parts.map((p) => (typeof p === 'string' ? p : p.raw ? render(doc.templateValue(p.path)) : escape(render(doc.templateValue(p.path))))).join(''),
+    render: (doc) =>
+      parts
+        .map((p) =>
+          typeof p === 'string'
+            ? p
+            : p.raw
+              ? render(doc.templateValue(p.path))
+              : escape(render(doc.templateValue(p.path))),
+        )
+        .join(''),
   };
 }

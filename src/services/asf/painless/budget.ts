@@ -26,12 +26,15 @@ export const limitError = (message: string) => new ScriptRuntimeError('circuit_b
 export function spend(budget: Budget, units: number): void {
   budget.allocated += units;
   if (budget.allocated > LIMITS.allocation) {
-    throw limitError(`the simulation made more than ${LIMITS.allocation} characters and elements, the emulator's memory limit for one request`);
+    throw limitError(
+      `the simulation made more than ${LIMITS.allocation} characters and elements, the emulator's memory limit for one request`,
+    );
   }
 }
 
 export function checkTime(budget: Budget): void {
-  if (performance.now() > budget.deadline) throw limitError(`the simulation took longer than ${LIMITS.timeMs} ms, the emulator's limit`);
+  if (performance.now() > budget.deadline)
+    throw limitError(`the simulation took longer than ${LIMITS.timeMs} ms, the emulator's limit`);
 }
 
 /** What a value costs against the budget: its characters and elements. */

@@ -54,7 +54,12 @@ class Evaluator {
   private readonly charge: Charge;
 
   constructor(private readonly input: RunInput) {
-    this.scopes = [new Map([['ctx', { type: 'Map', value: input.ctx }], ['params', { type: 'Map', value: input.params }]])];
+    this.scopes = [
+      new Map([
+        ['ctx', { type: 'Map', value: input.ctx }],
+        ['params', { type: 'Map', value: input.params }],
+      ]),
+    ];
     this.frozen = input.readOnly ? containers(input.ctx) : new Set();
     this.charge = (units) => spend(input.budget, units);
   }
@@ -74,7 +79,8 @@ class Evaluator {
   }
 
   private loopTick(): void {
-    if (++this.loops > LIMITS.loopIterations) throw limitError('The maximum number of statements that can be executed in a loop has been reached.');
+    if (++this.loops > LIMITS.loopIterations)
+      throw limitError('The maximum number of statements that can be executed in a loop has been reached.');
   }
 
   private block<T>(run: () => T): T {
@@ -162,7 +168,8 @@ class Evaluator {
   private foreach(stmt: Extract<Stmt, { k: 'foreach' }>): Flow {
     const list = this.expr(stmt.iterable);
     if (list === null) throw nullPointer('iterate over the elements');
-    if (!isList(list)) throw illegalArgument(`cannot iterate over ${javaType(list)}; use keySet() or values() for a map`);
+    if (!isList(list))
+      throw illegalArgument(`cannot iterate over ${javaType(list)}; use keySet() or values() for a map`);
     const length = list.length;
     for (const item of list) {
       this.loopTick();
@@ -170,7 +177,11 @@ class Evaluator {
         this.declare(stmt.name, { type: stmt.type, value: coerce(stmt.type, item) });
         return this.exec(stmt.body);
       });
-      if (list.length !== length) throw new ScriptRuntimeError('concurrent_modification_exception', 'the list changed while a for loop went over it');
+      if (list.length !== length)
+        throw new ScriptRuntimeError(
+          'concurrent_modification_exception',
+          'the list changed while a for loop went over it',
+        );
       if (flow === 'break') break;
       if (typeof flow === 'object') return flow;
     }
@@ -199,10 +210,22 @@ class Evaluator {
         const obj = this.expr(e.obj);
         if (obj === null && e.safe) return null;
         if (this.frozen.has(obj) && MUTATING.has(e.name)) throw readOnlyError();
-        return callMethod(obj, e.name, e.args.map((a) => this.expr(a)), this.charge);
+        return callMethod(
+          obj,
+          e.name,
+          e.args.map((a) => this.expr(a)),
+          this.charge,
+        );
       }
       case 'static':
-        return e.args === null ? STATIC_CONSTANTS[`${e.cls}.${e.name}`] : callStatic(e.cls, e.name, e.args.map((a) => this.expr(a)), this.charge);
+        return e.args === null
+          ? STATIC_CONSTANTS[`${e.cls}.${e.name}`]
+          : callStatic(
+              e.cls,
+              e.name,
+              e.args.map((a) => this.expr(a)),
+              this.charge,
+            );
       case 'new': {
         const arg = e.args[0] === undefined ? undefined : this.expr(e.args[0]);
         if (e.cls === 'ArrayList') {
@@ -243,7 +266,10 @@ class Evaluator {
       }
       case 'update': {
         const current = this.expr(e.target);
-        if (!isNum(current)) throw current === null ? nullPointer(`apply ${e.op}`) : classCast(`cannot apply [${e.op}] to ${javaType(current)}`);
+        if (!isNum(current))
+          throw current === null
+            ? nullPointer(`apply ${e.op}`)
+            : classCast(`cannot apply [${e.op}] to ${javaType(current)}`);
         const next = arithmetic(e.op === '++' ? '+' : '-', current, int(1));
         this.write(e.target, ofType(current.type, next.value), true);
         return e.prefix ? next : current;
@@ -276,7 +302,11 @@ class Evaluator {
     } else if (isList(obj) && target.k === 'index') {
       obj[listPosition(obj, this.expr(target.index))] = value;
     } else {
-      throw illegalArgument(target.k === 'member' ? `dynamic setter [${javaType(obj)}, ${target.name}] not found` : `cannot index into ${javaType(obj)}`);
+      throw illegalArgument(
+        target.k === 'member'
+          ? `dynamic setter [${javaType(obj)}, ${target.name}] not found`
+          : `cannot index into ${javaType(obj)}`,
+      );
     }
     return value;
   }
@@ -308,7 +338,8 @@ class Evaluator {
     }
     if (op === '+' && (typeof a === 'string' || typeof b === 'string')) {
       const text = javaString(a) + javaString(b);
-      if (text.length > LIMITS.stringLength) throw limitError(`a string grew longer than ${LIMITS.stringLength} characters, the emulator's limit`);
+      if (text.length > LIMITS.stringLength)
+        throw limitError(`a string grew longer than ${LIMITS.stringLength} characters, the emulator's limit`);
       this.charge(text.length);
       return text;
     }
@@ -319,13 +350,20 @@ class Evaluator {
 }
 
 function readOnlyError(): ScriptRuntimeError {
-  return new ScriptRuntimeError('unsupported_operation_exception', 'an if condition may read the document but not change it');
+  return new ScriptRuntimeError(
+    'unsupported_operation_exception',
+    'an if condition may read the document but not change it',
+  );
 }
 
 function listPosition(list: Value[], index: Value): number {
   if (!isNum(index) || index.type !== 'int') throw classCast(`a list index must be an int; got ${javaType(index)}`);
   const i = index.value < 0 ? list.length + index.value : index.value;
-  if (i < 0 || i >= list.length) throw new ScriptRuntimeError('index_out_of_bounds_exception', `Index ${index.value} out of bounds for length ${list.length}`);
+  if (i < 0 || i >= list.length)
+    throw new ScriptRuntimeError(
+      'index_out_of_bounds_exception',
+      `Index ${index.value} out of bounds for length ${list.length}`,
+    );
   return i;
 }
 

@@ -23,9 +23,16 @@ export function toJson(value: Value, path: Set<unknown> = new Set()): unknown {
     if (!Number.isFinite(value.value)) throw illegalArgument(`the number ${value.value} has no JSON form`);
     return value.type === 'float' ? shortestFloat(value.value) : value.value;
   }
-  if (path.has(value)) throw illegalArgument('the document contains itself (a field was set to one of its own parents) and cannot be written');
+  if (path.has(value))
+    throw illegalArgument(
+      'the document contains itself (a field was set to one of its own parents) and cannot be written',
+    );
   path.add(value);
-  const json = isMap(value) ? Object.fromEntries([...value].map(([k, v]) => [k, toJson(v, path)])) : isList(value) ? value.map((v) => toJson(v, path)) : undefined;
+  const json = isMap(value)
+    ? Object.fromEntries([...value].map(([k, v]) => [k, toJson(v, path)]))
+    : isList(value)
+      ? value.map((v) => toJson(v, path))
+      : undefined;
   path.delete(value);
   return json;
 }

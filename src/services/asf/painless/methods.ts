@@ -39,14 +39,49 @@ export const javaTrim = (s: string) => s.replace(/^[\u0000-\u0020]+|[\u0000-\u00
 /** The argument counts each method takes: a call with another count is an error, never a call that ignores some. */
 const ARITIES: Record<string, Record<string, number[]>> = {
   string: {
-    length: [0], isEmpty: [0], contains: [1], startsWith: [1], endsWith: [1], indexOf: [1], lastIndexOf: [1], toLowerCase: [0],
-    toUpperCase: [0], trim: [0], concat: [1], replace: [2], equalsIgnoreCase: [1], substring: [1, 2], splitOnToken: [1],
+    length: [0],
+    isEmpty: [0],
+    contains: [1],
+    startsWith: [1],
+    endsWith: [1],
+    indexOf: [1],
+    lastIndexOf: [1],
+    toLowerCase: [0],
+    toUpperCase: [0],
+    trim: [0],
+    concat: [1],
+    replace: [2],
+    equalsIgnoreCase: [1],
+    substring: [1, 2],
+    splitOnToken: [1],
   },
   map: {
-    size: [0], isEmpty: [0], containsKey: [1], containsValue: [1], get: [1], getOrDefault: [2], put: [2], remove: [1], clear: [0],
-    keySet: [0], values: [0], replace: [2],
+    size: [0],
+    isEmpty: [0],
+    containsKey: [1],
+    containsValue: [1],
+    get: [1],
+    getOrDefault: [2],
+    put: [2],
+    remove: [1],
+    clear: [0],
+    keySet: [0],
+    values: [0],
+    replace: [2],
   },
-  list: { size: [0], isEmpty: [0], get: [1], set: [2], add: [1, 2], addAll: [1], remove: [1], contains: [1], indexOf: [1], lastIndexOf: [1], clear: [0] },
+  list: {
+    size: [0],
+    isEmpty: [0],
+    get: [1],
+    set: [2],
+    add: [1, 2],
+    addAll: [1],
+    remove: [1],
+    contains: [1],
+    indexOf: [1],
+    lastIndexOf: [1],
+    clear: [0],
+  },
   number: { intValue: [0], longValue: [0], doubleValue: [0] },
   any: { toString: [0], equals: [1] },
 };
@@ -68,7 +103,11 @@ const STRING_METHODS: Record<string, Method<string>> = {
   substring: (s, [b, e], c) => {
     const begin = index(b, 'substring');
     const end = e === undefined ? s.length : index(e, 'substring');
-    if (begin < 0 || end > s.length || begin > end) throw new ScriptRuntimeError('string_index_out_of_bounds_exception', `begin ${begin}, end ${end}, length ${s.length}`);
+    if (begin < 0 || end > s.length || begin > end)
+      throw new ScriptRuntimeError(
+        'string_index_out_of_bounds_exception',
+        `begin ${begin}, end ${end}, length ${s.length}`,
+      );
     return str(s.slice(begin, end), c);
   },
   splitOnToken: (s, [t], c) => {
@@ -120,7 +159,8 @@ const MAP_METHODS: Record<string, Method<ValueMap>> = {
 
 function listIndex(l: ValueList, v: Value, forInsert = false): number {
   const i = index(v, 'a list index');
-  if (i < 0 || i > l.length || (i === l.length && !forInsert)) throw new ScriptRuntimeError('index_out_of_bounds_exception', `Index ${i} out of bounds for length ${l.length}`);
+  if (i < 0 || i > l.length || (i === l.length && !forInsert))
+    throw new ScriptRuntimeError('index_out_of_bounds_exception', `Index ${i} out of bounds for length ${l.length}`);
   return i;
 }
 
@@ -175,20 +215,31 @@ const ANY_METHODS: Record<string, Method<Value>> = {
 };
 
 /** Every method name of the subset: a call of any other name is refused before the script runs. */
-export const METHOD_NAMES = new Set([STRING_METHODS, MAP_METHODS, LIST_METHODS, NUMBER_METHODS, ANY_METHODS].flatMap((m) => Object.keys(m)));
+export const METHOD_NAMES = new Set(
+  [STRING_METHODS, MAP_METHODS, LIST_METHODS, NUMBER_METHODS, ANY_METHODS].flatMap((m) => Object.keys(m)),
+);
 
-const own = <T>(table: Record<string, T>, name: string): T | undefined => (Object.hasOwn(table, name) ? table[name] : undefined);
+const own = <T>(table: Record<string, T>, name: string): T | undefined =>
+  Object.hasOwn(table, name) ? table[name] : undefined;
 
 export function callMethod(self: Value, name: string, args: Value[], charge: Charge): Value {
   if (self === null) throw nullPointer(`call ${name}()`);
-  const kind = typeof self === 'string' ? 'string' : isMap(self) ? 'map' : isList(self) ? 'list' : isNum(self) ? 'number' : 'any';
+  const kind =
+    typeof self === 'string' ? 'string' : isMap(self) ? 'map' : isList(self) ? 'list' : isNum(self) ? 'number' : 'any';
   const tables: Array<[string, Record<string, Method<never>>]> = [
-    [kind, { string: STRING_METHODS, map: MAP_METHODS, list: LIST_METHODS, number: NUMBER_METHODS, any: {} }[kind] as Record<string, Method<never>>],
+    [
+      kind,
+      { string: STRING_METHODS, map: MAP_METHODS, list: LIST_METHODS, number: NUMBER_METHODS, any: {} }[kind] as Record<
+        string,
+        Method<never>
+      >,
+    ],
     ['any', ANY_METHODS as Record<string, Method<never>>],
   ];
   for (const [table, methods] of tables) {
     const method = own(methods, name);
-    if (method && own(ARITIES[table], name)!.includes(args.length)) return (method as Method<Value>)(self, args, charge);
+    if (method && own(ARITIES[table], name)!.includes(args.length))
+      return (method as Method<Value>)(self, args, charge);
   }
   throw illegalArgument(`dynamic method [${javaType(self)}, ${name}/${args.length}] not found`);
 }
@@ -196,10 +247,12 @@ export function callMethod(self: Value, name: string, args: Value[], charge: Cha
 function parseNumber(type: 'int' | 'long' | 'double', v: Value): JNum {
   const text = asString(v, `parsing a ${type}`);
   const trimmed = type === 'double' ? text.trim() : text;
-  const valid = type === 'double' ? /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?$/.test(trimmed) : /^[+-]?\d+$/.test(trimmed);
+  const valid =
+    type === 'double' ? /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?$/.test(trimmed) : /^[+-]?\d+$/.test(trimmed);
   if (!valid) throw new ScriptRuntimeError('number_format_exception', `For input string: "${text}"`);
   const n = Number(trimmed.replace(/[fFdD]$/, ''));
-  if (type === 'int' && (n < -2_147_483_648 || n > 2_147_483_647)) throw new ScriptRuntimeError('number_format_exception', `For input string: "${text}"`);
+  if (type === 'int' && (n < -2_147_483_648 || n > 2_147_483_647))
+    throw new ScriptRuntimeError('number_format_exception', `For input string: "${text}"`);
   return ofType(type, n);
 }
 
@@ -208,14 +261,23 @@ const num = (v: Value, what: string): JNum => {
   if (v === null) throw nullPointer(what);
   throw illegalArgument(`${what} needs a number; got ${javaType(v)}`);
 };
-const widest = (a: JNum, b: JNum) => (a.type === 'double' || b.type === 'double' ? 'double' : a.type === 'float' || b.type === 'float' ? 'float' : a.type === 'long' || b.type === 'long' ? 'long' : 'int');
+const widest = (a: JNum, b: JNum) =>
+  a.type === 'double' || b.type === 'double'
+    ? 'double'
+    : a.type === 'float' || b.type === 'float'
+      ? 'float'
+      : a.type === 'long' || b.type === 'long'
+        ? 'long'
+        : 'int';
 
 type Static = (args: Value[], charge: Charge) => Value;
 const STATICS: Record<string, Record<string, Static>> = {
   Math: {
     abs: ([x]) => ofType(num(x, 'Math.abs').type, Math.abs(num(x, 'Math.abs').value)),
-    max: ([a, b]) => ofType(widest(num(a, 'Math.max'), num(b, 'Math.max')), Math.max((a as JNum).value, (b as JNum).value)),
-    min: ([a, b]) => ofType(widest(num(a, 'Math.min'), num(b, 'Math.min')), Math.min((a as JNum).value, (b as JNum).value)),
+    max: ([a, b]) =>
+      ofType(widest(num(a, 'Math.max'), num(b, 'Math.max')), Math.max((a as JNum).value, (b as JNum).value)),
+    min: ([a, b]) =>
+      ofType(widest(num(a, 'Math.min'), num(b, 'Math.min')), Math.min((a as JNum).value, (b as JNum).value)),
     floor: ([x]) => double(Math.floor(num(x, 'Math.floor').value)),
     ceil: ([x]) => double(Math.ceil(num(x, 'Math.ceil').value)),
     sqrt: ([x]) => double(Math.sqrt(num(x, 'Math.sqrt').value)),
@@ -226,9 +288,18 @@ const STATICS: Record<string, Record<string, Static>> = {
       return ofType(n.type === 'float' ? 'int' : 'long', Math.round(n.value));
     },
   },
-  Integer: { parseInt: ([x]) => parseNumber('int', x), toString: ([x]: Value[], c: Charge) => str(javaString(num(x, 'Integer.toString')), c) },
-  Long: { parseLong: ([x]) => parseNumber('long', x), toString: ([x]: Value[], c: Charge) => str(javaString(num(x, 'Long.toString')), c) },
-  Double: { parseDouble: ([x]) => parseNumber('double', x), toString: ([x]: Value[], c: Charge) => str(javaString(num(x, 'Double.toString')), c) },
+  Integer: {
+    parseInt: ([x]) => parseNumber('int', x),
+    toString: ([x]: Value[], c: Charge) => str(javaString(num(x, 'Integer.toString')), c),
+  },
+  Long: {
+    parseLong: ([x]) => parseNumber('long', x),
+    toString: ([x]: Value[], c: Charge) => str(javaString(num(x, 'Long.toString')), c),
+  },
+  Double: {
+    parseDouble: ([x]) => parseNumber('double', x),
+    toString: ([x]: Value[], c: Charge) => str(javaString(num(x, 'Double.toString')), c),
+  },
   String: {
     valueOf: ([x]: Value[], c: Charge) => str(javaString(x), c),
     join: ([sep, parts], c) => {
@@ -238,12 +309,27 @@ const STATICS: Record<string, Record<string, Static>> = {
   },
 };
 
-export const STATIC_METHODS = new Map(Object.entries(STATICS).map(([cls, methods]) => [cls, new Set(Object.keys(methods))]));
+export const STATIC_METHODS = new Map(
+  Object.entries(STATICS).map(([cls, methods]) => [cls, new Set(Object.keys(methods))]),
+);
 /** How many arguments each static takes (known when the script is compiled, so a wrong count is refused then). */
 export const STATIC_ARITY: Record<string, number> = {
-  'Math.abs': 1, 'Math.max': 2, 'Math.min': 2, 'Math.floor': 1, 'Math.ceil': 1, 'Math.sqrt': 1, 'Math.pow': 2, 'Math.round': 1,
-  'Integer.parseInt': 1, 'Integer.toString': 1, 'Long.parseLong': 1, 'Long.toString': 1, 'Double.parseDouble': 1, 'Double.toString': 1,
-  'String.valueOf': 1, 'String.join': 2,
+  'Math.abs': 1,
+  'Math.max': 2,
+  'Math.min': 2,
+  'Math.floor': 1,
+  'Math.ceil': 1,
+  'Math.sqrt': 1,
+  'Math.pow': 2,
+  'Math.round': 1,
+  'Integer.parseInt': 1,
+  'Integer.toString': 1,
+  'Long.parseLong': 1,
+  'Long.toString': 1,
+  'Double.parseDouble': 1,
+  'Double.toString': 1,
+  'String.valueOf': 1,
+  'String.join': 2,
 };
 export const STATIC_CONSTANTS: Record<string, Value> = {
   'Integer.MAX_VALUE': int(2_147_483_647),

@@ -7,10 +7,43 @@ import { double, int, JNum } from './values.js';
 export type { Expr, Stmt };
 
 /** Declared types: `def x`, `int i`, `String s`, ... (no generics, no arrays). */
-export const TYPES = new Set(['def', 'int', 'long', 'float', 'double', 'boolean', 'String', 'Map', 'List', 'Object', 'HashMap', 'ArrayList']);
+export const TYPES = new Set([
+  'def',
+  'int',
+  'long',
+  'float',
+  'double',
+  'boolean',
+  'String',
+  'Map',
+  'List',
+  'Object',
+  'HashMap',
+  'ArrayList',
+]);
 const CONSTRUCTIBLE = new Set(['ArrayList', 'HashMap']);
 /** Words of the language the subset leaves out: refused by name. */
-const UNSUPPORTED_WORDS = new Set(['do', 'try', 'catch', 'finally', 'throw', 'switch', 'case', 'instanceof', 'this', 'super', 'class', 'import', 'static', 'void', 'short', 'byte', 'char', 'synchronized', 'function']);
+const UNSUPPORTED_WORDS = new Set([
+  'do',
+  'try',
+  'catch',
+  'finally',
+  'throw',
+  'switch',
+  'case',
+  'instanceof',
+  'this',
+  'super',
+  'class',
+  'import',
+  'static',
+  'void',
+  'short',
+  'byte',
+  'char',
+  'synchronized',
+  'function',
+]);
 /** Words that start statements: never a value. */
 const KEYWORDS = new Set(['if', 'else', 'while', 'for', 'return', 'break', 'continue', 'in', ...TYPES]);
 const ASSIGN_OPS = new Set(['=', '+=', '-=', '*=', '/=', '%=']);
@@ -42,7 +75,8 @@ class Parser {
   }
 
   private expect(text: string): Token {
-    if (!this.is(text)) throw new ScriptCompileError(`expected ${text} but found ${this.describe(this.token)}`, this.token.at);
+    if (!this.is(text))
+      throw new ScriptCompileError(`expected ${text} but found ${this.describe(this.token)}`, this.token.at);
     return this.tokens[this.pos++];
   }
 
@@ -52,14 +86,16 @@ class Parser {
 
   private name(): Token {
     const token = this.token;
-    if (token.kind !== 'name') throw new ScriptCompileError(`expected a name but found ${this.describe(token)}`, token.at);
+    if (token.kind !== 'name')
+      throw new ScriptCompileError(`expected a name but found ${this.describe(token)}`, token.at);
     this.refuseWord(token);
     this.pos++;
     return token;
   }
 
   private refuseWord(token: Token): void {
-    if (UNSUPPORTED_WORDS.has(token.text)) throw new ScriptCompileError(`"${token.text}" is not supported by the emulator's script subset`, token.at);
+    if (UNSUPPORTED_WORDS.has(token.text))
+      throw new ScriptCompileError(`"${token.text}" is not supported by the emulator's script subset`, token.at);
   }
 
   private nest<T>(at: number, parse: () => T): T {
@@ -159,7 +195,8 @@ class Parser {
     const vars: Array<{ name: string; init?: Expr }> = [];
     do {
       const name = this.name();
-      if (this.is('(')) throw new ScriptCompileError('defining functions is not supported by the emulator\'s script subset', name.at);
+      if (this.is('('))
+        throw new ScriptCompileError("defining functions is not supported by the emulator's script subset", name.at);
       const init = this.accept('=') ? this.expression() : undefined;
       this.declare(name.text, name.at);
       vars.push({ name: name.text, init });
@@ -169,7 +206,12 @@ class Parser {
 
   private forStatement(at: number): Stmt {
     this.expect('(');
-    if (this.token.kind === 'name' && TYPES.has(this.token.text) && this.peek().kind === 'name' && (this.peek(2).text === ':' || this.peek(2).text === 'in')) {
+    if (
+      this.token.kind === 'name' &&
+      TYPES.has(this.token.text) &&
+      this.peek().kind === 'name' &&
+      (this.peek(2).text === ':' || this.peek(2).text === 'in')
+    ) {
       const type = this.tokens[this.pos++].text;
       const name = this.name();
       this.pos++;
@@ -179,7 +221,8 @@ class Parser {
       return { k: 'foreach', at, type, name: name.text, iterable, body: this.scoped(() => this.statement()) };
     }
     let init: Stmt | undefined;
-    if (!this.is(';')) init = this.isDeclaration() ? this.declaration() : { k: 'expr', at: this.token.at, expr: this.expression() };
+    if (!this.is(';'))
+      init = this.isDeclaration() ? this.declaration() : { k: 'expr', at: this.token.at, expr: this.expression() };
     this.expect(';');
     const test = this.is(';') ? undefined : this.expression();
     this.expect(';');
@@ -200,8 +243,10 @@ class Parser {
     const target = this.conditional();
     if (this.token.kind === 'op' && ASSIGN_OPS.has(this.token.text)) {
       const op = this.tokens[this.pos++];
-      if (target.k !== 'var' && target.k !== 'member' && target.k !== 'index') throw new ScriptCompileError('the left side of an assignment must be a variable, a field or an element', op.at);
-      if (target.k === 'member' && target.safe) throw new ScriptCompileError('a null-safe field (?.) cannot be assigned', op.at);
+      if (target.k !== 'var' && target.k !== 'member' && target.k !== 'index')
+        throw new ScriptCompileError('the left side of an assignment must be a variable, a field or an element', op.at);
+      if (target.k === 'member' && target.safe)
+        throw new ScriptCompileError('a null-safe field (?.) cannot be assigned', op.at);
       return { k: 'assign', at: op.at, op: op.text, target, value: this.expression() };
     }
     return target;
@@ -217,14 +262,25 @@ class Parser {
     return { k: 'cond', at, test, then, else: this.nest(at, () => this.conditional()) };
   }
 
-  private static readonly LEVELS = [['||'], ['&&'], ['==', '!=', '===', '!=='], ['<', '<=', '>', '>='], ['+', '-'], ['*', '/', '%']];
+  private static readonly LEVELS = [
+    ['||'],
+    ['&&'],
+    ['==', '!=', '===', '!=='],
+    ['<', '<=', '>', '>='],
+    ['+', '-'],
+    ['*', '/', '%'],
+  ];
 
   private binary(level: number): Expr {
     if (level === Parser.LEVELS.length) return this.unary();
     let left = this.binary(level + 1);
     while (this.token.kind === 'op' && Parser.LEVELS[level].includes(this.token.text)) {
       const op = this.tokens[this.pos++];
-      if (op.text === '===' || op.text === '!==') throw new ScriptCompileError(`the identity operator ${op.text} is not supported by the emulator's script subset; use ${op.text.slice(0, 2)}`, op.at);
+      if (op.text === '===' || op.text === '!==')
+        throw new ScriptCompileError(
+          `the identity operator ${op.text} is not supported by the emulator's script subset; use ${op.text.slice(0, 2)}`,
+          op.at,
+        );
       left = { k: 'binary', at: op.at, op: op.text, left, right: this.nest(op.at, () => this.binary(level + 1)) };
     }
     return left;
@@ -238,7 +294,16 @@ class Parser {
     }
     if (this.is('++') || this.is('--')) {
       const op = this.tokens[this.pos++].text as '++' | '--';
-      return { k: 'update', at, op, prefix: true, target: this.assignable(this.nest(at, () => this.unary()), at) };
+      return {
+        k: 'update',
+        at,
+        op,
+        prefix: true,
+        target: this.assignable(
+          this.nest(at, () => this.unary()),
+          at,
+        ),
+      };
     }
     if (this.is('(') && this.peek().kind === 'name' && TYPES.has(this.peek().text) && this.peek(2).text === ')') {
       const type = this.peek().text;
@@ -249,7 +314,8 @@ class Parser {
   }
 
   private assignable(target: Expr, at: number): Expr {
-    if (target.k !== 'var' && target.k !== 'member' && target.k !== 'index') throw new ScriptCompileError('++ and -- need a variable, a field or an element', at);
+    if (target.k !== 'var' && target.k !== 'member' && target.k !== 'index')
+      throw new ScriptCompileError('++ and -- need a variable, a field or an element', at);
     return target;
   }
 
@@ -260,7 +326,11 @@ class Parser {
         const safe = this.tokens[this.pos++].text === '?.';
         const name = this.name();
         if (this.accept('(')) {
-          if (!METHOD_NAMES.has(name.text)) throw new ScriptCompileError(`the method ${name.text}() is not supported by the emulator's script subset`, name.at);
+          if (!METHOD_NAMES.has(name.text))
+            throw new ScriptCompileError(
+              `the method ${name.text}() is not supported by the emulator's script subset`,
+              name.at,
+            );
           expr = { k: 'call', at, obj: expr, name: name.text, args: this.arguments(), safe };
         } else {
           expr = { k: 'member', at, obj: expr, name: name.text, safe };
@@ -304,14 +374,19 @@ class Parser {
       return inner;
     }
     if (this.accept('[')) return this.collectionLiteral(at);
-    if (token.kind !== 'name' || (KEYWORDS.has(token.text) && !STATIC_METHODS.has(token.text))) throw new ScriptCompileError(`unexpected ${this.describe(token)}`, at);
+    if (token.kind !== 'name' || (KEYWORDS.has(token.text) && !STATIC_METHODS.has(token.text)))
+      throw new ScriptCompileError(`unexpected ${this.describe(token)}`, at);
     this.refuseWord(token);
     this.pos++;
     if (token.text === 'true' || token.text === 'false') return { k: 'lit', at, value: token.text === 'true' };
     if (token.text === 'null') return { k: 'lit', at, value: null };
     if (token.text === 'new') {
       const cls = this.name();
-      if (!CONSTRUCTIBLE.has(cls.text)) throw new ScriptCompileError(`new ${cls.text}() is not supported by the emulator's script subset (only ArrayList and HashMap)`, cls.at);
+      if (!CONSTRUCTIBLE.has(cls.text))
+        throw new ScriptCompileError(
+          `new ${cls.text}() is not supported by the emulator's script subset (only ArrayList and HashMap)`,
+          cls.at,
+        );
       this.expect('(');
       const args = this.arguments();
       if (args.length > 1) throw new ScriptCompileError(`new ${cls.text}() takes at most one argument`, cls.at);
@@ -322,15 +397,22 @@ class Parser {
       const member = this.name();
       const qualified = `${token.text}.${member.text}`;
       if (this.accept('(')) {
-        if (!STATIC_METHODS.get(token.text)!.has(member.text)) throw new ScriptCompileError(`${qualified}() is not supported by the emulator's script subset`, member.at);
+        if (!STATIC_METHODS.get(token.text)!.has(member.text))
+          throw new ScriptCompileError(`${qualified}() is not supported by the emulator's script subset`, member.at);
         const args = this.arguments();
-        if (args.length !== STATIC_ARITY[qualified]) throw new ScriptCompileError(`${qualified}() takes ${STATIC_ARITY[qualified]} argument(s) in the emulator's script subset; got ${args.length}`, member.at);
+        if (args.length !== STATIC_ARITY[qualified])
+          throw new ScriptCompileError(
+            `${qualified}() takes ${STATIC_ARITY[qualified]} argument(s) in the emulator's script subset; got ${args.length}`,
+            member.at,
+          );
         return { k: 'static', at, cls: token.text, name: member.text, args };
       }
-      if (!(qualified in STATIC_CONSTANTS)) throw new ScriptCompileError(`${qualified} is not supported by the emulator's script subset`, member.at);
+      if (!(qualified in STATIC_CONSTANTS))
+        throw new ScriptCompileError(`${qualified} is not supported by the emulator's script subset`, member.at);
       return { k: 'static', at, cls: token.text, name: member.text, args: null };
     }
-    if (!this.scopes.some((s) => s.has(token.text))) throw new ScriptCompileError(`cannot resolve symbol [${token.text}]`, at);
+    if (!this.scopes.some((s) => s.has(token.text)))
+      throw new ScriptCompileError(`cannot resolve symbol [${token.text}]`, at);
     return { k: 'var', at, name: token.text };
   }
 
@@ -361,16 +443,26 @@ class Parser {
 
 function numberLiteral(token: Token): JNum {
   const text = token.text;
-  const suffix = /[lLfFdD]$/.test(text) && !/^0[xX]/.test(text) ? text.at(-1)!.toLowerCase() : /[lL]$/.test(text) ? 'l' : '';
+  const suffix =
+    /[lLfFdD]$/.test(text) && !/^0[xX]/.test(text) ? text.at(-1)!.toLowerCase() : /[lL]$/.test(text) ? 'l' : '';
   const digits = suffix ? text.slice(0, -1) : text;
   const integral = /^(0[xX][0-9a-fA-F]+|0[0-7]+|0|[1-9]\d*)$/.test(digits);
   if (integral && (suffix === '' || suffix === 'l')) {
-    const value = /^0[xX]/.test(digits) ? parseInt(digits.slice(2), 16) : /^0[0-7]/.test(digits) ? parseInt(digits.slice(1), 8) : Number(digits);
+    const value = /^0[xX]/.test(digits)
+      ? parseInt(digits.slice(2), 16)
+      : /^0[0-7]/.test(digits)
+        ? parseInt(digits.slice(1), 8)
+        : Number(digits);
     if (suffix === 'l') {
-      if (!Number.isSafeInteger(value)) throw new ScriptCompileError(`the long ${text} is beyond ±2^53, which the emulator does not represent exactly`, token.at);
+      if (!Number.isSafeInteger(value))
+        throw new ScriptCompileError(
+          `the long ${text} is beyond ±2^53, which the emulator does not represent exactly`,
+          token.at,
+        );
       return new JNum('long', value);
     }
-    if (value > 2_147_483_647) throw new ScriptCompileError(`the int ${text} is out of range (write ${text}L for a long)`, token.at);
+    if (value > 2_147_483_647)
+      throw new ScriptCompileError(`the int ${text} is out of range (write ${text}L for a long)`, token.at);
     return int(value);
   }
   if (suffix === 'l' || /^0\d/.test(digits)) throw new ScriptCompileError(`malformed number ${text}`, token.at);

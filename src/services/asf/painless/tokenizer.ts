@@ -18,11 +18,69 @@ export const MAX_SOURCE_LENGTH = 65_535;
 
 // Longest first, so that `===` is not read as `==` `=`.
 const OPERATORS = [
-  '===', '!==', '?.', '?:', '==', '!=', '<=', '>=', '&&', '||', '++', '--', '+=', '-=', '*=', '/=', '%=',
-  '(', ')', '{', '}', '[', ']', ';', ',', '.', '?', ':', '<', '>', '!', '+', '-', '*', '/', '%', '=',
+  '===',
+  '!==',
+  '?.',
+  '?:',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '&&',
+  '||',
+  '++',
+  '--',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '(',
+  ')',
+  '{',
+  '}',
+  '[',
+  ']',
+  ';',
+  ',',
+  '.',
+  '?',
+  ':',
+  '<',
+  '>',
+  '!',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '=',
 ];
 /** Operators of the language that the subset leaves out: refused by name rather than misread. */
-const UNSUPPORTED = ['>>>=', '<<=', '>>=', '>>>', '<<', '>>', '->', '::', '&=', '|=', '^=', '=~', '==~', '&', '|', '^', '~', '@', '#', '$', '`', '\\'];
+const UNSUPPORTED = [
+  '>>>=',
+  '<<=',
+  '>>=',
+  '>>>',
+  '<<',
+  '>>',
+  '->',
+  '::',
+  '&=',
+  '|=',
+  '^=',
+  '=~',
+  '==~',
+  '&',
+  '|',
+  '^',
+  '~',
+  '@',
+  '#',
+  '$',
+  '`',
+  '\\',
+];
 
 /** Painless's literals: hex, octal (`022` is 18), decimal with an optional fraction and exponent, a type suffix. */
 const NUMBER = /^(?:0[xX][0-9a-fA-F]+[lL]?|0[0-7]+[lL]?|(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?[lLfFdD]?)/;
@@ -37,7 +95,10 @@ function readString(source: string, start: number): { text: string; end: number 
     if (source[i] === '\\') {
       const next = source[i + 1];
       if (next !== '\\' && next !== quote) {
-        throw new ScriptCompileError(`the escape \\${next ?? ''} is not one of Painless's (\\\\ and \\${quote}); write the character itself`, i);
+        throw new ScriptCompileError(
+          `the escape \\${next ?? ''} is not one of Painless's (\\\\ and \\${quote}); write the character itself`,
+          i,
+        );
       }
       text += next;
       i += 2;
@@ -50,7 +111,8 @@ function readString(source: string, start: number): { text: string; end: number 
 }
 
 export function tokenize(source: string): Token[] {
-  if (source.length > MAX_SOURCE_LENGTH) throw new ScriptCompileError(`the script is longer than ${MAX_SOURCE_LENGTH} characters`, 0);
+  if (source.length > MAX_SOURCE_LENGTH)
+    throw new ScriptCompileError(`the script is longer than ${MAX_SOURCE_LENGTH} characters`, 0);
   const tokens: Token[] = [];
   let i = 0;
   while (i < source.length) {
@@ -79,7 +141,8 @@ export function tokenize(source: string): Token[] {
     }
     const number = /^[0-9]/.test(c) ? NUMBER.exec(rest) : null;
     if (number) {
-      if (/^[A-Za-z0-9_]/.test(source.slice(i + number[0].length, i + number[0].length + 1))) throw new ScriptCompileError(`malformed number ${number[0]}${source[i + number[0].length]}`, i);
+      if (/^[A-Za-z0-9_]/.test(source.slice(i + number[0].length, i + number[0].length + 1)))
+        throw new ScriptCompileError(`malformed number ${number[0]}${source[i + number[0].length]}`, i);
       tokens.push({ kind: 'number', text: number[0], at: i });
       i += number[0].length;
       continue;
@@ -91,8 +154,11 @@ export function tokenize(source: string): Token[] {
       i += full.length;
       continue;
     }
-    const unsupported = UNSUPPORTED.find((op) => source.startsWith(op, i) && !OPERATORS.some((o) => o.length >= op.length && source.startsWith(o, i)));
-    if (unsupported) throw new ScriptCompileError(`the operator ${unsupported} is not supported by the emulator's script subset`, i);
+    const unsupported = UNSUPPORTED.find(
+      (op) => source.startsWith(op, i) && !OPERATORS.some((o) => o.length >= op.length && source.startsWith(o, i)),
+    );
+    if (unsupported)
+      throw new ScriptCompileError(`the operator ${unsupported} is not supported by the emulator's script subset`, i);
     const op = OPERATORS.find((o) => source.startsWith(o, i));
     if (!op) throw new ScriptCompileError(`unexpected character ${JSON.stringify(c)}`, i);
     tokens.push({ kind: 'op', text: op, at: i });

@@ -41,7 +41,10 @@ export function cast(type: string, v: Value): Value {
 
 function checkReference(type: string, v: Value): Value {
   const fits =
-    type === 'boolean' ? typeof v === 'boolean' : v === null || (type === 'String' ? typeof v === 'string' : type === 'Map' || type === 'HashMap' ? isMap(v) : isList(v));
+    type === 'boolean'
+      ? typeof v === 'boolean'
+      : v === null ||
+        (type === 'String' ? typeof v === 'string' : type === 'Map' || type === 'HashMap' ? isMap(v) : isList(v));
   if (!fits) throw v === null ? nullPointer(`assign to ${type}`) : classCast(`cannot cast ${javaType(v)} to ${type}`);
   return v;
 }

@@ -30,7 +30,11 @@ export const isList = (v: unknown): v is ValueList => Array.isArray(v);
 
 /** A long result must stay exact: past 2^53 the emulator would silently round, so it refuses instead. */
 function exactLong(n: number): JNum {
-  if (!Number.isSafeInteger(n)) throw new ScriptRuntimeError('arithmetic_exception', `long value ${n} is beyond ±2^53, which the emulator does not represent exactly`);
+  if (!Number.isSafeInteger(n))
+    throw new ScriptRuntimeError(
+      'arithmetic_exception',
+      `long value ${n} is beyond ±2^53, which the emulator does not represent exactly`,
+    );
   return new JNum('long', n);
 }
 
@@ -98,7 +102,10 @@ export function javaType(v: Value): string {
   if (v === null) return 'null';
   if (typeof v === 'string') return 'java.lang.String';
   if (typeof v === 'boolean') return 'java.lang.Boolean';
-  if (isNum(v)) return { int: 'java.lang.Integer', long: 'java.lang.Long', float: 'java.lang.Float', double: 'java.lang.Double' }[v.type];
+  if (isNum(v))
+    return { int: 'java.lang.Integer', long: 'java.lang.Long', float: 'java.lang.Float', double: 'java.lang.Double' }[
+      v.type
+    ];
   if (isMap(v)) return 'java.util.HashMap';
   return 'java.util.ArrayList';
 }
@@ -137,7 +144,9 @@ export function javaString(v: Value, seen = new Set<unknown>()): string {
   }
   if (seen.has(v)) return '(this Collection)';
   seen.add(v);
-  const text = isMap(v) ? `{${[...v].map(([k, x]) => `${k}=${javaString(x, seen)}`).join(', ')}}` : `[${v.map((x) => javaString(x, seen)).join(', ')}]`;
+  const text = isMap(v)
+    ? `{${[...v].map(([k, x]) => `${k}=${javaString(x, seen)}`).join(', ')}}`
+    : `[${v.map((x) => javaString(x, seen)).join(', ')}]`;
   seen.delete(v);
   return text;
 }
