@@ -3,7 +3,7 @@ import type { EmuContext } from '../../context.js';
 import { scopeMatches, tenantScopes } from '../../auth/scopes.js';
 import { conflict, notFound } from '../../server/errors.js';
 import { groupsWithAncestors } from './groups.js';
-import type { PolicyInput, ResourcePolicyInput } from './schemas.js';
+import type { PolicyInput } from './schemas.js';
 import {
   findPolicy,
   requireUser,
