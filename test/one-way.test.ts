@@ -79,11 +79,11 @@ describe('one definition of each shared helper', () => {
           .map((text) => ({ file: file.name, text })),
       )
       .filter(
-        ({ text }) => flags.some((flag) => new RegExp(`^'[^']*${flag}\\b`).test(text)) && text.includes('.default('),
+        ({ text }) => flags.some((flag) => new RegExp(`^\\s*'[^']*${flag}\\b`).test(text)) && text.includes('.default('),
       );
     expect(options.length).toBeGreaterThanOrEqual(flags.length);
     const copies = options
-      .filter(({ text }) => !/\.default\(START_DEFAULTS\.\w+[,)]/.test(text))
+      .filter(({ text }) => !/\.default\(\s*START_DEFAULTS\.\w+[,)\s]/.test(text))
       .map(({ file, text }) => `${file}: ${text.split('\n')[0]}`);
     expect(copies).toEqual([]);
   });

@@ -51,7 +51,8 @@ describe('a value nested too deeply', () => {
     const text = JSON.stringify(imported).replace('"@"', nested(5000));
     const importing = await call('PUT', '/_emu/state', { rawBody: text, headers: json });
     expect(importing.status).toBe(400);
-    expect(importing.body.message).toMatch(/collections\.endpoints\["meter-001"\].*nested more than 256 levels/);
+    // The control plane's body parser refuses it before the state is read, as every route's does.
+    expect(importing.body.message).toMatch(/nested more than 256 levels/);
 
     const after = await call('GET', '/_emu/state');
     expect(after.status).toBe(200);

@@ -15,14 +15,11 @@ describe('my backend against the platform', () => {
   });
 
   it('sees a command expire when its TTL has passed', async () => {
-    const invoke = await fetch(
-      `${emulator.url}/cex/api/v1/endpoints/meter-001/commands/reboot?commandTtl=60000&waitTimeout=0`,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{}',
-      },
-    );
+    const invoke = await fetch(`${emulator.url}/cex/api/v1/endpoints/meter-001/commands/reboot?commandTtl=60000&waitTimeout=0`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     const { commandId } = await invoke.json();
     await emulator.clock.advance('2m');
     const command = await fetch(`${emulator.url}/cex/api/v1/endpoints/meter-001/commands/reboot/${commandId}`);

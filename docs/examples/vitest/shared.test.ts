@@ -25,8 +25,6 @@ it('starts each test from the snapshot', async () => {
 
 it('sees the requests it made in the journal', async () => {
   await fetch(`${url}/epr/api/v1/endpoints/meter-001`, { headers: user });
-  const journal = await (
-    await fetch(`${url}/_emu/requests?path=/epr/api/v1/endpoints/meter-001`, { headers: admin })
-  ).json();
+  const journal = await (await fetch(`${url}/_emu/requests?path=/epr/api/v1/endpoints/meter-001`, { headers: admin })).json();
   expect(journal.at(-1)).toMatchObject({ method: 'GET', status: 200, tenantId: 'acme' });
 });
