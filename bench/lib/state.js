@@ -81,7 +81,7 @@ function addSeries(ctx, document, endpoints, pointsPerEndpoint) {
     const mutation = definitionCovering(ctx, tenantId, appName, SERIES_NAME, ['value'], new Date(EPOCH).toISOString());
     if (mutation) definitions[mutation.id] = mutation.v;
   }
-  const points = ((document.series ??= {})[TIME_SERIES_POINTS] ??= {});
+  const points = ((document.series ??= {})[TIME_SERIES_POINTS.name] ??= {});
   endpoints.forEach((endpoint, i) => {
     const t = new Array(pointsPerEndpoint);
     const v = new Array(pointsPerEndpoint);
