@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import * as prettier from 'prettier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../src/index.js';
 import { api, tokenFor } from './helpers/emulator.js';
@@ -152,6 +153,16 @@ describe('the notes service built from docs/adding-a-service.md', () => {
     const bad = await call('POST', '/notes/api/v1/notes', { token: acme, body: { text: '', colour: 'red' } });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/Invalid request body/);
+  });
+
+  it('follows the house style: every file block is formatted as prettier would', async () => {
+    const unformatted: string[] = [];
+    for (const file of tagged('file')) {
+      const options = await prettier.resolveConfig(join(ROOT, file.path));
+      if (!(await prettier.check(file.code, { ...options, filepath: join(ROOT, file.path) })))
+        unformatted.push(file.path);
+    }
+    expect(unformatted).toEqual([]);
   });
 
   it('needs the route scopes with auth on, and lists the service instance', async () => {
