@@ -31,10 +31,8 @@ function checkSeriesName(name: string, where: string): void {
  * value `value` (`"temperature": 21.5`). `ts` or `timestamp` gives the time.
  */
 function pointsOf(sample: unknown, where: string, receivedAt: number): SamplePoint[] {
-  if (!isPlainObject(sample))
-    throw invalidPayload(
-      `${where} must be a JSON object of named values, like {"temperature": 21.5}; got ${describeValue(sample)}.`,
-    );
+  // 2/DCP: "Data samples can be of any valid JSON type"; only objects of named values feed time series.
+  if (!isPlainObject(sample)) return [];
   const timeFields = TIME_FIELDS.filter((f) => Object.hasOwn(sample, f));
   if (timeFields.length > 1) throw invalidPayload(`${where} has both ts and timestamp; give its time in one of them.`);
   const time = timeFields.length === 1 ? timeOf(sample[timeFields[0]], timeFields[0], where) : receivedAt;
