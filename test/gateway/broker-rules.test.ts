@@ -183,7 +183,7 @@ describe('devices are kept apart on the broker', async () => {
       [`${base}/command/reboot/1/status`, []],
       [`${base}/command/reboot/status`, [{ id, payload: { delay: 1 } }]],
       [`${base}/result/reboot/2`, [{ id, statusCode: 200, payload: { rebooted: true } }]],
-      [`${base}/result/reboot/2/status`, { statusCode: 200, reasonPhrase: 'OK' }],
+      [`${base}/result/reboot/2/status`, undefined],
     ]);
     // A watcher of another token saw none of it.
     const otherDevice = await TestDevice.connect(emulator);
@@ -361,7 +361,7 @@ describe('the MQTT packet size limit', async () => {
     // The others keep working, with payloads up to the body limit.
     const value = 'x'.repeat(bodyLimit - 20);
     const update = await bystander.request(`${endpoint.topic('epmx')}/update/keys`, { note: value });
-    expect(update.payload).toEqual({ statusCode: 200, reasonPhrase: 'OK' });
+    expect(update).toMatchObject({ ok: true, payload: undefined });
     await bystander.publish('big/ok', Buffer.alloc(bodyLimit));
     const received = await bystander.waitFor((m) => m.topic === 'big/ok');
     expect(received.payload).toHaveLength(bodyLimit);
