@@ -13,7 +13,6 @@ import { Kp1PathError, parseKp1Path } from './topics.js';
 
 const byName = new Map<string, Kp1Extension>(extensions.map((e) => [e.name, e]));
 
-
 function failure(statusCode: number, reasonPhrase: string, extra: Partial<Kp1Reply> = {}): Kp1Reply {
   return { ...extra, ok: false, statusCode, payload: { statusCode, reasonPhrase } };
 }

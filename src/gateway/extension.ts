@@ -84,7 +84,8 @@ export function optionalObject(payload: unknown, allowed: readonly string[], wha
  * UTF-8 encoded JSON object"); a zero-length payload is a 400 naming the smallest valid one, `{}`.
  */
 export function requiredObject(payload: unknown, allowed: readonly string[], what: string): Record<string, unknown> {
-  if (payload === undefined) throw invalidPayload(`The ${what} payload must be a JSON object (at least {}); got nothing.`);
+  if (payload === undefined)
+    throw invalidPayload(`The ${what} payload must be a JSON object (at least {}); got nothing.`);
   return optionalObject(payload, allowed, what);
 }
 

@@ -75,6 +75,8 @@ describe('cmx: configuration over KP1', async () => {
     const configId = put.headers.get('etag')!.replace(/"/g, '');
     expect((await pushed((p) => p.configId === configId)).payload).toEqual({
       configId,
+      statusCode: 200,
+      reasonPhrase: 'ok',
       config: { gpsIntervalSeconds: 5 },
     });
     // The push also goes to config/json/status, like command pushes.
@@ -106,7 +108,10 @@ describe('cmx: configuration over KP1', async () => {
       rejection: { configId: 'whatever', statusCode: 422, reasonPhrase: 'cannot parse' },
     });
     // 7/CMP: only 2xx is applied; a 3xx (or 1xx) is a failure too.
-    const redirected = await device.request(`${endpoint.topic('cmx')}/applied/json`, { configId: 'moved', statusCode: 302 });
+    const redirected = await device.request(`${endpoint.topic('cmx')}/applied/json`, {
+      configId: 'moved',
+      statusCode: 302,
+    });
     expect(redirected).toMatchObject({ ok: true, payload: undefined });
     expect((await call('GET', `${ECR}/endpoints/${endpoint.endpointId}`)).body[0]).toMatchObject({
       appliedConfigId: configId,
@@ -208,7 +213,12 @@ describe('cmx_ota: software over KP1', async () => {
     await device.request(`${endpoint.topic('cmx_ota')}/applied/json`, { configId: '1.1.0' });
     // 2.0.0-beta.1 is targeted at beta testers, 2.0.0 suspended: nothing after 1.1.0 for this endpoint.
     await device.waitFor((m) => m.topic === `${observe.requestTopic}/status` && m.payload.configId === '');
-    expect((await device.request(base, {})).payload).toEqual({ configId: '', statusCode: 200, reasonPhrase: 'ok', config: null });
+    expect((await device.request(base, {})).payload).toEqual({
+      configId: '',
+      statusCode: 200,
+      reasonPhrase: 'ok',
+      config: null,
+    });
   });
 
   it('rolls out by strategy: a change of the rollout strategy over REST is pushed to the devices it reaches', async () => {

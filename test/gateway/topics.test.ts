@@ -15,7 +15,10 @@ describe('the KP1 topic grammar', () => {
       requestId: undefined,
     });
     // The platform's tutorial clients count request ids from 0 (spec 4).
-    expect(parseKp1Path('kp1/v1/cex/tok/command/reboot/0')).toMatchObject({ resource: ['command', 'reboot'], requestId: 0 });
+    expect(parseKp1Path('kp1/v1/cex/tok/command/reboot/0')).toMatchObject({
+      resource: ['command', 'reboot'],
+      requestId: 0,
+    });
     expect(parseKp1Path('kp1/v1/tsx/tok/7')).toMatchObject({ resource: [], requestId: 7 });
   });
 

@@ -113,21 +113,20 @@ export async function reportApplied(
   const now = ctx.clock.nowIso();
   const previous = findAppliedConfig(ctx, endpoint.endpointId, appVersionName);
   const base = { tenantId: endpoint.tenantId, endpointId: endpoint.endpointId, appVersionName };
-  const next: AppliedRecord =
-    reportsApplied(report.statusCode)
-      ? { ...base, appliedConfigId: report.configId, appliedDate: now }
-      : {
-          ...base,
-          ...(previous?.appliedConfigId !== undefined
-            ? { appliedConfigId: previous.appliedConfigId, appliedDate: previous.appliedDate }
-            : {}),
-          rejection: {
-            configId: report.configId,
-            statusCode: report.statusCode,
-            ...(report.reasonPhrase !== undefined ? { reasonPhrase: report.reasonPhrase } : {}),
-            date: now,
-          },
-        };
+  const next: AppliedRecord = reportsApplied(report.statusCode)
+    ? { ...base, appliedConfigId: report.configId, appliedDate: now }
+    : {
+        ...base,
+        ...(previous?.appliedConfigId !== undefined
+          ? { appliedConfigId: previous.appliedConfigId, appliedDate: previous.appliedDate }
+          : {}),
+        rejection: {
+          configId: report.configId,
+          statusCode: report.statusCode,
+          ...(report.reasonPhrase !== undefined ? { reasonPhrase: report.reasonPhrase } : {}),
+          date: now,
+        },
+      };
   await APPLIED_CONFIGS.put(ctx, endpointConfigKey(endpoint.endpointId, appVersionName), next);
   return next;
 }

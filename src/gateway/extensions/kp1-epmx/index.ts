@@ -30,10 +30,14 @@ function metadataOf(payload: unknown): Record<string, unknown> {
  */
 function mergedMetadataOf(payload: unknown): Record<string, unknown> {
   if (!Array.isArray(payload)) return metadataOf(payload);
-  if (payload.length === 0) throw invalidPayload('The metadata payload is an empty array: send an object, or an array of objects, with at least one key.');
+  if (payload.length === 0)
+    throw invalidPayload(
+      'The metadata payload is an empty array: send an object, or an array of objects, with at least one key.',
+    );
   const merged: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   payload.forEach((item, i) => {
-    if (!isPlainObject(item)) throw invalidPayload(`Metadata [${i}] must be a JSON object like {"serial": "A1"}; got ${describeValue(item)}.`);
+    if (!isPlainObject(item))
+      throw invalidPayload(`Metadata [${i}] must be a JSON object like {"serial": "A1"}; got ${describeValue(item)}.`);
     Object.assign(merged, metadataOf(item));
   });
   return { ...merged };
