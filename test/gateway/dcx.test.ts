@@ -138,6 +138,47 @@ describe('dcx: data samples become time series points', async () => {
     });
   });
 
+  it('auto-extracts numeric fields as auto~<field>, as the platform does for a new application', async () => {
+    // The exchange of the platform's tutorial "Collecting data from a device": no request id, no subscription.
+    const endpoint = await registerEndpoint(emulator);
+    const device = await TestDevice.connect(emulator);
+    await device.publish(`${endpoint.topic('dcx')}/json`, {
+      timestamp: 1_714_146_067_123,
+      temperature: 21,
+      humidity: 40,
+      label: 'x',
+    });
+    const points = await eventually(
+      () => last(endpoint.endpointId, 'auto~temperature,auto~humidity'),
+      (value) => value !== undefined && value['auto~humidity'] !== undefined,
+    );
+    expect(points).toEqual({
+      'auto~temperature': [{ timestamp: '2024-04-26T15:41:07.123Z', values: { value: 21 } }],
+      'auto~humidity': [{ timestamp: '2024-04-26T15:41:07.123Z', values: { value: 40 } }],
+    });
+    expect((await config()).some((d: { name: string }) => d.name === 'auto~label')).toBe(false);
+  });
+
+  it("does not auto-extract when the version's epts settings say autoExtract: false", async () => {
+    const settings = await call(
+      'PUT',
+      '/tekton/api/v1/app-configs/applications/smart-meter/app-versions/smart-meter-v2',
+      {
+        body: { epts: { autoExtract: false } },
+      },
+    );
+    expect(settings.status).toBeLessThan(300);
+    const endpoint = await registerEndpoint(emulator, 'smart-meter-v2');
+    const device = await TestDevice.connect(emulator);
+    expect((await device.request(`${endpoint.topic('dcx')}/json`, { ts: '2024-03-01T00:00:00Z', gust: 12 })).ok).toBe(
+      true,
+    );
+    expect(await last(endpoint.endpointId, 'gust')).toEqual({
+      gust: [{ timestamp: '2024-03-01T00:00:00.000Z', values: { value: 12 } }],
+    });
+    expect((await config()).some((d: { name: string }) => d.name === 'auto~gust')).toBe(false);
+  });
+
   it('works over the HTTP binding too', async () => {
     const endpoint = await registerEndpoint(emulator);
     const response = await call('POST', `/kp1/smart-meter-v1/dcx/${endpoint.token}/json`, {
