@@ -70,7 +70,8 @@ type ConnectionOptions = Required<Omit<Kp1ConnectOptions, 'clientId' | 'username
  * `transportError` (an MQTT client error). Exported by the package (docs/devices.md).
  */
 export class Kp1Device extends EventEmitter {
-  private nextRequestId = 1;
+  /** Request ids count from 0, as the platform's own tutorial clients do. */
+  private nextRequestId = 0;
   private readonly pending = new Map<number, Pending>();
   private readonly replyFilters = new Map<string, Promise<unknown>>();
   /** Observed resources by push topic (`<topic>/status`), and by the request id of their observe request. */

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { EmuContext } from '../context.js';
 import { checkJsonDepth, StoreValueError, StoreWriteError } from '../store/index.js';
 import { HttpError } from '../server/errors.js';
@@ -11,8 +12,6 @@ import { journalKp1, underDeviceFault } from './faults.js';
 import { Kp1PathError, parseKp1Path } from './topics.js';
 
 const byName = new Map<string, Kp1Extension>(extensions.map((e) => [e.name, e]));
-
-export const OK_STATUS = { statusCode: 200, reasonPhrase: 'OK' };
 
 function failure(statusCode: number, reasonPhrase: string, extra: Partial<Kp1Reply> = {}): Kp1Reply {
   return { ...extra, ok: false, statusCode, payload: { statusCode, reasonPhrase } };
@@ -128,13 +127,16 @@ async function handleMessage(
     resolved?.(endpoint);
     const { resource, params } = resolveResource(extension, levels);
     resourceKey = [extension.name, ...levels].join('/');
+    // 1/KP: payloads are UTF-8; bytes that are not are refused rather than silently replaced.
+    if (!isUtf8(raw)) throw kp1Error(400, 'The payload is not valid UTF-8 (1/KP: payloads are UTF-8 encoded).');
     const payload = resource.payload === 'raw' ? undefined : parseJson(raw);
     const result = await resource.handle({ ctx, endpoint, params, payload, raw, requestId, transport });
     await activate(ctx, endpoint);
     return {
       ok: true,
       statusCode: 200,
-      payload: result.payload === undefined ? OK_STATUS : result.payload,
+      // Spec 4: a success without a payload has a zero-length one (MQTT) or an empty body (HTTP).
+      payload: result.payload,
       requestId,
       endpoint,
       resourceKey,

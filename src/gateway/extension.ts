@@ -19,7 +19,7 @@ export interface Kp1Request {
 
 export interface Kp1Result {
   /**
-   * The success payload; absent means "no payload" (the reply then carries `{ statusCode: 200, reasonPhrase: "OK" }`).
+   * The success payload; absent means a zero-length payload (spec 4: `epmx` updates, `dcx`, `cex` results, `applied/json`).
    */
   payload?: unknown;
   /**
@@ -79,6 +79,16 @@ export function optionalObject(payload: unknown, allowed: readonly string[], wha
   return payload;
 }
 
+/**
+ * A request object that must be there (`cmx` `config/json`, `cex` `command/<type>`: 7/CMP and 11/CEP say "MUST be a
+ * UTF-8 encoded JSON object"); a zero-length payload is a 400 naming the smallest valid one, `{}`.
+ */
+export function requiredObject(payload: unknown, allowed: readonly string[], what: string): Record<string, unknown> {
+  if (payload === undefined)
+    throw invalidPayload(`The ${what} payload must be a JSON object (at least {}); got nothing.`);
+  return optionalObject(payload, allowed, what);
+}
+
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -90,7 +100,7 @@ export function describeValue(value: unknown): string {
 export interface Kp1Reply {
   ok: boolean;
   statusCode: number;
-  /** Success: the extension's payload (or `OK_STATUS` when it has none). Error: `{ statusCode, reasonPhrase }`. */
+  /** Success: the extension's payload (undefined: zero-length). Error: `{ statusCode, reasonPhrase }`. */
   payload: unknown;
   requestId?: number;
   /** The endpoint the token resolved to, also when the request failed afterwards: the token was used. */

@@ -31,7 +31,8 @@ export function kp1HttpRouter(ctx: EmuContext): Router {
       return;
     }
     if (reply.endpoint) sessionsOf(ctx).seen(reply.endpoint.endpointId, 'http');
-    res.status(reply.statusCode).json(reply.payload);
+    if (reply.payload === undefined) res.status(reply.statusCode).end();
+    else res.status(reply.statusCode).json(reply.payload);
   });
   return router;
 }

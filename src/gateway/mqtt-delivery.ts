@@ -26,7 +26,7 @@ export class MqttDelivery {
   deliver(topic: string, payload: unknown, qos: QoS, client: Client | undefined): void {
     const { broker, rules } = this;
     if (!broker || !rules) return;
-    const body = Buffer.from(JSON.stringify(payload));
+    const body = payload === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(payload));
     // aedes drops a message for a client that already got one with a higher publish number from the same broker id
     // (its dedupe of overlapping subscriptions), and a QoS 1 or 2 publish reaches the subscribers a turn after a QoS 0
     // one or a direct delivery made later (aedes issue #994). So the gateway numbers its messages under broker ids

@@ -6,6 +6,7 @@ import { applyBrokerRules, isKp1Topic, isPlatformTopic } from './broker-rules.js
 import { MqttDelivery, mqttDevicePush } from './mqtt-delivery.js';
 import { mqttAuthenticate } from './mqtt-auth.js';
 import { MqttRequests } from './mqtt-requests.js';
+import { logRefusedVersions } from './mqtt-versions.js';
 import { limitPacketSize, maxPacketSize, PACKET_HEADROOM } from './packet-limit.js';
 import { sessionsOf } from './sessions.js';
 
@@ -35,6 +36,7 @@ async function createBroker(ctx: EmuContext, delivery: MqttDelivery, requests: M
   });
   const sessions = sessionsOf(ctx);
   broker.on('clientDisconnect', (client) => sessions.disconnected(client));
+  logRefusedVersions(broker, ctx.log);
   return broker;
 }
 

@@ -11,7 +11,7 @@ export interface Kp1Path {
   token: string;
   /** The resource levels, without the request id; empty for `tsx`. */
   resource: string[];
-  /** The last level when it is a positive integer (spec 4: a request id, not part of the resource). */
+  /** The last level when it is decimal digits, 0 included (spec 4: a request id, not part of the resource). */
   requestId?: number;
 }
 
@@ -25,7 +25,7 @@ export class Kp1PathError extends Error {
   }
 }
 
-const REQUEST_ID = /^[1-9]\d*$/;
+const REQUEST_ID = /^\d+$/;
 
 export function asRequestId(level: string | undefined): number | undefined {
   if (level === undefined || !REQUEST_ID.test(level)) return undefined;

@@ -18,14 +18,18 @@ export const REJECTION = { statusCode: 400, reasonPhrase: 'Rejected by the simul
 
 interface Offer {
   configId: string;
+  statusCode: number;
   config: unknown;
 }
 
-/** `{}` (nothing new) and anything malformed are not offers. */
+/**
+ * `{}` (nothing new) and anything malformed are not offers; like the platform's solution clients, a message whose
+ * `statusCode` is not 200 is not one either.
+ */
 function isOffer(payload: unknown): payload is Offer {
-  return (
-    typeof payload === 'object' && payload !== null && typeof (payload as { configId?: unknown }).configId === 'string'
-  );
+  if (typeof payload !== 'object' || payload === null) return false;
+  const { configId, statusCode } = payload as { configId?: unknown; statusCode?: unknown };
+  return typeof configId === 'string' && statusCode === 200;
 }
 
 /**

@@ -49,7 +49,12 @@ describe('Kp1Device', async () => {
     const first = await device.observe('cmx', 'config/json');
     expect(first).toMatchObject({
       ok: true,
-      payload: { configId: expect.any(String), config: { gpsIntervalSeconds: 30, geofence: 'city' } },
+      payload: {
+        configId: expect.any(String),
+        statusCode: 200,
+        reasonPhrase: 'ok',
+        config: { gpsIntervalSeconds: 30, geofence: 'city' },
+      },
     });
     // Saying which configId it has: nothing new, `{}`.
     expect(
@@ -64,7 +69,11 @@ describe('Kp1Device', async () => {
     // The pushes were sent before the reply to a later request: on `config/json/status` and on the reply topic of each
     // observe request.
     expect((await device.time()).ok).toBe(true);
-    const pushed = ['cmx', 'config/json', { configId: expect.any(String), config: { gpsIntervalSeconds: 5 } }];
+    const pushed = [
+      'cmx',
+      'config/json',
+      { configId: expect.any(String), statusCode: 200, reasonPhrase: 'ok', config: { gpsIntervalSeconds: 5 } },
+    ];
     expect(pushes).toEqual([pushed, pushed, pushed]);
     await device.close();
   });

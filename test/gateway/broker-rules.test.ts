@@ -183,7 +183,7 @@ describe('devices are kept apart on the broker', async () => {
       [`${base}/command/reboot/1/status`, []],
       [`${base}/command/reboot/status`, [{ id, payload: { delay: 1 } }]],
       [`${base}/result/reboot/2`, [{ id, statusCode: 200, payload: { rebooted: true } }]],
-      [`${base}/result/reboot/2/status`, { statusCode: 200, reasonPhrase: 'OK' }],
+      [`${base}/result/reboot/2/status`, undefined],
     ]);
     // A watcher of another token saw none of it.
     const otherDevice = await TestDevice.connect(emulator);
@@ -220,7 +220,7 @@ describe('devices are kept apart on the broker', async () => {
     expect((await answer).status).toBe(200);
 
     for (const client of [device, watcher]) {
-      expect(client.messages.filter((m) => JSON.stringify(m.payload).includes('evil'))).toEqual([]);
+      expect(client.messages.filter((m) => JSON.stringify(m.payload ?? '').includes('evil'))).toEqual([]);
     }
     expect(watcher.onTopic(`${base}/command/reboot/status`)).toHaveLength(1);
     // The observe request's reply, then the real push on its topic.
@@ -311,7 +311,7 @@ describe('devices are kept apart on the broker', async () => {
       }
       await commandExchange(device, endpoint);
       // Replies to one connection keep their order: after this one, a duplicate of any earlier message would be in.
-      await device.request(`${base}/command/reboot`);
+      await device.request(`${base}/command/reboot`, {});
       const topics = kp1(device.messages).map((m) => m.topic);
       // The configuration and software pending, pushed once when the connection started speaking for the endpoint.
       const connectPushes = [endpoint.topic('cmx'), endpoint.topic('cmx_ota')].map(
@@ -361,7 +361,7 @@ describe('the MQTT packet size limit', async () => {
     // The others keep working, with payloads up to the body limit.
     const value = 'x'.repeat(bodyLimit - 20);
     const update = await bystander.request(`${endpoint.topic('epmx')}/update/keys`, { note: value });
-    expect(update.payload).toEqual({ statusCode: 200, reasonPhrase: 'OK' });
+    expect(update).toMatchObject({ ok: true, payload: undefined });
     await bystander.publish('big/ok', Buffer.alloc(bodyLimit));
     const received = await bystander.waitFor((m) => m.topic === 'big/ok');
     expect(received.payload).toHaveLength(bodyLimit);

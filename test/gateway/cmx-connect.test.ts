@@ -47,7 +47,12 @@ describe('cmx on connecting: a device is told the configuration it has not appli
 
   it('a device that applied it gets nothing; one that did not, or rejected it, gets it again on its next connection', async () => {
     const endpoint = await registerEndpoint(emulator, 'tracker-v1');
-    const versionDefault = { configId: expect.any(String), config: { gpsIntervalSeconds: 30, geofence: 'city' } };
+    const versionDefault = {
+      configId: expect.any(String),
+      statusCode: 200,
+      reasonPhrase: 'ok',
+      config: { gpsIntervalSeconds: 30, geofence: 'city' },
+    };
 
     const first = await TestDevice.connect(emulator);
     await settle(first, endpoint);
@@ -92,6 +97,8 @@ describe('cmx on connecting: a device is told the configuration it has not appli
     const again = await fifth.waitFor((m) => m.topic === pushTopic(endpoint, 'cmx'));
     expect(again.payload).toEqual({
       configId: put.headers.get('etag')!.replace(/"/g, ''),
+      statusCode: 200,
+      reasonPhrase: 'ok',
       config: { gpsIntervalSeconds: 7 },
     });
   });
@@ -102,6 +109,8 @@ describe('cmx on connecting: a device is told the configuration it has not appli
     const asked = await device.request(`${endpoint.topic('cmx')}/config/json`, {}, 1);
     expect(asked.payload).toEqual({
       configId: expect.any(String),
+      statusCode: 200,
+      reasonPhrase: 'ok',
       config: { gpsIntervalSeconds: 30, geofence: 'city' },
     });
     await settle(device, endpoint);
@@ -141,6 +150,8 @@ describe('cmx_ota on connecting: a device is told the software offered to it', a
     const offered = await first.waitFor((m) => m.topic === pushTopic(endpoint, 'cmx_ota'));
     expect(offered.payload).toEqual({
       configId: '1.0.0',
+      statusCode: 200,
+      reasonPhrase: 'ok',
       config: { url: 'https://firmware.example.com/smart-meter/1.0.0.bin', size: 524288 },
     });
     await settle(first, endpoint);

@@ -15,6 +15,8 @@ describe('cmx: configuration over KP1', async () => {
     expect(own.ok).toBe(true);
     expect(own.payload).toEqual({
       configId: expect.any(String),
+      statusCode: 200,
+      reasonPhrase: 'ok',
       config: { reportingIntervalSeconds: 60, tariff: 'day-night' },
     });
     expect(
@@ -22,13 +24,15 @@ describe('cmx: configuration over KP1', async () => {
         .payload,
     ).toEqual({});
 
-    const fallback = await device.request('kp1/smart-meter-v1/cmx/meter-003-token/config/json');
+    const fallback = await device.request('kp1/smart-meter-v1/cmx/meter-003-token/config/json', {});
     expect(fallback.payload).toEqual({
       configId: expect.any(String),
+      statusCode: 200,
+      reasonPhrase: 'ok',
       config: { reportingIntervalSeconds: 900, tariff: 'flat' },
     });
     const none = await device.request('kp1/smart-meter-v2/cmx/meter-004-token/config/json', { configId: 'stale' });
-    expect(none.payload).toEqual({ configId: '', config: null });
+    expect(none.payload).toEqual({ configId: '', statusCode: 200, reasonPhrase: 'ok', config: null });
     expect(
       (await device.request('kp1/smart-meter-v2/cmx/meter-004-token/config/json', { configId: '' })).payload,
     ).toEqual({});
@@ -43,6 +47,8 @@ describe('cmx: configuration over KP1', async () => {
       ['applied/json', {}, /configId is required/],
       ['applied/json', { configId: 'x', statusCode: 'ok' }, /statusCode must be/],
       ['applied/json', '', /configId is required|got nothing/],
+      // 7/CMP: the request payload MUST be a JSON object; a zero-length one is an error.
+      ['config/json', '', /must be a JSON object \(at least \{\}\); got nothing/],
     ] as const) {
       const reply = await device.request(`kp1/smart-meter-v1/cmx/meter-002-token/${resource}`, payload);
       expect(reply.ok, resource).toBe(false);
@@ -57,6 +63,8 @@ describe('cmx: configuration over KP1', async () => {
     const observe = await device.request(base, { observe: true });
     expect(observe.payload).toEqual({
       configId: expect.any(String),
+      statusCode: 200,
+      reasonPhrase: 'ok',
       config: { gpsIntervalSeconds: 30, geofence: 'city' },
     });
     const pushed = (predicate: (payload: any) => boolean) =>
@@ -67,6 +75,8 @@ describe('cmx: configuration over KP1', async () => {
     const configId = put.headers.get('etag')!.replace(/"/g, '');
     expect((await pushed((p) => p.configId === configId)).payload).toEqual({
       configId,
+      statusCode: 200,
+      reasonPhrase: 'ok',
       config: { gpsIntervalSeconds: 5 },
     });
     // The push also goes to config/json/status, like command pushes.
@@ -96,6 +106,16 @@ describe('cmx: configuration over KP1', async () => {
     expect(afterRejection).toMatchObject({
       appliedConfigId: configId,
       rejection: { configId: 'whatever', statusCode: 422, reasonPhrase: 'cannot parse' },
+    });
+    // 7/CMP: only 2xx is applied; a 3xx (or 1xx) is a failure too.
+    const redirected = await device.request(`${endpoint.topic('cmx')}/applied/json`, {
+      configId: 'moved',
+      statusCode: 302,
+    });
+    expect(redirected).toMatchObject({ ok: true, payload: undefined });
+    expect((await call('GET', `${ECR}/endpoints/${endpoint.endpointId}`)).body[0]).toMatchObject({
+      appliedConfigId: configId,
+      rejection: { configId: 'moved', statusCode: 302 },
     });
 
     await call('DELETE', path);
@@ -135,12 +155,12 @@ describe('cmx: configuration over KP1', async () => {
 
   it('a device that applied the default is listed with it, marked defaultConfiguration', async () => {
     const device = await TestDevice.connect(emulator);
-    const offered = await device.request('kp1/smart-meter-v1/cmx/meter-005-token/config/json');
+    const offered = await device.request('kp1/smart-meter-v1/cmx/meter-005-token/config/json', {});
     expect(offered.ok).toBe(false); // meter-005 is a smart-meter-v2 endpoint
-    const v2 = await device.request('kp1/smart-meter-v2/cmx/meter-005-token/config/json');
+    const v2 = await device.request('kp1/smart-meter-v2/cmx/meter-005-token/config/json', {});
     expect(v2.payload.configId).toBe('');
     await call('PUT', `${ECR}/app-versions/smart-meter-v2`, json({ tariff: 'flat' }));
-    const fallback = await device.request('kp1/smart-meter-v2/cmx/meter-005-token/config/json');
+    const fallback = await device.request('kp1/smart-meter-v2/cmx/meter-005-token/config/json', {});
     await device.request('kp1/smart-meter-v2/cmx/meter-005-token/applied/json', {
       configId: fallback.payload.configId,
     });
@@ -168,6 +188,8 @@ describe('cmx_ota: software over KP1', async () => {
     const observe = await device.request(base, { observe: true });
     expect(observe.payload).toEqual({
       configId: '1.0.0',
+      statusCode: 200,
+      reasonPhrase: 'ok',
       config: { url: 'https://firmware.example.com/smart-meter/1.0.0.bin', size: 524288 },
     });
     expect((await device.request(base, { configId: '1.0.0' })).payload).toEqual({});
@@ -191,7 +213,12 @@ describe('cmx_ota: software over KP1', async () => {
     await device.request(`${endpoint.topic('cmx_ota')}/applied/json`, { configId: '1.1.0' });
     // 2.0.0-beta.1 is targeted at beta testers, 2.0.0 suspended: nothing after 1.1.0 for this endpoint.
     await device.waitFor((m) => m.topic === `${observe.requestTopic}/status` && m.payload.configId === '');
-    expect((await device.request(base)).payload).toEqual({ configId: '', config: null });
+    expect((await device.request(base, {})).payload).toEqual({
+      configId: '',
+      statusCode: 200,
+      reasonPhrase: 'ok',
+      config: null,
+    });
   });
 
   it('rolls out by strategy: a change of the rollout strategy over REST is pushed to the devices it reaches', async () => {
@@ -236,12 +263,12 @@ describe('cmx_ota: software over KP1', async () => {
       },
     });
     expect(created.status).toBe(201);
-    expect((await device.request(`${endpoint.topic('cmx_ota')}/config/json`)).payload.configId).toBe('');
+    expect((await device.request(`${endpoint.topic('cmx_ota')}/config/json`, {})).payload.configId).toBe('');
     const pushed = await device.waitFor(
       (m) => m.topic === `${observe.requestTopic}/status` && m.payload.configId === '3.3.0',
       8000,
     );
-    expect(pushed.payload).toEqual({ configId: '3.3.0', config: { url: 'u' } });
+    expect(pushed.payload).toEqual({ configId: '3.3.0', statusCode: 200, reasonPhrase: 'ok', config: { url: 'u' } });
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(rolloutDate));
   });
 });

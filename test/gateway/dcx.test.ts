@@ -31,7 +31,9 @@ describe('dcx: data samples become time series points', async () => {
       { timestamp: Date.UTC(2019, 3, 26, 15, 42), humidity: 41 },
       { humidity: 42 },
     ]);
-    expect(reply).toMatchObject({ ok: true, payload: { statusCode: 200, reasonPhrase: 'OK' } });
+    // Spec 4: the success reply has a zero-length payload.
+    expect(reply).toMatchObject({ ok: true, payload: undefined });
+    expect(device.onTopic(`${reply.requestTopic}/status`)).toHaveLength(1);
     const points = (
       await call(
         'GET',
@@ -107,8 +109,6 @@ describe('dcx: data samples become time series points', async () => {
 
   it.each([
     ['nothing', '', /json payload is empty/],
-    ['a number', 42, /The sample must be a JSON object/],
-    ['an array with a number', [{ rain: 1 }, 2], /Sample \[1\] must be a JSON object/],
     ['both ts and timestamp', { ts: '2024-01-01T00:00:00Z', timestamp: 1, rain: 1 }, /both ts and timestamp/],
     ['a ts that is no time', { ts: 'noon', rain: 1 }, /ts must be epoch milliseconds or an ISO 8601 datetime/],
     ['a timestamp out of range', { timestamp: 1e20, rain: 1 }, /timestamp must be epoch milliseconds/],
@@ -126,12 +126,66 @@ describe('dcx: data samples become time series points', async () => {
     expect((await config()).some((d: { name: string }) => d.name === 'rain')).toBe(false);
   });
 
+  it('accepts samples of any JSON type (2/DCP); only objects feed time series', async () => {
+    const endpoint = await registerEndpoint(emulator);
+    const device = await TestDevice.connect(emulator);
+    const topic = `${endpoint.topic('dcx')}/json`;
+    expect(await device.request(topic, 42)).toMatchObject({ ok: true, payload: undefined });
+    const batch = [{ ts: '2024-02-01T00:00:00Z', snow: 3 }, 15, ['an', 'array', 13], 'text', null];
+    expect(await device.request(topic, batch)).toMatchObject({ ok: true, payload: undefined });
+    expect(await last(endpoint.endpointId, 'snow')).toEqual({
+      snow: [{ timestamp: '2024-02-01T00:00:00.000Z', values: { value: 3 } }],
+    });
+  });
+
+  it('auto-extracts numeric fields as auto~<field>, as the platform does for a new application', async () => {
+    // The exchange of the platform's tutorial "Collecting data from a device": no request id, no subscription.
+    const endpoint = await registerEndpoint(emulator);
+    const device = await TestDevice.connect(emulator);
+    await device.publish(`${endpoint.topic('dcx')}/json`, {
+      timestamp: 1_714_146_067_123,
+      temperature: 21,
+      humidity: 40,
+      label: 'x',
+    });
+    const points = await eventually(
+      () => last(endpoint.endpointId, 'auto~temperature,auto~humidity'),
+      (value) => value !== undefined && value['auto~humidity'] !== undefined,
+    );
+    expect(points).toEqual({
+      'auto~temperature': [{ timestamp: '2024-04-26T15:41:07.123Z', values: { value: 21 } }],
+      'auto~humidity': [{ timestamp: '2024-04-26T15:41:07.123Z', values: { value: 40 } }],
+    });
+    expect((await config()).some((d: { name: string }) => d.name === 'auto~label')).toBe(false);
+  });
+
+  it("does not auto-extract when the version's epts settings say autoExtract: false", async () => {
+    const settings = await call(
+      'PUT',
+      '/tekton/api/v1/app-configs/applications/smart-meter/app-versions/smart-meter-v2',
+      {
+        body: { epts: { autoExtract: false } },
+      },
+    );
+    expect(settings.status).toBeLessThan(300);
+    const endpoint = await registerEndpoint(emulator, 'smart-meter-v2');
+    const device = await TestDevice.connect(emulator);
+    expect((await device.request(`${endpoint.topic('dcx')}/json`, { ts: '2024-03-01T00:00:00Z', gust: 12 })).ok).toBe(
+      true,
+    );
+    expect(await last(endpoint.endpointId, 'gust')).toEqual({
+      gust: [{ timestamp: '2024-03-01T00:00:00.000Z', values: { value: 12 } }],
+    });
+    expect((await config()).some((d: { name: string }) => d.name === 'auto~gust')).toBe(false);
+  });
+
   it('works over the HTTP binding too', async () => {
     const endpoint = await registerEndpoint(emulator);
     const response = await call('POST', `/kp1/smart-meter-v1/dcx/${endpoint.token}/json`, {
       rawBody: JSON.stringify([{ ts: '2024-02-02T00:00:00Z', voltage: 231 }]),
     });
     expect(response.status).toBe(200);
+    expect(response.text).toBe('');
     expect((await last(endpoint.endpointId, 'voltage')).voltage).toEqual([
       { timestamp: '2024-02-02T00:00:00.000Z', values: { value: 231 } },
     ]);

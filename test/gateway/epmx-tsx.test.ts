@@ -17,7 +17,7 @@ describe('epmx: endpoint metadata over KP1, seen by the endpoint register', asyn
 
     expect(await device.request(`${base}/update`, { serial: 'S-2', fw: '1.0' })).toMatchObject({
       ok: true,
-      payload: { statusCode: 200, reasonPhrase: 'OK' },
+      payload: undefined,
     });
     let seen = (await registered(endpoint.endpointId)).body;
     expect(seen.metadata).toEqual({ serial: 'S-2', fw: '1.0' });
@@ -46,6 +46,34 @@ describe('epmx: endpoint metadata over KP1, seen by the endpoint register', asyn
     expect((await device.request(`${base}/delete/keys`, ['note', 'location', 'never_there'])).ok).toBe(true);
     seen = (await registered(endpoint.endpointId)).body;
     expect(seen.metadata).toEqual({ serial: 'S-2', fw: '1.1' });
+  });
+
+  it('answers request id 0, merges an array of objects in order, and ignores what get/keys is sent', async () => {
+    const endpoint = await registerEndpoint(emulator, 'smart-meter-v1', { serial: 'S-3' });
+    const device = await TestDevice.connect(emulator);
+    const base = endpoint.topic('epmx');
+    // The platform's tutorial clients count request ids from 0.
+    const reply = device.waitFor((m) => m.topic === `${base}/get/0/status`);
+    await device.publish(`${base}/get/0`, {});
+    expect((await reply).payload).toEqual({ serial: 'S-3' });
+    // The platform's Raspberry Pi client sends [{...}].
+    const merged = await device.request(`${base}/update/keys`, [{ model: 'RPi', fw: '1' }, { fw: '2' }]);
+    expect(merged).toMatchObject({ ok: true, payload: undefined });
+    expect((await registered(endpoint.endpointId)).body.metadata).toEqual({ serial: 'S-3', model: 'RPi', fw: '2' });
+    expect((await device.request(`${base}/get/keys`, 'not json at all')).payload).toEqual(['serial', 'model', 'fw']);
+    expect((await device.request(`${base}/update/keys`, [{ ok: 1 }, 2])).payload).toMatchObject({
+      statusCode: 400,
+      reasonPhrase: expect.stringContaining('Metadata [1]'),
+    });
+  });
+
+  it('refuses a payload that is not UTF-8, and changes nothing', async () => {
+    const endpoint = await registerEndpoint(emulator, 'smart-meter-v1', { serial: 'S-4' });
+    const device = await TestDevice.connect(emulator);
+    const invalid = Buffer.concat([Buffer.from('{"serial":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+    const reply = await device.request(`${endpoint.topic('epmx')}/update/keys`, invalid);
+    expect(reply.payload).toEqual({ statusCode: 400, reasonPhrase: expect.stringMatching(/not valid UTF-8/) });
+    expect((await registered(endpoint.endpointId)).body.metadata).toEqual({ serial: 'S-4' });
   });
 
   it('keeps metadata unchanged when the request is refused', async () => {

@@ -109,7 +109,15 @@ describe('the KP1 gateway over MQTT', async () => {
         400,
         /unknown field x/,
       ],
-      ['a bad command type', 'kp1/smart-meter-v1/cex/meter-001-token/command/re_boot', '', 400, /alphanumeric/],
+      ['a bad command type', 'kp1/smart-meter-v1/cex/meter-001-token/command/re_boot', '{}', 400, /alphanumeric/],
+      // 11/CEP: the command request MUST be a JSON object; a zero-length payload is an error.
+      [
+        'an empty command request',
+        'kp1/smart-meter-v1/cex/meter-001-token/command/reboot',
+        '',
+        400,
+        /command payload must be a JSON object \(at least \{\}\)/,
+      ],
       [
         'results that are not an array',
         'kp1/smart-meter-v1/cex/meter-001-token/result/reboot',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseKp1Path, topicMatches } from '../../src/gateway/topics.js';
 
 describe('the KP1 topic grammar', () => {
-  it('takes a positive integer last level as the request id, not as the resource', () => {
+  it('takes a last level of decimal digits, 0 included, as the request id, not as the resource', () => {
     expect(parseKp1Path('kp1/v1/epmx/tok/update/42')).toEqual({
       appVersionName: 'v1',
       extension: 'epmx',
@@ -14,7 +14,11 @@ describe('the KP1 topic grammar', () => {
       resource: ['update', 'keys'],
       requestId: undefined,
     });
-    expect(parseKp1Path('kp1/v1/cex/tok/command/reboot/0').requestId).toBeUndefined();
+    // The platform's tutorial clients count request ids from 0 (spec 4).
+    expect(parseKp1Path('kp1/v1/cex/tok/command/reboot/0')).toMatchObject({
+      resource: ['command', 'reboot'],
+      requestId: 0,
+    });
     expect(parseKp1Path('kp1/v1/tsx/tok/7')).toMatchObject({ resource: [], requestId: 7 });
   });
 

@@ -12,14 +12,27 @@ import {
   type ConfigRecord,
 } from './records.js';
 
-/** The KP1 answer of `cmx/.../config/json`: the configuration the device should have. */
+/**
+ * The KP1 answer of `cmx/.../config/json` (and of `cmx_ota`): the configuration the device should have. It carries a
+ * status, as the platform's MQTT reference shows; the platform's solution clients reject one without `statusCode` 200.
+ */
 export interface DeviceConfiguration {
   configId: string;
+  statusCode: 200;
+  reasonPhrase: 'ok';
   config: unknown;
 }
 
+/** The one shape of a configuration (or software) message, answered or pushed. */
+export const configMessage = (configId: string, config: unknown): DeviceConfiguration => ({
+  configId,
+  statusCode: 200,
+  reasonPhrase: 'ok',
+  config,
+});
+
 /** Spec 4: no configuration at all. */
-export const NO_CONFIGURATION: DeviceConfiguration = { configId: '', config: null };
+export const NO_CONFIGURATION: DeviceConfiguration = configMessage('', null);
 
 /** What a device asking over `cmx` receives: its own configuration for its version, else the version's default. */
 export function offeredConfig(ctx: EmuContext, endpoint: Endpoint): ConfigRecord | undefined {
@@ -29,7 +42,7 @@ export function offeredConfig(ctx: EmuContext, endpoint: Endpoint): ConfigRecord
 
 export function deviceConfiguration(ctx: EmuContext, endpoint: Endpoint): DeviceConfiguration {
   const record = offeredConfig(ctx, endpoint);
-  return record ? { configId: record.configId, config: payloadValue(record) } : NO_CONFIGURATION;
+  return record ? configMessage(record.configId, payloadValue(record)) : NO_CONFIGURATION;
 }
 
 /** The answer to a device that says which configuration it has: `{}` when that is the current one. */
@@ -79,10 +92,13 @@ export function pushToVersion(
 /** What a device reports on `cmx/.../applied/json`. */
 export interface AppliedReport {
   configId: string;
-  /** Default 200; 400 or more rejects the configuration. */
+  /** Default 200; anything but 2xx rejects the configuration. */
   statusCode: number;
   reasonPhrase?: string;
 }
+
+/** 7/CMP: a configuration is applied only with a 2xx status; "any other status codes MUST be treated as a failure". */
+export const reportsApplied = (statusCode: number) => statusCode >= 200 && statusCode <= 299;
 
 /**
  * Records a device's report for its current version: an accepted configuration becomes its `appliedConfigId`; a
@@ -97,21 +113,20 @@ export async function reportApplied(
   const now = ctx.clock.nowIso();
   const previous = findAppliedConfig(ctx, endpoint.endpointId, appVersionName);
   const base = { tenantId: endpoint.tenantId, endpointId: endpoint.endpointId, appVersionName };
-  const next: AppliedRecord =
-    report.statusCode < 400
-      ? { ...base, appliedConfigId: report.configId, appliedDate: now }
-      : {
-          ...base,
-          ...(previous?.appliedConfigId !== undefined
-            ? { appliedConfigId: previous.appliedConfigId, appliedDate: previous.appliedDate }
-            : {}),
-          rejection: {
-            configId: report.configId,
-            statusCode: report.statusCode,
-            ...(report.reasonPhrase !== undefined ? { reasonPhrase: report.reasonPhrase } : {}),
-            date: now,
-          },
-        };
+  const next: AppliedRecord = reportsApplied(report.statusCode)
+    ? { ...base, appliedConfigId: report.configId, appliedDate: now }
+    : {
+        ...base,
+        ...(previous?.appliedConfigId !== undefined
+          ? { appliedConfigId: previous.appliedConfigId, appliedDate: previous.appliedDate }
+          : {}),
+        rejection: {
+          configId: report.configId,
+          statusCode: report.statusCode,
+          ...(report.reasonPhrase !== undefined ? { reasonPhrase: report.reasonPhrase } : {}),
+          date: now,
+        },
+      };
   await APPLIED_CONFIGS.put(ctx, endpointConfigKey(endpoint.endpointId, appVersionName), next);
   return next;
 }

@@ -1,6 +1,7 @@
 import greaterVersion from 'semver/functions/gt.js';
 import type { EmuContext } from '../../context.js';
 import { endpointsOfApplication, writeMetadata, type Endpoint } from '../epr/endpoints.js';
+import { configMessage, reportsApplied, type DeviceConfiguration } from '../ecr/device.js';
 import { filterMatches, filtersOfApplication } from '../epr/filters.js';
 import { sameVersion, softwareOf, type Software } from './software.js';
 
@@ -60,16 +61,13 @@ export function offeredSoftware(
 }
 
 /** The KP1 answer of `cmx_ota/.../config/json`: the software version offered and its specification. */
-export interface SoftwareOffer {
-  configId: string;
-  config: unknown;
-}
+export type SoftwareOffer = DeviceConfiguration;
 
-export const NO_SOFTWARE: SoftwareOffer = { configId: '', config: null };
+export const NO_SOFTWARE: SoftwareOffer = configMessage('', null);
 
 export function softwareOffer(ctx: EmuContext, endpoint: Endpoint, at?: number): SoftwareOffer {
   const software = offeredSoftware(ctx, endpoint, at);
-  return software ? { configId: software.version, config: software.specification ?? null } : NO_SOFTWARE;
+  return software ? configMessage(software.version, software.specification ?? null) : NO_SOFTWARE;
 }
 
 /** The answer to a device that says which version it would take: `{}` when that is the one offered. */
@@ -108,15 +106,15 @@ export interface SoftwareReport {
 
 /**
  * An accepted report makes the version the endpoint's current software (metadata `softwareVersion`, through the
- * endpoint register); its next offer follows the graph from there and is pushed when it changed. A rejection (400 or
- * more) changes nothing: the device stays on its version and is offered the same software again.
+ * endpoint register); its next offer follows the graph from there and is pushed when it changed. A rejection (any status
+ * but 2xx) changes nothing: the device stays on its version and is offered the same software again.
  */
 export async function reportSoftwareApplied(
   ctx: EmuContext,
   endpoint: Endpoint,
   report: SoftwareReport,
 ): Promise<void> {
-  if (report.statusCode >= 400) {
+  if (!reportsApplied(report.statusCode)) {
     ctx.log(
       `Endpoint ${endpoint.endpointId} rejected software ${report.configId}: ${report.statusCode}${report.reasonPhrase ? ` ${report.reasonPhrase}` : ''}`,
     );

@@ -5,7 +5,7 @@ import {
   reportResults,
   type DeviceResult,
 } from '../../../services/cex/commands.js';
-import { describeValue, invalidPayload, isPlainObject, optionalObject, type Kp1Extension } from '../../extension.js';
+import { describeValue, invalidPayload, isPlainObject, requiredObject, type Kp1Extension } from '../../extension.js';
 
 const RESULT_FIELDS = ['id', 'statusCode', 'reasonPhrase', 'payload'];
 
@@ -46,7 +46,7 @@ export const cex: Kp1Extension = {
       path: 'command/{commandType}',
       handle({ ctx, endpoint, params, payload }) {
         checkCommandType(params.commandType);
-        const { observe } = optionalObject(payload, ['observe'], 'command');
+        const { observe } = requiredObject(payload, ['observe'], 'command');
         if (observe !== undefined && typeof observe !== 'boolean')
           throw invalidPayload(`observe must be true or false; got ${describeValue(observe)}.`);
         return { payload: outstandingCommands(ctx, endpoint, params.commandType), observe };

@@ -1,5 +1,5 @@
 import type { AppliedReport } from '../../../services/ecr/device.js';
-import { describeValue, invalidPayload, optionalObject } from '../../extension.js';
+import { describeValue, invalidPayload, optionalObject, requiredObject } from '../../extension.js';
 
 /**
  * The configuration exchange of `cmx` (spec 4), which `cmx_ota` repeats for software: ask on `config/json`, report on
@@ -13,7 +13,7 @@ export interface ConfigRequest {
 }
 
 export function configRequestOf(payload: unknown): ConfigRequest {
-  const { configId, observe } = optionalObject(payload, ['configId', 'observe'], 'config/json');
+  const { configId, observe } = requiredObject(payload, ['configId', 'observe'], 'config/json');
   if (configId !== undefined && typeof configId !== 'string')
     throw invalidPayload(`configId must be a string; got ${describeValue(configId)}.`);
   if (observe !== undefined && typeof observe !== 'boolean')

@@ -2,6 +2,7 @@
 import type { EmuContext } from '../../../context.js';
 import { recordSamplePoints, type SamplePoint } from '../../../services/epts/writes.js';
 import { parseIsoTime } from '../../../services/epts/time.js';
+import { autoExtracted, autoExtracts } from '../../../services/epts/settings.js';
 import { describeValue, invalidPayload, isPlainObject, type Kp1Extension } from '../../extension.js';
 
 /** The fields a sample's time is read from (spec 4: examples use either); without one, the receive time. */
@@ -28,13 +29,12 @@ function checkSeriesName(name: string, where: string): void {
 /**
  * One sample → one point per field: a field holding an object becomes a series of that name whose values are the
  * object's keys (`"position": {"lat": 52.5, "lon": 13.4}`); any other field a series of that name with the one
- * value `value` (`"temperature": 21.5`). `ts` or `timestamp` gives the time.
+ * value `value` (`"temperature": 21.5`). `ts` or `timestamp` gives the time. With the application's auto-extraction
+ * on (`epts.autoExtract`, the default), each numeric field is also a point of `auto~<field>`, as on the platform.
  */
-function pointsOf(sample: unknown, where: string, receivedAt: number): SamplePoint[] {
-  if (!isPlainObject(sample))
-    throw invalidPayload(
-      `${where} must be a JSON object of named values, like {"temperature": 21.5}; got ${describeValue(sample)}.`,
-    );
+function pointsOf(sample: unknown, where: string, receivedAt: number, auto: boolean): SamplePoint[] {
+  // 2/DCP: "Data samples can be of any valid JSON type"; only objects of named values feed time series.
+  if (!isPlainObject(sample)) return [];
   const timeFields = TIME_FIELDS.filter((f) => Object.hasOwn(sample, f));
   if (timeFields.length > 1) throw invalidPayload(`${where} has both ts and timestamp; give its time in one of them.`);
   const time = timeFields.length === 1 ? timeOf(sample[timeFields[0]], timeFields[0], where) : receivedAt;
@@ -51,6 +51,10 @@ function pointsOf(sample: unknown, where: string, receivedAt: number): SamplePoi
     }
   }
   if (points.length === 0) throw invalidPayload(`${where} has no values besides its time: nothing to record.`);
+  if (auto) {
+    for (const [series, value] of autoExtracted(sample, timeFields[0]))
+      points.push({ series, point: { time, values: { value } } });
+  }
   return points;
 }
 
@@ -85,9 +89,10 @@ export const dcx: Kp1Extension = {
             'The json payload is empty: send a sample object or an array of them, like [{"temperature": 21.5}].',
           );
         const receivedAt = receiveTime(ctx);
+        const auto = autoExtracts(ctx, endpoint.appVersion.name);
         const samples = Array.isArray(payload) ? payload : [payload];
         const points = samples.flatMap((sample, i) =>
-          pointsOf(sample, Array.isArray(payload) ? `Sample [${i}]` : 'The sample', receivedAt),
+          pointsOf(sample, Array.isArray(payload) ? `Sample [${i}]` : 'The sample', receivedAt, auto),
         );
         if (points.length > 0) await recordSamplePoints(ctx, endpoint, points);
         return {};

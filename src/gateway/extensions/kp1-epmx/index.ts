@@ -24,6 +24,25 @@ function metadataOf(payload: unknown): Record<string, unknown> {
   return payload;
 }
 
+/**
+ * `update/keys` takes an object, or (as the platform does: its Raspberry Pi client sends `[{...}]`) an array of
+ * objects merged in order.
+ */
+function mergedMetadataOf(payload: unknown): Record<string, unknown> {
+  if (!Array.isArray(payload)) return metadataOf(payload);
+  if (payload.length === 0)
+    throw invalidPayload(
+      'The metadata payload is an empty array: send an object, or an array of objects, with at least one key.',
+    );
+  const merged: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  payload.forEach((item, i) => {
+    if (!isPlainObject(item))
+      throw invalidPayload(`Metadata [${i}] must be a JSON object like {"serial": "A1"}; got ${describeValue(item)}.`);
+    Object.assign(merged, metadataOf(item));
+  });
+  return { ...merged };
+}
+
 function keyListOf(payload: unknown): string[] {
   if (!Array.isArray(payload) || payload.length === 0) {
     throw invalidPayload(
@@ -54,9 +73,10 @@ export const epmx: Kp1Extension = {
       },
     },
     {
+      // 10/EPMP: "The server MUST ignore payload if any."
       path: 'get/keys',
-      handle({ endpoint, payload }) {
-        optionalObject(payload, [], 'get/keys');
+      payload: 'raw',
+      handle({ endpoint }) {
         return { payload: Object.keys(endpoint.metadata) };
       },
     },
@@ -70,7 +90,7 @@ export const epmx: Kp1Extension = {
     {
       path: 'update/keys',
       async handle({ ctx, endpoint, payload }) {
-        await writeMetadata(ctx, endpoint, metadataOf(payload), true);
+        await writeMetadata(ctx, endpoint, mergedMetadataOf(payload), true);
         return {};
       },
     },
