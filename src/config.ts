@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { checkAllowOrigins } from './server/origin-names.js';
 
 export type AuthMode = 'off' | 'on';
 
@@ -54,6 +55,11 @@ export interface EmulatorOptions {
   adminToken?: string;
   /** Where warnings and errors go (default stderr). */
   log?: (message: string) => void;
+  /**
+   * Web origins besides this machine's (`http://localhost:*`, `127.0.0.1`, `[::1]`, `null`) that may call the emulator
+   * from a browser (CORS) and write to it: `https://app.example.test:3000`. docs/conventions.md, "Browsers".
+   */
+  allowOrigins?: string[];
 }
 
 export type EmulatorConfig = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 'import' | 'adminToken'>> & {
@@ -104,6 +110,7 @@ export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
     uploadLimit: options.uploadLimit ?? START_DEFAULTS.uploadLimit,
     allowHosts: options.allowHosts ?? [],
     journalSize: options.journalSize ?? START_DEFAULTS.journalSize,
+    allowOrigins: checkAllowOrigins(options.allowOrigins ?? []),
     ...(options.adminToken ? { adminToken: options.adminToken } : {}),
   };
 }
