@@ -96,7 +96,7 @@ async function serveApp(
 
 describe.skipIf(!hasChromium)("the platform's web-dashboard tutorial on keycloak-js, in Chromium", async () => {
   const emulator = await startTestEmulator({ auth: 'on' });
-  const keycloakJs = await readFile(createRequire(import.meta.url).resolve('keycloak-js/lib/keycloak.js'), 'utf8');
+  const keycloakJs = await readFile(createRequire(import.meta.url).resolve('keycloak-js'), 'utf8');
   const app = await serveApp({
     '/': { type: 'text/html', body: INDEX },
     '/index.js': { type: 'text/javascript', body: appScript(emulator.url) },
