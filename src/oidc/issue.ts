@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { DEFAULT_TOKEN_TTL, signAccessToken, signToken, verifyAccessToken } from '../auth/tokens.js';
 import { issuerUrl } from '../server/location.js';
+import { percentDecoded } from '../server/percent-decoding.js';
 import type { Tenant } from '../services/tenant-manager/tenants.js';
 import { OIDC_SCOPES, scopeText, type GrantedScopes } from './grant-scopes.js';
 import { OAuthError, type Grantee } from './oauth.js';
@@ -32,7 +33,8 @@ interface RefreshClaims {
   preferred_username?: string;
 }
 
-const emailOf = (username: string | undefined) =>
+/** A user name that is an e-mail address is also the user's `email` claim. */
+export const emailOf = (username: string | undefined) =>
   username && /^[^@\s]+@[^@\s]+$/.test(username) ? username : undefined;
 
 /** The token endpoint's answer: an access token, and for sign-ins a refresh token and (scope `openid`) an ID token. */
@@ -100,6 +102,21 @@ export function tokenResponse(req: Request, issue: Issue): Record<string, unknow
 
 const REALM_OF_ISSUER = /\/auth\/realms\/([^/]+)$/;
 
+/** A token's claims if the emulator signed it, it is valid now (emulator clock) and this realm issued it; else throws. */
+export function realmTokenClaims(req: Request, tenant: Tenant, token: string): Record<string, unknown> {
+  let claims: Record<string, unknown>;
+  try {
+    claims = verifyAccessToken(req.ctx.keys, token, req.ctx.clock.now()) as unknown as Record<string, unknown>;
+  } catch (err) {
+    throw new OAuthError(400, 'invalid_grant', `The token is not valid: ${(err as Error).message}.`);
+  }
+  const realm = REALM_OF_ISSUER.exec(String(claims.iss ?? ''))?.[1];
+  if (realm === undefined || percentDecoded(realm) !== tenant.realm_name) {
+    throw new OAuthError(400, 'invalid_grant', 'The token was not issued by this realm.');
+  }
+  return claims;
+}
+
 /**
  * `grant_type=refresh_token`: a refresh token of this realm and client whose sign-in session is still open (an
  * offline one outlives it), on the emulator clock. The new tokens carry the same scopes, session and nonce.
@@ -107,19 +124,9 @@ const REALM_OF_ISSUER = /\/auth\/realms\/([^/]+)$/;
 export function refreshGrant(req: Request, tenant: Tenant, clientId: string | undefined): Issue {
   const token = typeof req.body?.refresh_token === 'string' ? (req.body.refresh_token as string) : undefined;
   if (!token) throw new OAuthError(400, 'invalid_request', 'refresh_token is required.');
-  let claims: RefreshClaims;
-  try {
-    claims = verifyAccessToken(req.ctx.keys, token, req.ctx.clock.now()) as unknown as RefreshClaims;
-  } catch (err) {
-    throw new OAuthError(400, 'invalid_grant', `The refresh token is not valid: ${(err as Error).message}.`);
-  }
-  const realm = REALM_OF_ISSUER.exec(claims.iss ?? '')?.[1];
-  if (
-    (claims.typ !== 'Refresh' && claims.typ !== 'Offline') ||
-    realm === undefined ||
-    decodeURIComponent(realm) !== tenant.realm_name
-  ) {
-    throw new OAuthError(400, 'invalid_grant', 'The token is not a refresh token of this realm.');
+  const claims = realmTokenClaims(req, tenant, token) as unknown as RefreshClaims;
+  if (claims.typ !== 'Refresh' && claims.typ !== 'Offline') {
+    throw new OAuthError(400, 'invalid_grant', `The token is an ${String(claims.typ)} token, not a refresh token.`);
   }
   if (claims.azp !== undefined && clientId !== claims.azp)
     throw new OAuthError(400, 'invalid_grant', `The refresh token was issued to the client ${claims.azp}.`);

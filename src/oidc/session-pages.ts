@@ -1,25 +1,21 @@
 import type { Request, Response } from 'express';
 import { runtimeOf } from '../context.js';
 import type { Route } from '../contract.js';
-import { verifyAccessToken } from '../auth/tokens.js';
 import { originPolicy } from '../server/cross-origin.js';
 import { findRealmClient, type Tenant } from '../services/tenant-manager/tenants.js';
 import { param } from './authorize.js';
+import { emailOf, realmTokenClaims } from './issue.js';
 import { OAUTH_BODY_LIMIT, OAuthError, realmOf } from './oauth.js';
 import { redirectAllowed } from './redirects.js';
 import { endSession, SESSION_COOKIE } from './sessions.js';
 
 const OIDC = '/realms/{realm}/protocol/openid-connect';
-const REALM_OF_ISSUER = /\/auth\/realms\/([^/]+)$/;
 
 /** A token's claims if it was signed by the emulator, is valid now, of this realm and of the wanted kind. */
 function claimsOf(req: Request, tenant: Tenant, token: string, typ: string): Record<string, unknown> | undefined {
   try {
-    const claims = verifyAccessToken(req.ctx.keys, token, req.ctx.clock.now()) as unknown as Record<string, unknown>;
-    const realm = REALM_OF_ISSUER.exec(String(claims.iss ?? ''))?.[1];
-    return claims.typ === typ && realm !== undefined && decodeURIComponent(realm) === tenant.realm_name
-      ? claims
-      : undefined;
+    const claims = realmTokenClaims(req, tenant, token);
+    return claims.typ === typ ? claims : undefined;
   } catch {
     return undefined;
   }
@@ -41,7 +37,7 @@ function userinfo(req: Request, res: Response): void {
   res.set('Cache-Control', 'no-store').json({
     sub: claims.sub,
     ...(username ? { preferred_username: username } : {}),
-    ...(username && /^[^@\s]+@[^@\s]+$/.test(username) ? { email: username } : {}),
+    ...(emailOf(username) ? { email: username } : {}),
     tenant_id: tenant.id,
   });
 }
