@@ -12,6 +12,8 @@ const ALLOW_HEADERS =
 /** What they read besides the safelisted response headers. */
 const EXPOSE_HEADERS = 'ETag, Location, Last-Modified, Retry-After, WWW-Authenticate';
 const PREFLIGHT_MAX_AGE = '600';
+/** Case-insensitive, as express mounts `/_emu`. */
+const CONTROL_PLANE = /^\/_emu(?:\/|$)/i;
 
 /**
  * Which origins may call the emulator from a browser: the emulator's own (the `Host` the request came to), pages on
@@ -57,7 +59,8 @@ export function crossOrigin(config: Pick<EmulatorConfig, 'allowOrigins'>) {
   const allowed = originPolicy(config);
   return (req: Request, res: Response): boolean => {
     const origin = req.headers.origin;
-    if (origin === undefined) return false;
+    // The control plane's guard decides there (its own origin only, for writes), and no CORS is granted.
+    if (origin === undefined || CONTROL_PLANE.test(req.path)) return false;
     const ok = allowed(origin, req.headers.host);
     const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
     if (!ok) {
@@ -65,7 +68,6 @@ export function crossOrigin(config: Pick<EmulatorConfig, 'allowOrigins'>) {
       if (!SAFE_METHODS.has(req.method)) throw refused(origin, req.method);
       return false;
     }
-    if (req.path === '/_emu' || req.path.startsWith('/_emu/')) return false;
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Access-Control-Allow-Credentials', 'true');
     res.setHeader('Vary', 'Origin');
