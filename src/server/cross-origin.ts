@@ -1,8 +1,7 @@
 import type { Request, Response } from 'express';
-import type { EmulatorConfig } from '../config.js';
+import { normalizedOrigin, type EmulatorConfig } from '../config.js';
 import { HttpError } from './errors.js';
 import { isLoopback } from './host-check.js';
-import { normalizedOrigin } from './origin-names.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
