@@ -54,6 +54,11 @@ export interface EmulatorOptions {
   adminToken?: string;
   /** Where warnings and errors go (default stderr). */
   log?: (message: string) => void;
+  /**
+   * Web origins besides this machine's (`http://localhost:*`, `127.0.0.1`, `[::1]`, `null`) that may call the emulator
+   * from a browser (CORS) and write to it: `https://app.example.test:3000`. docs/conventions.md, "Browsers".
+   */
+  allowOrigins?: string[];
 }
 
 export type EmulatorConfig = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 'import' | 'adminToken'>> & {
@@ -104,6 +109,7 @@ export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
     uploadLimit: options.uploadLimit ?? START_DEFAULTS.uploadLimit,
     allowHosts: options.allowHosts ?? [],
     journalSize: options.journalSize ?? START_DEFAULTS.journalSize,
+    allowOrigins: checkAllowOrigins(options.allowOrigins ?? []),
     ...(options.adminToken ? { adminToken: options.adminToken } : {}),
   };
 }
@@ -112,4 +118,31 @@ export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
 export function listeningUrl(scheme: 'http' | 'mqtt', host: string, port: number): string {
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   return `${scheme}://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+/** `http://Example.test:80/` → `http://example.test`; undefined for anything that is not a bare http(s) origin. */
+export function normalizedOrigin(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== ''))
+    return undefined;
+  return url.origin;
+}
+
+/** Checks `allowOrigins` (option, `--allow-origin`, `PLATFORM_EMU_ALLOW_ORIGIN`): each a bare origin such as `https://app.example.test:3000`. */
+export function checkAllowOrigins(origins: readonly string[]): string[] {
+  return origins.map((origin) => {
+    const normalized = origin === 'null' ? 'null' : normalizedOrigin(origin.trim());
+    if (normalized === undefined) {
+      throw new RangeError(
+        `allowOrigins: ${JSON.stringify(origin)} is not an origin; give scheme, host and port only, for example http://app.example.test:3000.`,
+      );
+    }
+    return normalized;
+  });
 }

@@ -97,7 +97,7 @@ describe('the authorization code flow with PKCE', async () => {
     expect((await exchange({ code: again, code_verifier: verifier })).body.error).toBe('invalid_grant');
   });
 
-  it('refuses authorization requests without PKCE, with an unknown client or a bad redirect_uri', async () => {
+  it('refuses authorization requests with plain or malformed PKCE, an unknown client, a bad redirect_uri or response_mode', async () => {
     const { challenge } = pkce();
     const cases: Array<[Record<string, string>, RegExp]> = [
       [{ code_challenge_method: 'plain' }, /S256/],
@@ -106,6 +106,7 @@ describe('the authorization code flow with PKCE', async () => {
       [{ redirect_uri: 'javascript:alert(1)' }, /redirect_uri/],
       [{ redirect_uri: 'https://attacker.example/collect' }, /redirect_uri must be on this machine/],
       [{ response_type: 'token' }, /response_type/],
+      [{ response_mode: 'form_post' }, /response_mode must be query or fragment/],
     ];
     for (const [extra, message] of cases) {
       const response = await call('GET', `${realm}/auth?${form(authorize(challenge, extra))}`);

@@ -27,6 +27,10 @@ export interface TokenRequest {
   username?: string;
   /** The issue time (`iat`; `exp` counts from it): the emulator's virtual clock. Default: the machine's time. */
   issuedAt?: Date;
+  /** The realm sign-in session (authorization code flow): `sid` and `session_state`, as Keycloak's tokens carry. */
+  sessionId?: string;
+  /** The authorization request's `nonce`, echoed (keycloak-js before version 10 compares the access token's too). */
+  nonce?: string;
 }
 
 export const DEFAULT_TOKEN_TTL = 3600;
@@ -43,12 +47,31 @@ export function signAccessToken(key: SigningKey, request: TokenRequest): string 
     ...(request.clientId ? { azp: request.clientId } : {}),
     ...(request.username ? { preferred_username: request.username } : {}),
     ...(request.issuedAt ? { iat: Math.floor(request.issuedAt.getTime() / 1000) } : {}),
+    ...(request.sessionId ? { sid: request.sessionId, session_state: request.sessionId } : {}),
+    ...(request.nonce ? { nonce: request.nonce } : {}),
   };
   return jwt().sign(claims, key.privateKeyPem, {
     algorithm: 'RS256',
     keyid: key.kid,
     expiresIn: request.ttlSeconds,
     issuer: request.issuer,
+  });
+}
+
+/**
+ * The realms' other tokens (ID tokens, refresh tokens): signed like access tokens, told apart by `typ`; `iat` in
+ * `claims` is the emulator clock and `exp` counts from it.
+ */
+export function signToken(
+  key: SigningKey,
+  claims: Record<string, unknown>,
+  options: { issuer: string; ttlSeconds: number },
+): string {
+  return jwt().sign(claims, key.privateKeyPem, {
+    algorithm: 'RS256',
+    keyid: key.kid,
+    expiresIn: options.ttlSeconds,
+    issuer: options.issuer,
   });
 }
 

@@ -109,6 +109,7 @@ export async function launch(options: StartOptions): Promise<RunningEmulator> {
       uploadLimit: options.uploadLimit,
       journalSize: options.journalSize,
       allowHosts: options.allowHost,
+      allowOrigins: options.allowOrigin,
       adminToken: options.adminToken,
       log: (m) => process.stderr.write(`${chalk.yellow('warning')} ${m}\n`),
     });
@@ -278,6 +279,15 @@ export function startCommand(): Command {
         'also answer requests whose Host is this name (repeatable; loopback names always work)',
       )
         .env('PLATFORM_EMU_ALLOW_HOST')
+        .argParser(collect)
+        .default([]),
+    )
+    .addOption(
+      new Option(
+        '--allow-origin <origin>',
+        'let web pages of this origin call and change the emulator (CORS; repeatable; the variable takes a comma-separated list)',
+      )
+        .env('PLATFORM_EMU_ALLOW_ORIGIN')
         .argParser(collect)
         .default([]),
     )

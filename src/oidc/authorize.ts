@@ -3,21 +3,27 @@ import type { Request, Response } from 'express';
 import { runtimeOf, type EmuContext } from '../context.js';
 import type { Route } from '../contract.js';
 import { STATE_REPLACED } from '../server/events.js';
+import { issuerUrl } from '../server/location.js';
 import { findRealmClient, type Tenant } from '../services/tenant-manager/tenants.js';
 import { loginPage, type AuthorizeRequest } from './login-page.js';
 import { OAUTH_BODY_LIMIT, OAuthError, passwordGrantee, realmOf, type Grantee } from './oauth.js';
+import { redirectAllowed } from './redirects.js';
+import { currentSession, startSession, type SignInSession } from './sessions.js';
 
 /** How long an authorization code may wait for its exchange (emulator clock). */
 const CODE_TTL_MS = 60_000;
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+const NONCE_LIMIT = 512;
 
 interface PendingCode {
   tenantId: string;
   clientId: string;
   redirectUri: string;
-  challenge: string;
+  challenge?: string;
   scope?: string;
+  nonce?: string;
   grantee: Grantee;
+  session: SignInSession;
   expiresAt: number;
 }
 
@@ -29,34 +35,49 @@ const codesOf = (ctx: EmuContext) =>
     return codes;
   });
 
-const param = (source: Record<string, unknown> | undefined, name: string) =>
+export const param = (source: Record<string, unknown> | undefined, name: string) =>
   typeof source?.[name] === 'string' ? (source[name] as string) : undefined;
 
-/** A public client of the realm: its frontend client (`<realm>-frontend`) or one of its clients. */
-function checkClient(ctx: EmuContext, tenant: Tenant, clientId: string | undefined): string {
+/** A client of the realm: its public frontend client (`<realm>-frontend`) or one of its clients. */
+function checkClient(
+  ctx: EmuContext,
+  tenant: Tenant,
+  clientId: string | undefined,
+): { clientId: string; requirePkce: boolean } {
   if (!clientId) throw new OAuthError(400, 'invalid_request', 'client_id is required.');
-  if (clientId !== tenant.client_frontend_id && !findRealmClient(ctx, tenant.id, clientId))
+  if (clientId === tenant.client_frontend_id) return { clientId, requirePkce: false };
+  const client = findRealmClient(ctx, tenant.id, clientId);
+  if (!client)
     throw new OAuthError(
       400,
       'invalid_client',
       `Unknown client_id ${clientId} for this realm; its public client is ${tenant.client_frontend_id}.`,
     );
-  return clientId;
+  return { clientId, requirePkce: client.requirePkce === true };
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/**
- * With no client registration to list redirect URIs, a code may only go to this machine, the host the login page
- * was asked on, or an `--allow-host` name: a link crafted elsewhere cannot send a user's code to another site.
- */
-function redirectAllowed(req: Request, ctx: EmuContext, redirect: URL): boolean {
-  const host = redirect.hostname.toLowerCase();
-  return (
-    LOOPBACK.has(host) ||
-    host === req.hostname.toLowerCase() ||
-    ctx.config.allowHosts.some((h) => h.toLowerCase() === host)
-  );
+/** PKCE: optional, but when a challenge is sent it must be S256, and a client configured with `requirePkce` must send one. */
+function checkChallenge(source: Record<string, unknown>, requirePkce: boolean, clientId: string): string | undefined {
+  const method = param(source, 'code_challenge_method');
+  const challenge = param(source, 'code_challenge');
+  if (challenge === undefined && method === undefined) {
+    if (requirePkce)
+      throw new OAuthError(
+        400,
+        'invalid_request',
+        `The client ${clientId} requires PKCE: send code_challenge and code_challenge_method=S256.`,
+      );
+    return undefined;
+  }
+  if (method !== 'S256')
+    throw new OAuthError(400, 'invalid_request', 'code_challenge_method must be S256 (plain is not accepted).');
+  if (!challenge || !CHALLENGE.test(challenge))
+    throw new OAuthError(
+      400,
+      'invalid_request',
+      'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters).',
+    );
+  return challenge;
 }
 
 /** The parameters of an authorization request (query of the GET, hidden fields of the POST), checked. */
@@ -67,12 +88,8 @@ function authorizeRequest(
   source: Record<string, unknown>,
 ): AuthorizeRequest {
   if (param(source, 'response_type') !== 'code')
-    throw new OAuthError(
-      400,
-      'unsupported_response_type',
-      'response_type must be code (the authorization code flow with PKCE).',
-    );
-  const clientId = checkClient(ctx, tenant, param(source, 'client_id'));
+    throw new OAuthError(400, 'unsupported_response_type', 'response_type must be code (the authorization code flow).');
+  const { clientId, requirePkce } = checkClient(ctx, tenant, param(source, 'client_id'));
   const redirectUri = param(source, 'redirect_uri');
   let redirect: URL;
   try {
@@ -89,25 +106,66 @@ function authorizeRequest(
       'invalid_request',
       `redirect_uri must be on this machine (localhost, 127.0.0.1, [::1]), on ${req.hostname}, or on a host named by --allow-host; got ${redirect.host}.`,
     );
-  if (param(source, 'code_challenge_method') !== 'S256')
-    throw new OAuthError(400, 'invalid_request', 'code_challenge_method must be S256: PKCE is required.');
-  const challenge = param(source, 'code_challenge');
-  if (!challenge || !CHALLENGE.test(challenge))
-    throw new OAuthError(
-      400,
-      'invalid_request',
-      'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters).',
-    );
+  const responseMode = param(source, 'response_mode') ?? 'query';
+  if (responseMode !== 'query' && responseMode !== 'fragment')
+    throw new OAuthError(400, 'invalid_request', `response_mode must be query or fragment; got ${responseMode}.`);
+  const nonce = param(source, 'nonce');
+  if (nonce !== undefined && nonce.length > NONCE_LIMIT)
+    throw new OAuthError(400, 'invalid_request', `nonce may have at most ${NONCE_LIMIT} characters.`);
   return {
     clientId,
-    redirectUri: redirect.href,
+    redirectUri: redirectUri!,
     state: param(source, 'state'),
     scope: param(source, 'scope'),
-    challenge,
+    challenge: checkChallenge(source, requirePkce, clientId),
+    responseMode,
+    nonce,
   };
 }
 
-const AUTHORIZE_PATH = '/realms/{realm}/protocol/openid-connect/auth';
+/** Back to the app with the answer, in the query or the fragment as the request asked. */
+function redirectBack(
+  req: Request,
+  res: Response,
+  request: AuthorizeRequest,
+  fields: Record<string, string | undefined>,
+): void {
+  const target = new URL(request.redirectUri);
+  const answer = new URLSearchParams();
+  for (const [name, value] of Object.entries({
+    ...fields,
+    state: request.state,
+    iss: issuerUrl(req, realmOf(req).realm_name),
+  }))
+    if (value !== undefined) answer.set(name, value);
+  if (request.responseMode === 'fragment') target.hash = answer.toString();
+  else for (const [name, value] of answer) target.searchParams.set(name, value);
+  res.set({ 'Cache-Control': 'no-store' }).redirect(302, target.href);
+}
+
+function issueCode(
+  req: Request,
+  res: Response,
+  tenant: Tenant,
+  request: AuthorizeRequest,
+  session: SignInSession,
+): void {
+  const code = randomBytes(32).toString('base64url');
+  const codes = codesOf(req.ctx);
+  if (codes.size >= 10_000) codes.delete(codes.keys().next().value!);
+  codes.set(code, {
+    tenantId: tenant.id,
+    clientId: request.clientId,
+    redirectUri: request.redirectUri,
+    challenge: request.challenge,
+    scope: request.scope,
+    nonce: request.nonce,
+    grantee: session.grantee,
+    session,
+    expiresAt: req.ctx.clock.now().getTime() + CODE_TTL_MS,
+  });
+  redirectBack(req, res, request, { code, session_state: session.id });
+}
 
 async function signIn(req: Request, res: Response): Promise<void> {
   const ctx = req.ctx;
@@ -125,34 +183,34 @@ async function signIn(req: Request, res: Response): Promise<void> {
       .send(loginPage(tenant.realm_name, request, { username: param(req.body, 'username'), error: err.message }));
     return;
   }
-  const code = randomBytes(32).toString('base64url');
-  codesOf(ctx).set(code, {
-    tenantId: tenant.id,
-    clientId: request.clientId,
-    redirectUri: request.redirectUri,
-    challenge: request.challenge,
-    scope: request.scope,
-    grantee,
-    expiresAt: ctx.clock.now().getTime() + CODE_TTL_MS,
-  });
-  const target = new URL(request.redirectUri);
-  target.searchParams.set('code', code);
-  if (request.state !== undefined) target.searchParams.set('state', request.state);
-  res.redirect(302, target.href);
+  issueCode(req, res, tenant, request, startSession(ctx, res, tenant, grantee));
 }
 
+const AUTHORIZE_PATH = '/realms/{realm}/protocol/openid-connect/auth';
+
 /**
- * `GET .../auth`: the realm's login page. `POST .../auth`: the user's credentials; a redirect with `code` and `state`.
+ * `GET .../auth`: a browser signed in at the realm already gets its code at once (single sign-on), unless
+ * `prompt=login`; `prompt=none` never shows the form (`error=login_required` instead). `POST .../auth`: the form's
+ * credentials, a redirect with `code`, `state` and `session_state`.
  */
 export const authorizeRoutes: Route[] = [
   {
     method: 'GET',
     path: AUTHORIZE_PATH,
     scope: null,
-    summary: "The realm's login page (authorization code flow with PKCE)",
+    summary: "The realm's login page (authorization code flow, PKCE when the client sends it)",
     handler: (req, res) => {
       const tenant = realmOf(req);
-      const request = authorizeRequest(req, req.ctx, tenant, req.query as Record<string, unknown>);
+      const query = req.query as Record<string, unknown>;
+      const request = authorizeRequest(req, req.ctx, tenant, query);
+      const prompt = param(query, 'prompt');
+      const session = prompt === 'login' ? undefined : currentSession(req, tenant);
+      if (session) return issueCode(req, res, tenant, request, session);
+      if (prompt === 'none')
+        return redirectBack(req, res, request, {
+          error: 'login_required',
+          error_description: 'No one is signed in at this realm in this browser.',
+        });
       res.set({ 'Cache-Control': 'no-store' }).type('html').send(loginPage(tenant.realm_name, request));
     },
   },
@@ -167,11 +225,11 @@ export const authorizeRoutes: Route[] = [
   },
 ];
 
-/** `grant_type=authorization_code` at the token endpoint: the code once, with its redirect_uri, client and verifier. */
+/** `grant_type=authorization_code`: the code once, with its redirect_uri and client, and its verifier when PKCE was used. */
 export function authorizationCodeGrant(
   req: Request,
   tenant: Tenant,
-): { grantee: Grantee; clientId: string; scope?: string } {
+): Omit<PendingCode, 'tenantId' | 'redirectUri' | 'challenge' | 'expiresAt'> {
   const codes = codesOf(req.ctx);
   const code = param(req.body, 'code');
   const pending = code === undefined ? undefined : codes.get(code);
@@ -187,13 +245,27 @@ export function authorizationCodeGrant(
   if (param(req.body, 'client_id') !== pending.clientId)
     throw new OAuthError(400, 'invalid_grant', 'client_id must be the one of the authorization request.');
   const verifier = param(req.body, 'code_verifier');
-  if (!verifier || !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier))
+  if (pending.challenge !== undefined) {
+    if (!verifier || !/^[A-Za-z0-9._~-]{43,128}$/.test(verifier))
+      throw new OAuthError(
+        400,
+        'invalid_grant',
+        'code_verifier is required: 43 to 128 characters of A-Z, a-z, 0-9 and -._~.',
+      );
+    if (createHash('sha256').update(verifier).digest('base64url') !== pending.challenge)
+      throw new OAuthError(400, 'invalid_grant', 'The code_verifier does not match the code_challenge.');
+  } else if (verifier !== undefined) {
     throw new OAuthError(
       400,
       'invalid_grant',
-      'code_verifier is required: 43 to 128 characters of A-Z, a-z, 0-9 and -._~.',
+      'code_verifier was sent, but the authorization request had no code_challenge.',
     );
-  if (createHash('sha256').update(verifier).digest('base64url') !== pending.challenge)
-    throw new OAuthError(400, 'invalid_grant', 'The code_verifier does not match the code_challenge.');
-  return { grantee: pending.grantee, clientId: pending.clientId, scope: pending.scope };
+  }
+  return {
+    clientId: pending.clientId,
+    scope: pending.scope,
+    nonce: pending.nonce,
+    grantee: pending.grantee,
+    session: pending.session,
+  };
 }

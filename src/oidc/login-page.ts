@@ -4,7 +4,10 @@ export interface AuthorizeRequest {
   redirectUri: string;
   state?: string;
   scope?: string;
-  challenge: string;
+  /** The PKCE challenge (S256), when the client sent one. */
+  challenge?: string;
+  responseMode: 'query' | 'fragment';
+  nonce?: string;
 }
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -18,6 +21,16 @@ export function loginPage(
   request: AuthorizeRequest,
   shown: { username?: string; error?: string } = {},
 ): string {
+  const fields =
+    hidden('response_type', 'code') +
+    hidden('client_id', request.clientId) +
+    hidden('redirect_uri', request.redirectUri) +
+    hidden('state', request.state) +
+    hidden('scope', request.scope) +
+    hidden('response_mode', request.responseMode) +
+    hidden('nonce', request.nonce) +
+    hidden('code_challenge', request.challenge) +
+    hidden('code_challenge_method', request.challenge === undefined ? undefined : 'S256');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sign in to ${escape(realm)}</title>
@@ -28,7 +41,7 @@ input{font:inherit;width:100%;box-sizing:border-box;padding:.4rem;border:1px sol
 <p>platform-emu: a user of the realm (a fixture user or an identity and access manager user) signs in for ${escape(request.clientId)}.</p>
 ${shown.error ? `<p class="error" role="alert">${escape(shown.error)}</p>` : ''}
 <form method="post">
-${hidden('response_type', 'code')}${hidden('client_id', request.clientId)}${hidden('redirect_uri', request.redirectUri)}${hidden('state', request.state)}${hidden('scope', request.scope)}${hidden('code_challenge', request.challenge)}${hidden('code_challenge_method', 'S256')}
+${fields}
 <label for="username">User name</label><input id="username" name="username" autocomplete="username" required autofocus value="${escape(shown.username ?? '')}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>

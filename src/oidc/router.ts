@@ -2,14 +2,16 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { EmuContext } from '../context.js';
 import { publicJwk } from '../auth/keys.js';
 import { expandScopes } from '../auth/scopes.js';
-import { DEFAULT_TOKEN_TTL, signAccessToken } from '../auth/tokens.js';
 import { issuerUrl } from '../server/location.js';
 import { percentDecoded } from '../server/percent-decoding.js';
 import type { Route } from '../contract.js';
 import { routeTableRouter } from '../server/router.js';
 import { findRealmClient } from '../services/tenant-manager/tenants.js';
 import { authorizationCodeGrant, authorizeRoutes } from './authorize.js';
-import { OAUTH_BODY_LIMIT, OAuthError, passwordGrantee, realmOf, type Grantee } from './oauth.js';
+import { grantScopes, OIDC_SCOPES } from './grant-scopes.js';
+import { refreshGrant, tokenResponse, type Issue } from './issue.js';
+import { OAUTH_BODY_LIMIT, OAuthError, passwordGrantee, realmOf } from './oauth.js';
+import { sessionRoutes } from './session-pages.js';
 
 function clientCredentials(req: Request): { id?: string; secret?: string } {
   const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
@@ -29,79 +31,93 @@ function clientCredentials(req: Request): { id?: string; secret?: string } {
   return { id: req.body?.client_id, secret: req.body?.client_secret };
 }
 
-/** Narrows granted scopes to the requested ones (`scope` parameter); asking for more is an error. */
-function narrow(granted: string[], requested: unknown): string[] {
-  if (typeof requested !== 'string' || requested.trim() === '') return granted;
-  const wanted = requested.split(' ').filter((s) => s && s !== 'openid');
-  const missing = wanted.filter((s) => !granted.includes(s));
-  if (missing.length > 0)
-    throw new OAuthError(400, 'invalid_scope', `Not granted to this client or user: ${missing.join(' ')}.`);
-  return wanted;
-}
+const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'password'];
 
-async function token(req: Request, res: Response): Promise<void> {
+/** What a grant gives: who, with which scopes, for which client, in which session. */
+async function grantOf(req: Request): Promise<Issue> {
   const ctx = req.ctx;
   const tenant = realmOf(req);
   const grant = req.body?.grant_type;
   const { id: clientId, secret } = clientCredentials(req);
   const client = clientId ? findRealmClient(ctx, tenant.id, clientId) : undefined;
-  // The realm's frontend client is public: it has no secret and serves the password grant only.
+  // The realm's frontend client is public: it has no secret.
   const frontend = clientId !== undefined && clientId === tenant.client_frontend_id;
-  let grantee: Grantee;
-  let requestedScope: unknown = req.body?.scope;
-  let codeClient: string | undefined;
   if (grant === 'client_credentials') {
     if (!client || client.secret !== secret)
       throw new OAuthError(401, 'invalid_client', 'Unknown client_id or wrong client_secret for this realm.');
-    grantee = { subject: `service-account-${client.clientId}`, scopes: expandScopes(client.scopes, ctx.services) };
-  } else if (grant === 'password') {
+    const granted = expandScopes(client.scopes, ctx.services);
+    return {
+      tenant,
+      grantee: { subject: `service-account-${client.clientId}`, scopes: granted },
+      scopes: grantScopes(granted, req.body?.scope),
+      clientId: client.clientId,
+    };
+  }
+  if (grant === 'password') {
     if (clientId && !client && !frontend)
       throw new OAuthError(401, 'invalid_client', `Unknown client_id ${clientId} for this realm.`);
-    grantee = await passwordGrantee(req, tenant);
-  } else if (grant === 'authorization_code') {
-    const granted = authorizationCodeGrant(req, tenant);
-    grantee = granted.grantee;
-    requestedScope = granted.scope;
-    codeClient = granted.clientId;
-  } else {
-    throw new OAuthError(
-      400,
-      'unsupported_grant_type',
-      'grant_type must be client_credentials, password or authorization_code.',
-    );
+    const grantee = await passwordGrantee(req, tenant);
+    return {
+      tenant,
+      grantee,
+      scopes: grantScopes(grantee.scopes, req.body?.scope),
+      clientId: client?.clientId ?? (frontend ? clientId : undefined),
+    };
   }
-  const scopes = narrow(grantee.scopes, requestedScope);
-  const accessToken = signAccessToken(ctx.keys, {
-    issuer: issuerUrl(req, tenant.realm_name),
-    tenantId: tenant.id,
-    subject: grantee.subject,
-    scopes,
-    ttlSeconds: DEFAULT_TOKEN_TTL,
-    clientId: codeClient ?? client?.clientId ?? (frontend ? clientId : undefined),
-    username: grantee.username,
-    issuedAt: ctx.clock.now(),
-  });
-  res.set('Cache-Control', 'no-store').json({
-    access_token: accessToken,
-    token_type: 'Bearer',
-    expires_in: DEFAULT_TOKEN_TTL,
-    scope: scopes.join(' '),
-  });
+  if (grant === 'authorization_code') {
+    const code = authorizationCodeGrant(req, tenant);
+    return {
+      tenant,
+      grantee: code.grantee,
+      scopes: grantScopes(code.grantee.scopes, code.scope),
+      clientId: code.clientId,
+      session: code.session,
+      nonce: code.nonce,
+    };
+  }
+  if (grant === 'refresh_token') return refreshGrant(req, tenant, clientId);
+  throw new OAuthError(400, 'unsupported_grant_type', `grant_type must be one of ${GRANT_TYPES.join(', ')}.`);
+}
+
+async function token(req: Request, res: Response): Promise<void> {
+  res.set('Cache-Control', 'no-store').json(tokenResponse(req, await grantOf(req)));
 }
 
 function discovery(req: Request, res: Response): void {
   const issuer = issuerUrl(req, realmOf(req).realm_name);
+  const oidc = `${issuer}/protocol/openid-connect`;
   res.json({
     issuer,
-    authorization_endpoint: `${issuer}/protocol/openid-connect/auth`,
-    token_endpoint: `${issuer}/protocol/openid-connect/token`,
-    jwks_uri: `${issuer}/protocol/openid-connect/certs`,
-    grant_types_supported: ['client_credentials', 'password', 'authorization_code'],
+    authorization_endpoint: `${oidc}/auth`,
+    token_endpoint: `${oidc}/token`,
+    userinfo_endpoint: `${oidc}/userinfo`,
+    end_session_endpoint: `${oidc}/logout`,
+    jwks_uri: `${oidc}/certs`,
+    check_session_iframe: `${oidc}/login-status-iframe.html`,
+    grant_types_supported: GRANT_TYPES,
     response_types_supported: ['code'],
+    response_modes_supported: ['query', 'fragment'],
+    scopes_supported: [...OIDC_SCOPES],
+    claims_supported: [
+      'iss',
+      'sub',
+      'aud',
+      'exp',
+      'iat',
+      'auth_time',
+      'nonce',
+      'sid',
+      'azp',
+      'preferred_username',
+      'email',
+      'tenant_id',
+      'scope',
+    ],
     code_challenge_methods_supported: ['S256'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['RS256'],
-    token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+    token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
+    frontchannel_logout_supported: false,
   });
 }
 
@@ -129,11 +145,12 @@ const oidcRoutes: Route[] = [
     method: 'POST',
     path: '/realms/{realm}/protocol/openid-connect/token',
     scope: null,
-    summary: 'A token: client_credentials, password or authorization_code',
+    summary: 'A token: authorization_code, refresh_token, client_credentials or password',
     body: 'form',
     bodyLimit: OAUTH_BODY_LIMIT,
     handler: token,
   },
+  ...sessionRoutes,
 ];
 
 /** The OpenID Connect issuer of every tenant's realm, at the paths OIDC client libraries expect. */

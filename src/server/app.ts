@@ -4,6 +4,7 @@ import { tokenVerifier } from './authenticate.js';
 import { controlGuard } from './control/guard.js';
 import { errorHandler, HttpError } from './errors.js';
 import { applyHttpFault, faultsOf } from './faults.js';
+import { crossOrigin } from './cross-origin.js';
 import { hostCheck } from './host-check.js';
 import { requestJournal } from './journal.js';
 import { methodNotAllowed, mountedAt, serviceRouter } from './router.js';
@@ -44,12 +45,16 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
   }
   const journal = requestJournal(ctx);
   const checkHost = hostCheck(ctx.config);
+  const checkOrigin = crossOrigin(ctx.config);
   const faults = faultsOf(ctx);
   app.use((req, res, next) => {
     journal(req, res);
     mergeSlashes(req);
     req.ctx = ctx;
     checkHost?.(req);
+    if (checkOrigin(req, res)) return;
+    // API answers are always revalidated (their validators make that cheap); pages and tokens say otherwise.
+    res.setHeader('Cache-Control', 'no-cache');
     if (faults.http.length > 0) {
       const fault = faults.hit(req);
       if (fault) return applyHttpFault(fault, req, res, () => route(req, res, next));

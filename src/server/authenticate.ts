@@ -53,6 +53,10 @@ export function tokenVerifier(ctx: EmuContext) {
         `The bearer token is not valid: ${(err as Error).message}. Get a new one with \`platform-emu token\`.`,
       );
     }
+    // The realms' ID and refresh tokens are signed with the same key: only an access token opens an operation.
+    if (claims.typ !== undefined && claims.typ !== 'Bearer') {
+      throw unauthorized(`The bearer token is an ${claims.typ} token, not an access token: send the access_token.`);
+    }
     const realm = ISSUER_PATH.exec(claims.iss ?? '')?.[1];
     const realmName = realm ? percentDecoded(realm) : undefined;
     const tenantId = realmName === undefined ? undefined : ctx.realms.tenantIdOfRealm(realmName);

@@ -30,7 +30,12 @@ export const tenantFixtures: FixtureSection = {
         items: {
           type: 'object',
           required: ['clientId', 'secret'],
-          properties: { clientId: { type: 'string', minLength: 1 }, secret: { type: 'string', minLength: 1 }, scopes },
+          properties: {
+            clientId: { type: 'string', minLength: 1 },
+            secret: { type: 'string', minLength: 1 },
+            scopes,
+            requirePkce: { type: 'boolean' },
+          },
           additionalProperties: false,
         },
       },

@@ -57,7 +57,7 @@ export const tenantRecordSchema = tenantRecord(['id', 'realm_name'], {
   id: tenantIdSchema,
   realm_name: { type: 'string', pattern: REALM_NAME_PATTERN },
 });
-export const realmClientRecord = tenantRecord(['clientId', 'secret'], { scopes });
+export const realmClientRecord = tenantRecord(['clientId', 'secret'], { scopes, requirePkce: { type: 'boolean' } });
 export const realmUserRecord = withPasswordHash(tenantRecord(['username', 'passwordHash'], { scopes }));
 /** A realm, frontend-client or backend-client template: platform-wide, no tenant. */
 export const templateRecord = {
