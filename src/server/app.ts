@@ -49,7 +49,7 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
     journal(req, res);
     mergeSlashes(req);
     req.ctx = ctx;
-    checkHost?.(req);
+    checkHost(req);
     if (faults.http.length > 0) {
       const fault = faults.hit(req);
       if (fault) return applyHttpFault(fault, req, res, () => route(req, res, next));
