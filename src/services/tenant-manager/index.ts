@@ -18,5 +18,9 @@ export const tenantManager: ServiceDescriptor = {
     ...Object.fromEntries(TEMPLATE_KINDS.map((k) => [k.collection.name, templateRecord])),
   },
   fixtures: [tenantFixtures],
-  secretFields: { tenants: ['client_backend_secret'], 'realm-clients': ['secret'], 'realm-users': ['password'] },
+  secretFields: {
+    tenants: ['client_backend_secret'],
+    'realm-clients': ['secret'],
+    'realm-users': ['password', 'passwordHash'],
+  },
 };
