@@ -69,3 +69,67 @@ describe('names of Object.prototype are ordinary names', async () => {
     expect(Object.hasOwn(Object, 'value')).toBe(false);
   });
 });
+
+describe('names of Object.prototype in every service that keys by user data', async () => {
+  const emulator = await startTestEmulator();
+  const call = api(emulator);
+  /** Never a 500: created (2xx) and read back, or refused with 400 (`__proto__` as an id). */
+  const created = (name: string, status: number, text: string) => {
+    expect(status, `${name}: ${text}`).toBeLessThan(500);
+    if (REFUSED_IDS.has(name)) return false;
+    expect(status, `${name}: ${text}`).toBeLessThan(300);
+    return true;
+  };
+
+  it('command types (cex)', async () => {
+    for (const name of PROTOTYPE_NAMES) {
+      const invoked = await call('POST', `/cex/api/v1/endpoints/meter-001/commands/${name}?waitTimeout=0`, {
+        body: { [name]: 1 },
+      });
+      // A command type is letters and digits only: the names with `_` are refused like any such name.
+      expect(invoked.status, `${name}: ${invoked.text}`).toBe(/^[a-zA-Z0-9]+$/.test(name) ? 202 : 400);
+      if (invoked.status !== 202) continue;
+      const read = await call('GET', `/cex/api/v1/endpoints/meter-001/commands/${name}/${invoked.body.commandId}`);
+      expect(read.status, name).toBe(200);
+      expect(read.body.commandType, name).toBe(name);
+    }
+  });
+
+  it('basic credential usernames (ccm)', async () => {
+    for (const name of PROTOTYPE_NAMES) {
+      const made = await call('POST', '/ccm/api/v1/basic-credentials', {
+        body: { username: `${name}`, password: 'p' },
+      });
+      if (!created(name, made.status, made.text)) continue;
+      const read = await call('GET', `/ccm/api/v1/basic-credentials/${made.body.id}`);
+      expect(read.body.username, name).toBe(name);
+    }
+  });
+
+  it('tenant ids and realm names (tenant-manager), and application names (app-manager)', async () => {
+    const versions = Object.fromEntries(
+      [
+        'realm_template_version',
+        'realm_scopes_version',
+        'client_backend_version',
+        'client_frontend_version',
+        'roles_version',
+        'resources_version',
+      ].map((f) => [f, 1]),
+    );
+    for (const name of PROTOTYPE_NAMES) {
+      const tenant = await call('POST', '/tenant-manager/api/v1/tenants', {
+        body: { id: name, realm_name: name, ...versions },
+      });
+      if (created(name, tenant.status, tenant.text)) {
+        expect((await call('GET', `/tenant-manager/api/v1/tenants/${name}`)).body.realm_name, name).toBe(name);
+      }
+    }
+    for (const name of PROTOTYPE_NAMES.filter((n) => /^[a-z0-9_-]+$/.test(n))) {
+      const app = await call('POST', '/app-manager/api/v1/applications', { body: { name } });
+      if (created(name, app.status, app.text)) {
+        expect((await call('GET', `/app-manager/api/v1/applications/${name}`)).body.name, name).toBe(name);
+      }
+    }
+  });
+});
