@@ -168,6 +168,11 @@ export interface ServiceDescriptor {
    * Never part of an answer of the service.
    */
   secretFields?: Record<string, string[]>;
+  /**
+   * Collections whose records are secrets themselves (keyed by one, like upload tokens): left out of `GET /_emu/state`
+   * and every export unless asked with `includeSecrets=true`. An import without them has none.
+   */
+  secretCollections?: string[];
   /** Runs once the store is open: define indexes, start timers. */
   setup?: (ctx: EmuContext) => void | Promise<void>;
   /** Runs on stop: clear timers, release waiters. */

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { realmPath } from '../auth/tokens.js';
 import type { EmuContext } from '../context.js';
+import { requestOrigin } from '../server/host-check.js';
 import { openApiDocument } from '../server/openapi.js';
 import { services } from '../services/index.js';
 import { findTenant } from '../services/tenant-manager/tenants.js';
@@ -11,7 +12,7 @@ const tenantRealm = (ctx: EmuContext) => findTenant(ctx, ctx.defaultTenantId())?
 /** `GET /_emu/openapi.json`, addressed to the host the caller used. */
 export function openApiRouter(ctx: EmuContext): Router {
   return Router().get('/', (req, res) => {
-    const base = `${req.protocol}://${req.get('host')}`;
+    const base = requestOrigin(req);
     res.json(
       openApiDocument(services, {
         version: VERSION,

@@ -33,7 +33,8 @@ async function stateFromFixture(
 export async function documentFromImport(ctx: EmuContext, input: unknown, source: string): Promise<StateDocument> {
   const looksLikeState = typeof input === 'object' && input !== null && 'collections' in input;
   return looksLikeState
-    ? keepStoredSecrets(validateStateDocument(input, services, source), ctx.store, services, source)
+    ? // Secrets first: a kept password hash is checked like any other.
+      validateStateDocument(keepStoredSecrets(input as StateDocument, ctx.store, services, source), services, source)
     : stateFromFixture(ctx, input, source);
 }
 

@@ -8,6 +8,7 @@ import { mqttAuthenticate } from './mqtt-auth.js';
 import { MqttRequests } from './mqtt-requests.js';
 import { logRefusedVersions } from './mqtt-versions.js';
 import { limitPacketSize, maxPacketSize, PACKET_HEADROOM } from './packet-limit.js';
+import { guardSessions } from './session-owners.js';
 import { sessionsOf } from './sessions.js';
 
 export interface MqttGateway {
@@ -25,6 +26,7 @@ async function createBroker(ctx: EmuContext, delivery: MqttDelivery, requests: M
   const { Aedes: Broker } = await import('aedes');
   const broker = await Broker.createBroker({ authenticate: mqttAuthenticate(ctx) });
   delivery.attach(broker, applyBrokerRules(broker, ctx.log));
+  guardSessions(broker, ctx.log);
   broker.on('publish', (packet, client) => {
     if (!client || !isKp1Topic(packet.topic) || isPlatformTopic(packet.topic)) return;
     requests.received(

@@ -51,7 +51,7 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
     journal(req, res);
     mergeSlashes(req);
     req.ctx = ctx;
-    checkHost?.(req);
+    checkHost(req);
     if (checkOrigin(req, res)) return;
     // API answers are always revalidated (their validators make that cheap); pages and tokens say otherwise.
     res.setHeader('Cache-Control', 'no-cache');

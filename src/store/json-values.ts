@@ -3,3 +3,9 @@
  */
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * An empty object for keys that come from user data (ids, names) that is answered as JSON: it has no prototype, so
+ * `__proto__`, `constructor` and `toString` are keys like any other. Lookups that are not answered use a Map.
+ */
+export const userKeyed = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;

@@ -1,5 +1,5 @@
 import { FixtureError } from '../../seed/errors.js';
-import type { StateDocument, StoredRecord, Store } from '../../store/index.js';
+import { isPlainObject, userKeyed, type StateDocument, type StoredRecord, type Store } from '../../store/index.js';
 import type { ServiceDescriptor } from '../../contract.js';
 import type { EmuContext } from '../../context.js';
 
@@ -21,13 +21,20 @@ function mapSecrets(
   services: readonly ServiceDescriptor[],
   replace: (collection: string, id: string, field: string, value: unknown) => unknown,
 ): StateDocument {
+  if (!isPlainObject(document) || !isPlainObject(document.collections)) return document;
   const collections = { ...document.collections };
   for (const [collection, names] of secretFields(services)) {
     const records = collections[collection];
     if (!records) continue;
-    const copy: Record<string, StoredRecord> = {};
+    // Runs before the import's checks: what is not a record is left for them to refuse.
+    if (!isPlainObject(records)) continue;
+    const copy = userKeyed<StoredRecord>();
     for (const [id, record] of Object.entries(records)) {
       let next = record;
+      if (!isPlainObject(record)) {
+        copy[id] = record;
+        continue;
+      }
       for (const field of names) {
         if (!(field in record)) continue;
         const value = replace(collection, id, field, record[field]);
@@ -40,9 +47,14 @@ function mapSecrets(
   return { ...document, collections };
 }
 
-/** The document with every declared secret replaced by `<redacted>` (the records themselves are not touched). */
+/**
+ * The document with every declared secret replaced by `<redacted>`, and the collections of secret records left out
+ * (the records themselves are not touched).
+ */
 export function redactSecrets(document: StateDocument, services: readonly ServiceDescriptor[]): StateDocument {
-  return mapSecrets(document, services, () => REDACTED);
+  const redacted = mapSecrets(document, services, () => REDACTED);
+  for (const name of services.flatMap((s) => s.secretCollections ?? [])) delete redacted.collections[name];
+  return redacted;
 }
 
 /** The whole state as an export shows it: secrets `<redacted>` unless `includeSecrets`. */

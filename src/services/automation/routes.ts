@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import { route, type BodyRequest, type Route } from '../../contract.js';
+import { requestOrigin } from '../../server/host-check.js';
 import { locationOf } from '../../server/location.js';
 import { pathInt, pathParam, queryEnum } from '../../server/params.js';
 import {
@@ -23,7 +24,7 @@ import {
 
 const typeOf = (req: Request) => checkNotificationType(pathParam(req, 'notificationType'));
 /** `{schema}://{host}/<prefix>/api/v1`, where the verification links of this request's e-mails point. */
-const linkBase = (req: Request) => `${req.protocol}://${req.get('host')}${req.baseUrl}`;
+const linkBase = (req: Request) => `${requestOrigin(req)}${req.baseUrl}`;
 
 function list(req: Request, res: Response) {
   const type = typeOf(req);

@@ -15,6 +15,7 @@ export const binaryDataCollection: ServiceDescriptor = {
     [FILES.name]: fileRecord,
     [UPLOAD_TOKENS.name]: uploadTokenRecord,
   },
+  secretCollections: [UPLOAD_TOKENS.name],
   async setup(ctx) {
     await removeUnlistedPayloads(ctx);
   },

@@ -15,4 +15,5 @@ export const credentialsManager: ServiceDescriptor = {
   },
   fixtures: [basicCredentialFixtures],
   seedsAfter: ['tenant-manager'],
+  secretFields: { 'basic-credentials': ['passwordHash'] },
 };

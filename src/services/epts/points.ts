@@ -1,5 +1,5 @@
 import type { EmuContext } from '../../context.js';
-import { isPlainObject, seriesCollection, type Mutation, type Series } from '../../store/index.js';
+import { isPlainObject, seriesCollection, userKeyed, type Mutation, type Series } from '../../store/index.js';
 import { isoOf } from './time.js';
 
 export const TIME_SERIES_POINTS = seriesCollection('time-series-points');
@@ -114,15 +114,15 @@ export function* dataChunks(
   descending: boolean,
   size: number,
 ): Generator<Chunk> {
-  let chunk: Chunk = {};
+  let chunk: Chunk = userKeyed();
   let count = 0;
   for (const endpointId of endpointIds) {
     for (const name of names) {
       for (const point of pointsIn(ctx, endpointId, name, range, descending)) {
-        ((chunk[endpointId] ??= {})[name] ??= []).push(point);
+        ((chunk[endpointId] ??= userKeyed())[name] ??= []).push(point);
         if (++count === size) {
           yield chunk;
-          chunk = {};
+          chunk = userKeyed();
           count = 0;
         }
       }

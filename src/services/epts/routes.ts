@@ -14,6 +14,7 @@ import { definitionsNamed, definitionsOf, presentDefinition } from './definition
 import { dataChunks, lastPoint, type DataPoint } from './points.js';
 import { timeSeriesDataSchema, type TimeSeriesBody } from './schemas.js';
 import { writeTimeSeriesData } from './writes.js';
+import { userKeyed } from '../../store/index.js';
 
 /** How many data points one chunk of `GET .../time-series/data` holds at most (docs/services/time-series.md). */
 export const CHUNK_POINTS = 1000;
@@ -70,10 +71,10 @@ function last(req: Request, res: Response) {
   const names = seriesNamesOf(req, app);
   const before = queryDate(req, 'beforeDate')?.getTime();
   const { ids, listed } = endpointIdsOf(req, app);
-  const answer: Record<string, Record<string, DataPoint[]>> = {};
+  const answer = userKeyed<Record<string, DataPoint[]>>();
   for (const endpointId of ids) {
     let found = false;
-    const bySeries: Record<string, DataPoint[]> = {};
+    const bySeries = userKeyed<DataPoint[]>();
     for (const name of names) {
       const point = lastPoint(req.ctx, endpointId, name, before);
       bySeries[name] = point ? [point] : [];

@@ -15,4 +15,5 @@ export const identityAndAccess: ServiceDescriptor = {
     [POLICIES.name]: policyRecord,
     [RESOURCE_POLICIES.name]: resourcePolicyRecord,
   },
+  secretFields: { [USERS.name]: ['passwordHash'] },
 };

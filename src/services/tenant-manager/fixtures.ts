@@ -1,3 +1,4 @@
+import { FixtureError } from '../../seed/errors.js';
 import { REALM_NAME_PATTERN, tenantIdSchema } from './schemas.js';
 import type { EmuContext } from '../../context.js';
 import type { Mutation } from '../../store/index.js';
@@ -15,6 +16,23 @@ import {
 } from './tenants.js';
 
 const scopes = { oneOf: [{ const: 'all' }, { type: 'array', items: { type: 'string' } }] };
+
+/** Two tenants of one id, or of one realm name (the second would shadow the first at sign-in), are refused. */
+function checkDistinct(items: ReadonlyArray<{ id: string; realm_name: string }>): void {
+  const ids = new Set<string>();
+  const realms = new Map<string, string>();
+  items.forEach(({ id, realm_name }, i) => {
+    if (ids.has(id)) throw new FixtureError(`tenants[${i}] (${id}): there is already a tenant ${id}.`);
+    const owner = realms.get(realm_name);
+    if (owner !== undefined) {
+      throw new FixtureError(
+        `tenants[${i}] (${id}): realm_name "${realm_name}" is already the realm of tenant ${owner}.`,
+      );
+    }
+    ids.add(id);
+    realms.set(realm_name, id);
+  });
+}
 
 export const tenantFixtures: FixtureSection = {
   key: 'tenants',
@@ -57,6 +75,7 @@ export const tenantFixtures: FixtureSection = {
     },
   },
   async seed(ctx: EmuContext, items, fixture) {
+    checkDistinct(items as Array<{ id: string; realm_name: string }>);
     const now = ctx.clock.nowIso();
     const mutations: Mutation[] = [];
     for (const item of items) {

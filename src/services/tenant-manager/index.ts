@@ -2,6 +2,7 @@
 import type { ServiceDescriptor } from '../../contract.js';
 import { tenantFixtures } from './fixtures.js';
 import { routes } from './routes.js';
+import { checkTenantState } from './state-checks.js';
 import { realmClientRecord, realmUserRecord, templateRecord, tenantRecordSchema } from './schemas.js';
 import { TEMPLATE_KINDS } from './templates.js';
 
@@ -18,5 +19,10 @@ export const tenantManager: ServiceDescriptor = {
     ...Object.fromEntries(TEMPLATE_KINDS.map((k) => [k.collection.name, templateRecord])),
   },
   fixtures: [tenantFixtures],
-  secretFields: { tenants: ['client_backend_secret'], 'realm-clients': ['secret'], 'realm-users': ['password'] },
+  checkState: checkTenantState,
+  secretFields: {
+    tenants: ['client_backend_secret'],
+    'realm-clients': ['secret'],
+    'realm-users': ['password', 'passwordHash'],
+  },
 };
