@@ -11,7 +11,7 @@ export type {
   JournalFilter,
   SnapshotInfo,
 } from './handle.js';
-export type { EmulatorOptions, AuthMode, MqttAuthMode } from './config.js';
+export type { EmulatorOptions, AuthMode, MqttAuthMode, TlsClientAuthMode } from './config.js';
 export type { StateDocument } from './store/index.js';
 export type { ServiceDescriptor, Route } from './contract.js';
 export { services } from './services/index.js';
