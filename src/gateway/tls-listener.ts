@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { type X509Certificate } from 'node:crypto';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { TLSSocket, createSecureContext, type SecureContext } from 'node:tls';
 import type { Duplex } from 'node:stream';

@@ -95,7 +95,8 @@ export class CertificateAuthority {
     try {
       const privateKey = createPrivateKey(stored.privateKey);
       const certificate = new X509Certificate(stored.certificate);
-      if (!certificate.publicKey.equals(createPublicKey(privateKey))) throw new Error('its certificate and private key do not match');
+      if (!certificate.publicKey.equals(createPublicKey(privateKey)))
+        throw new Error('its certificate and private key do not match');
       return new CertificateAuthority(stored.certificate, privateKey);
     } catch (err) {
       throw new Error(`${source} does not hold a certificate authority: ${(err as Error).message}`);

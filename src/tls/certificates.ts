@@ -50,14 +50,17 @@ export const privateKeyPem = (key: KeyObject) => key.export({ type: 'pkcs8', for
 
 function distinguishedName(commonName: string): Name {
   const attribute = (type: string, value: string) =>
-    new RelativeDistinguishedName([new AttributeTypeAndValue({ type, value: new AttributeValue({ utf8String: value }) })]);
+    new RelativeDistinguishedName([
+      new AttributeTypeAndValue({ type, value: new AttributeValue({ utf8String: value }) }),
+    ]);
   return new Name([attribute(ORGANIZATION, 'platform-emu'), attribute(COMMON_NAME, commonName)]);
 }
 
 const extension = (extnID: string, value: unknown, critical = false) =>
   new Extension({ extnID, critical, extnValue: new OctetString(AsnConvert.serialize(value)) });
 
-const arrayBuffer = (bytes: Buffer) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;
+const arrayBuffer = (bytes: Buffer) =>
+  bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;
 
 /** 16 random bytes, positive and with no leading zero byte (RFC 5280: at most 20 octets, positive). */
 function serialNumber(): Buffer {
@@ -67,7 +70,10 @@ function serialNumber(): Buffer {
 }
 
 function toPem(der: ArrayBuffer): string {
-  const lines = Buffer.from(der).toString('base64').match(/.{1,64}/g) ?? [];
+  const lines =
+    Buffer.from(der)
+      .toString('base64')
+      .match(/.{1,64}/g) ?? [];
   return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
 }
 
@@ -117,10 +123,17 @@ export function makeCertificate(request: CertificateRequest): string {
     issuer: distinguishedName(request.issuer?.commonName ?? request.commonName),
     validity: new Validity({ notBefore: request.notBefore, notAfter: request.notAfter }),
     subject: distinguishedName(request.commonName),
-    subjectPublicKeyInfo: AsnConvert.parse(request.publicKey.export({ type: 'spki', format: 'der' }), SubjectPublicKeyInfo),
+    subjectPublicKeyInfo: AsnConvert.parse(
+      request.publicKey.export({ type: 'spki', format: 'der' }),
+      SubjectPublicKeyInfo,
+    ),
     extensions: new Extensions(extensionsFor(request)),
   });
   const signature = sign('sha256', Buffer.from(AsnConvert.serialize(tbsCertificate)), signingKey);
-  const certificate = new Certificate({ tbsCertificate, signatureAlgorithm: algorithm, signatureValue: arrayBuffer(signature) });
+  const certificate = new Certificate({
+    tbsCertificate,
+    signatureAlgorithm: algorithm,
+    signatureValue: arrayBuffer(signature),
+  });
   return toPem(AsnConvert.serialize(certificate));
 }

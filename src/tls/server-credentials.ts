@@ -30,8 +30,12 @@ async function readPem(path: string, what: string): Promise<string> {
 export async function serverCredentials(ctx: EmuContext): Promise<ServerCredentials> {
   const { tlsCert, tlsKey } = ctx.config;
   if (!tlsCert && !tlsKey) return (await authorityOf(ctx)).issueServerPem(serverNames(ctx));
-  if (!tlsCert || !tlsKey) throw new Error('--tls-cert and --tls-key go together: give the certificate and its private key.');
-  const [cert, key] = await Promise.all([readPem(tlsCert, 'certificate (--tls-cert)'), readPem(tlsKey, 'private key (--tls-key)')]);
+  if (!tlsCert || !tlsKey)
+    throw new Error('--tls-cert and --tls-key go together: give the certificate and its private key.');
+  const [cert, key] = await Promise.all([
+    readPem(tlsCert, 'certificate (--tls-cert)'),
+    readPem(tlsKey, 'private key (--tls-key)'),
+  ]);
   let certificate: X509Certificate;
   try {
     certificate = new X509Certificate(cert);

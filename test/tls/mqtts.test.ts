@@ -47,7 +47,10 @@ describe('MQTT over TLS, one-way (--tls-client-auth off, the default)', async ()
   it('a certificate the credentials manager holds is used: its first use makes it Active and sets lastUseDate', async () => {
     const generated = await generateCertificate(emulator, { commonName: 'meter-001' });
     expect(generated.state).toBe('Inactive');
-    const client = (await connectTls(emulator, { cert: generated.certificateChain, key: generated.privateKey })) as MqttClient;
+    const client = (await connectTls(emulator, {
+      cert: generated.certificateChain,
+      key: generated.privateKey,
+    })) as MqttClient;
     expect(client.connected).toBe(true);
     const used = (await call('GET', `${CCM}/x509-credentials/${generated.id}`)).body;
     expect(used).toMatchObject({ state: 'Active', lastUseDate: expect.any(String) });
@@ -80,7 +83,9 @@ describe('mutual TLS (--tls-client-auth required)', async () => {
   it('refuses a certificate the credentials manager does not hold, even one the local authority signed', async () => {
     const generated = await generateCertificate(emulator);
     expect((await setCertificateState(emulator, generated.id, 'Revoked')).status).toBe(204);
-    expect(await connectTls(emulator, { cert: generated.certificateChain, key: generated.privateKey })).toEqual({ refused: NOT_AUTHORIZED });
+    expect(await connectTls(emulator, { cert: generated.certificateChain, key: generated.privateKey })).toEqual({
+      refused: NOT_AUTHORIZED,
+    });
   });
 
   it('admits a client with its certificate only while it is Inactive or Active, and disconnects it at once when suspended', async () => {
@@ -116,7 +121,6 @@ describe('mutual TLS (--tls-client-auth required)', async () => {
       await call('PUT', '/_emu/clock', { body: { real: true } });
     }
   });
-
 });
 
 describe('tenants and mutual TLS (--auth on)', async () => {
@@ -132,24 +136,45 @@ describe('tenants and mutual TLS (--auth on)', async () => {
     await client.endAsync();
 
     const foreign = await generateCertificate(emulator, {}, globex);
-    const intruder = (await connectTls(emulator, { cert: foreign.certificateChain, key: foreign.privateKey })) as MqttClient;
+    const intruder = (await connectTls(emulator, {
+      cert: foreign.certificateChain,
+      key: foreign.privateKey,
+    })) as MqttClient;
     expect(intruder.connected).toBe(true);
     const gone = closed(intruder);
     intruder.publish(`${TIME_TOPIC}/1`, '{}', { qos: 1 });
     await gone;
     // Another tenant's credential is as absent as one that does not exist.
-    expect((await call('PATCH', `${CCM}/x509-credentials/${foreign.id}/state`, { body: { state: 'Suspended' }, token: acme })).status).toBe(404);
+    expect(
+      (
+        await call('PATCH', `${CCM}/x509-credentials/${foreign.id}/state`, {
+          body: { state: 'Suspended' },
+          token: acme,
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('a tenant that requires certificates refuses its endpoints to clients without one, while the others stay one-way', async () => {
-    expect((await call('PUT', `${CCM}/tls-settings`, { body: { clientAuth: 'required' }, token: acme })).body).toEqual({ clientAuth: 'required', inherited: false, emulatorDefault: 'off' });
-    expect((await call('GET', `${CCM}/tls-settings`, { token: globex })).body).toEqual({ clientAuth: 'off', inherited: true, emulatorDefault: 'off' });
+    expect((await call('PUT', `${CCM}/tls-settings`, { body: { clientAuth: 'required' }, token: acme })).body).toEqual({
+      clientAuth: 'required',
+      inherited: false,
+      emulatorDefault: 'off',
+    });
+    expect((await call('GET', `${CCM}/tls-settings`, { token: globex })).body).toEqual({
+      clientAuth: 'off',
+      inherited: true,
+      emulatorDefault: 'off',
+    });
     const anonymous = (await connectTls(emulator)) as MqttClient;
     expect(anonymous.connected).toBe(true);
     const gone = closed(anonymous);
     anonymous.publish(`${TIME_TOPIC}/1`, '{}', { qos: 1 });
     await gone;
-    expect((await call('PUT', `${CCM}/tls-settings`, { body: { clientAuth: null }, token: acme })).body).toMatchObject({ clientAuth: 'off', inherited: true });
+    expect((await call('PUT', `${CCM}/tls-settings`, { body: { clientAuth: null }, token: acme })).body).toMatchObject({
+      clientAuth: 'off',
+      inherited: true,
+    });
     const admitted = (await connectTls(emulator)) as MqttClient;
     expect((await kp1Request(admitted, TIME_TOPIC, {})).outcome).toBe('status');
     await admitted.endAsync();

@@ -12,7 +12,9 @@ describe('POST /x509-credentials/generate', async () => {
   const call = api(emulator);
 
   it('answers 201 with the Inactive record, the chain up to the root and the private key, which is never stored', async () => {
-    const response = await call('POST', `${CCM}/x509-credentials/generate`, { body: { commonName: 'meter-001', ttl: 'P30D' } });
+    const response = await call('POST', `${CCM}/x509-credentials/generate`, {
+      body: { commonName: 'meter-001', ttl: 'P30D' },
+    });
     expect(response.status).toBe(201);
     expect(response.headers.get('location')).toBe(`${emulator.url}${CCM}/x509-credentials/${response.body.id}`);
     expect(response.headers.get('cache-control')).toBe('no-store');
@@ -89,7 +91,10 @@ describe('X.509 credential states', async () => {
   it('registering a PEM that is not a certificate is a 400 that changes nothing', async () => {
     const key = (await generateCertificate(emulator)).privateKey;
     const before = (await call('GET', `${CCM}/x509-credentials`)).body.length;
-    for (const certificate of [key, '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n']) {
+    for (const certificate of [
+      key,
+      '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n',
+    ]) {
       const response = await call('POST', `${CCM}/x509-credentials`, { body: { certificate } });
       expect(response.status).toBe(400);
       expect(response.body.message).toMatch(/certificate/);
@@ -98,11 +103,19 @@ describe('X.509 credential states', async () => {
   });
 
   it('suspending basic credentials disconnects, at once, the clients logged in with them', async () => {
-    const created = (await call('POST', `${CCM}/basic-credentials`, { body: { username: 'tls-basic', password: 'secret-password' } })).body;
-    const plain = await mqtt.connectAsync(emulator.mqttUrl, { username: 'tls-basic', password: 'secret-password', reconnectPeriod: 0 });
+    const created = (
+      await call('POST', `${CCM}/basic-credentials`, { body: { username: 'tls-basic', password: 'secret-password' } })
+    ).body;
+    const plain = await mqtt.connectAsync(emulator.mqttUrl, {
+      username: 'tls-basic',
+      password: 'secret-password',
+      reconnectPeriod: 0,
+    });
     const secure = (await connectTls(emulator, { username: 'tls-basic', password: 'secret-password' })) as MqttClient;
     const gone = Promise.all([closed(plain), closed(secure)]);
-    expect((await call('PATCH', `${CCM}/basic-credentials/${created.id}/state`, { body: { state: 'Suspended' } })).status).toBe(204);
+    expect(
+      (await call('PATCH', `${CCM}/basic-credentials/${created.id}/state`, { body: { state: 'Suspended' } })).status,
+    ).toBe(204);
     await gone;
   });
 });
@@ -116,8 +129,14 @@ describe('the root certificate and the per-tenant switch', async () => {
   const call = api(emulator);
 
   it('seeds tlsSettings from the fixture; PUT refuses a mode it does not know', async () => {
-    expect((await call('GET', `${CCM}/tls-settings`)).body).toEqual({ clientAuth: 'off', inherited: true, emulatorDefault: 'off' });
-    expect(emulator.exportState().collections['tls-settings']).toEqual({ globex: expect.objectContaining({ tenantId: 'globex', clientAuth: 'required' }) });
+    expect((await call('GET', `${CCM}/tls-settings`)).body).toEqual({
+      clientAuth: 'off',
+      inherited: true,
+      emulatorDefault: 'off',
+    });
+    expect(emulator.exportState().collections['tls-settings']).toEqual({
+      globex: expect.objectContaining({ tenantId: 'globex', clientAuth: 'required' }),
+    });
     const refused = await call('PUT', `${CCM}/tls-settings`, { body: { clientAuth: 'sometimes' } });
     expect(refused.status).toBe(400);
     expect((await call('GET', `${CCM}/tls-settings`)).body.clientAuth).toBe('off');
@@ -132,12 +151,17 @@ describe('the root certificate and the per-tenant switch', async () => {
 
   it('a client whose certificate expired is refused; one used before keeps its lastUseDate', async () => {
     const generated = await generateCertificate(emulator, { ttl: 'PT5M' });
-    const client = (await connectTls(emulator, { cert: generated.certificateChain, key: generated.privateKey })) as MqttClient;
+    const client = (await connectTls(emulator, {
+      cert: generated.certificateChain,
+      key: generated.privateKey,
+    })) as MqttClient;
     await client.endAsync();
     const { lastUseDate } = (await call('GET', `${CCM}/x509-credentials/${generated.id}`)).body;
     await call('PUT', '/_emu/clock', { body: { advance: 'PT10M' } });
     try {
-      expect(await connectTls(emulator, { cert: generated.certificateChain, key: generated.privateKey })).toEqual({ refused: 5 });
+      expect(await connectTls(emulator, { cert: generated.certificateChain, key: generated.privateKey })).toEqual({
+        refused: 5,
+      });
       expect((await call('GET', `${CCM}/x509-credentials/${generated.id}`)).body.lastUseDate).toBe(lastUseDate);
     } finally {
       await call('PUT', '/_emu/clock', { body: { real: true } });
