@@ -44,15 +44,16 @@ async function rootCertificate(options: TargetOptions): Promise<string> {
     if (response.status !== 200) throw new CliError(`GET ${url}/_emu/tls/ca.pem answered ${response.status}.`);
     return response.raw.toString('utf8');
   }
-  const { readAuthority } = await import('../tls/authority.js');
-  const authority = await readAuthority(resolve(options.data)).catch((err: Error) => {
+  const { rootCertificateOf } = await import('../data-dir.js');
+  const certificate = await rootCertificateOf(options.data).catch((err: Error) => {
     throw new CliError(err.message);
   });
-  if (!authority)
+  if (!certificate) {
     throw new CliError(
       `No emulator runs on ${options.data}, and it has no certificate authority yet: start the emulator on it once (or pass --url).`,
     );
-  return authority.certificate;
+  }
+  return certificate;
 }
 
 async function printCa(options: TargetOptions): Promise<void> {
