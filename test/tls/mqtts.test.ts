@@ -187,3 +187,52 @@ async function tempDir(): Promise<string> {
   const { join } = await import('node:path');
   return mkdtemp(join(tmpdir(), 'tls-ca-'));
 }
+
+describe('HTTPS and a server certificate of your own', () => {
+  it('httpsPort serves the REST routes over TLS with the local authority certificate', async () => {
+    const emulator = await startTestEmulator({ httpsPort: 0 });
+    expect(emulator.httpsUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const { get } = await import('node:https');
+    const body = await new Promise<string>((resolve, reject) => {
+      get(`${emulator.httpsUrl}/epr/api/v1/endpoints/meter-001`, { ca: emulator.caCertificate }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve(text));
+      }).on('error', reject);
+    });
+    expect(JSON.parse(body)).toMatchObject({ endpointId: 'meter-001' });
+  });
+
+  it('tlsCert and tlsKey serve the given certificate; a key that does not match fails the start', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const dir = await tempDir();
+    const one = await generateCertificate(await startTestEmulator());
+    const other = await generateCertificate(await startTestEmulator());
+    await writeFile(join(dir, 'server.crt'), one.certificateChain);
+    await writeFile(join(dir, 'server.key'), one.privateKey);
+    await writeFile(join(dir, 'other.key'), other.privateKey);
+    const own = await startTestEmulator({ tlsCert: join(dir, 'server.crt'), tlsKey: join(dir, 'server.key') });
+    const { connect } = await import('node:tls');
+    const presented = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ port: own.mqttsPort, host: '127.0.0.1', rejectUnauthorized: false }, () => {
+        resolve(socket.getPeerX509Certificate()!.fingerprint256);
+        socket.destroy();
+      }).on('error', reject);
+    });
+    expect(presented).toBe(new X509Certificate(one.certificateChain).fingerprint256);
+    await expect(
+      startEmulator({
+        port: 0,
+        mqttPort: 0,
+        inMemory: true,
+        log: () => undefined,
+        tlsCert: join(dir, 'server.crt'),
+        tlsKey: join(dir, 'other.key'),
+      }),
+    ).rejects.toThrow(/does not go with --tls-cert/);
+    await expect(
+      startEmulator({ port: 0, mqttPort: 0, inMemory: true, log: () => undefined, tlsCert: join(dir, 'server.crt') }),
+    ).rejects.toThrow(/go together/);
+  });
+});
