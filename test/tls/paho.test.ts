@@ -92,3 +92,33 @@ describe.skipIf(!available)("the platform's tutorial flow with a python paho cli
     expect(result.stdout).toMatch(/refused/);
   });
 });
+
+describe.skipIf(!available)('a python paho client over one-way TLS', async () => {
+  const emulator = await startTestEmulator();
+  const dir = await mkdtemp(join(tmpdir(), 'paho-'));
+  const ca = join(dir, 'ca.pem');
+  await writeFile(ca, emulator.caCertificate);
+
+  it('tls_set(ca_certs="ca.pem") alone: its data samples are answered and reach the time series', async () => {
+    const sample = JSON.stringify({ timestamp: Date.now(), temperature: 19.625 });
+    const topic = 'kp1/smart-meter-v1/dcx/meter-002-token/json';
+    const result = await execa('python3', [
+      CLIENT,
+      '127.0.0.1',
+      String(emulator.mqttsPort),
+      ca,
+      '-',
+      '-',
+      topic,
+      sample,
+    ]);
+    expect(result.stdout.split('\n').slice(0, 2)).toEqual(['connected', 'reply status']);
+    const last = async (series: string) =>
+      api(emulator)(
+        'GET',
+        `/epts/api/v1/applications/smart-meter/time-series/last?endpointId=meter-002&timeSeriesName=${series}`,
+      );
+    const named = await last('temperature');
+    expect((named.status === 200 ? named : await last('auto~temperature')).text).toContain('19.625');
+  });
+});
