@@ -106,9 +106,12 @@ async function clientCert(options: ClientCertOptions): Promise<void> {
 }
 
 export function tlsCommand(): Command {
-  const tls = new Command('tls').description(
-    'The local certificate authority and client certificates for MQTT over TLS.',
-  );
+  const tls = new Command('tls')
+    .description('The local certificate authority and client certificates for MQTT over TLS.')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ platform-emu tls ca > ca.pem\n  $ platform-emu tls client-cert --cn meter-001 --out certs',
+    );
   tls
     .command('ca')
     .description("Print the root certificate (PEM) TLS clients trust: the running emulator's, or the data directory's.")
