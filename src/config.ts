@@ -5,6 +5,9 @@ export type AuthMode = 'off' | 'on';
 /** How the MQTT broker treats a CONNECT: `anonymous` admits clients without credentials, `basic` requires them. */
 export type MqttAuthMode = 'anonymous' | 'basic';
 
+/** Whether MQTT over TLS asks clients for a certificate the credentials manager holds: `off` is one-way TLS. */
+export type TlsClientAuthMode = 'off' | 'required';
+
 export interface EmulatorOptions {
   /** REST port; 0 picks a free one. Default 8080. */
   port?: number;
@@ -59,11 +62,26 @@ export interface EmulatorOptions {
    * from a browser (CORS) and write to it: `https://app.example.test:3000`. docs/conventions.md, "Browsers".
    */
   allowOrigins?: string[];
+  /** MQTT over TLS port; 0 (the default here; `platform-emu start` uses 8883) picks a free one. */
+  mqttsPort?: number;
+  /** Also serve the REST port's routes (and KP1 over HTTP) over HTTPS on this port; 0 picks a free one. Default: no HTTPS. */
+  httpsPort?: number;
+  /** The server certificate (PEM file) of MQTTS and HTTPS instead of one the local certificate authority signs; needs `tlsKey`. */
+  tlsCert?: string;
+  /** The private key (PEM file) of `tlsCert`. */
+  tlsKey?: string;
+  /** Mutual TLS on the MQTTS port for every tenant that does not say otherwise (docs/services/credentials-manager.md). Default `off`. */
+  tlsClientAuth?: TlsClientAuthMode;
 }
 
-export type EmulatorConfig = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 'import' | 'adminToken'>> & {
+export type EmulatorConfig = Required<
+  Omit<EmulatorOptions, 'dataDir' | 'log' | 'import' | 'adminToken' | 'httpsPort' | 'tlsCert' | 'tlsKey'>
+> & {
   dataDir: string | undefined;
   adminToken?: string;
+  httpsPort?: number;
+  tlsCert?: string;
+  tlsKey?: string;
 };
 
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.json', import.meta.url));
@@ -83,6 +101,8 @@ export const START_DEFAULTS = {
   uploadTokenTtl: 3600,
   uploadLimit: 1024 ** 3,
   journalSize: 1000,
+  mqttsPort: 8883,
+  tlsClientAuth: 'off',
 } as const satisfies Partial<EmulatorOptions>;
 
 export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
@@ -111,11 +131,17 @@ export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
     journalSize: options.journalSize ?? START_DEFAULTS.journalSize,
     allowOrigins: checkAllowOrigins(options.allowOrigins ?? []),
     ...(options.adminToken ? { adminToken: options.adminToken } : {}),
+    // A library start on free ports runs beside others: no fixed MQTTS port unless asked (the CLI's start asks for 8883).
+    mqttsPort: options.mqttsPort ?? 0,
+    tlsClientAuth: options.tlsClientAuth ?? START_DEFAULTS.tlsClientAuth,
+    ...(options.httpsPort !== undefined ? { httpsPort: options.httpsPort } : {}),
+    ...(options.tlsCert !== undefined ? { tlsCert: options.tlsCert } : {}),
+    ...(options.tlsKey !== undefined ? { tlsKey: options.tlsKey } : {}),
   };
 }
 
 /** The URL a client uses for a port the emulator listens on: `localhost` for every interface, IPv6 in brackets. */
-export function listeningUrl(scheme: 'http' | 'mqtt', host: string, port: number): string {
+export function listeningUrl(scheme: 'http' | 'mqtt' | 'https' | 'mqtts', host: string, port: number): string {
   const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   return `${scheme}://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 }

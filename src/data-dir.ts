@@ -63,3 +63,9 @@ export async function adminTokenOf(dataDir: string): Promise<string | undefined>
   const key = await readKey(resolve(dataDir));
   return key ? signAdminToken(key, new Date()) : undefined;
 }
+
+/** The root certificate (PEM) of a data directory's local certificate authority; undefined where it has none yet. */
+export async function rootCertificateOf(dataDir: string): Promise<string | undefined> {
+  const { readAuthority } = await import('./tls/authority.js');
+  return (await readAuthority(resolve(dataDir)))?.certificate;
+}

@@ -4,12 +4,14 @@ import { signAdminToken } from './auth/tokens.js';
 import { listeningUrl, resolveConfig, type EmulatorOptions } from './config.js';
 import type { EmuContext } from './context.js';
 import { openStoreContext, setUpServices, tearDownServices } from './emulator/context.js';
-import { listen, restServer, type RestStatus } from './emulator/rest-server.js';
+import { httpsTwin, listen, restServer, type RestStatus } from './emulator/rest-server.js';
 import { initialState, replaceState, resetState } from './emulator/state.js';
 import { startGateway, type Gateway } from './gateway/index.js';
 import { emulatorHandle, type RunningEmulator, type TokenOptions } from './handle.js';
 import { EMULATOR_STOPPING } from './server/events.js';
 import { issueTestToken } from './oidc/test-tokens.js';
+import { authorityOf } from './tls/authority.js';
+import { serverCredentials } from './tls/server-credentials.js';
 
 export type { RunningEmulator, TokenOptions };
 
@@ -28,18 +30,26 @@ function adminTokenOf(ctx: EmuContext): () => string {
   return () => (token ??= signAdminToken(ctx.keys, ctx.clock.now()));
 }
 
-/**
- * Answers what was asked already, lets devices go, stops the services, then closes the state (connections forced after
- * 5 s).
- */
-async function stopEmulator(ctx: EmuContext, server: Server, gateway: Gateway, status: RestStatus): Promise<void> {
+/** Answers what was asked already, lets devices go, stops the services, then closes the state (connections forced after 5 s). */
+async function stopEmulator(
+  ctx: EmuContext,
+  server: Server,
+  gateway: Gateway,
+  status: RestStatus,
+  https?: Server,
+): Promise<void> {
   status.ready = false;
+  https?.close();
+  https?.closeIdleConnections();
   const closed = new Promise<void>((done) => server.close(() => done()));
   ctx.events.emit(EMULATOR_STOPPING);
   server.closeIdleConnections();
   await gateway.stop();
   await tearDownServices(ctx);
-  const force = setTimeout(() => server.closeAllConnections(), 5000);
+  const force = setTimeout(() => {
+    server.closeAllConnections();
+    https?.closeAllConnections();
+  }, 5000);
   await closed;
   clearTimeout(force);
   await ctx.store.close();
@@ -52,10 +62,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   // The signing key is awaited only before listening: a new directory's key is made while the state is seeded.
   const { ctx, keyReady } = await openStoreContext(config, log, false);
   let gateway: Gateway | undefined;
+  let https: Server | undefined;
   try {
     await setUpServices(ctx);
     await initialState(ctx, options.import);
-    const devices = (gateway = await startGateway(ctx));
+    const tls = await serverCredentials(ctx);
+    const caCertificate = (await authorityOf(ctx)).certificate;
+    const devices = (gateway = await startGateway(ctx, tls));
     const status: RestStatus = { url: '', ready: false };
     const adminToken = adminTokenOf(ctx);
     const issueToken = (request: TokenOptions = {}) => issueTestToken(ctx, { ...request, baseUrl: status.url });
@@ -63,11 +76,22 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     await keyReady;
     const { port } = await listen(server, config.port, config.host);
     status.url = listeningUrl('http', config.host, port);
-    // The lock file is the CLI's way to a running emulator, its admin token included (the file is readable by its owner
-    // only).
+    if (config.httpsPort !== undefined) {
+      https = httpsTwin(server, tls);
+      const secure = await listen(https, config.httpsPort, config.host).catch((err: NodeJS.ErrnoException) => {
+        throw err.code === 'EADDRINUSE'
+          ? new Error(
+              `The HTTPS port ${config.httpsPort} is in use. Pick another with --https-port, or 0 for a free one.`,
+            )
+          : err;
+      });
+      status.httpsUrl = listeningUrl('https', config.host, secure.port);
+    }
+    // The lock file is the CLI's way to a running emulator, its admin token included (the file is readable by its owner only).
     ctx.store.directoryLock?.update({
       url: status.url,
       mqttUrl: gateway.mqttUrl,
+      mqttsUrl: gateway.mqttsUrl,
       ...(config.auth === 'on' ? { adminToken: adminToken() } : {}),
     });
     status.ready = true;
@@ -80,15 +104,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       dataDir: config.dataDir ? resolve(config.dataDir) : undefined,
       mqttPort: gateway.mqttPort,
       mqttUrl: gateway.mqttUrl,
+      mqttsPort: gateway.mqttsPort,
+      mqttsUrl: gateway.mqttsUrl,
+      httpsUrl: status.httpsUrl,
+      caCertificate,
       adminToken,
       issueToken: (request) => issueToken(request).token,
       reset: (resetOptions) => resetState(ctx, resetOptions),
       replaceState: (document) => replaceState(ctx, document),
-      stop: () => (stopping ??= stopEmulator(ctx, server, devices, status)),
+      stop: () => (stopping ??= stopEmulator(ctx, server, devices, status, https)),
     });
     contexts.set(handle, ctx);
     return handle;
   } catch (err) {
+    https?.close();
     await gateway?.stop();
     await tearDownServices(ctx);
     await ctx.store.close();

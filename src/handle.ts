@@ -53,6 +53,13 @@ export interface RunningEmulator {
   /** The device gateway's MQTT port and `mqtt://host:port`. */
   mqttPort: number;
   mqttUrl: string;
+  /** MQTT over TLS: its port and `mqtts://host:port` (docs/devices.md, "TLS and certificates"). */
+  mqttsPort: number;
+  mqttsUrl: string;
+  /** With `httpsPort`: `https://host:port`, the REST port's routes over TLS. */
+  httpsUrl?: string;
+  /** The local certificate authority's root certificate (PEM): the `ca` a TLS client trusts. */
+  caCertificate: string;
   /** A signed access token of a fixture tenant (default: the default tenant, its first user's scopes). */
   token(options?: TokenOptions): string;
   /** The token the control plane (`/_emu`) needs with auth on (scope `emulator:admin`). */
@@ -93,6 +100,10 @@ export interface HandleParts {
   dataDir: string | undefined;
   mqttPort: number;
   mqttUrl: string;
+  mqttsPort: number;
+  mqttsUrl: string;
+  httpsUrl?: string;
+  caCertificate: string;
   adminToken: () => string;
   issueToken: (options?: TokenOptions) => string;
   reset: (options?: { empty?: boolean }) => Promise<void>;
@@ -126,6 +137,10 @@ export function emulatorHandle(ctx: EmuContext, parts: HandleParts): RunningEmul
     dataDir: parts.dataDir,
     mqttPort: parts.mqttPort,
     mqttUrl: parts.mqttUrl,
+    mqttsPort: parts.mqttsPort,
+    mqttsUrl: parts.mqttsUrl,
+    ...(parts.httpsUrl ? { httpsUrl: parts.httpsUrl } : {}),
+    caCertificate: parts.caCertificate,
     token: parts.issueToken,
     get adminToken() {
       return parts.adminToken();

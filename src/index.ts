@@ -11,13 +11,13 @@ export type {
   JournalFilter,
   SnapshotInfo,
 } from './handle.js';
-export type { EmulatorOptions, AuthMode, MqttAuthMode } from './config.js';
+export type { EmulatorOptions, AuthMode, MqttAuthMode, TlsClientAuthMode } from './config.js';
 export type { StateDocument } from './store/index.js';
 export type { ServiceDescriptor, Route } from './contract.js';
 export { services } from './services/index.js';
 export * from './simulator/index.js';
 export { Kp1Device, type Kp1Command, type Kp1ConnectOptions, type Kp1Reply } from './client/kp1-device.js';
-export { adminTokenOf, openDataDir, type StoppedEmulator } from './data-dir.js';
+export { adminTokenOf, openDataDir, rootCertificateOf, type StoppedEmulator } from './data-dir.js';
 export { readEmulatorLock, type EmulatorLock } from './client/emulator-lock.js';
 export { parseDuration } from './clock.js';
 export { EMULATOR_ADMIN_SCOPE } from './auth/tokens.js';

@@ -11,6 +11,7 @@ import memory from './memory.js';
 import reads from './reads.js';
 import testLoop from './test-loop.js';
 import timeSeries from './time-series.js';
+import tls from './tls.js';
 import ui from './ui.js';
 import writes from './writes.js';
 
@@ -27,4 +28,5 @@ export const figures = [
   cliLatency,
   filters,
   ui,
+  tls,
 ];

@@ -69,6 +69,7 @@ function describe(info: ReadyInfo, dir: string, logFile: string): string {
   return [
     `platform-emu running in the background (pid ${info.pid}) at ${info.url}`,
     `  MQTT   ${info.mqttUrl}`,
+    ...(info.mqttsUrl ? [`  MQTTS  ${info.mqttsUrl}`] : []),
     `  State  ${info.dataDir ?? `in memory (nothing is kept; its lock and log are in ${dir})`}`,
     `  Log    ${logFile}`,
     `  Stop   platform-emu stop${target}`,

@@ -1,5 +1,8 @@
 import { Command } from 'commander';
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { constants } from 'node:os';
 import type { RunningEmulator } from '../index.js';
 import { readyInfo, stopEmulator, type ReadyInfo } from './lifecycle.js';
@@ -12,7 +15,7 @@ const NOT_FOR_EXEC = new Set(['detach', 'detachedChild', 'json']);
 const NOT_FOUND = 127;
 
 /** What the command finds in its environment. */
-function environmentFor(emulator: RunningEmulator, info: ReadyInfo): NodeJS.ProcessEnv {
+function environmentFor(emulator: RunningEmulator, info: ReadyInfo, caFile: string): NodeJS.ProcessEnv {
   let token: string | undefined;
   try {
     token = emulator.token();
@@ -23,6 +26,8 @@ function environmentFor(emulator: RunningEmulator, info: ReadyInfo): NodeJS.Proc
     ...process.env,
     PLATFORM_EMU_URL: info.url,
     PLATFORM_EMU_MQTT_URL: info.mqttUrl,
+    PLATFORM_EMU_MQTTS_URL: info.mqttsUrl,
+    PLATFORM_EMU_CA: caFile,
     ...(token ? { PLATFORM_EMU_TOKEN: token } : {}),
     ...(info.adminToken ? { PLATFORM_EMU_ADMIN_TOKEN: info.adminToken } : {}),
   };
@@ -63,14 +68,19 @@ async function run(this: Command, argv: string[], options: StartOptions): Promis
 
   const emulator = await launch(options);
   let exitCode: number;
+  // The root certificate as a file, for clients that take a path (paho's tls_set(ca_certs=...)); gone with the run.
+  const caDir = await mkdtemp(join(tmpdir(), 'platform-emu-ca-'));
   try {
+    const caFile = join(caDir, 'ca.pem');
+    await writeFile(caFile, emulator.caCertificate);
     const info = await readyInfo(emulator, options.auth);
     if (!options.quiet)
       process.stderr.write(
         `platform-emu: emulator ready at ${info.url} (MQTT ${info.mqttUrl}); running ${argv.join(' ')}\n`,
       );
-    exitCode = await runCommand(argv, environmentFor(emulator, info));
+    exitCode = await runCommand(argv, environmentFor(emulator, info, caFile));
   } finally {
+    await rm(caDir, { recursive: true, force: true });
     await stopEmulator(emulator, options.exportOnExit).catch((err: Error) => {
       throw new CliError(`The command ran, but the emulator did not stop cleanly: ${err.message}`);
     });
@@ -87,17 +97,17 @@ export function execCommand(): Command {
     .passThroughOptions();
   for (const option of startCommand().options) {
     if (NOT_FOR_EXEC.has(option.attributeName())) continue;
-    if (option.attributeName() === 'port' || option.attributeName() === 'mqttPort') option.default(0);
+    if (['port', 'mqttPort', 'mqttsPort'].includes(option.attributeName())) option.default(0);
     command.addOption(option);
   }
   return command
     .addHelpText(
       'after',
       `
-Defaults for a CI job: free ports (--port 0, --mqtt-port 0) and in memory, unless --data-dir (or
+Defaults for a CI job: free ports (--port 0, --mqtt-port 0, --mqtts-port 0) and in memory, unless --data-dir (or
 PLATFORM_EMU_DATA) names a data directory. The command finds the emulator in its environment:
-PLATFORM_EMU_URL, PLATFORM_EMU_MQTT_URL, PLATFORM_EMU_TOKEN (a test token of the default tenant) and, with
---auth on, PLATFORM_EMU_ADMIN_TOKEN. Every other start flag works as in \`platform-emu start\`.
+PLATFORM_EMU_URL, PLATFORM_EMU_MQTT_URL, PLATFORM_EMU_MQTTS_URL, PLATFORM_EMU_CA (the root certificate's file),
+PLATFORM_EMU_TOKEN (a test token of the default tenant) and, with --auth on, PLATFORM_EMU_ADMIN_TOKEN. Every other start flag works as in \`platform-emu start\`.
 
 Exit code: the command's (128 + n when a signal n ended it; 127 when it cannot be run); 1 or 2 when the
 emulator cannot start.

@@ -13,6 +13,9 @@ export interface ReadyInfo {
   mqttUrl: string;
   port: number;
   mqttPort: number;
+  /** MQTT over TLS. */
+  mqttsUrl: string;
+  mqttsPort: number;
   pid: number;
   /** null in memory. */
   dataDir: string | null;
@@ -30,6 +33,8 @@ export async function readyInfo(emulator: RunningEmulator, auth: string, runLock
     mqttUrl: emulator.mqttUrl,
     port: emulator.port,
     mqttPort: emulator.mqttPort,
+    mqttsUrl: emulator.mqttsUrl,
+    mqttsPort: emulator.mqttsPort,
     pid: process.pid,
     dataDir: emulator.dataDir ?? null,
   };
@@ -39,6 +44,7 @@ export async function readyInfo(emulator: RunningEmulator, auth: string, runLock
   lock?.update({
     url: emulator.url,
     mqttUrl: emulator.mqttUrl,
+    mqttsUrl: emulator.mqttsUrl,
     ...(info.adminToken ? { adminToken: info.adminToken } : {}),
   });
   return info;

@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   logs: async () => (await import('./logs.js')).logsCommand(),
   clock: async () => (await import('./clock.js')).clockCommand(),
   faults: async () => (await import('./faults.js')).faultsCommand(),
+  tls: async () => (await import('./tls.js')).tlsCommand(),
 };
 
 /**

@@ -1,4 +1,4 @@
-import type { AuthMode, MqttAuthMode } from '../index.js';
+import type { AuthMode, MqttAuthMode, TlsClientAuthMode } from '../index.js';
 
 /** The flags of `start` (also taken by `exec` and the detached child). */
 export interface StartOptions {
@@ -27,4 +27,9 @@ export interface StartOptions {
   adminToken?: string;
   log?: 'requests';
   allowOrigin: string[];
+  mqttsPort: number;
+  httpsPort?: number;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsClientAuth: TlsClientAuthMode;
 }

@@ -16,6 +16,15 @@ function parseCompat(value: string, previous: Record<string, string> = {}): Reco
   return { ...previous, [match[1]]: match[2] };
 }
 
+/**
+ * A start that names its REST or MQTT port but not its MQTTS port (tests and scripts on free ports) gets a free
+ * MQTTS port, so that such emulators still run side by side; a start that names none uses 8883 as it uses 1883.
+ */
+export function freeMqttsPortBeside(command: Command, options: StartOptions): void {
+  const named = (name: string) => ['cli', 'env'].includes(command.getOptionValueSource(name) ?? '');
+  if (!named('mqttsPort') && (named('port') || named('mqttPort'))) options.mqttsPort = 0;
+}
+
 /** What `platform-emu token` needs to find this emulator: nothing for the default data directory. */
 function tokenTarget(emulator: RunningEmulator): string {
   if (!emulator.dataDir) return ` --url ${emulator.url}`;
@@ -26,7 +35,12 @@ function tokenTarget(emulator: RunningEmulator): string {
 export function portInUse(err: unknown, options: StartOptions): CliError | undefined {
   const error = err as NodeJS.ErrnoException & { port?: number; address?: string };
   if (error?.code !== 'EADDRINUSE') return undefined;
-  const flag = error.port === options.mqttPort && error.port !== options.port ? '--mqtt-port' : '--port';
+  const flag =
+    error.port === options.mqttPort && error.port !== options.port
+      ? '--mqtt-port'
+      : error.port === options.httpsPort && error.port !== options.port
+        ? '--https-port'
+        : '--port';
   return new CliError(
     `Port ${error.port} on ${error.address} is already in use: choose another with ${flag} (0 picks a free one).`,
   );
@@ -66,6 +80,10 @@ function banner(emulator: RunningEmulator, options: StartOptions, modules: Banne
     `${chalk.bold('Dashboard')} ${chalk.cyan(`${url}/_emu/ui/`)}`,
     ...(options.auth === 'on' ? [`${chalk.bold('Admin')}     ${adminHint(emulator, options)}`] : []),
     `${chalk.bold('MQTT')}      ${chalk.cyan(emulator.mqttUrl)}   ${chalk.dim('(KP1 devices; also POST /kp1/... on the REST port)')}`,
+    `${chalk.bold('MQTTS')}     ${chalk.cyan(emulator.mqttsUrl)}   ${chalk.dim(`(TLS, client certificates ${options.tlsClientAuth === 'required' ? 'required' : 'optional'}; root certificate: platform-emu tls ca, or ${url}/_emu/tls/ca.pem)`)}`,
+    ...(emulator.httpsUrl
+      ? [`${chalk.bold('HTTPS')}     ${chalk.cyan(emulator.httpsUrl)}   ${chalk.dim('(the REST port over TLS)')}`]
+      : []),
     '',
     chalk.dim(`Try: curl ${url}/epr/api/v1/endpoints`),
   ];
@@ -111,6 +129,11 @@ export async function launch(options: StartOptions): Promise<RunningEmulator> {
       allowHosts: options.allowHost,
       allowOrigins: options.allowOrigin,
       adminToken: options.adminToken,
+      mqttsPort: options.mqttsPort,
+      httpsPort: options.httpsPort,
+      tlsCert: options.tlsCert,
+      tlsKey: options.tlsKey,
+      tlsClientAuth: options.tlsClientAuth,
       log: (m) => process.stderr.write(`${chalk.yellow('warning')} ${m}\n`),
     });
   } catch (err) {
@@ -298,6 +321,39 @@ export function startCommand(): Command {
       ).env('PLATFORM_EMU_ADMIN_TOKEN'),
     )
     .addOption(
+      new Option(
+        '--mqtts-port <port>',
+        'MQTT over TLS port (0 picks a free one; default 8883, or a free one when --port or --mqtt-port is named)',
+      )
+        .env('PLATFORM_EMU_MQTTS_PORT')
+        .default(START_DEFAULTS.mqttsPort)
+        .argParser(parsePort),
+    )
+    .addOption(
+      new Option(
+        '--https-port <port>',
+        'also serve the REST port (and KP1 over HTTP) over HTTPS on this port (0 picks a free one)',
+      )
+        .env('PLATFORM_EMU_HTTPS_PORT')
+        .argParser(parsePort),
+    )
+    .addOption(
+      new Option(
+        '--tls-cert <file>',
+        'server certificate (PEM) of MQTTS and HTTPS instead of one the local certificate authority signs',
+      ).env('PLATFORM_EMU_TLS_CERT'),
+    )
+    .addOption(new Option('--tls-key <file>', 'private key (PEM) of --tls-cert').env('PLATFORM_EMU_TLS_KEY'))
+    .addOption(
+      new Option(
+        '--tls-client-auth <mode>',
+        'MQTTS: "off" is one-way TLS, "required" refuses clients without a certificate the credentials manager holds (a tenant may override)',
+      )
+        .choices(['off', 'required'])
+        .env('PLATFORM_EMU_TLS_CLIENT_AUTH')
+        .default(START_DEFAULTS.tlsClientAuth),
+    )
+    .addOption(
       new Option('--log <what>', 'print one line per REST request and KP1 message as it happens')
         .choices(['requests'])
         .env('PLATFORM_EMU_LOG'),
@@ -306,7 +362,7 @@ export function startCommand(): Command {
     .addOption(
       new Option(
         '--json',
-        'print one JSON line when ready: url, mqttUrl, port, mqttPort, pid, dataDir (and adminToken when auth is on)',
+        'print one JSON line when ready: url, mqttUrl, mqttsUrl, port, mqttPort, mqttsPort, pid, dataDir (and adminToken when auth is on)',
       ).env('PLATFORM_EMU_JSON'),
     )
     .addOption(
@@ -334,6 +390,7 @@ Examples:
       ) {
         options.inMemory = false;
       }
+      freeMqttsPortBeside(this, options);
       return run(options);
     });
 }

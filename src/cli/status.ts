@@ -20,6 +20,8 @@ export interface Status {
   mqttUrl?: string;
   port?: number;
   mqttPort?: number;
+  mqttsUrl?: string;
+  mqttsPort?: number;
   dataDir?: string | null;
   inMemory?: boolean;
   auth?: string;
@@ -50,6 +52,7 @@ async function statusOf(options: StatusOptions): Promise<Status> {
       ? { running: true, ready: false, pid: lock.pid, ...(lock.url ? { url: lock.url } : {}) }
       : { running: false };
   const mqtt = (health.mqtt ?? {}) as { url?: string; port?: number };
+  const mqtts = (health.mqtts ?? {}) as { url?: string; port?: number };
   const startedAt = typeof health.startedAt === 'string' ? Date.parse(health.startedAt) : NaN;
   return {
     running: true,
@@ -59,6 +62,8 @@ async function statusOf(options: StatusOptions): Promise<Status> {
     mqttUrl: mqtt.url,
     port: Number(new URL(url).port),
     mqttPort: mqtt.port,
+    mqttsUrl: mqtts.url,
+    mqttsPort: mqtts.port,
     dataDir: (health.dataDir as string | null | undefined) ?? null,
     inMemory: health.inMemory as boolean | undefined,
     auth: health.auth,
@@ -88,6 +93,7 @@ function describe(status: Status, options: StatusOptions): string {
     `platform-emu ${status.version ?? ''} running (pid ${status.pid}${status.uptimeSeconds !== undefined ? `, up ${duration(status.uptimeSeconds)}` : ''}, auth ${status.auth})`,
     `  REST     ${status.url}`,
     `  MQTT     ${status.mqttUrl}`,
+    ...(status.mqttsUrl ? [`  MQTTS    ${status.mqttsUrl}`] : []),
     `  State    ${status.dataDir ?? 'in memory'}`,
     `  Records  ${counts.join(', ') || 'none'}`,
     `  Faults   ${status.faults?.length ? status.faults.map((f) => JSON.stringify(f)).join('\n           ') : 'none'}`,
@@ -105,7 +111,7 @@ export function statusCommand(): Command {
     .description('Is an emulator running? Its pid, URLs, uptime, records per service and active faults.')
     .option(
       '--json',
-      'print it as JSON: { running, pid, url, mqttUrl, port, mqttPort, dataDir, uptimeSeconds, counts, faults, ... }',
+      'print it as JSON: { running, pid, url, mqttUrl, mqttsUrl, port, mqttPort, mqttsPort, dataDir, uptimeSeconds, counts, faults, ... }',
     )
     .addOption(dataOption())
     .addOption(urlOption())

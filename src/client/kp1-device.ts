@@ -32,6 +32,11 @@ export interface Kp1ConnectOptions {
   connectTimeoutMs?: number;
   /** How long a request waits for its `/status` or `/error` reply. */
   replyTimeoutMs?: number;
+  /** MQTT over TLS (an `mqtts://` URL): the root certificate (PEM) to trust, e.g. the emulator's `caCertificate`. */
+  ca?: string | Buffer;
+  /** MQTT over TLS: the client certificate (PEM, its chain may follow) and its private key, for mutual TLS. */
+  cert?: string | Buffer;
+  key?: string | Buffer;
 }
 
 interface Pending {
@@ -61,7 +66,9 @@ interface Watched {
   topic: string;
 }
 
-type ConnectionOptions = Required<Omit<Kp1ConnectOptions, 'clientId' | 'username' | 'password'>>;
+type ConnectionOptions = Required<
+  Omit<Kp1ConnectOptions, 'clientId' | 'username' | 'password' | 'ca' | 'cert' | 'key'>
+>;
 
 /**
  * A device speaking KP1 over MQTT for one endpoint token: requests with request ids and their replies, the `cex`
@@ -103,12 +110,23 @@ export class Kp1Device extends EventEmitter {
       clientId: options.clientId ?? `platform-emu-${process.pid}-${randomBytes(8).toString('hex')}`,
       ...(options.username !== undefined ? { username: options.username } : {}),
       ...(options.password !== undefined ? { password: options.password } : {}),
+      ...(options.ca !== undefined ? { ca: options.ca } : {}),
+      ...(options.cert !== undefined ? { cert: options.cert } : {}),
+      ...(options.key !== undefined ? { key: options.key } : {}),
       reconnectPeriod: 0,
       connectTimeout: resolved.connectTimeoutMs,
       clean: true,
     });
     (client.stream as { setNoDelay?: (noDelay: boolean) => void }).setNoDelay?.(true);
-    const { clientId: _clientId, username: _username, password: _password, ...rest } = resolved;
+    const {
+      clientId: _clientId,
+      username: _username,
+      password: _password,
+      ca: _ca,
+      cert: _cert,
+      key: _key,
+      ...rest
+    } = resolved;
     const device = new Kp1Device(client, rest);
     await client.subscribeAsync(`${device.base('cex')}/command/+/status`, { qos: 1 });
     return device;

@@ -13,6 +13,10 @@ export interface RunningFacts {
   mqttUrl: string;
   mqttPort: number;
   startedAt: string;
+  mqttsUrl: string;
+  mqttsPort: number;
+  /** With `--https-port`: the REST port's twin over TLS. */
+  httpsUrl?: () => string | undefined;
 }
 
 /** The records a service holds in its collections: what the dashboard's overview and `platform-emu status` show. */
@@ -39,6 +43,13 @@ export function healthAnswer(ctx: EmuContext, facts: RunningFacts): Record<strin
       auth: config.mqttAuth,
       onlineEndpoints: onlineEndpointCount(ctx),
     },
+    mqtts: {
+      url: facts.mqttsUrl,
+      port: facts.mqttsPort,
+      clientAuth: config.tlsClientAuth,
+      caUrl: `${url}/_emu/tls/ca.pem`,
+    },
+    ...(facts.httpsUrl?.() ? { httpsUrl: facts.httpsUrl() } : {}),
     clock: presentClock(ctx),
     faults: faultsOf(ctx).list(),
     journal: { size: config.journalSize, lastSeq: journalOf(ctx).lastSeq },

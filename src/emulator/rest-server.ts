@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { EmuContext } from '../context.js';
 import { kp1HttpRouter, type Gateway } from '../gateway/index.js';
@@ -9,12 +10,16 @@ import { oidcRouter } from '../oidc/router.js';
 import { uiRouter } from '../ui/server.js';
 import { healthAnswer } from './health.js';
 import { openApiRouter } from './openapi-router.js';
+import { tlsRouter } from './tls-router.js';
+import type { ServerCredentials } from '../tls/server-credentials.js';
 import { importState, replaceState, resetState } from './state.js';
 
 /** What the REST port shows of the running emulator: set once it listens, `ready` false again while it stops. */
 export interface RestStatus {
   url: string;
   ready: boolean;
+  /** With `--https-port`, once it listens. */
+  httpsUrl?: string;
 }
 
 export interface RestServerOptions {
@@ -37,6 +42,9 @@ export function restServer(ctx: EmuContext, options: RestServerOptions): Server 
     mqttUrl: gateway.mqttUrl,
     mqttPort: gateway.mqttPort,
     startedAt: options.startedAt,
+    mqttsUrl: gateway.mqttsUrl,
+    mqttsPort: gateway.mqttsPort,
+    httpsUrl: () => status.httpsUrl,
   };
   const control = controlRouter(ctx, {
     health: () => healthAnswer(ctx, facts),
@@ -57,6 +65,7 @@ export function restServer(ctx: EmuContext, options: RestServerOptions): Server 
       ...ctx.services.flatMap((s) => (s.controlPlane ? [{ path: '/_emu', router: s.controlPlane(ctx) }] : [])),
       { path: '/_emu', router: uiRouter(ctx, dashboardFacts) },
       { path: '/_emu/openapi.json', router: openApiRouter(ctx) },
+      { path: '/_emu/tls', router: tlsRouter(ctx) },
       { path: '/kp1', router: kp1HttpRouter(ctx) },
       { path: '/auth', router: oidcRouter(ctx) },
     ],
@@ -64,6 +73,15 @@ export function restServer(ctx: EmuContext, options: RestServerOptions): Server 
   const server = createServer({ keepAliveTimeout: 5000 }, app);
   server.on('clientError', onClientError);
   return server;
+}
+
+/** `--https-port`: the same routes over TLS, answered by the REST server's own request handler. */
+export function httpsTwin(server: Server, tls: ServerCredentials): Server {
+  const twin = createHttpsServer({ cert: tls.cert, key: tls.key, keepAliveTimeout: 5000 }, (req, res) =>
+    server.emit('request', req, res),
+  );
+  twin.on('clientError', onClientError);
+  return twin;
 }
 
 export function listen(server: Server, port: number, host: string): Promise<AddressInfo> {

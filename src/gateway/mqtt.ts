@@ -1,10 +1,12 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Aedes, Client } from 'aedes';
 import { listeningUrl } from '../config.js';
 import type { DevicePush, EmuContext } from '../context.js';
 import { applyBrokerRules, isKp1Topic, isPlatformTopic } from './broker-rules.js';
 import { MqttDelivery, mqttDevicePush } from './mqtt-delivery.js';
 import { mqttAuthenticate } from './mqtt-auth.js';
+import { useCredentials } from './credential-login.js';
 import { MqttRequests } from './mqtt-requests.js';
 import { logRefusedVersions } from './mqtt-versions.js';
 import { limitPacketSize, maxPacketSize, PACKET_HEADROOM } from './packet-limit.js';
@@ -15,6 +17,8 @@ export interface MqttGateway {
   port: number;
   url: string;
   devices: DevicePush;
+  /** Hands a connection of another listener (MQTT over TLS) to the same broker; the connection aedes reads. */
+  handle(socket: Socket): Duplex;
   close(): Promise<void>;
 }
 
@@ -27,6 +31,7 @@ async function createBroker(ctx: EmuContext, delivery: MqttDelivery, requests: M
   const broker = await Broker.createBroker({ authenticate: mqttAuthenticate(ctx) });
   delivery.attach(broker, applyBrokerRules(broker, ctx.log));
   guardSessions(broker, ctx.log);
+  useCredentials(ctx, broker);
   broker.on('publish', (packet, client) => {
     if (!client || !isKp1Topic(packet.topic) || isPlatformTopic(packet.topic)) return;
     requests.received(
@@ -43,7 +48,7 @@ async function createBroker(ctx: EmuContext, delivery: MqttDelivery, requests: M
 }
 
 /** A connection with the packet size limit, handed to the broker (started first if need be). */
-function accept(ctx: EmuContext, socket: Socket, broker: Aedes | Promise<Aedes>): void {
+function accept(ctx: EmuContext, socket: Socket, broker: Aedes | Promise<Aedes>): Duplex {
   socket.setNoDelay(true);
   const limit = maxPacketSize(ctx.config.bodyLimit);
   const connection = limitPacketSize(socket, limit, (err, closed) => {
@@ -53,7 +58,10 @@ function accept(ctx: EmuContext, socket: Socket, broker: Aedes | Promise<Aedes>)
       `MQTT ${who} sent ${err.message} (the body limit, ${ctx.config.bodyLimit}, plus ${PACKET_HEADROOM / 1024} KiB): connection closed.`,
     );
   });
-  if (!(broker instanceof Promise)) return void broker.handle(connection);
+  if (!(broker instanceof Promise)) {
+    broker.handle(connection);
+    return connection;
+  }
   broker.then(
     (ready) => ready.handle(connection),
     (err: Error) => {
@@ -61,6 +69,7 @@ function accept(ctx: EmuContext, socket: Socket, broker: Aedes | Promise<Aedes>)
       connection.destroy();
     },
   );
+  return connection;
 }
 
 async function listenMqtt(server: Server, port: number, host: string): Promise<number> {
@@ -96,12 +105,13 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
   let brokerReady: Promise<Aedes> | undefined;
   const startBroker = () =>
     (brokerReady ??= createBroker(ctx, delivery, requests).then((started) => (broker = started)));
-  const server = createServer((socket) => accept(ctx, socket, broker ?? startBroker()));
+  const server = createServer((socket) => void accept(ctx, socket, broker ?? startBroker()));
   const port = await listenMqtt(server, options.port, options.host);
   return {
     port,
     url: listeningUrl('mqtt', options.host, port),
     devices: mqttDevicePush(ctx, delivery),
+    handle: (socket) => accept(ctx, socket, broker ?? startBroker()),
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Requests already received are answered before the connections close.

@@ -1,5 +1,6 @@
 import type { Aedes, AuthenticateError, Client } from 'aedes';
 import { isKp1Topic } from './broker-rules.js';
+import { tlsPeerOf } from './tls-listener.js';
 
 /**
  * Who an MQTT session belongs to. A client id names a session (its subscriptions and, with `clean: false`, the
@@ -17,10 +18,13 @@ const ANONYMOUS = 'anonymous';
 
 /**
  * The identity a connection proves: its basic credentials' username (checked by the authenticate hook before this
- * is asked), else anonymous. A login by client certificate adds `x509:<fingerprint>` here.
+ * is asked), else the client certificate it presented over TLS (the handshake proved it holds the key), else
+ * anonymous.
  */
-export function connectionIdentity(_client: Client, username: string | undefined): string {
-  return username ? `basic:${username}` : ANONYMOUS;
+export function connectionIdentity(client: Client, username: string | undefined): string {
+  if (username) return `basic:${username}`;
+  const certificate = tlsPeerOf(client.conn)?.certificate;
+  return certificate ? `x509:${certificate.fingerprint256}` : ANONYMOUS;
 }
 
 interface Owner {

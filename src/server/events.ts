@@ -35,6 +35,16 @@ export const DEVICE_CHANGED = 'ui:device';
 /** The emulator is stopping: open event streams end. */
 export const EMULATOR_STOPPING = 'emulator:stopping';
 
+/** Basic or X.509 credentials changed state (`CredentialChange`): the gateway disconnects the clients they logged in. */
+export const CREDENTIAL_CHANGED = 'credential:changed';
+
+export interface CredentialChange {
+  kind: 'basic' | 'x509';
+  id: string;
+  tenantId: string;
+  state: 'Active' | 'Inactive' | 'Suspended' | 'Revoked';
+}
+
 export interface ClockChange {
   now: Date;
   mode: 'real' | 'frozen' | 'offset';

@@ -10,6 +10,13 @@ export interface MqttLogin {
   password?: string;
 }
 
+/** MQTT over TLS: the root certificate to trust, and for mutual TLS the client certificate and key (PEM). */
+export interface TlsLogin {
+  ca?: string | Buffer;
+  cert?: string | Buffer;
+  key?: string | Buffer;
+}
+
 /** One device to simulate: its token, and its endpoint id (to register, or as known). */
 export interface DeviceIdentity {
   token?: string;
@@ -27,6 +34,8 @@ export interface FleetOptions {
   rest?: EmulatorClient;
   /** MQTT login of every device (CONNECT username and password). */
   login?: MqttLogin;
+  /** With an `mqtts://` URL: what the TLS connection trusts and presents. */
+  tls?: TlsLogin;
   /** Every event of every device, as it happens (also those before the devices are returned). */
   onEvent?: (event: DeviceEvent) => void;
 }
@@ -83,12 +92,12 @@ export async function startFleet(options: FleetOptions): Promise<DeviceSimulatio
  * device that never hears of its commands, and the connection now speaks for the endpoint (spec 4, Pushes).
  */
 async function connectKp1(
-  { mqttUrl, appVersion, login }: FleetOptions,
+  { mqttUrl, appVersion, login, tls }: FleetOptions,
   token: string,
 ): Promise<Kp1Device | ConnectFailure> {
   let device: Kp1Device;
   try {
-    device = await Kp1Device.connect({ mqttUrl, appVersion, token, ...login });
+    device = await Kp1Device.connect({ mqttUrl, appVersion, token, ...login, ...tls });
   } catch (err) {
     return { token, message: connectFailure(mqttUrl, err as Error & { code?: unknown }, login) };
   }
@@ -108,7 +117,10 @@ async function connectKp1(
 /** CONNACK return codes 4 and 5 (MQTT 3.1.1): the login was refused. */
 const LOGIN_REFUSALS: Record<number, (login: MqttLogin | undefined) => string> = {
   4: (login) => (login ? `bad user name or password (user name "${login.username}")` : 'bad user name or password'),
-  5: (login) => (login ? 'not authorized' : 'not authorized: the broker requires a user name and password'),
+  5: (login) =>
+    login
+      ? 'not authorized'
+      : 'not authorized: the broker requires a user name and password, or (MQTTS) a client certificate the credentials manager holds and that is neither suspended, revoked nor expired',
 };
 
 function connectFailure(mqttUrl: string, err: Error & { code?: unknown }, login: MqttLogin | undefined): string {

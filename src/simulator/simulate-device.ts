@@ -38,7 +38,7 @@ export interface BehaviourOptions {
 
 export interface SimulateDeviceOptions extends BehaviourOptions {
   /** The emulator: the handle `startEmulator()` returns (its `url` and `mqttUrl`), or the REST URL of a running one. */
-  emulator?: string | { url: string; mqttUrl?: string; adminToken?: string };
+  emulator?: string | { url: string; mqttUrl?: string; mqttsUrl?: string; caCertificate?: string; adminToken?: string };
   /** The broker; default: the emulator's `mqttUrl`, else what its `GET /_emu/health` reports. */
   mqttUrl?: string;
   appVersion: string;
@@ -63,6 +63,13 @@ export interface SimulateDeviceOptions extends BehaviourOptions {
   username?: string;
   /** MQTT login password; needs `username`. */
   password?: string;
+  /** Connect over MQTT over TLS: to the emulator's `mqttsUrl` (or `mqttUrl` when it is `mqtts://`). */
+  tls?: boolean;
+  /** With `tls`: the root certificate (PEM) to trust; default the emulator's (`caCertificate`, or `GET /_emu/tls/ca.pem`). */
+  ca?: string | Buffer;
+  /** With `tls`: a client certificate (PEM) and its key, for mutual TLS. */
+  cert?: string | Buffer;
+  key?: string | Buffer;
   /** Every event as it happens, including `registered` and `connected` before the device is returned. */
   onEvent?: (event: DeviceEvent) => void;
 }
@@ -137,7 +144,14 @@ export async function simulateDevice(options: SimulateDeviceOptions): Promise<Si
   const behaviour = await behaviourFrom(options);
   const login = mqttLogin(options);
   const emulator = typeof options.emulator === 'string' ? { url: options.emulator } : options.emulator;
-  let mqttUrl = options.mqttUrl ?? emulator?.mqttUrl;
+  if ((options.cert === undefined) !== (options.key === undefined))
+    throw new SimulatorOptionsError(
+      'A client certificate (cert) needs its private key (key), and a key its certificate.',
+    );
+  if (!options.tls && (options.ca ?? options.cert) !== undefined)
+    throw new SimulatorOptionsError('ca, cert and key are for MQTT over TLS: add tls: true.');
+  let mqttUrl = options.mqttUrl ?? (options.tls ? emulator?.mqttsUrl : emulator?.mqttUrl);
+  let ca = options.ca ?? (options.tls ? emulator?.caCertificate : undefined);
   // Why the REST side is needed, as the end of the message when the emulator's URL is missing.
   const needsRest = options.register
     ? ' to register the endpoint'
@@ -145,11 +159,18 @@ export async function simulateDevice(options: SimulateDeviceOptions): Promise<Si
       ? ' to upload a file'
       : !mqttUrl
         ? ', or mqttUrl'
-        : undefined;
+        : options.tls && ca === undefined
+          ? ' to fetch its root certificate, or ca'
+          : undefined;
   const auth = { ...options, adminToken: options.adminToken ?? emulator?.adminToken };
   const target = needsRest ? await openEmulator(requireUrl(emulator?.url, needsRest), auth) : undefined;
-  mqttUrl ??= target?.health.mqtt?.url;
-  if (!mqttUrl) throw new SimulatorOptionsError(`The emulator at ${emulator?.url} reports no MQTT URL; give mqttUrl.`);
+  mqttUrl ??= options.tls ? (target?.health.mqtts as { url?: string } | undefined)?.url : target?.health.mqtt?.url;
+  if (!mqttUrl)
+    throw new SimulatorOptionsError(
+      `The emulator at ${emulator?.url} reports no ${options.tls ? 'MQTTS' : 'MQTT'} URL; give mqttUrl.`,
+    );
+  if (options.tls && ca === undefined && target)
+    ca = (await target.client.request('GET', '/_emu/tls/ca.pem')).raw.toString('utf8');
   const [device] = await startFleet({
     appVersion: options.appVersion,
     devices: [{ token: options.token, endpointId: options.endpointId }],
@@ -158,6 +179,7 @@ export async function simulateDevice(options: SimulateDeviceOptions): Promise<Si
     registerWith: options.register ? target!.client : undefined,
     rest: target?.client,
     login,
+    ...(options.tls ? { tls: { ca, cert: options.cert, key: options.key } } : {}),
     onEvent: options.onEvent,
   });
   return device;

@@ -7,6 +7,7 @@ export interface LockInfo {
   startedAt: string;
   url?: string;
   mqttUrl?: string;
+  mqttsUrl?: string;
   /** With auth on: the token the control plane (`/_emu`) needs. The file is readable by its owner only. */
   adminToken?: string;
 }

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { EmuContext } from '../context.js';
 import type { Route } from '../contract.js';
-import { deviceConnections, type DeviceConnection } from '../gateway/index.js';
+import { connectionLogin, deviceConnections, type DeviceConnection } from '../gateway/index.js';
 import { notFound } from '../server/errors.js';
 import { pageParams, paginate } from '../server/pagination.js';
 import { queryString } from '../server/params.js';
@@ -9,6 +9,12 @@ import { endpointQueryOf, listEndpoints } from '../services/epr/listing.js';
 import { findTenant } from '../services/tenant-manager/tenants.js';
 
 export const ONLINE_PAGE_SIZE = 50;
+
+/** A connection with how it logged in (`login`: TLS or not, and the credential), while it is online. */
+function withLogin(ctx: EmuContext, connection: DeviceConnection) {
+  const login = connection.online ? connectionLogin(ctx, connection.endpointId) : undefined;
+  return login ? { ...connection, login } : connection;
+}
 
 /**
  * `GET /_emu/connections/online`: the tenant's endpoints online now, a page at a time (`offset`, `limit`), selected
@@ -35,7 +41,7 @@ export function onlineEndpoints(ctx: EmuContext, req: Request) {
       appVersion: e.appVersion,
       metadata: e.metadata,
       metadataUpdatedDate: e.metadataUpdatedDate ?? e.createdDate,
-      connection: online.get(e.endpointId),
+      connection: withLogin(ctx, online.get(e.endpointId)!),
     })),
   };
 }
@@ -51,7 +57,7 @@ export const connectionRoutes: Route[] = [
     path: '/connections',
     scope: null,
     summary: "The endpoints' connection state",
-    handler: (req, res) => res.json(deviceConnections(req.ctx)),
+    handler: (req, res) => res.json(deviceConnections(req.ctx).map((c) => withLogin(req.ctx, c))),
   },
   {
     method: 'GET',

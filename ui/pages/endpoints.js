@@ -17,11 +17,23 @@ function metadataValue(text) {
  * The endpoint register, a page at a time (the REST list's offset and limit), filtered on the server. "Online only"
  * pages the control plane's list of online endpoints instead, with the same filters: no id list in the URL.
  */
+/** ` (TLS, X.509 meter-001)`, ` (basic meter-login)`, or nothing for a plain anonymous connection. */
+function loginText(login) {
+  if (!login) return '';
+  const credential = login.credential
+    ? `${login.credential.kind === 'x509' ? 'X.509' : 'basic'} ${login.credential.name}`
+    : '';
+  const parts = [login.tls ? 'TLS' : '', credential].filter(Boolean);
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
 export async function render(main, _params, { tenant } = {}) {
   const initial = new URLSearchParams(location.hash.split('?')[1] ?? '');
   const apps = await api('GET', '/app-manager/api/v1/applications').catch(() => []);
   const connections = await api('GET', '/_emu/connections').catch(() => []);
   const online = new Set(connections.filter((c) => c.online).map((c) => c.endpointId));
+  // How each online endpoint's connection logged in: over TLS or not, and with which credential.
+  const logins = new Map(connections.filter((c) => c.login).map((c) => [c.endpointId, c.login]));
 
   const search = h('input', { type: 'search', placeholder: 'meter-001, meter-002', value: initial.get('id') ?? '' });
   const app = h(
@@ -79,7 +91,9 @@ export async function render(main, _params, { tenant } = {}) {
             'td',
             {},
             h('span', { class: `dot${online.has(e.endpointId) ? ' on' : ''}`, 'aria-hidden': 'true' }),
-            online.has(e.endpointId) ? 'online' : 'offline',
+            online.has(e.endpointId)
+              ? `online${loginText(logins.get(e.endpointId) ?? e.connection?.login)}`
+              : 'offline',
           ),
           h(
             'td',

@@ -56,4 +56,9 @@ export interface SimulateOptions extends TargetOptions {
   upload?: string;
   username?: string;
   password?: string;
+  /** MQTT over TLS; `ca`, `cert` and `key` are PEM files. */
+  tls?: boolean;
+  ca?: string;
+  cert?: string;
+  key?: string;
 }

@@ -89,7 +89,11 @@ export function simulateCommand(): Command {
         'PLATFORM_EMU_MQTT_USERNAME',
       ),
     )
-    .addOption(new Option('--password <password>', 'MQTT login password').env('PLATFORM_EMU_MQTT_PASSWORD'));
+    .addOption(new Option('--password <password>', 'MQTT login password').env('PLATFORM_EMU_MQTT_PASSWORD'))
+    .option('--tls', "connect over MQTT over TLS (the emulator's MQTTS port; its root certificate unless --ca)")
+    .addOption(new Option('--ca <file>', 'with --tls: root certificate (PEM) to trust').env('PLATFORM_EMU_CA'))
+    .option('--cert <file>', 'with --tls: client certificate (PEM), for mutual TLS (platform-emu tls client-cert)')
+    .option('--key <file>', 'with --tls: private key (PEM) of --cert');
   for (const option of targetOptions()) command.addOption(option);
   return command
     .addHelpText(
@@ -106,7 +110,8 @@ Examples:
   $ platform-emu device simulate --app-version tracker-v1 --register --fleet 50 --telemetry 'lat=52.0..52.6,lon=13.0..13.8' --interval 5000
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-003-token --metadata '{"firmware":"1.2.0"}'
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-002-token --upload photo.jpg
-  $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token --username meter-001 --password meter-001-password`,
+  $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token --username meter-001 --password meter-001-password
+  $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token --tls --cert client.crt --key client.key`,
     )
     .action(run);
 }

@@ -1,6 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import type { DeviceSimulation } from '../../simulator/device.js';
-import { DeviceConnectError } from '../../simulator/errors.js';
-import { startFleet } from '../../simulator/fleet.js';
+import { DeviceConnectError, SimulatorOptionsError } from '../../simulator/errors.js';
+import { startFleet, type TlsLogin } from '../../simulator/fleet.js';
 import { behaviourFrom, mqttLogin } from '../../simulator/simulate-device.js';
 import { planFleet } from './plan.js';
 import { createReporter, type Report } from './reporter.js';
@@ -41,9 +42,13 @@ async function simulate(options: SimulateOptions, report: Report): Promise<numbe
     upload: options.upload,
   });
   const login = mqttLogin(options);
-  const target =
-    options.register || options.upload !== undefined || !options.mqttUrl ? await connectTarget(options) : undefined;
-  const mqttUrl = mqttUrlOf(target, options);
+  const tls = await tlsFiles(options);
+  const needsTarget =
+    options.register || options.upload !== undefined || !options.mqttUrl || (tls !== undefined && tls.ca === undefined);
+  const target = needsTarget ? await connectTarget(options) : undefined;
+  const mqttUrl = mqttUrlOf(target, options, tls !== undefined);
+  if (tls && tls.ca === undefined)
+    tls.ca = (await target!.client.request('GET', '/_emu/tls/ca.pem')).raw.toString('utf8');
   const onEvent: Report = (event) => {
     report(event);
     if (event.event === 'disconnected') requestStop(1);
@@ -57,6 +62,7 @@ async function simulate(options: SimulateOptions, report: Report): Promise<numbe
       registerWith: options.register ? target!.client : undefined,
       rest: target?.client,
       login,
+      tls,
       onEvent,
     });
   } catch (err) {
@@ -75,4 +81,29 @@ export async function runSimulation(options: SimulateOptions): Promise<void> {
   });
   // MQTT and HTTP keep-alive sockets are closed; exit now rather than wait for idle timers.
   process.exit(code);
+}
+
+/** `--tls` and its PEM files, read before any connection: a wrong path is an options error. */
+async function tlsFiles(options: SimulateOptions): Promise<TlsLogin | undefined> {
+  if (!options.tls) {
+    if (options.ca ?? options.cert ?? options.key)
+      throw new SimulatorOptionsError('--ca, --cert and --key are for MQTT over TLS: add --tls.');
+    return undefined;
+  }
+  if ((options.cert === undefined) !== (options.key === undefined))
+    throw new SimulatorOptionsError('--cert needs --key, and --key needs --cert.');
+  const read = async (path: string | undefined, flag: string) => {
+    if (path === undefined) return undefined;
+    try {
+      return await readFile(path, 'utf8');
+    } catch (err) {
+      throw new SimulatorOptionsError(`Cannot read ${flag} ${path}: ${(err as Error).message}`);
+    }
+  };
+  const [ca, cert, key] = await Promise.all([
+    read(options.ca, '--ca'),
+    read(options.cert, '--cert'),
+    read(options.key, '--key'),
+  ]);
+  return { ca, cert, key };
 }

@@ -13,13 +13,20 @@ export async function connectTarget(options: TargetOptions): Promise<EmulatorTar
   });
 }
 
-/** The MQTT URL: `--mqtt-url`, else what the emulator reports in `/_emu/health` or its lock. */
-export function mqttUrlOf(target: EmulatorTarget | undefined, options: TargetOptions & { mqttUrl?: string }): string {
+/** The MQTT URL: `--mqtt-url`, else what the emulator reports in `/_emu/health` or its lock (its MQTTS URL with `--tls`). */
+export function mqttUrlOf(
+  target: EmulatorTarget | undefined,
+  options: TargetOptions & { mqttUrl?: string },
+  tls = false,
+): string {
   if (options.mqttUrl) return options.mqttUrl;
-  const reported = target?.health.mqtt?.url ?? (options.data ? readEmulatorLock(options.data)?.mqttUrl : undefined);
+  const lock = options.data ? readEmulatorLock(options.data) : undefined;
+  const reported = tls
+    ? ((target?.health.mqtts as { url?: string } | undefined)?.url ?? lock?.mqttsUrl)
+    : (target?.health.mqtt?.url ?? lock?.mqttUrl);
   if (typeof reported === 'string' && reported) return reported;
   throw new CliError(
-    `The emulator at ${target?.client.baseUrl ?? 'the given URL'} reports no MQTT URL; pass --mqtt-url mqtt://host:port.`,
+    `The emulator at ${target?.client.baseUrl ?? 'the given URL'} reports no ${tls ? 'MQTTS' : 'MQTT'} URL; pass --mqtt-url ${tls ? 'mqtts' : 'mqtt'}://host:port.`,
   );
 }
 

@@ -24,9 +24,11 @@ function checkOrigin(req: Request): void {
 }
 
 /**
- * Open with auth on: the health check, and the dashboard's page and modules (they hold no data; its API calls sign in).
+ * Open with auth on: the health check, the root certificate (public, as the platform's "Get root certificate"), and the
+ * dashboard's page and modules (they hold no data; its API calls sign in).
  */
-const isOpenRead = (req: Request) => req.path === '/health' || req.path === '/ui' || req.path.startsWith('/ui/');
+const isOpenRead = (req: Request) =>
+  req.path === '/health' || req.path === '/tls/ca.pem' || req.path === '/ui' || req.path.startsWith('/ui/');
 
 function bearerOf(req: Request): string | undefined {
   const header = req.headers.authorization;

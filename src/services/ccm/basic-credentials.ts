@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EmuContext } from '../../context.js';
 import { hashPassword, randomText, verifyPassword } from '../../auth/passwords.js';
+import { CREDENTIAL_CHANGED, type CredentialChange } from '../../server/events.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
 import { collection } from '../../store/index.js';
@@ -133,6 +134,7 @@ export async function changeCredentialState(
     );
   }
   await BASIC_CREDENTIALS.put(ctx, id, { ...credential, state, updatedDate: ctx.clock.nowIso() });
+  ctx.events.emit(CREDENTIAL_CHANGED, { kind: 'basic', id, tenantId, state } satisfies CredentialChange);
 }
 
 function unrevoked(ctx: EmuContext, tenantId: string, id: string): BasicCredential {

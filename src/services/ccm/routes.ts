@@ -16,15 +16,22 @@ import {
   basicCredentialsCreateSchema,
   passwordChangeSchema,
   stateChangeSchema,
+  tlsSettingSchema,
   x509CreateSchema,
+  x509GenerateSchema,
   type BasicCredentialsCreate,
+  type X509Generate,
 } from './schemas.js';
+import { presentTlsSetting, setClientAuth } from './tls-settings.js';
 import {
+  changeX509State,
   createX509Credential,
   requireX509Credential,
   listX509Credentials,
   type X509Credential,
 } from './x509-credentials.js';
+import { generateX509Credential } from './x509-generate.js';
+import { authorityOf } from '../../tls/authority.js';
 
 /** A credential as the spec shows it: never its password or hash. */
 function presentBasic({ tenantId: _tenant, passwordHash: _hash, ...shown }: BasicCredential) {
@@ -73,6 +80,19 @@ async function createX509(req: Request, res: Response) {
     .status(201)
     .location(locationOf(req, 'x509-credentials', credential.id))
     .json(presentX509(credential));
+}
+
+async function generateX509(req: BodyRequest<X509Generate>, res: Response) {
+  const { credential, certificateChain, privateKey } = await generateX509Credential(
+    req.ctx,
+    req.principal.tenantId,
+    req.body,
+  );
+  res
+    .status(201)
+    .location(locationOf(req, 'x509-credentials', credential.id))
+    .set('Cache-Control', 'no-store')
+    .json({ ...presentX509(credential), certificateChain, privateKey });
 }
 
 export const routes: Route[] = [
@@ -158,4 +178,61 @@ export const routes: Route[] = [
     handler: (req, res) =>
       res.json(presentX509(requireX509Credential(req.ctx, req.principal.tenantId, pathParam(req, 'id')))),
   },
+  route({
+    method: 'POST',
+    path: '/x509-credentials/generate',
+    scope: 'tenant:x509-credentials:create',
+    summary:
+      'Generate a key pair and a client certificate the local authority signs (the private key is returned once)',
+    addition: true,
+    location: true,
+    bodySchema: x509GenerateSchema,
+    successStatus: 201,
+    handler: generateX509,
+  }),
+  route({
+    method: 'PATCH',
+    path: '/x509-credentials/{id}/state',
+    scope: 'tenant:x509-credentials:update',
+    summary: 'Change the state of X.509 credentials (a suspension or revocation disconnects the clients using them)',
+    addition: true,
+    bodySchema: stateChangeSchema,
+    successStatus: 204,
+    handler: async (req, res) => {
+      await changeX509State(req.ctx, req.principal.tenantId, pathParam(req, 'id'), req.body.state);
+      res.status(204).end();
+    },
+  }),
+  {
+    method: 'GET',
+    path: '/root-certificate',
+    scope: 'tenant:x509-credentials:read',
+    summary:
+      'The root certificate (PEM) of the local certificate authority: what TLS clients trust (emulator addition)',
+    addition: true,
+    handler: async (req, res) => {
+      res.type('application/x-pem-file').send((await authorityOf(req.ctx)).certificate);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/tls-settings',
+    scope: 'tenant:x509-credentials:read',
+    summary: "The tenant's TLS client certificate authentication for MQTT over TLS (emulator addition)",
+    addition: true,
+    handler: (req, res) => res.json(presentTlsSetting(req.ctx, req.principal.tenantId)),
+  },
+  route({
+    method: 'PUT',
+    path: '/tls-settings',
+    scope: 'tenant:x509-credentials:update',
+    summary:
+      "Switch the tenant's TLS client certificate authentication: required, off, or null for --tls-client-auth (emulator addition)",
+    addition: true,
+    bodySchema: tlsSettingSchema,
+    handler: async (req, res) => {
+      await setClientAuth(req.ctx, req.principal.tenantId, req.body.clientAuth);
+      res.json(presentTlsSetting(req.ctx, req.principal.tenantId));
+    },
+  }),
 ];

@@ -49,3 +49,27 @@ export const x509CredentialRecord = tenantRecord([
   'createdDate',
   'updatedDate',
 ]);
+
+/** `POST /x509-credentials/generate`: both optional; the CN's characters and the TTL's range are checked by the domain function. */
+export const x509GenerateSchema = typedSchema({
+  type: 'object',
+  properties: {
+    commonName: { type: 'string', minLength: 1, maxLength: 64 },
+    ttl: { type: 'string', minLength: 1, maxLength: 64 },
+  },
+  additionalProperties: false,
+});
+
+/** `PUT /tls-settings`: `null` follows `--tls-client-auth` again. */
+export const tlsSettingSchema = typedSchema({
+  type: 'object',
+  required: ['clientAuth'],
+  properties: { clientAuth: { enum: ['off', 'required', null] } },
+  additionalProperties: false,
+});
+
+export type X509Generate = FromSchema<typeof x509GenerateSchema>;
+
+export const tlsSettingRecord = tenantRecord(['clientAuth', 'updatedDate'], {
+  clientAuth: { enum: ['off', 'required'] },
+});

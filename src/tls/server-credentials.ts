@@ -1,0 +1,51 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { EmuContext } from '../context.js';
+import { authorityOf } from './authority.js';
+
+/** The certificate and key MQTTS and HTTPS present. */
+export interface ServerCredentials {
+  cert: string;
+  key: string;
+}
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
+
+/** The names a server certificate covers: loopback, the `--allow-host` names, and the address bound to. */
+export function serverNames(ctx: EmuContext): string[] {
+  const { host, allowHosts } = ctx.config;
+  const bound = host === '0.0.0.0' || host === '::' ? [] : [host];
+  return [...new Set([...LOOPBACK_NAMES, ...allowHosts, ...bound].map((name) => name.replace(/^\[|\]$/g, '')))];
+}
+
+async function readPem(path: string, what: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new Error(`The ${what} ${path} cannot be read: ${(err as Error).message}`);
+  }
+}
+
+/** `--tls-cert`/`--tls-key`, checked to be a certificate and its key; else one the local authority signs now. */
+export async function serverCredentials(ctx: EmuContext): Promise<ServerCredentials> {
+  const { tlsCert, tlsKey } = ctx.config;
+  if (!tlsCert && !tlsKey) return (await authorityOf(ctx)).issueServerPem(serverNames(ctx));
+  if (!tlsCert || !tlsKey)
+    throw new Error('--tls-cert and --tls-key go together: give the certificate and its private key.');
+  const [cert, key] = await Promise.all([
+    readPem(tlsCert, 'certificate (--tls-cert)'),
+    readPem(tlsKey, 'private key (--tls-key)'),
+  ]);
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(cert);
+  } catch (err) {
+    throw new Error(`--tls-cert ${tlsCert} is not a PEM certificate: ${(err as Error).message}`);
+  }
+  try {
+    if (!certificate.checkPrivateKey(createPrivateKey(key))) throw new Error("it is not the certificate's key");
+  } catch (err) {
+    throw new Error(`--tls-key ${tlsKey} does not go with --tls-cert ${tlsCert}: ${(err as Error).message}`);
+  }
+  return { cert, key };
+}
