@@ -52,6 +52,11 @@ export interface EmulatorOptions {
    * start.
    */
   adminToken?: string;
+  /**
+   * The application manager's name auto-generation (spec 3, `POST /applications`): off (the default), a new
+   * application needs a name; on, its name must be empty and is generated. Later revision only.
+   */
+  generateAppNames?: boolean;
   /** Where warnings and errors go (default stderr). */
   log?: (message: string) => void;
 }
@@ -104,6 +109,7 @@ export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
     uploadLimit: options.uploadLimit ?? START_DEFAULTS.uploadLimit,
     allowHosts: options.allowHosts ?? [],
     journalSize: options.journalSize ?? START_DEFAULTS.journalSize,
+    generateAppNames: options.generateAppNames ?? false,
     ...(options.adminToken ? { adminToken: options.adminToken } : {}),
   };
 }

@@ -26,4 +26,5 @@ export interface StartOptions {
   allowHost: string[];
   adminToken?: string;
   log?: 'requests';
+  generateAppNames?: boolean;
 }
