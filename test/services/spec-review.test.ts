@@ -191,3 +191,17 @@ describe('identity and access manager', async () => {
     expect(policy.body.data.name).toBe('jo_doe_acme-resource-policy');
   });
 });
+
+describe('endpoint configuration registry: a form body is not a configuration', async () => {
+  const emulator = await startTestEmulator();
+  const call = api(emulator);
+  const path = (id: string) => `/ecr/api/v1/endpoints/${id}/app-versions/smart-meter-v1`;
+
+  it('a form body is 415', async () => {
+    const form = await call('PUT', path('meter-001'), {
+      rawBody: 'a=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(form.status).toBe(415);
+  });
+});
