@@ -55,6 +55,11 @@ export interface EmulatorOptions {
    * start.
    */
   adminToken?: string;
+  /**
+   * The application manager's name auto-generation (spec 3, `POST /applications`): off (the default), a new
+   * application needs a name; on, its name must be empty and is generated. Later revision only.
+   */
+  generateAppNames?: boolean;
   /** Where warnings and errors go (default stderr). */
   log?: (message: string) => void;
   /**
@@ -130,6 +135,7 @@ export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
     allowHosts: options.allowHosts ?? [],
     journalSize: options.journalSize ?? START_DEFAULTS.journalSize,
     allowOrigins: checkAllowOrigins(options.allowOrigins ?? []),
+    generateAppNames: options.generateAppNames ?? false,
     ...(options.adminToken ? { adminToken: options.adminToken } : {}),
     // A library start on free ports runs beside others: no fixed MQTTS port unless asked (the CLI's start asks for 8883).
     mqttsPort: options.mqttsPort ?? 0,

@@ -92,6 +92,8 @@ export interface Route<Body = any> {
   location?: true;
   /** The answer carries `ETag` (and `Last-Modified` where known), and `If-None-Match` can answer 304. */
   etag?: true;
+  /** Deprecated by the spec (spec 1, Versioning): the OpenAPI document marks it `deprecated: true`. */
+  deprecated?: true;
   handler: (req: BodyRequest<Body>, res: Response) => unknown;
 }
 

@@ -32,4 +32,5 @@ export interface StartOptions {
   tlsCert?: string;
   tlsKey?: string;
   tlsClientAuth: TlsClientAuthMode;
+  generateAppNames?: boolean;
 }

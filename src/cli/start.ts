@@ -134,6 +134,7 @@ export async function launch(options: StartOptions): Promise<RunningEmulator> {
       tlsCert: options.tlsCert,
       tlsKey: options.tlsKey,
       tlsClientAuth: options.tlsClientAuth,
+      generateAppNames: options.generateAppNames,
       log: (m) => process.stderr.write(`${chalk.yellow('warning')} ${m}\n`),
     });
   } catch (err) {
@@ -289,6 +290,12 @@ export function startCommand(): Command {
         '--export-on-exit <file>',
         'at a clean stop (SIGINT, SIGTERM, `platform-emu stop`), write the whole state to this file',
       ).env('PLATFORM_EMU_EXPORT_ON_EXIT'),
+    )
+    .addOption(
+      new Option(
+        '--generate-app-names',
+        'application manager: POST /applications takes no name and generates one (name auto-generation on)',
+      ).env('PLATFORM_EMU_GENERATE_APP_NAMES'),
     )
     .addOption(
       new Option('--journal-size <entries>', 'requests and KP1 messages the request journal keeps (GET /_emu/requests)')

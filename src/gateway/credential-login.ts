@@ -1,7 +1,7 @@
 import type { Aedes, AuthenticateError, Client } from 'aedes';
 import type { EmuContext } from '../context.js';
 import { CREDENTIAL_CHANGED, STATE_REPLACED, type CredentialChange } from '../server/events.js';
-import { findCredentialByUsername } from '../services/ccm/basic-credentials.js';
+import { credentialOfLogin } from '../services/ccm/basic-credentials.js';
 import { clientAuthOf, clientAuthRequiredEverywhere } from '../services/ccm/tls-settings.js';
 import {
   findX509ByFingerprint,
@@ -97,7 +97,7 @@ export function useCredentials(ctx: EmuContext, broker: Aedes): void {
   ) =>
     basicCheck(client, username, password, (error, success) => {
       if (error || !success) return done(error, success);
-      const basic = username ? findCredentialByUsername(ctx, username) : undefined;
+      const basic = username ? credentialOfLogin(ctx, username) : undefined;
       if (basic) {
         login.basic = { id: basic.id, tenantId: basic.tenantId, username: basic.username };
         clients.add(`basic:${basic.id}`, client);
@@ -130,7 +130,7 @@ export function useCredentials(ctx: EmuContext, broker: Aedes): void {
       );
       return;
     }
-    const tenantId = username ? findCredentialByUsername(ctx, username)?.tenantId : undefined;
+    const tenantId = username ? credentialOfLogin(ctx, username)?.tenantId : undefined;
     const required = tenantId ? clientAuthOf(ctx, tenantId) === 'required' : clientAuthRequiredEverywhere(ctx);
     if (required) {
       const presented = certificate

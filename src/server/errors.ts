@@ -63,6 +63,9 @@ export function errorHandler(log: (message: string) => void) {
       message = `Internal error while handling ${req.method} ${req.originalUrl}: ${(err as Error)?.message ?? String(err)}`;
       log(message + (err instanceof Error && err.stack ? `\n${err.stack}` : ''));
     }
+    // Validators set before the failure describe a resource this answer does not carry (a 400 never has an ETag).
+    res.removeHeader('ETag');
+    res.removeHeader('Last-Modified');
     if (res.locals.bareErrors === true && BARE_STATUSES.has(status)) {
       // No body, as the spec says; the sentence still reaches whoever looks at the headers.
       res

@@ -100,7 +100,7 @@ describe('what depends on time follows the clock', async () => {
     );
     expect(created.status).toBe(202);
     const id = created.body.commandId;
-    expect((await command(id)).body).toMatchObject({ status: 'PENDING', createdAt: '2030-01-01T00:00:00.000Z' });
+    expect((await command(id)).body).toMatchObject({ status: 'pending', createdAt: '2030-01-01T00:00:00.000Z' });
 
     const pending = new Promise((resolve) => internalContext(emulator).events.once(COMMAND_CHANGED, resolve));
     const waiting = call('POST', `/cex/api/v1/endpoints/meter-001/commands/ping?commandTtl=600000&waitTimeout=30`, {
@@ -108,7 +108,7 @@ describe('what depends on time follows the clock', async () => {
     });
     await pending;
     await emulator.clock.advance('PT11M');
-    expect((await command(id)).body).toMatchObject({ status: 'EXPIRED', updatedAt: '2030-01-01T00:11:00.000Z' });
+    expect((await command(id)).body).toMatchObject({ status: 'expired', updatedAt: '2030-01-01T00:11:00.000Z' });
     expect((await waiting).status).toBe(202);
     await emulator.clock.real();
   });

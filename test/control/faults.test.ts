@@ -177,7 +177,7 @@ describe('device faults', async () => {
     expect(
       (await call('GET', `/cex/api/v1/endpoints/${endpoint.endpointId}/commands/reboot/${command.commandId}`)).body
         .status,
-    ).toBe('PENDING');
+    ).toBe('pending');
 
     const journal = (await call('GET', `/_emu/requests?type=kp1&endpointId=${endpoint.endpointId}`)).body;
     expect(

@@ -74,10 +74,12 @@ describe('application manager', async () => {
       expect(fetched.body.description).toBe('Rooftop sensors');
     });
 
-    it('generates a name when none is given (later revision)', async () => {
-      const created = await call('POST', `${AM}/applications`, { body: { displayName: 'Nameless' } });
-      expect(created.status).toBe(201);
-      expect(created.body.name).toMatch(/^[a-z0-9_-]+$/);
+    it('requires a name while name auto-generation is off (the default)', async () => {
+      for (const body of [{ displayName: 'Nameless' }, { name: '' }, { name: null }]) {
+        const refused = await call('POST', `${AM}/applications`, { body });
+        expect(refused.status, JSON.stringify(body)).toBe(400);
+        expect(refused.body.message).toMatch(/name is required: name auto-generation is off/);
+      }
     });
 
     it.each([[{ name: 'Upper' }], [{ name: 'has space' }], [{ name: 42 }], [{ name: 'ok', displayName: 7 }], [[]]])(

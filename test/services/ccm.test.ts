@@ -244,7 +244,7 @@ describe('credentials manager with auth on: scopes and tenants', async () => {
     expect((await call('POST', `${CCM}/x509-credentials`, { token: readOnly, body: {} })).status).toBe(403);
   });
 
-  it('a tenant sees and changes only its own credentials; usernames are unique across tenants', async () => {
+  it('a tenant sees and changes only its own credentials; usernames are unique within a tenant (spec 3: "tenant-wide unique")', async () => {
     const mine = await call('POST', `${CCM}/basic-credentials`, { token: acme, body: { username: 'acme-device' } });
     expect(mine.status).toBe(201);
     expect((await call('GET', `${CCM}/basic-credentials`, { token: globex })).body.map((c: any) => c.id)).not.toContain(
@@ -266,8 +266,11 @@ describe('credentials manager with auth on: scopes and tenants', async () => {
       'Inactive',
     );
     expect(
-      (await call('POST', `${CCM}/basic-credentials`, { token: globex, body: { username: 'acme-device' } })).status,
+      (await call('POST', `${CCM}/basic-credentials`, { token: acme, body: { username: 'acme-device' } })).status,
     ).toBe(409);
+    const same = await call('POST', `${CCM}/basic-credentials`, { token: globex, body: { username: 'acme-device' } });
+    expect(same.status).toBe(201);
+    expect(same.body.id).not.toBe(mine.body.id);
     const cert = await call('POST', `${CCM}/x509-credentials`, {
       token: acme,
       body: { certificate: pem('x509-device-001.pem') },

@@ -39,7 +39,7 @@ describe('command invocation with a device on MQTT', async () => {
       commandId: id,
       commandType: 'reboot',
       endpointId: endpoint.endpointId,
-      status: 'EXECUTED',
+      status: 'executed',
       statusCode: 200,
       reasonPhrase: 'Rebooted',
       requestPayload: { delay: 3 },
@@ -64,10 +64,10 @@ describe('command invocation with a device on MQTT', async () => {
     });
     expect(response.status).toBe(202);
     const id = response.body.commandId;
-    expect(response.body.status).toBe('PENDING');
+    expect(response.body.status).toBe('pending');
     const location = response.headers.get('location')!;
     expect(location).toBe(`${emulator.url}${cex}/endpoints/${endpoint.endpointId}/commands/locate/${id}`);
-    expect((await call('GET', new URL(location).pathname)).body.status).toBe('PENDING');
+    expect((await call('GET', new URL(location).pathname)).body.status).toBe('pending');
 
     const device = await TestDevice.connect(emulator);
     const poll = await device.request(`${endpoint.topic('cex')}/command/locate`);
@@ -75,7 +75,7 @@ describe('command invocation with a device on MQTT', async () => {
     expect((await device.request(`${endpoint.topic('cex')}/command/other`)).payload).toEqual([]);
     await device.request(`${endpoint.topic('cex')}/result/locate`, [{ id, statusCode: 404, reasonPhrase: 'No fix' }]);
     const done = await call('GET', new URL(location).pathname);
-    expect(done.body).toMatchObject({ status: 'EXECUTED', statusCode: 404, reasonPhrase: 'No fix' });
+    expect(done.body).toMatchObject({ status: 'executed', statusCode: 404, reasonPhrase: 'No fix' });
     expect(done.body).not.toHaveProperty('responsePayload');
     expect((await device.request(`${endpoint.topic('cex')}/command/locate`)).payload).toEqual([]);
   });
@@ -91,7 +91,7 @@ describe('command invocation with a device on MQTT', async () => {
     expect(response.status).toBe(202);
     expect(Date.now() - started).toBeLessThan(3000);
     const id = response.body.commandId;
-    expect(response.body.status).toBe('EXPIRED');
+    expect(response.body.status).toBe('expired');
     expect(stored(id)!.status).toBe('EXPIRED');
 
     const device = await TestDevice.connect(emulator);
@@ -223,16 +223,24 @@ describe('command invocation over REST', async () => {
     expect(poll.payload).toEqual([{ id: response.body.commandId, payload: 'not {json' }]);
   });
 
-  it('reads JSON under any other content type (curl -d sends a form type); an empty JSON body is a command without payload', async () => {
-    const form = await post('?waitTimeout=0', {
-      rawBody: '{"delay":1}',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  it('takes JSON (application/json, a +json type or no Content-Type) and text; any other type is 415', async () => {
+    // A Buffer body goes out without a Content-Type.
+    const untyped = await post('?waitTimeout=0', { rawBody: Buffer.from('{"delay":1}') });
+    expect(untyped.status, untyped.text).toBe(202);
+    expect(untyped.body.requestPayload).toEqual({ delay: 1 });
+    const vendor = await post('?waitTimeout=0', {
+      rawBody: '{"delay":2}',
+      headers: { 'content-type': 'application/vnd.acme+json; charset=utf-8' },
     });
-    expect(form.status).toBe(202);
-    expect(form.body.requestPayload).toEqual({ delay: 1 });
-    const xml = await post('?waitTimeout=0', { rawBody: '<a/>', headers: { 'content-type': 'application/xml' } });
-    expect(xml.status).toBe(400);
-    expect(xml.body.message).toMatch(/not valid JSON.*text\/plain/);
+    expect(vendor.body.requestPayload).toEqual({ delay: 2 });
+    for (const type of ['application/xml', 'application/x-www-form-urlencoded', 'application/octet-stream']) {
+      const refused = await post('?waitTimeout=0', { rawBody: '<a/>', headers: { 'content-type': type } });
+      expect(refused.status, type).toBe(415);
+      expect(refused.body.message).toMatch(/application\/json or text\/plain/);
+    }
+    const notJson = await post('?waitTimeout=0', { rawBody: '<a/>', headers: { 'content-type': 'application/json' } });
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.message).toMatch(/not valid JSON.*text\/plain/);
     const empty = await post('?waitTimeout=0', {});
     expect(empty.status).toBe(202);
     expect(empty.body).not.toHaveProperty('requestPayload');
@@ -247,7 +255,7 @@ describe('command invocation over REST', async () => {
   it('gets, deletes and finds the last executed command', async () => {
     const id = (await post('?waitTimeout=0', { body: {} }, 'meter-003', 'reset')).body.commandId;
     const path = `${cex}/endpoints/meter-003/commands/reset/${id}`;
-    expect((await call('GET', path)).body.status).toBe('PENDING');
+    expect((await call('GET', path)).body.status).toBe('pending');
     expect((await call('GET', `${cex}/endpoints/meter-003/commands/other/${id}`)).status).toBe(404);
     expect((await call('GET', `${cex}/endpoints/meter-003/commands/reset/abc`)).status).toBe(400);
     expect((await call('GET', `${cex}/endpoints/meter-003/commands/reset/last`)).status).toBe(404);

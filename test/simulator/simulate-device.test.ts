@@ -149,7 +149,7 @@ describe('simulateDevice against an emulator in the same process', async () => {
     });
     expect((await device.next('answered', (e) => e.commandType === 'calibrate')).payload).toEqual({ calibrated: 3 });
     expect((await rest('GET', new URL(before.headers.get('location')!).pathname)).body).toMatchObject({
-      status: 'EXECUTED',
+      status: 'executed',
       responsePayload: { calibrated: 3 },
     });
 

@@ -23,7 +23,7 @@ describe('my backend against the platform', () => {
     const { commandId } = await invoke.json();
     await emulator.clock.advance('2m');
     const command = await fetch(`${emulator.url}/cex/api/v1/endpoints/meter-001/commands/reboot/${commandId}`);
-    expect((await command.json()).status).toBe('EXPIRED');
+    expect((await command.json()).status).toBe('expired');
   });
 
   it('copes with the platform failing', async () => {

@@ -67,18 +67,28 @@ export type { NamedInput };
 
 const text = (value: string | null | undefined) => value ?? undefined;
 
-/** Creates an application; `nameRequired` is the first revision's rule, the later one generates a missing name. */
+/**
+ * How `POST /applications` names an application (spec 3): `required`, a name must be given (the first revision, and
+ * the later one with name auto-generation off); `generated`, the name must be empty and is generated.
+ */
+export type AppNaming = 'required' | 'generated';
+
 export async function createApplication(
   ctx: EmuContext,
   tenantId: string,
   input: NamedInput,
-  nameRequired: boolean,
+  naming: AppNaming,
 ): Promise<Application> {
   let name = input.name;
-  if (!name) {
-    if (nameRequired)
-      throw badRequest('name is required (first revision of application creation; see --compat app-manager=2).');
+  if (naming === 'generated') {
+    if (name) throw badRequest(`name must be empty: name auto-generation is on (--generate-app-names); got "${name}".`);
     name = generatedName(ctx);
+  } else if (!name) {
+    throw badRequest(
+      ctx.config.compat['app-manager'] === '1'
+        ? 'name is required (first revision of application creation).'
+        : 'name is required: name auto-generation is off (start with --generate-app-names to have names generated).',
+    );
   }
   if (APPLICATIONS.has(ctx, name)) throw conflict(`An application named ${name} exists already.`);
   const now = ctx.clock.nowIso();

@@ -13,6 +13,7 @@ import {
   listApplications,
   requireApplication,
   versionsOf,
+  type AppNaming,
   type Application,
   type AppVersion,
 } from './applications.js';
@@ -34,26 +35,40 @@ function presentApplication(req: Request, app: Application) {
   return { ...fields, tenantId, versions: versionsOf(req.ctx, app.name).map(presentVersion) };
 }
 
-/** The tenant a request names with `?tenantId=`: its own, or any when auth is off or it holds the platform scope. */
+/**
+ * The tenant a request names with `?tenantId=` (later revision): its own, or any when auth is off or it holds the
+ * platform scope. The first revision (`--compat app-manager=1`) takes no `tenantId` and only the platform scope.
+ */
 function targetTenant(req: Request): string {
   const asked = queryString(req, 'tenantId');
   const own = req.principal.tenantId;
-  if (asked === undefined || asked === own) return own;
   const scopes = req.principal.scopes;
-  if (scopes !== 'all' && !scopes.has(`${PLATFORM_SCOPE}:application:create`)) {
-    throw new HttpError(403, `Acting in tenant ${asked} needs the scope ${PLATFORM_SCOPE}:application:create.`);
+  const platform = scopes === 'all' || scopes.has(`${PLATFORM_SCOPE}:application:create`);
+  if (req.ctx.config.compat['app-manager'] === '1') {
+    if (asked !== undefined)
+      throw badRequest('The first revision of application creation takes no tenantId (--compat app-manager=1).');
+    if (!platform) {
+      throw new HttpError(
+        403,
+        `The first revision of application creation needs the scope ${PLATFORM_SCOPE}:application:create.`,
+      );
+    }
+    return own;
   }
+  if (asked === undefined || asked === own) return own;
+  if (!platform)
+    throw new HttpError(403, `Acting in tenant ${asked} needs the scope ${PLATFORM_SCOPE}:application:create.`);
   if (!findTenant(req.ctx, asked)) throw badRequest(`There is no tenant ${asked}.`);
   return asked;
 }
 
+/** The first revision requires a name; the later one generates it where name auto-generation is on. */
+const namingOf = (req: Request): AppNaming =>
+  req.ctx.config.compat['app-manager'] !== '1' && req.ctx.config.generateAppNames ? 'generated' : 'required';
+
 async function create(req: BodyRequest<NamedInput>, res: Response) {
-  const app = await createApplication(
-    req.ctx,
-    targetTenant(req),
-    req.body,
-    req.ctx.config.compat['app-manager'] === '1',
-  );
+  const tenantId = targetTenant(req);
+  const app = await createApplication(req.ctx, tenantId, req.body, namingOf(req));
   res
     .status(201)
     .location(locationOf(req, 'applications', app.name))

@@ -39,10 +39,32 @@ const USERNAME_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 const generatedUsername = () => randomText(12, USERNAME_ALPHABET);
 const generatedPassword = () => randomText(24);
 
-/** Usernames are unique across the emulator, not only in a tenant: a device's MQTT login names no tenant. */
-export function findCredentialByUsername(ctx: EmuContext, username: string): BasicCredential | undefined {
-  return BASIC_CREDENTIALS.lookup(ctx, 'username', username)[0];
+/** Usernames are unique within a tenant (spec 3: "tenant-wide unique"); two tenants may hold the same one. */
+export function findCredentialByUsername(
+  ctx: EmuContext,
+  tenantId: string,
+  username: string,
+): BasicCredential | undefined {
+  return BASIC_CREDENTIALS.lookup(ctx, 'username', username).find((c) => c.tenantId === tenantId);
 }
+
+/**
+ * The credential an MQTT login names (docs/services/credentials-manager.md): `<tenantId>/<username>`, or a bare
+ * username that exactly one tenant holds. A bare username two tenants hold names neither.
+ */
+export function credentialOfLogin(ctx: EmuContext, login: string): BasicCredential | undefined {
+  const slash = login.indexOf('/');
+  if (slash > 0) {
+    const named = findCredentialByUsername(ctx, login.slice(0, slash), login.slice(slash + 1));
+    if (named) return named;
+  }
+  const holders = BASIC_CREDENTIALS.lookup(ctx, 'username', login);
+  return holders.length === 1 ? holders[0] : undefined;
+}
+
+/** Generated usernames are new to every tenant, so that a device may log in with the bare username. */
+const usernameTaken = (ctx: EmuContext, username: string) =>
+  BASIC_CREDENTIALS.lookup(ctx, 'username', username).length > 0;
 
 const byCreation = (a: BasicCredential, b: BasicCredential) =>
   a.createdDate.localeCompare(b.createdDate) || a.username.localeCompare(b.username);
@@ -90,9 +112,9 @@ export async function newBasicCredential(
   let username = input.username;
   if (username === undefined) {
     do username = generatedUsername();
-    while (findCredentialByUsername(ctx, username));
-  } else if (findCredentialByUsername(ctx, username)) {
-    throw conflict(`The username ${username} is already registered.`);
+    while (usernameTaken(ctx, username));
+  } else if (findCredentialByUsername(ctx, tenantId, username)) {
+    throw conflict(`The username ${username} is already registered in tenant ${tenantId}.`);
   }
   const password = input.password ?? generatedPassword();
   const now = ctx.clock.nowIso();
@@ -112,8 +134,8 @@ export async function newBasicCredential(
 export async function createBasicCredential(ctx: EmuContext, tenantId: string, input: NewBasicCredential) {
   const { credential, password } = await newBasicCredential(ctx, tenantId, input);
   // The hash took a while: another request may have taken the username meanwhile.
-  if (findCredentialByUsername(ctx, credential.username))
-    throw conflict(`The username ${credential.username} is already registered.`);
+  if (findCredentialByUsername(ctx, tenantId, credential.username))
+    throw conflict(`The username ${credential.username} is already registered in tenant ${tenantId}.`);
   await BASIC_CREDENTIALS.put(ctx, credential.id, credential);
   return { credential, password };
 }
@@ -166,8 +188,8 @@ export async function changeCredentialPassword(
  * makes Inactive credentials Active; every use sets `lastUseDate`. Suspended, Revoked, unknown or a wrong password
  * is refused.
  */
-export async function checkMqttLogin(ctx: EmuContext, username: string, password: string): Promise<'ok' | 'refused'> {
-  const found = findCredentialByUsername(ctx, username);
+export async function checkMqttLogin(ctx: EmuContext, login: string, password: string): Promise<'ok' | 'refused'> {
+  const found = credentialOfLogin(ctx, login);
   if (!found || !usable(found.state) || !(await verifyPassword(password, found.passwordHash))) return 'refused';
   // Read again after the hash: a state or password change may have landed meanwhile.
   const credential = BASIC_CREDENTIALS.get(ctx, found.id);

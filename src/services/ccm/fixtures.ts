@@ -30,8 +30,10 @@ export const basicCredentialFixtures: FixtureSection = {
     }>) {
       if (!findTenant(ctx, item.tenantId))
         throw new FixtureError(`basicCredentials (${item.username}): there is no tenant ${item.tenantId}.`);
-      if (made.some((c) => c.username === item.username))
-        throw new FixtureError(`basicCredentials (${item.username}): the username is listed twice.`);
+      if (made.some((c) => c.username === item.username && c.tenantId === item.tenantId))
+        throw new FixtureError(
+          `basicCredentials (${item.username}): the username is listed twice in tenant ${item.tenantId}.`,
+        );
       try {
         made.push((await newBasicCredential(ctx, item.tenantId, item, storedPassword)).credential);
       } catch (err) {

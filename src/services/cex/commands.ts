@@ -56,7 +56,8 @@ export function presentCommand(command: CommandRecord, now: number) {
     commandId: command.commandId,
     commandType: command.commandType,
     endpointId: command.endpointId,
-    status: effectiveStatus(command, now),
+    // Spec 2 writes the values lowercase (`pending`, `executed`); the store and the event stream keep their names.
+    status: effectiveStatus(command, now).toLowerCase(),
     ...(command.statusCode !== undefined ? { statusCode: command.statusCode } : {}),
     ...(command.reasonPhrase !== undefined ? { reasonPhrase: command.reasonPhrase } : {}),
     ...(command.requestPayload !== undefined ? { requestPayload: command.requestPayload } : {}),

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { badRequest } from '../../server/errors.js';
+import { badRequest, HttpError } from '../../server/errors.js';
 import { queryInt } from '../../server/params.js';
 import type { CommandLifetime } from './commands.js';
 
@@ -49,14 +49,24 @@ export function invocationOf(req: Request): Invocation {
   };
 }
 
+/** `application/json`, `application/<anything>+json`, or no `Content-Type` at all: a JSON payload. */
+const isJsonType = (type: string) =>
+  type === '' || type === 'application/json' || /^application\/[\w.-]+\+json$/.test(type);
+
 /**
- * The request payload: a string, unvalidated, under `text/plain`; JSON (validated) under any other Content-Type or
- * none, as every JSON route reads it (`curl -d` sends form-urlencoded).
+ * The request payload: a string, unvalidated, under `text/plain`; JSON (validated) under a JSON type or none. Any
+ * other type (`application/xml`, the form type `curl -d` sends) is 415: spec 2 takes JSON or text only.
  */
 export function commandPayloadOf(req: Request): unknown {
   const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type === 'text/plain') return raw.toString('utf8');
+  if (!isJsonType(type)) {
+    throw new HttpError(
+      415,
+      `A command payload is application/json or text/plain; got ${type}. With curl, add -H 'Content-Type: application/json'.`,
+    );
+  }
   const text = raw.toString('utf8');
   if (text.trim() === '') return undefined;
   try {

@@ -9,6 +9,7 @@ import { ENDPOINTS, registerEndpoint, requireEndpoint, type Endpoint } from './e
 import { ENDPOINT_FILTERS, matchingFilterIds } from './filters.js';
 import { endpointQueryOf, listEndpoints } from './listing.js';
 import { endpointRegistrationSchema, type Registration } from './schemas.js';
+import { metadataRoutes } from './metadata-routes.js';
 
 type Include = 'metadata' | 'filters';
 
@@ -98,4 +99,5 @@ export const routes: Route[] = [
     etag: true,
     handler: getOne,
   },
+  ...metadataRoutes,
 ];

@@ -59,3 +59,9 @@ export const endpointFilterRecord = tenantRecord(['applicationName', 'filterId',
   /** Metadata key to a value (equality) or to one operator object: `{ "$in": [...] }`, `{ "$exists": true }`, ... */
   match: { type: 'object' },
 });
+
+/** The body of `PUT` and `PATCH /endpoints/{endpointId}/metadata`: an object whose keys KP1 `epmx` would take. */
+export const metadataObjectSchema = typedSchema({
+  type: 'object',
+  propertyNames: { pattern: METADATA_KEY_PATTERN },
+});

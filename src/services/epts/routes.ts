@@ -173,6 +173,7 @@ export const routes: Route[] = [
     path: '/applications/{applicationName}/time-series/data',
     scope: 'endpoint:update',
     summary: 'Write data points (deprecated since v1.2.0)',
+    deprecated: true,
     bodySchema: timeSeriesDataSchema,
     successStatus: 204,
     handler: putData,

@@ -54,7 +54,8 @@ export function userResourcePolicy(ctx: EmuContext, tenantId: string, userId: st
   return {
     id: `resource-policy-${user.id}`,
     krn: krn(tenantId, 'policy', 'user', user.id),
-    name: `${user.username}-resource-policy`,
+    // A policy name is `^[a-zA-Z0-9_-]*$` (spec 3); a username may also hold `@` and `.`.
+    name: `${user.username.replace(/[^a-zA-Z0-9_-]/g, '_')}-resource-policy`,
     description: `Resource policy of user ${user.username}`,
     type: 'resource',
     origin: 'user',

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import { route, type BodyRequest, type Route } from '../../contract.js';
+import { locationOf } from '../../server/location.js';
 import { pathParam, queryString } from '../../server/params.js';
 import { createGroup, listGroups } from './groups.js';
 import { listAnswer, listParams } from './listing.js';
@@ -68,8 +69,14 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     summary: 'Create a user',
     bodySchema: userCreateSchema,
     successStatus: 201,
-    handler: async (req, res) =>
-      res.status(201).json({ data: presentUser(await createUser(req.ctx, req.principal.tenantId, req.body)) }),
+    location: true,
+    handler: async (req, res) => {
+      const user = await createUser(req.ctx, req.principal.tenantId, req.body);
+      res
+        .status(201)
+        .location(locationOf(req, 'users', user.id))
+        .json({ data: presentUser(user) });
+    },
   }),
   {
     method: 'GET',
@@ -148,8 +155,14 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     summary: 'Create a group',
     bodySchema: groupCreateSchema,
     successStatus: 201,
-    handler: async (req, res) =>
-      res.status(201).json({ data: presentGroup(await createGroup(req.ctx, req.principal.tenantId, req.body)) }),
+    location: true,
+    handler: async (req, res) => {
+      const group = await createGroup(req.ctx, req.principal.tenantId, req.body);
+      res
+        .status(201)
+        .location(locationOf(req, 'groups', group.id))
+        .json({ data: presentGroup(group) });
+    },
   }),
   {
     method: 'GET',
@@ -169,8 +182,14 @@ const routeTable: Array<Omit<Route, 'bareErrors'>> = [
     addition: true,
     bodySchema: policyCreateSchema,
     successStatus: 201,
-    handler: async (req, res) =>
-      res.status(201).json({ data: presentPolicy(await createPolicy(req.ctx, req.principal.tenantId, req.body)) }),
+    location: true,
+    handler: async (req, res) => {
+      const policy = await createPolicy(req.ctx, req.principal.tenantId, req.body);
+      res
+        .status(201)
+        .location(locationOf(req, 'policies', policy.id))
+        .json({ data: presentPolicy(policy) });
+    },
   }),
   {
     method: 'GET',

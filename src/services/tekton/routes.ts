@@ -55,6 +55,8 @@ export const routes: Route[] = [
     summary: 'Change the configuration of an application version with a JSON Patch (RFC 6902)',
     bodySchema: jsonPatchSchema,
     successStatus: 204,
+    // Spec 2: "404 Err (application not found, patch path not found, or denied)".
+    deniedStatus: 404,
     handler: patch,
   }),
 ];

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { issuerUrl } from '../../server/location.js';
-import { notFound } from '../../server/errors.js';
+import { badRequest, notFound } from '../../server/errors.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathParam, queryString } from '../../server/params.js';
 import { route, type BodyRequest, type Route } from '../../contract.js';
@@ -17,7 +17,23 @@ function present(req: Request, tenant: Tenant) {
   return { ...fields, issuer: issuerUrl(req, tenant.realm_name) };
 }
 
+/** The values a filter may take, where the spec names them (spec 3, Tenant): anything else is 400. */
+const FILTER_VALUES: Partial<Record<(typeof FILTERS)[number], readonly string[]>> = {
+  status: ['AVAILABLE', 'CREATING', 'UPDATING', 'DISABLED', 'DELETED', 'SUSPENDED', 'FAILED'],
+  subscription_type: ['PERMANENT', 'RENEWAL'],
+};
+
+function checkFilters(req: Request): void {
+  for (const [name, values] of Object.entries(FILTER_VALUES)) {
+    const value = queryString(req, name);
+    if (value !== undefined && !values.includes(value)) {
+      throw badRequest(`Query parameter ${name} must be one of ${values.join(', ')}; got "${value}".`);
+    }
+  }
+}
+
 function list(req: Request, res: Response) {
+  checkFilters(req);
   const wanted = FILTERS.map((f) => [f, queryString(req, f)] as const).filter(([, v]) => v !== undefined);
   const tenants = listTenants(req.ctx).filter((t) => wanted.every(([f, v]) => String(t[f]) === v));
   const page = paginate(req, tenants, 50);

@@ -4,7 +4,7 @@ import { route, type Route } from '../../contract.js';
 import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathInt } from '../../server/params.js';
-import { templateSchema } from './schemas.js';
+import { templateBodySchema } from './schemas.js';
 import {
   createTemplate,
   deleteTemplate,
@@ -54,7 +54,7 @@ export function templateRoutes(kind: TemplateKind): Route[] {
       path: base,
       scope: `${kind.scope}:create`,
       summary: `Create a ${kind.label} template`,
-      bodySchema: templateSchema,
+      bodySchema: templateBodySchema(kind.path),
       successStatus: 201,
       location: true,
       ...additionUnlessListed(kind, 'POST'),
@@ -83,7 +83,7 @@ export function templateRoutes(kind: TemplateKind): Route[] {
       path: `${base}/{id}`,
       scope: `${kind.scope}:update`,
       summary: `Replace a ${kind.label} template`,
-      bodySchema: templateSchema,
+      bodySchema: templateBodySchema(kind.path),
       etag: true,
       ...additionUnlessListed(kind, 'PUT {id}'),
       handler: async (req, res) => {
