@@ -7,10 +7,6 @@ import type { Browser } from 'playwright-core';
 import { api, startTestEmulator, tokenFor } from '../helpers/emulator.js';
 import { hasChromium, launchBrowser, screenshot } from './browser.js';
 
-// The platform's web-dashboard tutorial saves a location with PUT /epr/api/v1/endpoints/{id}/metadata/location.
-// LEAD: set to true once that route (issue 28, REST half) is merged; until then the page saves over KP1 epmx.
-const EPR_METADATA_ROUTE = false;
-
 /** The tutorial's index.js, with only the platform URL, realm and client set, on a current keycloak-js (an ES module). */
 const appScript = (platform: string) => `import Keycloak from './keycloak.js';
 const baseKaaPlatformUrl = ${JSON.stringify(platform)};
@@ -57,9 +53,8 @@ async function saveEndpointLocation() {
   for (const row of document.getElementsByClassName('endpoint')) {
     const endpointId = row.getElementsByClassName('endpointId')[0].textContent;
     const location = row.getElementsByClassName('location')[0].value;
-    const req = ${EPR_METADATA_ROUTE}
-      ? await request('PUT', baseKaaPlatformUrl + '/epr/api/v1/endpoints/' + endpointId + '/metadata/location', location)
-      : await request('POST', baseKaaPlatformUrl + '/kp1/' + row.dataset.appVersion + '/epmx/' + endpointId + '-token/update/keys', { location });
+    // As the platform's web-dashboard tutorial saves it.
+    const req = await request('PUT', baseKaaPlatformUrl + '/epr/api/v1/endpoints/' + endpointId + '/metadata/location', location);
     statuses.push(req.status);
   }
   document.body.dataset.saved = statuses.join(',');
