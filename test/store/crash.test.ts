@@ -59,8 +59,10 @@ const json = (method: string, body: unknown): RequestInit => ({
 
 /** Points of one endpoint's `voltage` series, time → value. */
 async function voltagePoints(url: string, endpointId: string): Promise<Map<string, string>> {
-  const body = await getJson(url, `${SM}/data?endpointId=${endpointId}&timeSeriesName=voltage&${RANGE}`);
-  const points: Array<{ timestamp: string; values: { value: unknown } }> = body[0]?.[endpointId]?.voltage ?? [];
+  // The answer comes in chunks of at most 1,000 points: `[{ "<endpoint>": { "voltage": [...] } }, ...]`.
+  const chunks: Array<Record<string, { voltage?: Array<{ timestamp: string; values: { value: unknown } }> }>> =
+    await getJson(url, `${SM}/data?endpointId=${endpointId}&timeSeriesName=voltage&${RANGE}`);
+  const points = chunks.flatMap((chunk) => chunk[endpointId]?.voltage ?? []);
   return new Map(points.map((p) => [String(Date.parse(p.timestamp)), JSON.stringify(p.values.value)]));
 }
 
