@@ -261,6 +261,14 @@ describe('an emulator killed with SIGKILL while clients write', () => {
         expect(snapshotSeq(dir), `no compaction in round ${round}`).toBeGreaterThan(seqBefore);
       }
 
+      if (process.env.CRASH_ROUNDS) {
+        // The long run's figure (docs/state.md).
+        const counts = WRITERS.map((writer, w) => `${acknowledged[w].size} ${writer.name}`).join(', ');
+        process.stdout.write(
+          `crash run: ${ROUNDS} kills, 0 of ${acknowledged.reduce((n, a) => n + a.size, 0)} acknowledged writes lost (${counts})\n`,
+        );
+      }
+
       // A last start proves the state loads; a clean stop then folds everything into state.json.
       const last = (current = await startProcess(['--port', '0', '--quiet', '--data', dir]));
       expect(
