@@ -47,9 +47,16 @@ describe('fixture files', () => {
     [
       {
         ...base,
-        endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $regex: '^(a+)+$' } } }],
+        endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $regex: '^(?=a)' } } }],
       },
-      /endpointFilters\[0\] \(f\): match.serial.\$regex nests quantifiers/,
+      /endpointFilters\[0\] \(f\): match.serial.\$regex is not a valid regular expression for the emulator's linear-time engine \(RE2 syntax: no lookarounds/,
+    ],
+    [
+      {
+        ...base,
+        endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $regex: '(a)\\1' } } }],
+      },
+      /match.serial.\$regex is not a valid regular expression .*backreferences/,
     ],
     [
       { ...base, endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $regex: '(' } } }] },

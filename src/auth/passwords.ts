@@ -12,8 +12,13 @@ const P = 1;
 const KEY_LENGTH = 32;
 const PREFIX = 'scrypt';
 
-/** What a stored hash looks like: the record schemas of the collections that keep one require it. */
-export const PASSWORD_HASH_PATTERN = '^scrypt\\$\\d+\\$\\d+\\$\\d+\\$[A-Za-z0-9_-]+\\$[A-Za-z0-9_-]+$';
+/**
+ * What a stored hash looks like: the record schemas of the collections that keep one require it. Its parameters are
+ * bounded to what a login can afford: N a power of two up to 2^15, r up to 8, p 1 or 2 (at most 32 MiB and four
+ * times the default's work); an imported hash outside them is refused, never run.
+ */
+export const PASSWORD_HASH_PATTERN =
+  '^scrypt\\$(2|4|8|16|32|64|128|256|512|1024|2048|4096|8192|16384|32768)\\$[1-8]\\$[12]\\$[A-Za-z0-9_-]+\\$[A-Za-z0-9_-]+$';
 const HASH = new RegExp(PASSWORD_HASH_PATTERN);
 
 export const isPasswordHash = (value: string): boolean => HASH.test(value);
@@ -39,15 +44,64 @@ export async function hashPassword(password: string, n = N): Promise<string> {
   return [PREFIX, n, R, P, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
-/** Whether `password` is the one `stored` was made from; false for anything that is not a hash of ours. */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  if (!isPasswordHash(stored)) return false;
-  const [, n, r, p, salt, key] = stored.split('$');
+/** Password checks running at once (each holds one thread of libuv's pool of four, which the disk writes need too). */
+export const PASSWORD_CHECKS_RUNNING = 2;
+/** Password checks that may wait for one of those; past them a check is refused at once (`PasswordChecksBusy`). */
+export const PASSWORD_CHECKS_WAITING = 32;
+
+/** More password checks than the emulator runs or queues: the login is refused as "try later", never stalls writes. */
+export class PasswordChecksBusy extends Error {
+  override name = 'PasswordChecksBusy';
+  readonly status = 503;
+  constructor() {
+    super(
+      `Too many password checks at once (${PASSWORD_CHECKS_RUNNING} running, ${PASSWORD_CHECKS_WAITING} waiting); try again later.`,
+    );
+  }
+}
+
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function bounded<T>(task: () => Promise<T>): Promise<T> {
+  if (running >= PASSWORD_CHECKS_RUNNING) {
+    if (waiting.length >= PASSWORD_CHECKS_WAITING) throw new PasswordChecksBusy();
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else {
+    running++;
+  }
+  try {
+    return await task();
+  } finally {
+    // The slot passes straight to the next waiting check, or is freed.
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
+/** Hashed in place of a stored hash when there is none (an unknown username): same parameters as a hash made now. */
+const DECOY = [
+  PREFIX,
+  N,
+  R,
+  P,
+  Buffer.alloc(16).toString('base64url'),
+  Buffer.alloc(KEY_LENGTH).toString('base64url'),
+].join('$');
+
+/**
+ * Whether `password` is the one `stored` was made from; false for anything that is not a hash of ours. Without a
+ * stored hash (an unknown user) the check costs what a known user's does, so that timing does not tell them apart.
+ * Throws `PasswordChecksBusy` when too many checks are under way.
+ */
+export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
+  const hash = stored !== undefined && isPasswordHash(stored) ? stored : DECOY;
+  const [, n, r, p, salt, key] = hash.split('$');
   const expected = Buffer.from(key, 'base64url');
-  // Parameters from an imported hash are bounded: a hand-made one must not tie up the thread pool.
-  if (Number(n) > 1 << 20 || Number(r) > 32 || Number(p) > 16 || expected.length !== KEY_LENGTH) return false;
-  const actual = await derive(password, Buffer.from(salt, 'base64url'), Number(n), Number(r), Number(p));
-  return timingSafeEqual(actual, expected);
+  if (expected.length !== KEY_LENGTH) return false;
+  const actual = await bounded(() => derive(password, Buffer.from(salt, 'base64url'), Number(n), Number(r), Number(p)));
+  return hash !== DECOY && timingSafeEqual(actual, expected);
 }
 
 // Fixture passwords are the same few strings at every start and reset of every emulator in a process: each is

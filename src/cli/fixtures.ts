@@ -31,7 +31,8 @@ async function exportState(file: string | undefined, options: Target): Promise<v
   }
   const text = `${JSON.stringify(document, null, 2)}\n`;
   if (file) {
-    await writeFile(file, text);
+    // Owner-only like state.json: with --include-secrets it holds client secrets in clear.
+    await writeFile(file, text, { mode: 0o600 });
     process.stderr.write(`Exported the state to ${file}.\n`);
   } else {
     process.stdout.write(text);

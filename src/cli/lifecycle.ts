@@ -1,4 +1,4 @@
-import { renameSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RunningEmulator } from '../index.js';
 import type { DirectoryLock } from '../store/lock.js';
@@ -55,9 +55,11 @@ function writeExport(emulator: RunningEmulator, file: string, document: unknown)
   const path = resolve(file);
   const temp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, `${JSON.stringify(document, null, 2)}\n`);
+    // Owner-only like state.json: it holds client secrets in clear.
+    writeFileSync(temp, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 });
     renameSync(temp, path);
   } catch (err) {
+    rmSync(temp, { force: true });
     throw new CliError(
       `The emulator at ${emulator.url} stopped, but the state could not be written to ${path}: ${(err as Error).message}`,
     );

@@ -1,8 +1,13 @@
 import type { AuthenticateError, Client } from 'aedes';
+import { PasswordChecksBusy } from '../auth/passwords.js';
 import type { EmuContext } from '../context.js';
 import { checkMqttLogin } from '../services/ccm/basic-credentials.js';
 
-/** CONNACK return codes (MQTT 3.1.1): the client's credentials are wrong, or it sent none where they are required. */
+/**
+ * CONNACK return codes (MQTT 3.1.1): too many password checks under way (a flood of CONNECTs: try later), the
+ * client's credentials are wrong, or it sent none where they are required.
+ */
+const SERVER_UNAVAILABLE = 3;
 const BAD_USERNAME_OR_PASSWORD = 4;
 const NOT_AUTHORIZED = 5;
 
@@ -37,7 +42,10 @@ export function mqttAuthenticate(ctx: EmuContext) {
         );
         done(refusal(BAD_USERNAME_OR_PASSWORD, 'Bad user name or password.'), false);
       },
-      (err: Error) => done(refusal(NOT_AUTHORIZED, `The credentials could not be checked: ${err.message}`), false),
+      (err: Error) => {
+        if (err instanceof PasswordChecksBusy) return done(refusal(SERVER_UNAVAILABLE, err.message), false);
+        done(refusal(NOT_AUTHORIZED, `The credentials could not be checked: ${err.message}`), false);
+      },
     );
   };
 }

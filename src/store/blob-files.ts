@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform, type Readable, type Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
+import { StoreWriteError } from './errors.js';
 
 /** An upload that went past its limit: nothing of it was kept. */
 export class PayloadTooLarge extends Error {
@@ -14,6 +15,8 @@ export class PayloadTooLarge extends Error {
 }
 
 const PARTIAL = '.part';
+/** Errors that mean the disk has no room (a full disk, a quota): answered 503 like every other write that cannot be stored. */
+const isDiskFull = (err: unknown) => ['ENOSPC', 'EDQUOT'].includes((err as NodeJS.ErrnoException).code ?? '');
 /**
  * Bytes an upload's file stream buffers: 1 MiB rather than the 16 KiB default, so that the socket keeps being read
  * while a file write is under way (the chunks buffered meanwhile go down in one writev).
@@ -131,7 +134,11 @@ export class BlobFiles {
     });
     this.writing.add(partial);
     try {
-      await pipeline(source, counter, createWriteStream(partial, { flags: 'wx', highWaterMark: UPLOAD_BUFFER }));
+      await pipeline(
+        source,
+        counter,
+        createWriteStream(partial, { flags: 'wx', mode: 0o600, highWaterMark: UPLOAD_BUFFER }),
+      );
       if (size > limit) throw new PayloadTooLarge(limit);
       await fsync(partial, 'r+');
       await rename(partial, join(dir, file));
@@ -139,7 +146,11 @@ export class BlobFiles {
       return { file, size };
     } catch (err) {
       await rm(partial, { force: true });
-      throw err;
+      throw isDiskFull(err)
+        ? new StoreWriteError(
+            `The upload could not be written to disk (${(err as NodeJS.ErrnoException).code}: ${(err as Error).message}); nothing of it was kept. Free space, then retry.`,
+          )
+        : err;
     } finally {
       this.writing.delete(partial);
     }

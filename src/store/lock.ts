@@ -14,6 +14,11 @@ export interface LockInfo {
 
 const LOCK_FILE = 'emulator.lock';
 
+const describe = (err: unknown) => {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code ? `${code}: ${(err as Error).message}` : (err as Error).message;
+};
+
 /**
  * Lock files this process holds. A lock naming our own pid is ours only if it is in here: otherwise it was
  * left by an earlier process that had the same pid (pids are reused, in containers right after a restart).
@@ -55,7 +60,16 @@ export class DirectoryLock {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = openSync(path, 'wx', 0o600);
-        writeSync(fd, JSON.stringify(info));
+        try {
+          writeSync(fd, JSON.stringify(info));
+        } catch (err) {
+          // A full disk: no half-written lock stays behind to be taken for a stale one.
+          closeSync(fd);
+          rmSync(path, { force: true });
+          throw new StoreError(
+            `Could not lock the data directory ${dir}: writing ${path} failed (${describe(err)}). Free space, then start again.`,
+          );
+        }
         closeSync(fd);
         heldByThisProcess.add(path);
         return new DirectoryLock(path, info);
@@ -84,8 +98,15 @@ export class DirectoryLock {
     this.info = { ...this.info, ...extra };
     // Replaced by a rename, so that a CLI reading the lock never sees half of it.
     const temp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(this.info), { mode: 0o600 });
-    renameSync(temp, this.path);
+    try {
+      writeFileSync(temp, JSON.stringify(this.info), { mode: 0o600 });
+      renameSync(temp, this.path);
+    } catch (err) {
+      rmSync(temp, { force: true });
+      throw new StoreError(
+        `Could not write the lock file ${this.path} (${describe(err)}). Free space, then start again.`,
+      );
+    }
   }
 
   release(): void {

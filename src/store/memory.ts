@@ -20,6 +20,8 @@ export interface Undo {
   seq: number;
   counters: Record<string, number> | undefined;
   changes: Array<{ c: string; id: string; previous: Entry | undefined; collectionRev: number | undefined }>;
+  /** The commit's series appends: they reach memory when its line is written (`applySeries`), not before. */
+  series?: readonly Mutation[];
 }
 
 /**

@@ -10,6 +10,11 @@ interface Waiting<T> {
 }
 
 export interface LogOwner<T> {
+  /**
+   * Runs with the appends of a batch that reached the disk, oldest first, before any of them is answered and before
+   * `afterFlush`: what a change does only once written is done by then, so a snapshot taken next holds it.
+   */
+  written(undos: T[]): void;
   /** Runs after each batch that reached the disk, with the log's new size (compaction). */
   afterFlush(logBytes: number): Promise<void>;
   /**
@@ -76,7 +81,7 @@ export class MutationLog<T> {
   ) {}
 
   static async open<T>(path: string, size: number, owner: LogOwner<T>): Promise<MutationLog<T>> {
-    const fd = await new Promise<number>((resolve, reject) => open(path, APPEND, 0o666, settle(resolve, reject)));
+    const fd = await new Promise<number>((resolve, reject) => open(path, APPEND, 0o600, settle(resolve, reject)));
     return new MutationLog(fd, size, owner);
   }
 
@@ -154,6 +159,7 @@ export class MutationLog<T> {
       this.writing = [];
       this.size += buffer.length;
       this.lastFailure = undefined;
+      this.owner.written(batch.map((w) => w.undo));
       for (const w of batch) w.resolve();
       await this.owner.afterFlush(this.size).catch(() => undefined);
     }

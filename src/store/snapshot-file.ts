@@ -49,18 +49,21 @@ export class DurableJSONFile<T> implements Adapter<T> {
 
   async write(data: T): Promise<void> {
     const temp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.tmp`);
-    const handle = await open(temp, 'w');
+    // Readable by its owner only: the state holds client secrets and password hashes.
+    const handle = await open(temp, 'w', 0o600);
     try {
-      await handle.writeFile(JSON.stringify(data, null, 1) + '\n');
-      await handle.sync();
+      try {
+        await handle.writeFile(JSON.stringify(data, null, 1) + '\n');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, this.path);
     } catch (err) {
       // A full disk: the old snapshot stays; do not leave a partial copy taking the space.
-      await handle.close().catch(() => undefined);
       await rm(temp, { force: true }).catch(() => undefined);
       throw err;
     }
-    await handle.close();
-    await rename(temp, this.path);
     await fsyncPath(dirname(this.path));
   }
 }

@@ -92,6 +92,9 @@ export class Store {
       const size = await store.replay(join(dir, LOG), warn);
       if (!options.readOnly) {
         store.log = await MutationLog.open(join(dir, LOG), size, {
+          written: (undos) => {
+            for (const undo of undos) if (undo.series) store.state.applySeries(undo.series);
+          },
           afterFlush: (bytes) => store.maybeCompact(bytes),
           lost: (undos) => store.state.revert(undos),
         });
@@ -227,11 +230,11 @@ export class Store {
       return Promise.resolve();
     }
     const undo: Undo = { seq: state.seq, counters: line.c, changes: [] };
+    // Series changes cannot be undone cheaply (an item may replace one of equal time): they reach memory once written,
+    // in the log's `written` step, before the answer and before a compaction builds the snapshot from memory.
+    if (line.m.some(changesSeries)) undo.series = line.m;
     state.apply(line, undo);
-    const written = this.log.append(text, undo);
-    // Series changes cannot be undone cheaply (an item may replace one of equal time): they reach memory once written.
-    if (!line.m.some(changesSeries)) return written;
-    return written.then(() => state.applySeries(line.m));
+    return this.log.append(text, undo);
   }
 
   /** The whole state as one document (a copy a caller may keep). */

@@ -200,6 +200,8 @@ describe('start --json, --import, --export-on-exit', () => {
     expect(await register(run1.info.url, 'from-run-1')).toBe(201);
     expect(await run1.stop()).toBe(0);
     expect(JSON.parse(readFileSync(first, 'utf8')).collections.endpoints).toHaveProperty('from-run-1');
+    // It holds client secrets in clear: readable by its owner only.
+    expect((statSync(first).mode & 0o777).toString(8)).toBe('600');
 
     const second = join(dir, 'second.json');
     const run2 = await startJson(['--in-memory', '--fixtures', 'none', '--import', first, '--export-on-exit', second]);

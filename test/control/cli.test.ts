@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -172,6 +172,11 @@ describe('platform-emu start with the control-plane flags', () => {
       expect(String(redacted.stdout)).not.toContain('acme-backend-secret');
       const clear = await cli(['fixtures', 'export', '--include-secrets', '--data', dir]);
       expect(String(clear.stdout)).toContain('acme-backend-secret');
+      const file = join(dir, 'with-secrets.json');
+      expect((await cli(['fixtures', 'export', file, '--include-secrets', '--data', dir])).exitCode).toBe(0);
+      expect(readFileSync(file, 'utf8')).toContain('acme-backend-secret');
+      // Secrets in clear: readable by its owner only.
+      expect((statSync(file).mode & 0o777).toString(8)).toBe('600');
     } finally {
       expect((await emulator.stop('SIGTERM')).exitCode).toBe(0);
     }

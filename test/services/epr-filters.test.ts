@@ -82,3 +82,40 @@ describe('endpoint filters: matching', async () => {
     expect(filtersOf.e4).toEqual(['ne', 'nin', 'not-exists']);
   });
 });
+
+/** Patterns a backtracking engine takes exponential time on, which older checks (safe-regex2) let through. */
+const EXPONENTIAL = ['^(\\w|\\d)*$', '^(a|a)*$', '^.*.*.*.*.*.*=$', '^(a+)+$'];
+
+describe('endpoint filters: regular expressions run in linear time', async () => {
+  const long = 'a'.repeat(20_000) + '!';
+  const slow = {
+    ...fixture,
+    endpoints: [endpoint('long', { model: long }), endpoint('short', { model: 'aaaa' })],
+    endpointFilters: EXPONENTIAL.map((pattern, i) => filter(`slow-${i}`, { model: { $regex: pattern } })),
+  };
+  const emulator = await startTestEmulator({ fixtures: fixtureFile(slow) });
+  const call = api(emulator);
+
+  it.each(EXPONENTIAL.map((pattern, i) => [pattern, i]))(
+    '%s over a value of 20,001 characters answers at once, with the right matches',
+    async (_pattern, i) => {
+      // A backtracking engine would not answer this within the test's timeout (the value fails to match at its end).
+      const matched = (await call('GET', `${EPR}/endpoints?filterId=slow-${i}`)).body.content.map(
+        (e: any) => e.endpointId,
+      );
+      expect(matched).toEqual(i === 2 ? [] : ['short']);
+    },
+  );
+
+  it('refuses, with 400 naming it, a pattern the linear-time engine cannot run', async () => {
+    const state = (await call('GET', '/_emu/state')).body;
+    const filters = state.collections['endpoint-filters'];
+    const id = Object.keys(filters)[0];
+    filters[id] = { ...filters[id], match: { model: { $regex: '^(?!a)' } } };
+    const refused = await call('PUT', '/_emu/state', { body: state });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(
+      /match\.model\.\$regex is not a valid regular expression for the emulator's linear-time engine \(RE2 syntax: no lookarounds/,
+    );
+  });
+});

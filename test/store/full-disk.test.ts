@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import {
   closeSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
@@ -15,6 +16,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/index.js';
 import { Store, StoreWriteError } from '../../src/store/index.js';
+import { DirectoryLock } from '../../src/store/lock.js';
 import { api } from '../helpers/emulator.js';
 
 /**
@@ -241,6 +243,56 @@ describe.skipIf(!disk.dir)('a full disk', () => {
     expect(saved).toHaveProperty('kept');
     expect(saved).not.toHaveProperty('refused');
     expect(statSync(join(dataDir, 'mutations.jsonl')).size).toBe(0);
+  });
+
+  it('answers a blob upload that does not fit 503, like every other write, keeping no part of it', async () => {
+    const dataDir = join(disk.dir!, `data-${++dirs}`);
+    const emulator = await start(dataDir);
+    const call = api(emulator);
+    const { token } = (await call('POST', '/kp1/smart-meter-v1/bcx/meter-001-token/token')).body;
+    const upload = (size: number) =>
+      call('POST', '/bcx/api/v1/binary-data?name=big', {
+        rawBody: Buffer.alloc(size, 7),
+        headers: { 'content-type': 'application/octet-stream', 'x-auth-token': token },
+      });
+
+    fillDisk();
+    const refused = await upload(100_000);
+    expect(refused.status).toBe(503);
+    expect(refused.body.message).toMatch(
+      /^The upload could not be written to disk \(ENOSPC: .*\); nothing of it was kept\. Free space, then retry\.$/,
+    );
+    expect(readdirSync(join(dataDir, 'blobs'))).toEqual([]);
+
+    freeDisk();
+    expect((await upload(100_000)).status).toBe(201);
+  });
+
+  it('refuses a start on a full disk saying what happened, and leaves no lock or temporary file behind', async () => {
+    const dataDir = join(disk.dir!, `data-${++dirs}`);
+    fillDisk();
+    await expect(startEmulator({ port: 0, mqttPort: 0, dataDir, log: () => undefined })).rejects.toThrow(
+      /Could not lock the data directory .*\(ENOSPC: .*\)\. Free space, then start again\./,
+    );
+    expect(readdirSync(dataDir)).toEqual([]);
+    freeDisk();
+    const emulator = await start(dataDir);
+    expect((await api(emulator)('GET', '/_emu/health')).status).toBe(200);
+  });
+
+  it('leaves no temporary lock file behind when the lock cannot be updated on a full disk', async () => {
+    const dataDir = join(disk.dir!, `data-${++dirs}`);
+    mkdirSync(dataDir);
+    const lock = DirectoryLock.acquire(dataDir, () => undefined);
+    try {
+      fillDisk();
+      expect(() => lock.update({ url: 'http://localhost:1' })).toThrow(
+        /Could not write the lock file .*emulator\.lock \(ENOSPC/,
+      );
+      expect(readdirSync(dataDir)).toEqual(['emulator.lock']);
+    } finally {
+      lock.release();
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import type { FromSchema } from '../../contract.js';
 import { collection } from '../../store/index.js';
 import type { pipelineRecord } from './schemas.js';
 import { PipelineConfigError } from './ingest/config.js';
+import { LIMITS } from './painless/budget.js';
 import type { SimulatedDocInput } from './ingest/document.js';
 import { compilePipeline, simulate, type CompiledPipeline, type PipelineDefinition } from './ingest/pipeline.js';
 
@@ -69,7 +70,12 @@ export function simulateStored(ctx: EmuContext, tenantId: string, pipelineId: st
   return simulate(compiled(pipeline.storedName, pipeline.definition), docs, ctx.clock.nowIso());
 }
 
-/** The inline pipeline is named as the search engine names it in a simulation. */
+/**
+ * The inline pipeline is named as the search engine names it in a simulation. The spec lists no scope for it, so it
+ * needs no token even with `--auth on`; there, where anyone may call it, it gets a tenth of the time budget
+ * (`LIMITS.openTimeMs`), so that an anonymous caller cannot keep the emulator busy.
+ */
 export function simulateInline(ctx: EmuContext, definition: PipelineDefinition, docs: SimulatedDocInput[]) {
-  return simulate(compiled('_simulate_pipeline', definition), docs, ctx.clock.nowIso());
+  const timeMs = ctx.config.auth === 'on' ? LIMITS.openTimeMs : LIMITS.timeMs;
+  return simulate(compiled('_simulate_pipeline', definition), docs, ctx.clock.nowIso(), timeMs);
 }

@@ -190,7 +190,9 @@ export async function changeCredentialPassword(
  */
 export async function checkMqttLogin(ctx: EmuContext, login: string, password: string): Promise<'ok' | 'refused'> {
   const found = credentialOfLogin(ctx, login);
-  if (!found || !usable(found.state) || !(await verifyPassword(password, found.passwordHash))) return 'refused';
+  // An unknown username's check costs what a known one's does.
+  const valid = await verifyPassword(password, found?.passwordHash);
+  if (!found || !usable(found.state) || !valid) return 'refused';
   // Read again after the hash: a state or password change may have landed meanwhile.
   const credential = BASIC_CREDENTIALS.get(ctx, found.id);
   if (!credential || !usable(credential.state) || credential.passwordHash !== found.passwordHash) return 'refused';

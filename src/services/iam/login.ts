@@ -20,7 +20,9 @@ export async function iamLogin(
   password: string,
 ): Promise<IamLogin | 'disabled' | undefined> {
   const found = findUserByUsername(ctx, tenantId, username);
-  if (!found || !(await verifyPassword(password, found.passwordHash))) return undefined;
+  // An unknown user's check costs what a known one's does.
+  const valid = await verifyPassword(password, found?.passwordHash);
+  if (!found || !valid) return undefined;
   // Read again after the hash: the user may have been deleted meanwhile.
   const user = USERS.get(ctx, found.id);
   if (!user) return undefined;

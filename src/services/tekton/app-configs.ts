@@ -1,8 +1,9 @@
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import type { EmuContext } from '../../context.js';
-import { badRequest, conflict, notFound } from '../../server/errors.js';
+import { badRequest, conflict, HttpError, notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
 import { collection, isPlainObject } from '../../store/index.js';
+import { jsonSizeUpTo } from './json-size.js';
 import type { appConfigSchema, JsonPatch } from './schemas.js';
 import { findTenantVersion, requireApplication, type AppVersion } from '../app-manager/applications.js';
 
@@ -90,18 +91,60 @@ function patchFailure(err: unknown, index: number, operation: Operation): Error 
   return badRequest(`The patch was not applied: ${where} is invalid: ${reason}.`);
 }
 
-/** RFC 6902, all operations or none: a failing operation (a `test` too) leaves the stored configuration as it was. */
+/** What an operation adds to the document: its value, or for `copy` and `move` the value at `from` (0 when absent). */
+function addedValue(document: unknown, operation: Operation): unknown {
+  if (operation.op === 'copy' || operation.op === 'move') {
+    try {
+      return jsonPatch.getValueByPointer(document, operation.from);
+    } catch {
+      return undefined;
+    }
+  }
+  return operation.op === 'add' || operation.op === 'replace' || operation.op === 'test' ? operation.value : undefined;
+}
+
+/** How much a patch may add and copy in all, in multiples of the body limit: a patch never costs more than that. */
+const PATCH_WORK_LIMITS = 16;
+
+/**
+ * RFC 6902, all operations or none: a failing operation (a `test` too) leaves the stored configuration as it was.
+ * The patched configuration may not grow past the body limit (a `PUT` could not store it either): its size is
+ * checked between operations, so a patch of `copy` operations that doubles it each time is refused with 413
+ * after a few of them, before anything is stored, never after building a document of gigabytes.
+ */
 export async function patchAppConfig(ctx: EmuContext, version: AppVersion, patch: JsonPatch): Promise<AppConfig> {
   const previous = findAppConfig(ctx, version.name);
+  const limit = ctx.config.bodyLimit;
+  const tooLarge = (i: number, operation: Operation) =>
+    new HttpError(
+      413,
+      `The patch was not applied: after operation [${i}] (${operation.op} ${operation.path}) the configuration would be larger than the body limit of ${limit} bytes (flag --body-limit).`,
+    );
   // One operation at a time on a copy, so that a failure names its operation (the library reports index 0 for some).
   let patched: unknown = jsonPatch.deepClone(previous ? previous.config : EMPTY_CONFIGURATION);
+  // An upper bound of the document's size, kept without measuring the whole document after every operation.
+  let estimate = jsonSizeUpTo(patched, limit);
+  let work = 0;
   patch.forEach((item, i) => {
     // The schema checks `op` and `path`; the library checks the rest of the operation (`validate` true).
     const operation = item as Operation;
+    const added = jsonSizeUpTo(addedValue(patched, operation), limit);
+    if (added > limit) throw tooLarge(i, operation);
+    work += added;
+    if (work > PATCH_WORK_LIMITS * limit) {
+      throw badRequest(
+        `The patch was not applied: by operation [${i}] it adds, copies and tests more than ${PATCH_WORK_LIMITS} times the body limit (${limit} bytes) in all.`,
+      );
+    }
     try {
       patched = jsonPatch.applyOperation(patched, operation, true, true, true, i).newDocument;
     } catch (err) {
       throw patchFailure(err, i, operation);
+    }
+    if (operation.op !== 'test') estimate += added;
+    if (estimate > limit) {
+      estimate = jsonSizeUpTo(patched, limit);
+      if (estimate > limit) throw tooLarge(i, operation);
     }
   });
   const record = newAppConfig(version, patched, ctx.clock.nowIso(), previous);

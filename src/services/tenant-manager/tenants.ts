@@ -71,7 +71,9 @@ export async function realmUserLogin(
   password: string,
 ): Promise<RealmUser | undefined> {
   const user = findRealmUser(ctx, tenantId, username);
-  return user && (await verifyPassword(password, user.passwordHash)) ? user : undefined;
+  // An unknown user's check costs what a known one's does.
+  const valid = await verifyPassword(password, user?.passwordHash);
+  return user && valid ? user : undefined;
 }
 
 /** A realm user's token scopes: its own, and the platform family for the platform administrator. */

@@ -1,3 +1,4 @@
+import { checkCollectionSize, stepper, type Budget } from '../painless/budget.js';
 import { ScriptRuntimeError } from '../painless/errors.js';
 import { fromJson, toJson } from '../painless/json.js';
 import { isList, isMap, javaType, valuesEqual, type Value, type ValueList, type ValueMap } from '../painless/values.js';
@@ -178,7 +179,7 @@ export class IngestDocument {
    * The `append` processor: an absent field becomes a list of the values; a scalar becomes a list first. Without
    * duplicates, a field to which nothing new was added stays as it was.
    */
-  append(path: string, values: Value[], allowDuplicates: boolean): void {
+  append(path: string, values: Value[], allowDuplicates: boolean, budget: Budget): void {
     const { parent, key } = this.parent(path);
     const index = isList(parent) ? listIndex(key, path) : -1;
     if (isList(parent) && index >= parent.length)
@@ -188,13 +189,13 @@ export class IngestDocument {
     const store = (v: Value) => (isMap(parent) ? parent.set(key, v) : (parent[index] = v));
     if (isMap(parent) && !parent.has(key)) {
       const list: ValueList = [];
-      addValues(list, values, allowDuplicates);
+      addValues(list, values, allowDuplicates, budget);
       store(list);
       return;
     }
     const existing = isMap(parent) ? parent.get(key)! : parent[index];
     const list = isList(existing) ? existing : [existing];
-    if (addValues(list, values, allowDuplicates)) store(list);
+    if (addValues(list, values, allowDuplicates, budget)) store(list);
   }
 
   remove(path: string): void {
@@ -228,11 +229,16 @@ function listIndex(key: string, path: string): number {
   return Number(key);
 }
 
-/** Adds values to a list in place (without duplicates: only those not there yet); true when one was added. */
-function addValues(list: ValueList, values: Value[], allowDuplicates: boolean): boolean {
+/**
+ * Adds values to a list in place (without duplicates: only those not there yet); true when one was added. The
+ * search for duplicates runs within the time budget, and the list within the size cap.
+ */
+function addValues(list: ValueList, values: Value[], allowDuplicates: boolean, budget: Budget): boolean {
   let added = false;
+  const step = stepper(budget);
   for (const value of values) {
-    if (allowDuplicates || !list.some((v) => valuesEqual(v, value, true))) {
+    if (allowDuplicates || !list.some((v) => valuesEqual(v, value, true, step))) {
+      checkCollectionSize(list.length + 1);
       list.push(value);
       added = true;
     }

@@ -87,7 +87,7 @@ function simulateOne(pipeline: CompiledPipeline, input: SimulatedDocInput, times
  * Simulates documents through a pipeline: every processor really runs, scripts in the interpreter, within one
  * time and memory budget for the whole request.
  */
-export function simulate(pipeline: CompiledPipeline, docs: SimulatedDocInput[], timestamp: string) {
-  const budget = newBudget();
+export function simulate(pipeline: CompiledPipeline, docs: SimulatedDocInput[], timestamp: string, timeMs?: number) {
+  const budget = newBudget(timeMs);
   return { docs: docs.map((doc) => simulateOne(pipeline, doc, timestamp, budget)) };
 }

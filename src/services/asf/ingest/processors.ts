@@ -86,7 +86,7 @@ function append(cfg: ProcessorConfig): Execute {
   return (doc, budget) => {
     const values = value(doc);
     spend(budget, sizeOf(values));
-    doc.append(field.render(doc), isList(values) ? values : [values], allowDuplicates);
+    doc.append(field.render(doc), isList(values) ? values : [values], allowDuplicates, budget);
   };
 }
 

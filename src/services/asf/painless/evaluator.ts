@@ -1,4 +1,4 @@
-import { checkTime, limitError, LIMITS, spend, type Budget } from './budget.js';
+import { checkTime, limitError, LIMITS, spend, stepper, type Budget } from './budget.js';
 import { classCast, illegalArgument, nullPointer, ScriptRuntimeError } from './errors.js';
 import { callMethod, callStatic, STATIC_CONSTANTS, type Charge } from './methods.js';
 import type { Expr, Stmt } from './syntax.js';
@@ -61,7 +61,7 @@ class Evaluator {
       ]),
     ];
     this.frozen = input.readOnly ? containers(input.ctx) : new Set();
-    this.charge = (units) => spend(input.budget, units);
+    this.charge = Object.assign((units: number) => spend(input.budget, units), { step: stepper(input.budget) });
   }
 
   run(program: Stmt[]): Value {
@@ -327,9 +327,9 @@ class Evaluator {
   private operate(op: string, a: Value, b: Value): Value {
     switch (op) {
       case '==':
-        return valuesEqual(a, b);
+        return valuesEqual(a, b, false, this.charge.step);
       case '!=':
-        return !valuesEqual(a, b);
+        return !valuesEqual(a, b, false, this.charge.step);
       case '<':
       case '<=':
       case '>':

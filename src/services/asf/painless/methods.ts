@@ -1,3 +1,4 @@
+import { checkCollectionSize, checkStringLength } from './budget.js';
 import { illegalArgument, nullPointer, ScriptRuntimeError } from './errors.js';
 import {
   asInt,
@@ -23,12 +24,16 @@ import {
  * JavaScript object by name, so a script reaches only what is listed.
  */
 
-/** Accounts for what a call allocates (characters of new strings, new elements), against the run's budget. */
-export type Charge = (units: number) => void;
+/**
+ * Accounts for what a call allocates (characters of new strings, new elements) against the run's budget; its `step`
+ * is called once per element a call visits, so that a scan over a long list stays within the time budget.
+ */
+export type Charge = ((units: number) => void) & { step: () => void };
 
 type Method<R> = (self: R, args: Value[], charge: Charge) => Value;
 
 const str = (s: string, charge: Charge) => {
+  checkStringLength(s.length);
   charge(s.length);
   return s;
 };
@@ -97,8 +102,18 @@ const STRING_METHODS: Record<string, Method<string>> = {
   toLowerCase: (s, _a, c) => str(s.toLowerCase(), c),
   toUpperCase: (s, _a, c) => str(s.toUpperCase(), c),
   trim: (s, _a, c) => str(javaTrim(s), c),
-  concat: (s, [x], c) => str(s + asString(x, 'concat'), c),
-  replace: (s, [a, b], c) => str(s.split(asString(a, 'replace')).join(asString(b, 'replace')), c),
+  concat: (s, [x], c) => {
+    const tail = asString(x, 'concat');
+    checkStringLength(s.length + tail.length);
+    return str(s + tail, c);
+  },
+  replace: (s, [a, b], c) => {
+    const parts = s.split(asString(a, 'replace'));
+    const by = asString(b, 'replace');
+    // Its length is known before it is built: a short string with many matches cannot make a huge one first.
+    checkStringLength(s.length + (parts.length - 1) * (by.length - asString(a, 'replace').length));
+    return str(parts.join(by), c);
+  },
   equalsIgnoreCase: (s, [x]) => typeof x === 'string' && s.toLowerCase() === x.toLowerCase(),
   substring: (s, [b, e], c) => {
     const begin = index(b, 'substring');
@@ -112,6 +127,7 @@ const STRING_METHODS: Record<string, Method<string>> = {
   },
   splitOnToken: (s, [t], c) => {
     const parts = s.split(asString(t, 'splitOnToken'));
+    checkCollectionSize(parts.length);
     c(s.length + parts.length);
     return parts;
   },
@@ -121,13 +137,16 @@ const MAP_METHODS: Record<string, Method<ValueMap>> = {
   size: (m) => int(m.size),
   isEmpty: (m) => m.size === 0,
   containsKey: (m, [k]) => typeof k === 'string' && m.has(k),
-  containsValue: (m, [v]) => [...m.values()].some((x) => valuesEqual(x, v, true)),
+  containsValue: (m, [v], c) => [...m.values()].some((x) => valuesEqual(x, v, true, c.step)),
   get: (m, [k]) => (typeof k === 'string' ? (m.get(k) ?? null) : null),
   getOrDefault: (m, [k, d]) => (typeof k === 'string' && m.has(k) ? m.get(k)! : d),
   put: (m, [k, v], c) => {
     const key = mapKey(k);
     const previous = m.get(key) ?? null;
-    if (!m.has(key)) c(key.length + 1);
+    if (!m.has(key)) {
+      checkCollectionSize(m.size + 1);
+      c(key.length + 1);
+    }
     m.set(key, v);
     return previous;
   },
@@ -175,6 +194,7 @@ const LIST_METHODS: Record<string, Method<ValueList>> = {
     return previous;
   },
   add: (l, args, c) => {
+    checkCollectionSize(l.length + 1);
     c(1);
     if (args.length === 2) l.splice(listIndex(l, args[0], true), 0, args[1]);
     else l.push(args[0]);
@@ -182,21 +202,22 @@ const LIST_METHODS: Record<string, Method<ValueList>> = {
   },
   addAll: (l, [x], c) => {
     if (!isList(x)) throw illegalArgument(`addAll needs a list; got ${javaType(x)}`);
+    checkCollectionSize(l.length + x.length);
     c(x.length);
     // One by one: spreading a long list as arguments would overflow the stack; a copy, since x may be l itself.
     for (const v of x.slice()) l.push(v);
     return x.length > 0;
   },
   // Java picks remove(int index) for an int argument and remove(Object) for anything else.
-  remove: (l, [x]) => {
+  remove: (l, [x], c) => {
     if (isNum(x) && x.type === 'int') return l.splice(listIndex(l, x), 1)[0];
-    const at = l.findIndex((v) => valuesEqual(v, x, true));
+    const at = l.findIndex((v) => valuesEqual(v, x, true, c.step));
     if (at !== -1) l.splice(at, 1);
     return at !== -1;
   },
-  contains: (l, [x]) => l.some((v) => valuesEqual(v, x, true)),
-  indexOf: (l, [x]) => int(l.findIndex((v) => valuesEqual(v, x, true))),
-  lastIndexOf: (l, [x]) => int(l.findLastIndex((v) => valuesEqual(v, x, true))),
+  contains: (l, [x], c) => l.some((v) => valuesEqual(v, x, true, c.step)),
+  indexOf: (l, [x], c) => int(l.findIndex((v) => valuesEqual(v, x, true, c.step))),
+  lastIndexOf: (l, [x], c) => int(l.findLastIndex((v) => valuesEqual(v, x, true, c.step))),
   clear: (l) => {
     l.length = 0;
     return null;
@@ -211,7 +232,7 @@ const NUMBER_METHODS: Record<string, Method<JNum>> = {
 
 const ANY_METHODS: Record<string, Method<Value>> = {
   toString: (v: Value, _a: Value[], c: Charge) => str(javaString(v), c),
-  equals: (v, [x]) => valuesEqual(v, x, true),
+  equals: (v, [x], c) => valuesEqual(v, x, true, c.step),
 };
 
 /** Every method name of the subset: a call of any other name is refused before the script runs. */
@@ -304,7 +325,12 @@ const STATICS: Record<string, Record<string, Static>> = {
     valueOf: ([x]: Value[], c: Charge) => str(javaString(x), c),
     join: ([sep, parts], c) => {
       if (!isList(parts)) throw illegalArgument('String.join needs a separator and a list');
-      return str(parts.map((p) => javaString(p)).join(asString(sep, 'String.join')), c);
+      const separator = asString(sep, 'String.join');
+      const texts = parts.map((p) => javaString(p));
+      checkStringLength(
+        texts.reduce((length, t) => length + t.length, separator.length * Math.max(0, texts.length - 1)),
+      );
+      return str(texts.join(separator), c);
     },
   },
 };

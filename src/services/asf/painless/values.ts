@@ -155,16 +155,18 @@ export function javaString(v: Value, seen = new Set<unknown>()): string {
  * Painless's `==`: numbers of different types compare by value (`1 == 1.0`); inside maps and lists, Java's
  * `equals` holds, where an Integer never equals a Double.
  */
-export function valuesEqual(a: Value, b: Value, nested = false): boolean {
+/** `step` is called once per element compared (the run's time budget: `stepper`). */
+export function valuesEqual(a: Value, b: Value, nested = false, step?: () => void): boolean {
+  step?.();
   if (a === b) return true;
   if (a === null || b === null) return false;
   if (isNum(a) && isNum(b)) return a.value === b.value && (!nested || a.type === b.type);
   if (isMap(a) && isMap(b)) {
     if (a.size !== b.size) return false;
-    for (const [k, x] of a) if (!b.has(k) || !valuesEqual(x, b.get(k)!, true)) return false;
+    for (const [k, x] of a) if (!b.has(k) || !valuesEqual(x, b.get(k)!, true, step)) return false;
     return true;
   }
-  if (isList(a) && isList(b)) return a.length === b.length && a.every((x, i) => valuesEqual(x, b[i], true));
+  if (isList(a) && isList(b)) return a.length === b.length && a.every((x, i) => valuesEqual(x, b[i], true, step));
   return false;
 }
 
