@@ -4,7 +4,17 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['dist/', 'coverage/', 'bench/results/', 'test/artifacts/', '.platform-emu/', 'fixtures/', 'test/generated/'] },
+  {
+    ignores: [
+      'dist/',
+      'coverage/',
+      'bench/results/',
+      'test/artifacts/',
+      '.platform-emu/',
+      'fixtures/',
+      'test/generated/',
+    ],
+  },
   {
     files: ['**/*.{ts,js,mjs}'],
     languageOptions: {

@@ -79,7 +79,8 @@ describe('one definition of each shared helper', () => {
           .map((text) => ({ file: file.name, text })),
       )
       .filter(
-        ({ text }) => flags.some((flag) => new RegExp(`^\\s*'[^']*${flag}\\b`).test(text)) && text.includes('.default('),
+        ({ text }) =>
+          flags.some((flag) => new RegExp(`^\\s*'[^']*${flag}\\b`).test(text)) && text.includes('.default('),
       );
     expect(options.length).toBeGreaterThanOrEqual(flags.length);
     const copies = options
