@@ -54,7 +54,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   let gateway: Gateway | undefined;
   try {
     await setUpServices(ctx);
-    await initialState(ctx, options.import);
+    const generatedSecrets = await initialState(ctx, options.import);
     const devices = (gateway = await startGateway(ctx));
     const status: RestStatus = { url: '', ready: false };
     const adminToken = adminTokenOf(ctx);
@@ -84,6 +84,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       issueToken: (request) => issueToken(request).token,
       reset: (resetOptions) => resetState(ctx, resetOptions),
       replaceState: (document) => replaceState(ctx, document),
+      generatedSecrets,
       stop: () => (stopping ??= stopEmulator(ctx, server, devices, status)),
     });
     contexts.set(handle, ctx);

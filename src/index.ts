@@ -12,6 +12,7 @@ export type {
   SnapshotInfo,
 } from './handle.js';
 export type { EmulatorOptions, AuthMode, MqttAuthMode } from './config.js';
+export type { GeneratedSecret } from './server/control/secrets.js';
 export type { StateDocument } from './store/index.js';
 export type { ServiceDescriptor, Route } from './contract.js';
 export { services } from './services/index.js';

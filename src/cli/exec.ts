@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { RunningEmulator } from '../index.js';
-import { readyInfo, stopEmulator, type ReadyInfo } from './lifecycle.js';
+import { generatedSecretLines, readyInfo, stopEmulator, type ReadyInfo } from './lifecycle.js';
 import { CliError } from './shared.js';
 import { checkStartOptions, launch, startCommand, type StartOptions } from './start.js';
 
@@ -69,6 +69,9 @@ async function run(this: Command, argv: string[], options: StartOptions): Promis
       process.stderr.write(
         `platform-emu: emulator ready at ${info.url} (MQTT ${info.mqttUrl}); running ${argv.join(' ')}\n`,
       );
+    for (const line of generatedSecretLines(emulator.generatedSecrets)) {
+      process.stderr.write(`platform-emu: made a secret the import had <redacted>: ${line}\n`);
+    }
     exitCode = await runCommand(argv, environmentFor(emulator, info));
   } finally {
     await stopEmulator(emulator, options.exportOnExit).catch((err: Error) => {

@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { readFile, writeFile } from 'node:fs/promises';
+import type { GeneratedSecret } from '../index.js';
+import { generatedSecretLines } from './lifecycle.js';
 import { CliError, dataOption, emulatorJson, runningUrl, urlOption } from './shared.js';
 
 interface Target {
@@ -46,12 +48,14 @@ async function importState(file: string, options: Target): Promise<void> {
     throw new CliError(`Cannot read ${file}: ${(err as Error).message}`);
   }
   const url = runningUrl(options);
+  let generated: GeneratedSecret[] = [];
   if (url) {
-    await emulatorJson(url, 'PUT', '/_emu/state', input, options);
+    const answer = await emulatorJson<{ generatedSecrets?: GeneratedSecret[] } | undefined>(url, 'PUT', '/_emu/state', input, options);
+    generated = answer?.generatedSecrets ?? [];
   } else {
     const stopped = await (await import('../index.js')).openDataDir(options.data, { log: warn });
     try {
-      await stopped.importState(input, file);
+      generated = await stopped.importState(input, file);
     } catch (err) {
       throw new CliError((err as Error).message);
     } finally {
@@ -59,6 +63,10 @@ async function importState(file: string, options: Target): Promise<void> {
     }
   }
   process.stderr.write(`Imported ${file}; the previous state was replaced.\n`);
+  if (generated.length > 0) {
+    process.stderr.write('These secrets were <redacted> in the export and defined nowhere else; they were made now:\n');
+    process.stdout.write(`${generatedSecretLines(generated).join('\n')}\n`);
+  }
 }
 
 export function fixturesCommand(): Command {

@@ -5,6 +5,7 @@ import type { RunningEmulator } from '../index.js';
 import { START_DEFAULTS } from '../client/defaults.js';
 import type { StartOptions } from './start-options.js';
 import { runInForeground } from './foreground.js';
+import { generatedSecretLines } from './lifecycle.js';
 import { CliError, collect, dataOption, parsePort, parsePositiveInt } from './shared.js';
 import { isPersonsTerminal } from './terminal.js';
 
@@ -68,6 +69,13 @@ function banner(emulator: RunningEmulator, options: StartOptions, modules: Banne
     `${chalk.bold('MQTT')}      ${chalk.cyan(emulator.mqttUrl)}   ${chalk.dim('(KP1 devices; also POST /kp1/... on the REST port)')}`,
     '',
     chalk.dim(`Try: curl ${url}/epr/api/v1/endpoints`),
+    ...(emulator.generatedSecrets.length > 0
+      ? [
+          '',
+          `${chalk.bold.yellow('Secrets')}   made for this import (the export had them <redacted>; shown only now):`,
+          ...generatedSecretLines(emulator.generatedSecrets).map((line) => `  ${line}`),
+        ]
+      : []),
   ];
   return lines.join('\n');
 }
