@@ -174,7 +174,10 @@ export interface ServiceDescriptor {
    */
   secretTwins?: Record<
     string,
-    Record<string, (id: string, record: Record<string, unknown>) => { collection: string; id: string; field: string } | undefined>
+    Record<
+      string,
+      (id: string, record: Record<string, unknown>) => { collection: string; id: string; field: string } | undefined
+    >
   >;
   /** Runs once the store is open: define indexes, start timers. */
   setup?: (ctx: EmuContext) => void | Promise<void>;

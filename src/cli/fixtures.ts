@@ -33,7 +33,8 @@ async function exportState(file: string | undefined, options: Target): Promise<v
   }
   const text = `${JSON.stringify(document, null, 2)}\n`;
   if (file) {
-    await writeFile(file, text);
+    // Secrets in clear are for their owner only.
+    await writeFile(file, text, options.includeSecrets ? { mode: 0o600 } : {});
     process.stderr.write(`Exported the state to ${file}.\n`);
   } else {
     process.stdout.write(text);
@@ -50,7 +51,13 @@ async function importState(file: string, options: Target): Promise<void> {
   const url = runningUrl(options);
   let generated: GeneratedSecret[] = [];
   if (url) {
-    const answer = await emulatorJson<{ generatedSecrets?: GeneratedSecret[] } | undefined>(url, 'PUT', '/_emu/state', input, options);
+    const answer = await emulatorJson<{ generatedSecrets?: GeneratedSecret[] } | undefined>(
+      url,
+      'PUT',
+      '/_emu/state',
+      input,
+      options,
+    );
     generated = answer?.generatedSecrets ?? [];
   } else {
     const stopped = await (await import('../index.js')).openDataDir(options.data, { log: warn });

@@ -56,7 +56,8 @@ function writeExport(emulator: RunningEmulator, file: string, document: unknown)
   const path = resolve(file);
   const temp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, `${JSON.stringify(document, null, 2)}\n`);
+    // It holds the secrets in clear: readable by its owner only.
+    writeFileSync(temp, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 });
     renameSync(temp, path);
   } catch (err) {
     throw new CliError(

@@ -113,7 +113,9 @@ export const importState = (ctx: EmuContext, input: unknown, source: string): Pr
 /** Tells, once, the secrets an import had to make (they were redacted in the export and nowhere else). */
 export function logGeneratedSecrets(log: (message: string) => void, generated: readonly GeneratedSecret[]): void {
   for (const { collection, id, field, value } of generated) {
-    log(`collections.${collection}["${id}"].${field} was ${REDACTED} in the export and is defined nowhere else: it is now ${value}`);
+    log(
+      `collections.${collection}["${id}"].${field} was ${REDACTED} in the export and is defined nowhere else: it is now ${value}`,
+    );
   }
 }
 

@@ -72,7 +72,11 @@ export interface SecretFallback {
 }
 
 /** Whether some redacted secret of the document has no stored value to keep (then the fixtures are consulted). */
-export function lacksStoredSecrets(document: StateDocument, store: Store, services: readonly ServiceDescriptor[]): boolean {
+export function lacksStoredSecrets(
+  document: StateDocument,
+  store: Store,
+  services: readonly ServiceDescriptor[],
+): boolean {
   let lacking = false;
   mapSecrets(document, services, (collection, id, field, value) => {
     if (value === REDACTED && store.get(collection, id)?.[field] === undefined) lacking = true;
@@ -82,7 +86,13 @@ export function lacksStoredSecrets(document: StateDocument, store: Store, servic
 }
 
 /** The secret that must equal this one (a tenant's backend client secret is its realm client's secret), if any. */
-function twinOf(services: readonly ServiceDescriptor[], document: StateDocument, collection: string, id: string, field: string) {
+function twinOf(
+  services: readonly ServiceDescriptor[],
+  document: StateDocument,
+  collection: string,
+  id: string,
+  field: string,
+) {
   for (const service of services) {
     const twin = service.secretTwins?.[collection]?.[field]?.(id, document.collections[collection]?.[id] ?? {});
     if (twin) return twin;
