@@ -24,6 +24,11 @@ export function parsePositiveInt(value: string): number {
   return n;
 }
 
+export function parseCount(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number of 0 or more.');
+  return Number(value);
+}
+
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, ...value.split(/[\s,]+/).filter(Boolean)];
 }
