@@ -22,3 +22,9 @@ export { adminTokenOf, openDataDir, type StoppedEmulator } from './data-dir.js';
 export { readEmulatorLock, type EmulatorLock } from './client/emulator-lock.js';
 export { parseDuration } from './clock.js';
 export { EMULATOR_ADMIN_SCOPE } from './auth/tokens.js';
+// Errors a caller may catch: an HTTP-shaped refusal (`faults.add`), a fixture or import that does not validate, a
+// data directory that cannot be opened or written, options that cannot work.
+export { HttpError } from './server/errors.js';
+export { FixtureError } from './seed/errors.js';
+export { StoreError, StoreWriteError } from './store/errors.js';
+export { EmulatorOptionsError } from './server/compat-choices.js';
