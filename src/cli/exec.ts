@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { delimiter } from 'node:path';
+import { binDirForChildren } from './invocation.js';
 import type { RunningEmulator } from '../index.js';
 import { generatedSecretLines, readyInfo, stopEmulator, type ReadyInfo } from './lifecycle.js';
 import { CliError } from './shared.js';
@@ -72,7 +74,15 @@ async function run(this: Command, argv: string[], options: StartOptions): Promis
     for (const line of generatedSecretLines(emulator.generatedSecrets)) {
       process.stderr.write(`platform-emu: made a secret the import had <redacted>: ${line}\n`);
     }
-    exitCode = await runCommand(argv, environmentFor(emulator, info));
+    // Scripts run under exec can call `platform-emu` by its bare name: this CLI's bin directory comes first on PATH.
+    const bin = binDirForChildren();
+    try {
+      const env = environmentFor(emulator, info);
+      env.PATH = [bin.dir, env.PATH].filter(Boolean).join(delimiter);
+      exitCode = await runCommand(argv, env);
+    } finally {
+      bin.remove();
+    }
   } finally {
     await stopEmulator(emulator, options.exportOnExit).catch((err: Error) => {
       throw new CliError(`The command ran, but the emulator did not stop cleanly: ${err.message}`);

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { RunningEmulator } from '../index.js';
 import { START_DEFAULTS } from '../client/defaults.js';
 import type { StartOptions } from './start-options.js';
+import { cliName } from './invocation.js';
 import { runInForeground } from './foreground.js';
 import { generatedSecretLines } from './lifecycle.js';
 import { CliError, collect, dataOption, parsePort, parsePositiveInt } from './shared.js';
@@ -62,7 +63,7 @@ function banner(emulator: RunningEmulator, options: StartOptions, modules: Banne
         .map((t) => (t.id === ctx.defaultTenantId() ? `${t.id} (default)` : t.id))
         .join(', ') || 'none'
     }`,
-    `${chalk.bold('Token')}     platform-emu token${tokenTarget(emulator)}   ${chalk.dim('(or the OIDC token endpoint of each realm)')}`,
+    `${chalk.bold('Token')}     ${cliName()} token${tokenTarget(emulator)}   ${chalk.dim('(or the OIDC token endpoint of each realm)')}`,
     `${chalk.bold('Health')}    ${url}/_emu/health`,
     `${chalk.bold('Dashboard')} ${chalk.cyan(`${url}/_emu/ui/`)}`,
     ...(options.auth === 'on' ? [`${chalk.bold('Admin')}     ${adminHint(emulator, options)}`] : []),
