@@ -1,8 +1,10 @@
 import { Command } from 'commander';
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { GeneratedSecret } from '../index.js';
 import { generatedSecretLines } from './lifecycle.js';
-import { CliError, dataOption, emulatorJson, runningUrl, urlOption } from './shared.js';
+import { CliError, removeDataDir, dataOption, emulatorJson, runningUrl, urlOption } from './shared.js';
 
 interface Target {
   data: string;
@@ -60,13 +62,18 @@ async function importState(file: string, options: Target): Promise<void> {
     );
     generated = answer?.generatedSecrets ?? [];
   } else {
-    const stopped = await (await import('../index.js')).openDataDir(options.data, { log: warn });
+    // An import into a directory that did not exist, and failed, leaves no directory behind.
+    const existed = existsSync(resolve(options.data));
     try {
-      generated = await stopped.importState(input, file);
+      const stopped = await (await import('../index.js')).openDataDir(options.data, { log: warn });
+      try {
+        generated = await stopped.importState(input, file);
+      } finally {
+        await stopped.close();
+      }
     } catch (err) {
+      if (!existed) removeDataDir(options.data);
       throw new CliError((err as Error).message);
-    } finally {
-      await stopped.close();
     }
   }
   process.stderr.write(`Imported ${file}; the previous state was replaced.\n`);

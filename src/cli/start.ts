@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import chalk from './colours.js';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RunningEmulator } from '../index.js';
 import { START_DEFAULTS } from '../client/defaults.js';
@@ -7,7 +8,7 @@ import type { StartOptions } from './start-options.js';
 import { cliName } from './invocation.js';
 import { runInForeground } from './foreground.js';
 import { generatedSecretLines } from './lifecycle.js';
-import { CliError, collect, dataOption, parsePort, parsePositiveInt } from './shared.js';
+import { CliError, collect, dataOption, parsePort, parsePositiveInt, removeDataDir } from './shared.js';
 import { isPersonsTerminal } from './terminal.js';
 
 export type { StartOptions };
@@ -98,6 +99,9 @@ export async function checkStartOptions(options: StartOptions): Promise<void> {
 
 /** Starts the emulator the options describe, in this process (`start`, its detached child, and `exec`). */
 export async function launch(options: StartOptions): Promise<RunningEmulator> {
+  // A start that fails (a fixture file that does not validate, a port taken) leaves no new directory behind; a
+  // detached child's directory holds the log its parent shows, and the parent made it.
+  const existed = options.inMemory || options.detachedChild || existsSync(resolve(options.data));
   const { startEmulator } = await import('../emulator.js');
   try {
     return await startEmulator({
@@ -122,6 +126,7 @@ export async function launch(options: StartOptions): Promise<RunningEmulator> {
       log: (m) => process.stderr.write(`${chalk.yellow('warning')} ${m}\n`),
     });
   } catch (err) {
+    if (!existed) removeDataDir(options.data);
     throw portInUse(err, options) ?? err;
   }
 }
@@ -148,6 +153,7 @@ export async function printBanner(emulator: RunningEmulator, options: StartOptio
 }
 
 async function run(options: StartOptions): Promise<void> {
+  const made = !options.inMemory && !options.detachedChild && !existsSync(resolve(options.data));
   // A new data directory's RSA key is made on the thread pool while the emulator's modules load.
   if (!options.inMemory && !options.detach) (await import('../auth/keys.js')).prepareKey(options.data);
   await checkStartOptions(options);
@@ -157,6 +163,11 @@ async function run(options: StartOptions): Promise<void> {
     options,
     () =>
       launch(options)
+        .catch((err: unknown) => {
+          // The key may have made the directory before the start failed: it goes too.
+          if (made) removeDataDir(options.data);
+          throw err;
+        })
         .then(logRequests(options))
         .finally(() => spinner.stop()),
     (emulator) => printBanner(emulator, options),
