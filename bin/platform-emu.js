@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 
 const entry = new URL('../dist/cli/main.js', import.meta.url);
 if (!existsSync(entry)) {
-  process.stderr.write('platform-emu is not built yet: run `npm install` (or `npm run build`) in its folder first.\n');
+  process.stderr.write(
+    'platform-emu is not built yet: run `npm run build` in its folder first (a published package is built already).\n',
+  );
   process.exit(1);
 }
 const { main } = await import(entry.href);

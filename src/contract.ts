@@ -175,6 +175,17 @@ export interface ServiceDescriptor {
    * and every export unless asked with `includeSecrets=true`. An import without them has none.
    */
   secretCollections?: string[];
+  /**
+   * Secrets that must stay equal to another record's (collection → field → where the twin is): an import that has to
+   * generate one of them gives both the same value.
+   */
+  secretTwins?: Record<
+    string,
+    Record<
+      string,
+      (id: string, record: Record<string, unknown>) => { collection: string; id: string; field: string } | undefined
+    >
+  >;
   /** Runs once the store is open: define indexes, start timers. */
   setup?: (ctx: EmuContext) => void | Promise<void>;
   /** Runs on stop: clear timers, release waiters. */

@@ -3,6 +3,7 @@ import { resolveConfig } from './config.js';
 import type { TokenOptions } from './handle.js';
 import type { issueTestToken } from './oidc/test-tokens.js';
 import type { StateDocument } from './store/index.js';
+import type { GeneratedSecret } from './server/control/secrets.js';
 
 // The emulator's modules load with the first directory opened, not with this module: `token --admin` needs none of
 // them.
@@ -15,7 +16,8 @@ export interface StoppedEmulator {
    * Replaces the whole state with a state document or a fixture file, as `PUT /_emu/state` does; `source` names it in
    * errors.
    */
-  importState(input: unknown, source: string): Promise<void>;
+  /** The secrets it had to make (redacted in an export, defined nowhere else: docs/state.md). */
+  importState(input: unknown, source: string): Promise<GeneratedSecret[]>;
   /** A test token signed with the directory's key, as `RunningEmulator.token` signs one; its issuer names `baseUrl`. */
   token(request: TokenOptions & { baseUrl: string }): ReturnType<typeof issueTestToken>;
   /** Ends the services' timers and closes the state (and its lock). */

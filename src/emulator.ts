@@ -1,5 +1,7 @@
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
+import { compatProblem, EmulatorOptionsError } from './server/compat-choices.js';
+import { services } from './services/index.js';
 import { signAdminToken } from './auth/tokens.js';
 import { listeningUrl, resolveConfig, type EmulatorOptions } from './config.js';
 import type { EmuContext } from './context.js';
@@ -57,6 +59,9 @@ async function stopEmulator(
 
 /** Starts an emulator: opens (or seeds) the state, mounts every service, listens. The library's entry point. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  // The same check as `start --compat`: a revision no service offers is refused before anything opens.
+  const compatError = compatProblem(options.compat ?? {}, services);
+  if (compatError) throw new EmulatorOptionsError(compatError);
   const config = resolveConfig(options);
   const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   // The signing key is awaited only before listening: a new directory's key is made while the state is seeded.
@@ -65,7 +70,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   let https: Server | undefined;
   try {
     await setUpServices(ctx);
-    await initialState(ctx, options.import);
+    const generatedSecrets = await initialState(ctx, options.import);
     const tls = await serverCredentials(ctx);
     const caCertificate = (await authorityOf(ctx)).certificate;
     const devices = (gateway = await startGateway(ctx, tls));
@@ -112,6 +117,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       issueToken: (request) => issueToken(request).token,
       reset: (resetOptions) => resetState(ctx, resetOptions),
       replaceState: (document) => replaceState(ctx, document),
+      generatedSecrets,
       stop: () => (stopping ??= stopEmulator(ctx, server, devices, status, https)),
     });
     contexts.set(handle, ctx);

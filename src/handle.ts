@@ -1,7 +1,7 @@
 import { parseDuration, type ClockMode } from './clock.js';
 import type { EmuContext } from './context.js';
 import { moveClock, virtualClock } from './server/control/clock.js';
-import { exportedState } from './server/control/secrets.js';
+import { exportedState, type GeneratedSecret } from './server/control/secrets.js';
 import {
   listSnapshots,
   restoreSnapshot,
@@ -16,6 +16,7 @@ import type { TestTokenRequest } from './oidc/test-tokens.js';
 import type { StateDocument } from './store/index.js';
 
 export type TokenOptions = Omit<TestTokenRequest, 'baseUrl'>;
+export type { GeneratedSecret };
 export type { ClockMode, Fault, FaultInput, JournalEntry, JournalFilter, SnapshotInfo };
 
 /** The emulator's virtual clock, as `/_emu/clock` offers it. */
@@ -89,6 +90,11 @@ export interface RunningEmulator {
    * Calls `listener` with every REST request and KP1 message as the journal records it; the returned function stops it.
    */
   onRequest(listener: (entry: JournalEntry) => void): () => void;
+  /**
+   * Secrets the start had to make: its import (or fixture file) was an export with `<redacted>` secrets that neither
+   * the data directory nor the fixtures held (docs/state.md). Empty otherwise.
+   */
+  readonly generatedSecrets: readonly GeneratedSecret[];
   /** Stops accepting, lets in-flight requests finish, makes the state durable and releases the data directory. */
   stop(): Promise<void>;
 }
@@ -109,6 +115,7 @@ export interface HandleParts {
   reset: (options?: { empty?: boolean }) => Promise<void>;
   replaceState: (document: StateDocument) => Promise<void>;
   stop: () => Promise<void>;
+  generatedSecrets: GeneratedSecret[];
 }
 
 function clockOf(ctx: EmuContext): EmulatorClock {
@@ -164,5 +171,6 @@ export function emulatorHandle(ctx: EmuContext, parts: HandleParts): RunningEmul
       return () => ctx.events.off(REQUEST_RECORDED, listener);
     },
     stop: parts.stop,
+    generatedSecrets: parts.generatedSecrets,
   };
 }

@@ -3,7 +3,8 @@ import chalk from './colours.js';
 import { STATUS_CODES } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_EMULATOR_URL, START_DEFAULTS } from '../client/defaults.js';
-import type { ClientResponse } from '../client/http-client.js';
+import type { ClientResponse, EmulatorClient } from '../client/http-client.js';
+import { deviceAnswerOf, deviceExitCode, type DeviceAnswer } from './device-answer.js';
 import { adminTokenFor, CliError, runningUrl, urlOption } from './shared.js';
 
 const USAGE = 2;
@@ -188,6 +189,37 @@ async function printOperations(json: boolean | undefined): Promise<void> {
   process.stderr.write(chalk.dim(`${operations.length} operations. Bare paths (without /<prefix>/api/v1) work too.\n`));
 }
 
+/** What to add when the emulator wants a token and the CLI has none to send. */
+const TOKEN_HINT =
+  'The emulator runs with --auth on. Add --token <jwt> (or PLATFORM_EMU_TOKEN), or --data-dir of the emulator (its ' +
+  'lock holds the admin token that gets one; or PLATFORM_EMU_ADMIN_TOKEN).';
+
+/** A 401 to a service path that was sent without a token. */
+const needsToken = (response: ClientResponse, target: string, client: EmulatorClient) =>
+  response.status === 401 && !client.accessToken && !/^\/_emu\//.test(target);
+
+/** A test token of the tenant, from the control plane (which takes the admin token found in the lock or env). */
+async function testToken(client: EmulatorClient, tenant: string | undefined): Promise<string> {
+  const { EmulatorHttpError } = await import('../client/http-client.js');
+  try {
+    return await client.issueToken({ tenant });
+  } catch (err) {
+    if (err instanceof EmulatorHttpError && err.status === 401) throw new CliError(`${err.message}. ${TOKEN_HINT}`);
+    throw err;
+  }
+}
+
+function deviceLine(device: DeviceAnswer): string {
+  const text = `the device answered ${device.statusCode}${device.reasonPhrase ? ` ${device.reasonPhrase}` : ''}`;
+  return device.statusCode >= 400 ? chalk.red(text) : chalk.dim(text);
+}
+
+/** `--json`: the answer as one object, `{ status, body, device? }` (body: parsed JSON, else the text, else null). */
+function printJson(response: ClientResponse, device: DeviceAnswer | undefined): void {
+  const body = response.raw.length === 0 ? null : (response.json ?? response.raw.toString('utf8'));
+  process.stdout.write(`${JSON.stringify({ status: response.status, body, ...(device ? { device } : {}) })}\n`);
+}
+
 async function run(method: string | undefined, path: string | undefined, options: CallOptions): Promise<void> {
   if (options.list) return printOperations(options.json);
   if (!method || !path)
@@ -214,18 +246,27 @@ async function run(method: string | undefined, path: string | undefined, options
   );
   client.adminToken = adminTokenFor(client.baseUrl, { data: options.dataDir });
   try {
-    if (options.auth) client.accessToken = await client.issueToken({ tenant: options.tenant });
+    if (options.auth) client.accessToken = await testToken(client, options.tenant);
     const { target, bare } = targetPath(path);
     if (options.validate) await checkBody(verb, target, body, headers);
-    const response = await client.request(verb, target, { body, headers });
+    let response = await client.request(verb, target, { body, headers });
+    // With --auth on and no token given, a token is found the way the control-plane commands find theirs.
+    if (needsToken(response, target, client) && client.adminToken) {
+      client.accessToken = await testToken(client, options.tenant);
+      response = await client.request(verb, target, { body, headers });
+    }
     if (response.status === 404 && bare) await checkBarePath(verb, path);
     process.stderr.write(`${statusLine(response)}\n`);
     if (options.include) {
       for (const [name, value] of Object.entries(response.headers))
         process.stderr.write(`${chalk.dim(`${name}:`)} ${value}\n`);
     }
-    printBody(response, options.raw);
-    process.exitCode = exitCodeOf(response.status, options.expect);
+    if (needsToken(response, target, client)) process.stderr.write(`${TOKEN_HINT}\n`);
+    const device = await deviceAnswerOf(client, verb, target, response);
+    if (device) process.stderr.write(`${deviceLine(device)}\n`);
+    if (options.json) printJson(response, device);
+    else printBody(response, options.raw);
+    process.exitCode = deviceExitCode(device) ?? exitCodeOf(response.status, options.expect);
   } catch (err) {
     if (err instanceof EmulatorUnreachableError || err instanceof EmulatorHttpError) throw new CliError(err.message);
     throw err;
@@ -269,7 +310,10 @@ export function callCommand(): Command {
     .option('-i, --include', 'print the response headers on stderr')
     .option('--no-validate', "send the body even when it does not fit the operation's schema")
     .option('--list', 'print every operation with its scope and summary, then exit')
-    .option('--json', 'with --list: the table as JSON (service, method, path, scopes, summary, query, bodySchema)')
+    .option(
+      '--json',
+      "print the answer as one JSON object { status, body, device } (device: a command's status and reason); with --list, the table",
+    )
     .addOption(urlOption())
     .addOption(
       new Option('--data-dir <dir>', 'data directory of the emulator to call, when --url is not given')
@@ -282,6 +326,10 @@ export function callCommand(): Command {
 Exit codes: 0 for 1xx-3xx, 4 for a 4xx answer, 5 for a 5xx answer, 1 when the emulator cannot be reached, 2 for usage errors.
 With --expect: 0 for the statuses it names, 4 or 5 for other 4xx/5xx, 6 for any other (a 202 when 200 was expected:
 the device did not answer the command in time).
+A command the device answered with a status of 400 or more (200 with an empty body from the REST side) prints that
+status and reason on stderr and exits 4 (400-499) or 5 (500 or more).
+With --auth on, a token is fetched when none is given and the admin token is at hand (the lock of --data-dir,
+PLATFORM_EMU_ADMIN_TOKEN); otherwise the 401 says which flag to add.
 The emulator is found by --url, PLATFORM_EMU_URL, the lock of --data-dir, or else ${DEFAULT_EMULATOR_URL}.
 
 Examples:

@@ -20,6 +20,27 @@ async function show(options: ClockOptions, method: 'GET' | 'PUT', body?: unknown
   process.stdout.write(options.json ? `${JSON.stringify(clock)}\n` : `${clock.now}  (${clock.mode})\n`);
 }
 
+/** Edit distance of two short words (subcommand names), for the "did you mean" hint. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
+}
+
+/** Commander's wording for an unknown command, with the closest subcommand as the hint. */
+function unknownSubcommand(word: string, clock: Command): string {
+  const names = clock.commands.map((c) => c.name());
+  const closest = names.map((name) => ({ name, d: distance(word.slice(0, 40), name) })).sort((x, y) => x.d - y.d)[0];
+  const hint =
+    closest && closest.d <= Math.max(2, Math.floor(closest.name.length / 3)) ? `\n(Did you mean ${closest.name}?)` : '';
+  return `error: unknown command '${word}'${hint}`;
+}
+
 export function clockCommand(): Command {
   const command = new Command('clock')
     .description(
@@ -39,10 +60,14 @@ Examples:
     );
   command.addCommand(
     withTarget(
-      new Command('show').description('the time now and the mode (the default)'),
+      // Words after `clock` that name no subcommand reach the default `show`: a typo, answered like any other.
+      new Command('show').description('the time now and the mode (the default)').allowExcessArguments(true),
       'show',
       'show --json --url http://127.0.0.1:41234',
-    ).action((options: ClockOptions) => show(options, 'GET')),
+    ).action((options: ClockOptions, show_: Command) => {
+      if (show_.args.length > 0) show_.parent!.error(unknownSubcommand(show_.args[0], show_.parent!));
+      return show(options, 'GET');
+    }),
     {
       isDefault: true,
     },

@@ -1,3 +1,4 @@
+import { cliName } from './invocation.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -72,7 +73,7 @@ function describe(info: ReadyInfo, dir: string, logFile: string): string {
     ...(info.mqttsUrl ? [`  MQTTS  ${info.mqttsUrl}`] : []),
     `  State  ${info.dataDir ?? `in memory (nothing is kept; its lock and log are in ${dir})`}`,
     `  Log    ${logFile}`,
-    `  Stop   platform-emu stop${target}`,
+    `  Stop   ${cliName()} stop${target}`,
   ].join('\n');
 }
 
@@ -85,7 +86,7 @@ export async function startDetached(options: StartOptions): Promise<void> {
   const running = readEmulatorLock(dir);
   if (running) {
     throw new CliError(
-      `An emulator already runs on ${dir} (pid ${running.pid}${running.url ? ` at ${running.url}` : ''}): \`platform-emu stop --data-dir ${dir}\` stops it.`,
+      `An emulator already runs on ${dir} (pid ${running.pid}${running.url ? ` at ${running.url}` : ''}): \`${cliName()} stop --data-dir ${dir}\` stops it.`,
     );
   }
   mkdirSync(dir, { recursive: true });

@@ -4,8 +4,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants } from 'node:os';
+import { delimiter } from 'node:path';
+import { binDirForChildren } from './invocation.js';
 import type { RunningEmulator } from '../index.js';
-import { readyInfo, stopEmulator, type ReadyInfo } from './lifecycle.js';
+import { generatedSecretLines, readyInfo, stopEmulator, type ReadyInfo } from './lifecycle.js';
 import { CliError } from './shared.js';
 import { checkStartOptions, launch, startCommand, type StartOptions } from './start.js';
 
@@ -78,7 +80,18 @@ async function run(this: Command, argv: string[], options: StartOptions): Promis
       process.stderr.write(
         `platform-emu: emulator ready at ${info.url} (MQTT ${info.mqttUrl}); running ${argv.join(' ')}\n`,
       );
-    exitCode = await runCommand(argv, environmentFor(emulator, info, caFile));
+    for (const line of generatedSecretLines(emulator.generatedSecrets)) {
+      process.stderr.write(`platform-emu: made a secret the import had <redacted>: ${line}\n`);
+    }
+    // Scripts run under exec can call `platform-emu` by its bare name: this CLI's bin directory comes first on PATH.
+    const bin = binDirForChildren();
+    try {
+      const env = environmentFor(emulator, info, caFile);
+      env.PATH = [bin.dir, env.PATH].filter(Boolean).join(delimiter);
+      exitCode = await runCommand(argv, env);
+    } finally {
+      bin.remove();
+    }
   } finally {
     await rm(caDir, { recursive: true, force: true });
     await stopEmulator(emulator, options.exportOnExit).catch((err: Error) => {

@@ -1,4 +1,5 @@
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
+import { faultLine } from './fault-line.js';
 import { control, controlTargetOptions, type ControlTarget } from './control-client.js';
 import { parsePositiveInt } from './shared.js';
 
@@ -31,12 +32,7 @@ function parseProbability(value: string): number {
   return p;
 }
 
-function describe(fault: Fault): string {
-  const { id, kind, ...rest } = fault;
-  return `${id}\t${kind}\t${Object.entries(rest)
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-    .join(' ')}`;
-}
+const describe = (fault: Fault) => faultLine(fault);
 
 async function add(options: ControlTarget, fault: Record<string, unknown>): Promise<void> {
   const added = await control<Fault>(options, 'POST', '/_emu/faults', fault);

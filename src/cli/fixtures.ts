@@ -1,6 +1,10 @@
 import { Command } from 'commander';
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { CliError, dataOption, emulatorJson, runningUrl, urlOption } from './shared.js';
+import { resolve } from 'node:path';
+import type { GeneratedSecret } from '../index.js';
+import { generatedSecretLines } from './lifecycle.js';
+import { CliError, removeDataDir, dataOption, emulatorJson, runningUrl, urlOption } from './shared.js';
 
 interface Target {
   data: string;
@@ -47,19 +51,36 @@ async function importState(file: string, options: Target): Promise<void> {
     throw new CliError(`Cannot read ${file}: ${(err as Error).message}`);
   }
   const url = runningUrl(options);
+  let generated: GeneratedSecret[] = [];
   if (url) {
-    await emulatorJson(url, 'PUT', '/_emu/state', input, options);
+    const answer = await emulatorJson<{ generatedSecrets?: GeneratedSecret[] } | undefined>(
+      url,
+      'PUT',
+      '/_emu/state',
+      input,
+      options,
+    );
+    generated = answer?.generatedSecrets ?? [];
   } else {
-    const stopped = await (await import('../index.js')).openDataDir(options.data, { log: warn });
+    // An import into a directory that did not exist, and failed, leaves no directory behind.
+    const existed = existsSync(resolve(options.data));
     try {
-      await stopped.importState(input, file);
+      const stopped = await (await import('../index.js')).openDataDir(options.data, { log: warn });
+      try {
+        generated = await stopped.importState(input, file);
+      } finally {
+        await stopped.close();
+      }
     } catch (err) {
+      if (!existed) removeDataDir(options.data);
       throw new CliError((err as Error).message);
-    } finally {
-      await stopped.close();
     }
   }
   process.stderr.write(`Imported ${file}; the previous state was replaced.\n`);
+  if (generated.length > 0) {
+    process.stderr.write('These secrets were <redacted> in the export and defined nowhere else; they were made now:\n');
+    process.stdout.write(`${generatedSecretLines(generated).join('\n')}\n`);
+  }
 }
 
 export function fixturesCommand(): Command {

@@ -1,6 +1,6 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { RunningEmulator } from '../index.js';
+import type { GeneratedSecret, RunningEmulator } from '../index.js';
 import type { DirectoryLock } from '../store/lock.js';
 import { CliError } from './shared.js';
 
@@ -21,7 +21,13 @@ export interface ReadyInfo {
   dataDir: string | null;
   /** With `--auth on`: the bearer token of the control plane (`/_emu`). */
   adminToken?: string;
+  /** Secrets the start's import had to make (redacted in the export, defined nowhere else); only when there are some. */
+  generatedSecrets?: GeneratedSecret[];
 }
+
+/** One line per secret an import made: `collection["id"].field = value`. */
+export const generatedSecretLines = (generated: readonly GeneratedSecret[]): string[] =>
+  generated.map(({ collection, id, field, value }) => `${collection}["${id}"].${field} = ${value}`);
 
 /**
  * The ready line, and with auth on the admin token kept in the lock of the data directory (readable by its owner
@@ -39,6 +45,7 @@ export async function readyInfo(emulator: RunningEmulator, auth: string, runLock
     dataDir: emulator.dataDir ?? null,
   };
   if (auth === 'on') info.adminToken = emulator.adminToken;
+  if (emulator.generatedSecrets.length > 0) info.generatedSecrets = [...emulator.generatedSecrets];
   const { internalContext } = await import('../emulator.js');
   const lock = runLock ?? internalContext(emulator).store.directoryLock;
   lock?.update({

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { JournalEntry } from '../index.js';
 import { controlClient, controlTargetOptions, type ControlTarget } from './control-client.js';
 import { formatEntry } from './request-log.js';
-import { CliError, parsePositiveInt } from './shared.js';
+import { CliError, parseCount } from './shared.js';
 
 interface LogsOptions extends ControlTarget {
   follow?: boolean;
@@ -14,6 +14,10 @@ interface LogsOptions extends ControlTarget {
   type?: 'http' | 'kp1';
   limit?: number;
 }
+
+/** The requests `logs` itself makes: left out, unless --path or --service asks for the control plane. */
+const OWN_READS = /^\/_emu\/(?:requests|events)(?:[/?]|$)/;
+const isOwnRead = (entry: JournalEntry) => entry.type === 'http' && OWN_READS.test(entry.path ?? '');
 
 const print = (entry: JournalEntry, json: boolean | undefined) =>
   process.stdout.write(`${json ? JSON.stringify(entry) : formatEntry(entry)}\n`);
@@ -37,6 +41,7 @@ async function follow(
   adminToken: string | undefined,
   query: URLSearchParams,
   json: boolean | undefined,
+  shows: (entry: JournalEntry) => boolean,
 ): Promise<void> {
   query.set('types', 'request,kp1');
   const headers: Record<string, string> = { accept: 'text/event-stream' };
@@ -49,7 +54,7 @@ async function follow(
     throw new CliError(`GET /_emu/events answered ${response.statusCode}: ${await response.body.text()}`);
   const { serverSentEvents } = await import('../client/event-stream.js');
   for await (const { event, data } of serverSentEvents(response.body)) {
-    if (event === 'request' || event === 'kp1') print(data as JournalEntry, json);
+    if ((event === 'request' || event === 'kp1') && shows(data as JournalEntry)) print(data as JournalEntry, json);
     if (event === 'dropped')
       process.stderr.write(`(${(data as { count: number }).count} entries skipped: this reader fell behind)\n`);
   }
@@ -60,7 +65,10 @@ async function run(options: LogsOptions): Promise<void> {
   const client = await controlClient(options);
   const query = filterQuery(options);
   const list = new URLSearchParams(query);
-  if (options.limit !== undefined) list.set('limit', String(options.limit));
+  // --limit 0: no past entries (the list is still read, for where the journal stands).
+  if (options.limit !== undefined) list.set('limit', String(Math.max(options.limit, 1)));
+  const asksForControlPlane = options.path !== undefined || options.service === '_emu';
+  const shows = (entry: JournalEntry) => asksForControlPlane || !isOwnRead(entry);
   const response = await client.request('GET', `/_emu/requests?${list}`).catch((err: Error) => {
     throw new CliError(err.message);
   });
@@ -68,10 +76,11 @@ async function run(options: LogsOptions): Promise<void> {
     const message = (response.json as { message?: string } | undefined)?.message ?? response.raw.toString('utf8');
     throw new CliError(`GET /_emu/requests answered ${response.status}: ${message}`);
   }
-  for (const entry of response.json as JournalEntry[]) print(entry, options.json);
+  const past = options.limit === 0 ? [] : (response.json as JournalEntry[]);
+  for (const entry of past) if (shows(entry)) print(entry, options.json);
   if (!options.follow) return;
   query.set('after', response.headers['x-journal-seq'] ?? '0');
-  await follow(client.baseUrl, client.adminToken, query, options.json);
+  await follow(client.baseUrl, client.adminToken, query, options.json, shows);
 }
 
 export function logsCommand(): Command {
@@ -87,7 +96,10 @@ export function logsCommand(): Command {
     .option('--endpoint <endpointId>', 'only requests and messages about this endpoint')
     .addOption(new Option('--type <type>', 'only REST requests or only KP1 messages').choices(['http', 'kp1']))
     .addOption(
-      new Option('--limit <n>', 'how many past entries to print first (default 100)').argParser(parsePositiveInt),
+      new Option(
+        '--limit <n>',
+        'how many past entries to print first (default 100; 0 for none, with --follow)',
+      ).argParser(parseCount),
     )
     .addHelpText(
       'after',

@@ -94,24 +94,39 @@ async function smtpRelay(address: string): Promise<(mail: CapturedMail) => Promi
   };
 }
 
+/** One long poll; undefined when the emulator cannot be reached any more (it stopped while we waited). */
+async function pollOnce(url: string, path: string, options: MailOptions): Promise<CapturedMail[] | undefined> {
+  const { EmulatorHttpError, EmulatorUnreachableError } = await import('../client/http-client.js');
+  try {
+    return await emulatorJson<CapturedMail[]>(url, 'GET', path, undefined, options);
+  } catch (err) {
+    if (err instanceof EmulatorUnreachableError) return undefined;
+    throw err instanceof EmulatorHttpError ? new CliError(err.message) : err;
+  }
+}
+
 /** Waits for new mail with long polls (`GET /_emu/mail?after=&wait=`): no request until the previous one answers. */
 async function follow(
   url: string,
   options: MailOptions,
   after: number,
   deliver: (mail: CapturedMail) => Promise<void>,
-): Promise<never> {
+): Promise<void> {
   const stop = () => process.exit(0);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   let last = after;
   for (;;) {
-    const fresh = await request<CapturedMail[]>(
+    const fresh = await pollOnce(
       url,
-      'GET',
       `/_emu/mail${query({ after: last, wait: POLL_SECONDS, to: options.to })}`,
       options,
     );
+    // The emulator went away (stopped, or killed): the end of the stream, as `logs --follow` ends.
+    if (!fresh) {
+      process.stderr.write('The emulator stopped; no more mail will come.\n');
+      return;
+    }
     for (const mail of fresh) {
       printMail(mail, options.json);
       await deliver(mail);

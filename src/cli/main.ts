@@ -1,4 +1,5 @@
 import { Command, type CommanderError } from 'commander';
+import { localiseExamples } from './invocation.js';
 import { CliError } from './shared.js';
 
 /** Usage errors (unknown flags, bad values) exit 2; failures of the work itself exit 1. */
@@ -60,6 +61,8 @@ Examples:
   };
   // A usage error is one line on stderr, hint included.
   const oneLine = {
+    // Help examples say `$ platform-emu ...`: as `npx platform-emu ...` where the bare name is not this CLI.
+    writeOut: (text: string) => process.stdout.write(localiseExamples(text)),
     outputError: (text: string, write: (s: string) => void) =>
       write(`${text.trimEnd().replace(/\s*\n\s*/g, ' ')} (see --help)\n`),
   };

@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import { START_DEFAULTS } from '../client/defaults.js';
 import { readEmulatorLock, type EmulatorLock } from '../client/emulator-lock.js';
@@ -22,6 +24,16 @@ export function parsePositiveInt(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
   return n;
+}
+
+export function parseCount(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number of 0 or more.');
+  return Number(value);
+}
+
+/** Removes a data directory this run made, after the run failed before anything was kept in it. */
+export function removeDataDir(dir: string): void {
+  rmSync(resolve(dir), { recursive: true, force: true });
 }
 
 export function collect(value: string, previous: string[] = []): string[] {

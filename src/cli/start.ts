@@ -1,11 +1,14 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import chalk from './colours.js';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RunningEmulator } from '../index.js';
 import { START_DEFAULTS } from '../client/defaults.js';
 import type { StartOptions } from './start-options.js';
+import { cliName } from './invocation.js';
 import { runInForeground } from './foreground.js';
-import { CliError, collect, dataOption, parsePort, parsePositiveInt } from './shared.js';
+import { generatedSecretLines } from './lifecycle.js';
+import { CliError, collect, dataOption, parsePort, parsePositiveInt, removeDataDir } from './shared.js';
 import { isPersonsTerminal } from './terminal.js';
 
 export type { StartOptions };
@@ -75,7 +78,7 @@ function banner(emulator: RunningEmulator, options: StartOptions, modules: Banne
         .map((t) => (t.id === ctx.defaultTenantId() ? `${t.id} (default)` : t.id))
         .join(', ') || 'none'
     }`,
-    `${chalk.bold('Token')}     platform-emu token${tokenTarget(emulator)}   ${chalk.dim('(or the OIDC token endpoint of each realm)')}`,
+    `${chalk.bold('Token')}     ${cliName()} token${tokenTarget(emulator)}   ${chalk.dim('(or the OIDC token endpoint of each realm)')}`,
     `${chalk.bold('Health')}    ${url}/_emu/health`,
     `${chalk.bold('Dashboard')} ${chalk.cyan(`${url}/_emu/ui/`)}`,
     ...(options.auth === 'on' ? [`${chalk.bold('Admin')}     ${adminHint(emulator, options)}`] : []),
@@ -86,6 +89,13 @@ function banner(emulator: RunningEmulator, options: StartOptions, modules: Banne
       : []),
     '',
     chalk.dim(`Try: curl ${url}/epr/api/v1/endpoints`),
+    ...(emulator.generatedSecrets.length > 0
+      ? [
+          '',
+          `${chalk.bold.yellow('Secrets')}   made for this import (the export had them <redacted>; shown only now):`,
+          ...generatedSecretLines(emulator.generatedSecrets).map((line) => `  ${line}`),
+        ]
+      : []),
   ];
   return lines.join('\n');
 }
@@ -107,6 +117,9 @@ export async function checkStartOptions(options: StartOptions): Promise<void> {
 
 /** Starts the emulator the options describe, in this process (`start`, its detached child, and `exec`). */
 export async function launch(options: StartOptions): Promise<RunningEmulator> {
+  // A start that fails (a fixture file that does not validate, a port taken) leaves no new directory behind; a
+  // detached child's directory holds the log its parent shows, and the parent made it.
+  const existed = options.inMemory || options.detachedChild || existsSync(resolve(options.data));
   const { startEmulator } = await import('../emulator.js');
   try {
     return await startEmulator({
@@ -138,6 +151,7 @@ export async function launch(options: StartOptions): Promise<RunningEmulator> {
       log: (m) => process.stderr.write(`${chalk.yellow('warning')} ${m}\n`),
     });
   } catch (err) {
+    if (!existed) removeDataDir(options.data);
     throw portInUse(err, options) ?? err;
   }
 }
@@ -164,6 +178,7 @@ export async function printBanner(emulator: RunningEmulator, options: StartOptio
 }
 
 async function run(options: StartOptions): Promise<void> {
+  const made = !options.inMemory && !options.detachedChild && !existsSync(resolve(options.data));
   // A new data directory's RSA key is made on the thread pool while the emulator's modules load.
   if (!options.inMemory && !options.detach) (await import('../auth/keys.js')).prepareKey(options.data);
   await checkStartOptions(options);
@@ -173,6 +188,11 @@ async function run(options: StartOptions): Promise<void> {
     options,
     () =>
       launch(options)
+        .catch((err: unknown) => {
+          // The key may have made the directory before the start failed: it goes too.
+          if (made) removeDataDir(options.data);
+          throw err;
+        })
         .then(logRequests(options))
         .finally(() => spinner.stop()),
     (emulator) => printBanner(emulator, options),

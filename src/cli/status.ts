@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { DEFAULT_EMULATOR_URL } from '../client/defaults.js';
 import type { EmulatorHealth } from '../client/http-client.js';
+import { faultLine } from './fault-line.js';
 import { dataOption, lockOf, urlOption } from './shared.js';
 
 /** Exit code of `status` when no emulator answers (as `systemctl status` and LSB init scripts say "not running"). */
@@ -96,7 +97,7 @@ function describe(status: Status, options: StatusOptions): string {
     ...(status.mqttsUrl ? [`  MQTTS    ${status.mqttsUrl}`] : []),
     `  State    ${status.dataDir ?? 'in memory'}`,
     `  Records  ${counts.join(', ') || 'none'}`,
-    `  Faults   ${status.faults?.length ? status.faults.map((f) => JSON.stringify(f)).join('\n           ') : 'none'}`,
+    `  Faults   ${status.faults?.length ? status.faults.map((f) => faultLine(f as Parameters<typeof faultLine>[0], '  ')).join('\n           ') : 'none'}`,
   ].join('\n');
 }
 

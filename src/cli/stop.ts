@@ -1,5 +1,5 @@
+import { isProcessRunning } from '../store/lock.js';
 import { Command, Option } from 'commander';
-import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readEmulatorLock, type EmulatorLock } from '../client/emulator-lock.js';
@@ -12,24 +12,7 @@ interface StopOptions {
 
 const POLL_MS = 50;
 
-/**
- * Whether the process still runs. A process that has exited but is not yet reaped (a zombie: its parent, here
- * the system's init, has not collected it; some container inits take seconds, some never do) has finished.
- */
-function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && existsSync('/proc/self/stat')) return false;
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+const isRunning = isProcessRunning;
 
 /**
  * A lock's pid is only signalled when the emulator at the lock's URL says it is that pid: a lock left by a crash

@@ -4,7 +4,7 @@ import { DEFAULT_FIXTURES } from '../config.js';
 import type { EmuContext } from '../context.js';
 import { readJsonFile, seedFixture, type SeedOptions } from '../seed/load.js';
 import { validateStateDocument } from '../seed/validate.js';
-import { keepStoredSecrets } from '../server/control/secrets.js';
+import { keepStoredSecrets, lacksStoredSecrets, REDACTED, type GeneratedSecret } from '../server/control/secrets.js';
 import { STATE_REPLACED } from '../server/events.js';
 import { faultsOf } from '../server/faults.js';
 import { services } from '../services/index.js';
@@ -28,14 +28,30 @@ async function stateFromFixture(
 
 /**
  * A state document (`fixtures export`) or a fixture file, checked before anything is replaced. Secrets an export
- * redacted keep their stored values.
+ * redacted keep their stored values; with `generated` (an import, a start, a reset), one with no stored value is
+ * taken from the fixtures' record with the same id, else made anew and collected there (docs/state.md).
  */
-export async function documentFromImport(ctx: EmuContext, input: unknown, source: string): Promise<StateDocument> {
+export async function documentFromImport(
+  ctx: EmuContext,
+  input: unknown,
+  source: string,
+  generated?: GeneratedSecret[],
+): Promise<StateDocument> {
   const looksLikeState = typeof input === 'object' && input !== null && 'collections' in input;
-  return looksLikeState
-    ? // Secrets first: a kept password hash is checked like any other.
-      validateStateDocument(keepStoredSecrets(input as StateDocument, ctx.store, services, source), services, source)
-    : stateFromFixture(ctx, input, source);
+  if (!looksLikeState) return stateFromFixture(ctx, input, source);
+  const document = input as StateDocument;
+  // Secrets first: a kept password hash is checked like any other.
+  if (!generated)
+    return validateStateDocument(keepStoredSecrets(document, ctx.store, services, source), services, source);
+  // A fixture file that is itself a redacted export defines no secrets: it is read without a fallback, and skipped.
+  const fixture = lacksStoredSecrets(document, ctx.store, services)
+    ? await fixtureState(ctx).catch(() => undefined)
+    : undefined;
+  return validateStateDocument(
+    keepStoredSecrets(document, ctx.store, services, source, { fixture, generated }),
+    services,
+    source,
+  );
 }
 
 /** The document with every id counter at least where the current state has it: an id is never handed out twice. */
@@ -47,14 +63,14 @@ function keepCounters(ctx: EmuContext, document: StateDocument): StateDocument {
 }
 
 /** The state `--fixtures` describes (undefined for `none`). */
-async function fixtureState(ctx: EmuContext): Promise<StateDocument | undefined> {
+async function fixtureState(ctx: EmuContext, generated?: GeneratedSecret[]): Promise<StateDocument | undefined> {
   if (ctx.config.fixtures === 'none') return undefined;
   const path = resolve(ctx.config.fixtures);
   const input = await readJsonFile(path, 'fixture file');
   // The package's own fixtures are checked against their schemas by the tests, not at every start (docs/fixtures.md).
   return path === DEFAULT_FIXTURES
     ? stateFromFixture(ctx, input, path, { schemasChecked: true })
-    : documentFromImport(ctx, input, path);
+    : documentFromImport(ctx, input, path, generated);
 }
 
 const EMPTY_STATE: StateDocument = { schemaVersion: 1, seq: 0, counters: {}, collections: {} };
@@ -89,27 +105,50 @@ async function replaceNow(ctx: EmuContext, document: StateDocument): Promise<voi
 export const replaceState = (ctx: EmuContext, document: StateDocument) =>
   exclusive(ctx, () => replaceNow(ctx, document));
 
-/** `PUT /_emu/state`: a state document or fixture file, checked against the state it replaces (secrets kept). */
-export const importState = (ctx: EmuContext, input: unknown, source: string) =>
-  exclusive(ctx, async () => replaceNow(ctx, await documentFromImport(ctx, input, source)));
+/**
+ * `PUT /_emu/state`: a state document or fixture file, checked against the state it replaces (secrets kept); the
+ * secrets it had to make.
+ */
+export const importState = (ctx: EmuContext, input: unknown, source: string): Promise<GeneratedSecret[]> =>
+  exclusive(ctx, async () => {
+    const generated: GeneratedSecret[] = [];
+    await replaceNow(ctx, await documentFromImport(ctx, input, source, generated));
+    return generated;
+  });
+
+/** Tells, once, the secrets an import had to make (they were redacted in the export and nowhere else). */
+export function logGeneratedSecrets(log: (message: string) => void, generated: readonly GeneratedSecret[]): void {
+  for (const { collection, id, field, value } of generated) {
+    log(
+      `collections.${collection}["${id}"].${field} was ${REDACTED} in the export and is defined nowhere else: it is now ${value}`,
+    );
+  }
+}
 
 /** Back to the fixtures (or empty): the real clock again, no faults; the journal and id counters go on. */
 export function resetState(ctx: EmuContext, options: { empty?: boolean } = {}): Promise<void> {
   return exclusive(ctx, async () => {
     faultsOf(ctx).clear();
     if (ctx.clock instanceof VirtualClock) await ctx.clock.real();
-    const document = options.empty ? undefined : await fixtureState(ctx);
+    const generated: GeneratedSecret[] = [];
+    const document = options.empty ? undefined : await fixtureState(ctx, generated);
     await replaceNow(ctx, document ?? EMPTY_STATE);
+    logGeneratedSecrets(ctx.log, generated);
   });
 }
 
-/** The state a start begins with: the `--import` file, else (for a new data directory) the fixtures. */
-export async function initialState(ctx: EmuContext, importPath: string | undefined): Promise<void> {
+/**
+ * The state a start begins with: the `--import` file, else (for a new data directory) the fixtures; the secrets
+ * that had to be made for it.
+ */
+export async function initialState(ctx: EmuContext, importPath: string | undefined): Promise<GeneratedSecret[]> {
+  const generated: GeneratedSecret[] = [];
   if (importPath) {
     const path = resolve(importPath);
-    await ctx.store.replace(await documentFromImport(ctx, await readJsonFile(path, 'import file'), path));
+    await ctx.store.replace(await documentFromImport(ctx, await readJsonFile(path, 'import file'), path, generated));
   } else if (ctx.store.isEmpty()) {
-    const seed = await fixtureState(ctx);
+    const seed = await fixtureState(ctx, generated);
     if (seed) await ctx.store.replace(seed);
   }
+  return generated;
 }

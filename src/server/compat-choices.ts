@@ -1,5 +1,10 @@
 import type { ServiceDescriptor } from '../contract.js';
 
+/** `startEmulator` options that cannot work (a `compat` revision no service offers): nothing was started. */
+export class EmulatorOptionsError extends Error {
+  override name = 'EmulatorOptionsError';
+}
+
 /**
  * What is wrong with a `--compat` choice (`{ cex: '9' }`), naming the revisions each service offers; undefined when
  * nothing is.

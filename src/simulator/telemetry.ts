@@ -29,6 +29,12 @@ function generator(name: string, text: string): Generator {
     const factor = 10 ** decimals;
     return () => Math.round((low + Math.random() * (high - low)) * factor) / factor;
   }
+  // `1..`, `..5`, `a..b`: meant as a range, never a constant string sent forever (a JSON string "a..b" is one).
+  if (text.includes('..') && !text.startsWith('"')) {
+    throw new SimulatorOptionsError(
+      `${name}: ${text} is not a range; a range is <low>..<high> with two numbers, for example ${name}=20..25 or ${name}=-5.5..5.5.`,
+    );
+  }
   const sequence = /^seq(?::(-?\d+))?$/.exec(text);
   if (sequence) {
     let next = Number(sequence[1] ?? 1);

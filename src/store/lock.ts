@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { StoreError } from './errors.js';
 
@@ -25,7 +25,17 @@ const describe = (err: unknown) => {
  */
 const heldByThisProcess = new Set<string>();
 
-function isAlive(pid: number): boolean {
+/**
+ * Whether a process runs: a zombie (killed, not yet reaped by its parent) does not, though `kill(pid, 0)` still
+ * reaches it; where /proc exists it says so, elsewhere the signal test decides.
+ */
+export function isProcessRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && existsSync('/proc/self/stat')) return false;
+  }
   try {
     process.kill(pid, 0);
     return true;
@@ -33,6 +43,8 @@ function isAlive(pid: number): boolean {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+const isAlive = isProcessRunning;
 
 /** Who holds the data directory now, if anybody alive does. */
 export function readLock(dir: string): LockInfo | undefined {

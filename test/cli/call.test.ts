@@ -247,10 +247,11 @@ describe('platform-emu call against an emulator with --auth on', async () => {
   const emulator = await startTestEmulator({ auth: 'on', adminToken: ADMIN_TOKEN });
   const url = ['--url', emulator.url];
 
-  it('gets 401 without a token, and 200 with --auth (a test token from the emulator) or --token', async () => {
-    const denied = await cli('call', 'GET', '/endpoints/meter-001', ...url);
-    expect(denied.exitCode).toBe(4);
-    expect(denied.stderr).toContain('401');
+  it('finds a token with the admin token at hand, and 200 with --auth (a test token from the emulator) or --token', async () => {
+    // The admin token (here PLATFORM_EMU_ADMIN_TOKEN) gets a test token, as the control-plane commands find theirs;
+    // the 401 without any way to a token is in call-auth-faults.test.ts.
+    const found = await cli('call', 'GET', '/endpoints/meter-001', ...url);
+    expect(found.exitCode).toBe(0);
 
     const authed = await cli('call', 'GET', '/endpoints/meter-001', '--auth', ...url);
     expect(authed.exitCode).toBe(0);

@@ -75,6 +75,7 @@ describe('docs/ci.md', () => {
       '.github/workflows/firmware.yml',
       '.github/workflows/firmware-steps.yml',
       '.gitlab-ci.yml',
+      '.github/workflows/firmware-handoff.yml',
     ]);
     for (const pipeline of pipelines)
       expect(pipeline.commands.some((c) => c.includes('platform-emu exec') || c.includes('start --detach'))).toBe(true);
@@ -99,7 +100,8 @@ describe('docs/ci.md', () => {
         const result = await bash(command, cwd);
         expect(result.exitCode, `${command}\n${result.stdout}\n${result.stderr}`).toBe(0);
       }
-      expect(existsSync(join(cwd, '.emu', 'emulator.lock'))).toBe(false);
+      // The hand-off recipe's second job is a second emulator process, on a data directory of its own.
+      for (const dir of ['.emu', '.emu-next']) expect(existsSync(join(cwd, dir, 'emulator.lock'))).toBe(false);
     },
   );
 });

@@ -177,7 +177,7 @@ describe('platform-emu start', () => {
     const cwd = freshDir();
     mkdirSync(cwd);
     const emulator = await start(['--port', '0'], {}, cwd);
-    expect(emulator.stdout()).toMatch(/Token {5}platform-emu token {3}/);
+    expect(emulator.stdout()).toMatch(/Token {5}(?:npx )?platform-emu token {3}/);
     expect(readdirSync(join(cwd, '.platform-emu')).sort()).toEqual([
       'emulator.lock',
       'mutations.jsonl',

@@ -69,20 +69,24 @@ async function askOne(command: ReceivedCommand, suggested: Answer): Promise<Answ
 
 /**
  * One question at a time, even when several devices receive commands at once. A prompt closed with Ctrl-C
- * calls `onExit` (the simulation stops) and leaves the command unanswered.
+ * calls `onExit` (the simulation stops) and leaves that command and every queued one unanswered.
  */
 export function interactiveDecider(
   onExit: () => void,
 ): (command: ReceivedCommand, suggested: Answer) => Promise<Answer> {
   let queue: Promise<unknown> = Promise.resolve();
+  // After a Ctrl-C no prompt opens again: the commands still queued are left unanswered, and the process can end.
+  let closed = false;
   return (command, suggested) => {
-    const asked = queue.then(() =>
-      askOne(command, suggested).catch((err: Error) => {
+    const asked = queue.then(() => {
+      if (closed) return { ...suggested, ignore: true };
+      return askOne(command, suggested).catch((err: Error) => {
         if (err.name !== 'ExitPromptError') throw err;
+        closed = true;
         onExit();
         return { ...suggested, ignore: true };
-      }),
-    );
+      });
+    });
     queue = asked.catch(() => undefined);
     return asked;
   };

@@ -1,10 +1,14 @@
+import type { GeneratedSecret } from './secrets.js';
 import type { StateDocument } from '../../store/index.js';
 
 /** What the control plane needs from the emulator that the server floor cannot do itself. */
 export interface ControlHooks {
   health: () => Record<string, unknown> & { ready: boolean };
-  /** `PUT /_emu/state`: a state document or a fixture file, validated, secrets kept where redacted. */
-  importState: (input: unknown) => Promise<void>;
+  /**
+   * `PUT /_emu/state`: a state document or a fixture file, validated, secrets kept where redacted; the secrets it had
+   * to make (redacted in the export, defined nowhere else).
+   */
+  importState: (input: unknown) => Promise<GeneratedSecret[]>;
   /** Replaces the whole state with a checked document (snapshot restore), counters kept. */
   replaceState: (document: StateDocument) => Promise<void>;
   /** Back to the fixtures (or empty), real clock, no faults. */

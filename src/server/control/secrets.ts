@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { FixtureError } from '../../seed/errors.js';
 import { isPlainObject, userKeyed, type StateDocument, type StoredRecord, type Store } from '../../store/index.js';
 import type { ServiceDescriptor } from '../../contract.js';
@@ -66,24 +67,86 @@ export function exportedState(
   return includeSecrets ? document : redactSecrets(document, ctx.services);
 }
 
+/** A secret an import made: the export redacted it, and neither the stored state nor the fixtures held it. */
+export interface GeneratedSecret {
+  collection: string;
+  id: string;
+  field: string;
+  value: string;
+}
+
+/** Where a redacted secret is filled from when the stored state has none (an export seeding a new data directory). */
+export interface SecretFallback {
+  /** The state the emulator's fixture file builds: the secret of the record with the same id, if it defines one. */
+  fixture?: StateDocument;
+  /** Collects the secrets that had to be made, to be printed once. */
+  generated: GeneratedSecret[];
+}
+
+/** Whether some redacted secret of the document has no stored value to keep (then the fixtures are consulted). */
+export function lacksStoredSecrets(
+  document: StateDocument,
+  store: Store,
+  services: readonly ServiceDescriptor[],
+): boolean {
+  let lacking = false;
+  mapSecrets(document, services, (collection, id, field, value) => {
+    if (value === REDACTED && store.get(collection, id)?.[field] === undefined) lacking = true;
+    return value;
+  });
+  return lacking;
+}
+
+/** The secret that must equal this one (a tenant's backend client secret is its realm client's secret), if any. */
+function twinOf(
+  services: readonly ServiceDescriptor[],
+  document: StateDocument,
+  collection: string,
+  id: string,
+  field: string,
+) {
+  for (const service of services) {
+    const twin = service.secretTwins?.[collection]?.[field]?.(id, document.collections[collection]?.[id] ?? {});
+    if (twin) return twin;
+  }
+  return undefined;
+}
+
 /**
  * An imported document whose secrets are `<redacted>` keeps the values stored now, so that an export without
- * secrets imports again. A redacted secret with nothing stored to keep is refused.
+ * secrets imports again. A redacted secret with nothing stored to keep is refused, unless a fallback is given: then
+ * it is taken from the fixtures' record with the same id, else generated (and collected in `fallback.generated`).
  */
 export function keepStoredSecrets(
   document: StateDocument,
   store: Store,
   services: readonly ServiceDescriptor[],
   source: string,
+  fallback?: SecretFallback,
 ): StateDocument {
+  const made = new Map<string, string>();
+  const keyOf = (collection: string, id: string, field: string) => JSON.stringify([collection, id, field]);
   return mapSecrets(document, services, (collection, id, field, value) => {
     if (value !== REDACTED) return value;
     const stored = store.get(collection, id)?.[field];
-    if (stored === undefined) {
+    if (stored !== undefined) return stored;
+    if (!fallback) {
       throw new FixtureError(
         `${source}: collections.${collection}["${id}"].${field} is ${REDACTED} and no stored record holds it to keep; export with secrets (includeSecrets=true, fixtures export --include-secrets).`,
       );
     }
-    return stored;
+    const defined = fallback.fixture?.collections[collection]?.[id]?.[field];
+    if (defined !== undefined && defined !== REDACTED) return defined;
+    const key = keyOf(collection, id, field);
+    const twin = twinOf(services, document, collection, id, field);
+    const twinKey = twin && keyOf(twin.collection, twin.id, twin.field);
+    let secret = made.get(key) ?? (twinKey ? made.get(twinKey) : undefined);
+    if (secret === undefined) {
+      secret = randomBytes(18).toString('base64url');
+      made.set(key, secret);
+      if (twinKey) made.set(twinKey, secret);
+    }
+    fallback.generated.push({ collection, id, field, value: secret });
+    return secret;
   });
 }

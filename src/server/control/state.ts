@@ -38,8 +38,10 @@ export const stateRoutes = (hooks: ControlHooks): Route[] => [
     summary: 'Replace the whole state (a state document or a fixture file)',
     bodyLimit: '512mb',
     handler: async (req, res) => {
-      await hooks.importState(req.body).catch((err) => Promise.reject(asBadRequest(err)));
-      res.status(204).end();
+      const generatedSecrets = await hooks.importState(req.body).catch((err) => Promise.reject(asBadRequest(err)));
+      // Secrets the export redacted and nothing else defined were made anew: this answer is the one place they show.
+      if (generatedSecrets.length > 0) res.status(200).json({ generatedSecrets });
+      else res.status(204).end();
     },
   },
   {

@@ -25,4 +25,13 @@ export const tenantManager: ServiceDescriptor = {
     'realm-clients': ['secret'],
     'realm-users': ['password', 'passwordHash'],
   },
+  // A tenant's backend client is one of its realm's clients: one secret for both.
+  secretTwins: {
+    tenants: {
+      client_backend_secret: (id, tenant) =>
+        typeof tenant.client_backend_id === 'string'
+          ? { collection: 'realm-clients', id: `${id}/${tenant.client_backend_id}`, field: 'secret' }
+          : undefined,
+    },
+  },
 };
