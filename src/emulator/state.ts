@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { hashPassword } from '../auth/passwords.js';
 import { VirtualClock } from '../clock.js';
 import { DEFAULT_FIXTURES } from '../config.js';
 import type { EmuContext } from '../context.js';
@@ -47,11 +48,22 @@ export async function documentFromImport(
   const fixture = lacksStoredSecrets(document, ctx.store, services)
     ? await fixtureState(ctx).catch(() => undefined)
     : undefined;
-  return validateStateDocument(
-    keepStoredSecrets(document, ctx.store, services, source, { fixture, generated }),
-    services,
-    source,
-  );
+  const seeded = keepStoredSecrets(document, ctx.store, services, source, { fixture, generated });
+  await hashGeneratedPasswords(seeded, generated);
+  return validateStateDocument(seeded, services, source);
+}
+
+/**
+ * A password hash nothing could fill is stored as the hash of a new password, and that password is what is shown
+ * once (`field: 'password'`): a random string where a hash belongs would be refused, and useless to log in with.
+ */
+async function hashGeneratedPasswords(document: StateDocument, generated: GeneratedSecret[]): Promise<void> {
+  for (const secret of generated) {
+    if (secret.field !== 'passwordHash') continue;
+    const record = document.collections[secret.collection]?.[secret.id];
+    if (record) record.passwordHash = await hashPassword(secret.value);
+    secret.field = 'password';
+  }
 }
 
 /** The document with every id counter at least where the current state has it: an id is never handed out twice. */

@@ -100,7 +100,7 @@ describe('secrets in exports', async () => {
     );
   });
 
-  it('a redacted secret with no stored value to keep is refused, and nothing changes', async () => {
+  it('a redacted secret with no stored value to keep is made anew and answered once', async () => {
     const redacted = (await call('GET', '/_emu/state')).body;
     const renamed = structuredClone(redacted);
     renamed.collections.tenants.initech = {
@@ -110,9 +110,13 @@ describe('secrets in exports', async () => {
       realm_name: 'initech',
     };
     const response = await call('PUT', '/_emu/state', { body: renamed });
-    expect(response.status).toBe(400);
-    expect(response.body.message).toMatch(/tenants\["initech"\]\.client_backend_secret is <redacted>/);
-    expect((await call('GET', '/_emu/state')).body).toEqual(redacted);
+    expect(response.status).toBe(200);
+    const made = response.body.generatedSecrets.find(
+      (s: { collection: string; id: string }) => s.collection === 'tenants' && s.id === 'initech',
+    );
+    expect(made).toMatchObject({ field: 'client_backend_secret', value: expect.stringMatching(/^[\w-]{24}$/) });
+    const stored = (await call('GET', '/_emu/state?includeSecrets=true')).body;
+    expect(stored.collections.tenants.initech.client_backend_secret).toBe(made.value);
   });
 });
 

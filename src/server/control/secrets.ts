@@ -97,6 +97,23 @@ export function lacksStoredSecrets(
   return lacking;
 }
 
+/**
+ * The fixture's record of the same id, or for a record whose id was random when the fixture seeded it (basic
+ * credentials), the one with the same tenant and username.
+ */
+function fixtureRecord(
+  fixture: StateDocument | undefined,
+  collection: string,
+  id: string,
+  record: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  const records = fixture?.collections[collection];
+  if (!records) return undefined;
+  if (Object.hasOwn(records, id)) return records[id];
+  if (typeof record?.username !== 'string') return undefined;
+  return Object.values(records).find((r) => r.username === record.username && r.tenantId === record.tenantId);
+}
+
 /** The secret that must equal this one (a tenant's backend client secret is its realm client's secret), if any. */
 function twinOf(
   services: readonly ServiceDescriptor[],
@@ -135,7 +152,7 @@ export function keepStoredSecrets(
         `${source}: collections.${collection}["${id}"].${field} is ${REDACTED} and no stored record holds it to keep; export with secrets (includeSecrets=true, fixtures export --include-secrets).`,
       );
     }
-    const defined = fallback.fixture?.collections[collection]?.[id]?.[field];
+    const defined = fixtureRecord(fallback.fixture, collection, id, document.collections[collection]?.[id])?.[field];
     if (defined !== undefined && defined !== REDACTED) return defined;
     const key = keyOf(collection, id, field);
     const twin = twinOf(services, document, collection, id, field);
