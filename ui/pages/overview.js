@@ -134,7 +134,7 @@ export async function render(main, _params, { can }) {
     h(
       'table',
       {},
-      h('caption', { class: 'muted', style: 'text-align:left' }, 'Newest first; live'),
+      h('caption', { class: 'muted caption' }, 'Newest first; live'),
       h(
         'thead',
         {},
