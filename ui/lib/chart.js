@@ -15,10 +15,9 @@ const clockTime = (ms) =>
 export function lineChart(label, points, { width = 560, height = 150, unit } = {}) {
   const chart = svg('svg', {
     class: 'chart',
-    width: '100%',
+    width,
     height,
     viewBox: `0 0 ${width} ${height}`,
-    preserveAspectRatio: 'none',
     role: 'img',
     'aria-label': `${label}: ${points.length} points${points.length ? `, last ${points.at(-1).v}${unit ? ` ${unit}` : ''}` : ''}`,
   });
