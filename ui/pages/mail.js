@@ -23,9 +23,12 @@ const card = (m) =>
 /** The e-mails the platform would have sent, newest first, arriving live; their links open here. */
 export async function render(main) {
   const list = h('div', { 'data-testid': 'mail-list' });
-  const mails = await api('GET', '/_emu/mail');
   const none = () => h('p', { class: 'muted', 'data-testid': 'no-mail' }, 'No mail captured yet.');
-  fill(list, mails.length === 0 ? none() : mails.reverse().map(card));
+  const load = async () => {
+    const mails = await api('GET', '/_emu/mail');
+    fill(list, mails.length === 0 ? none() : mails.reverse().map(card));
+  };
+  await load();
   fill(
     main,
     title('Captured mail'),
@@ -45,5 +48,7 @@ export async function render(main) {
       list.querySelector('[data-testid="no-mail"]')?.remove();
       list.prepend(card(m));
     }),
+    // A reset or an import replaces the captured mail.
+    on('state', () => void load().catch(() => undefined)),
   ];
 }
