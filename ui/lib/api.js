@@ -11,7 +11,7 @@ export const userToken = store('platform-emu-ui-user-token');
 let admin;
 export const adminToken = { get: () => admin, set: (value) => (admin = value || undefined) };
 // An admin token a previous version of the dashboard kept in the tab's storage is removed.
-sessionStorage.removeItem('platform-emu-ui-admin-token');
+globalThis.sessionStorage?.removeItem('platform-emu-ui-admin-token');
 
 /**
  * The dashboard's own recent calls (method and path), so that the overview can leave them out of "Last requests"
