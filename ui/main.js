@@ -84,7 +84,7 @@ function adminOnly() {
       {},
       "This page is the emulator's control plane: with --auth on it needs the emulator's admin token (in emulator.lock, the start banner, or --admin-token).",
     ),
-    adminForm(() => location.reload()),
+    adminForm(() => (showUser(), startEvents(), show())),
   );
   main.querySelector('h1').focus();
 }
@@ -131,18 +131,27 @@ function showUser() {
   );
 }
 
+function startEvents() {
+  if (allowed.can('emulator:admin')) connectEvents((state) => (status.textContent = `events: ${state}`));
+  else status.textContent = 'live updates need the admin token';
+}
+
 async function start() {
+  status.textContent = 'connecting…';
   health = await api('GET', '/_emu/health');
   await finishSignIn();
   allowed = permissions(health);
-  if (allowed.authOn && !allowed.user && !adminToken.get()) return signIn();
+  if (allowed.authOn && !allowed.user && !adminToken.get()) {
+    status.textContent = 'not signed in';
+    return signIn();
+  }
   showUser();
-  if (allowed.can('emulator:admin')) connectEvents((state) => (status.textContent = `events: ${state}`));
-  else status.textContent = 'live updates need the admin token';
+  startEvents();
   window.onhashchange = show;
   await show();
 }
 
-start().catch((err) =>
-  fill(main, h('h1', {}, 'The emulator cannot be reached'), h('p', { class: 'error', role: 'alert' }, err.message)),
-);
+start().catch((err) => {
+  status.textContent = 'not connected';
+  fill(main, h('h1', {}, 'The emulator cannot be reached'), h('p', { class: 'error', role: 'alert' }, err.message));
+});

@@ -2,6 +2,7 @@ import express, { type Express, type Request, type RequestHandler, type Router }
 import type { EmuContext } from '../context.js';
 import { tokenVerifier } from './authenticate.js';
 import { controlGuard } from './control/guard.js';
+import { compressLargeJson } from './compress.js';
 import { errorHandler, HttpError } from './errors.js';
 import { applyHttpFault, faultsOf } from './faults.js';
 import { crossOrigin } from './cross-origin.js';
@@ -47,8 +48,10 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
   const checkHost = hostCheck(ctx.config);
   const checkOrigin = crossOrigin(ctx.config);
   const faults = faultsOf(ctx);
+  const compress = compressLargeJson();
   app.use((req, res, next) => {
     journal(req, res);
+    compress(req, res);
     mergeSlashes(req);
     req.ctx = ctx;
     checkHost(req);

@@ -2,7 +2,8 @@ import { METADATA_KEY_PATTERN } from '../services/epr/schemas.js';
 import type { JsonSchema, Route } from '../contract.js';
 import { notFound } from '../server/errors.js';
 import { queryString } from '../server/params.js';
-import { findEndpoint, writeMetadata } from '../services/epr/endpoints.js';
+import { checkPreconditions, etagOf } from '../server/conditional.js';
+import { ENDPOINTS, findEndpoint, writeMetadata } from '../services/epr/endpoints.js';
 import { deviceRoomOf, type DeviceRequest, type DeviceTarget } from './devices.js';
 
 const replyMode: JsonSchema = { enum: [true, false, 'reject'] };
@@ -82,7 +83,10 @@ export function deviceRoutes(target: () => DeviceTarget): Route[] {
         const tenantId = queryString(req, 'tenantId') ?? ctx.defaultTenantId();
         const endpoint = findEndpoint(ctx, tenantId, req.params.endpointId as string);
         if (!endpoint) throw notFound(`The tenant ${tenantId} has no endpoint "${req.params.endpointId}".`);
+        // If-Match with the ETag of the endpoint's GET: a save over a newer record is 412, nothing written.
+        checkPreconditions(req, { revision: ENDPOINTS.rev(ctx, endpoint.endpointId) });
         const written = await writeMetadata(ctx, endpoint, req.body as Record<string, unknown>, false);
+        res.setHeader('ETag', etagOf(ENDPOINTS.rev(ctx, written.endpointId)));
         res.json({
           endpointId: written.endpointId,
           metadata: written.metadata,

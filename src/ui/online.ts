@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { EmuContext } from '../context.js';
 import type { Route } from '../contract.js';
 import { connectionLogin, deviceConnections, type DeviceConnection } from '../gateway/index.js';
-import { notFound } from '../server/errors.js';
+import { badRequest, notFound } from '../server/errors.js';
 import { pageParams, paginate } from '../server/pagination.js';
 import { queryString } from '../server/params.js';
 import { endpointQueryOf, listEndpoints } from '../services/epr/listing.js';
@@ -46,9 +46,22 @@ export function onlineEndpoints(ctx: EmuContext, req: Request) {
   };
 }
 
+/** At most this many ids in `GET /_emu/connections?endpointId=`: a page of the endpoints list, with room. */
+export const CONNECTION_IDS_LIMIT = 500;
+
+/** Every connection state, or those of the endpoints named (the dashboard asks for the page it shows). */
+function connectionsOf(ctx: EmuContext, endpointIds: string | undefined): DeviceConnection[] {
+  const all = deviceConnections(ctx);
+  if (endpointIds === undefined) return all;
+  const wanted = new Set(endpointIds.split(',').filter(Boolean));
+  if (wanted.size > CONNECTION_IDS_LIMIT)
+    throw badRequest(`endpointId names ${wanted.size} endpoints; at most ${CONNECTION_IDS_LIMIT} at a time.`);
+  return all.filter((c) => wanted.has(c.endpointId));
+}
+
 /**
  * The endpoints' online state, mounted at `/_emu`:
- * - `GET /_emu/connections`: every endpoint's connection state (online, last seen).
+ * - `GET /_emu/connections`: every endpoint's connection state (online, last seen), or those of `?endpointId=a,b`.
  * - `GET /_emu/connections/online`: the endpoints online now, a page at a time.
  */
 export const connectionRoutes: Route[] = [
@@ -57,7 +70,9 @@ export const connectionRoutes: Route[] = [
     path: '/connections',
     scope: null,
     summary: "The endpoints' connection state",
-    handler: (req, res) => res.json(deviceConnections(req.ctx).map((c) => withLogin(req.ctx, c))),
+    query: [{ name: 'endpointId', description: 'comma-separated endpoint ids: only their states (a page of them)' }],
+    handler: (req, res) =>
+      res.json(connectionsOf(req.ctx, queryString(req, 'endpointId')).map((c) => withLogin(req.ctx, c))),
   },
   {
     method: 'GET',

@@ -4,6 +4,22 @@ import { loadUiAssets, type Asset, type UiAssets } from './assets.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
+/**
+ * The page runs its own modules only: no inline script or style attribute, nothing from elsewhere, no frames, no
+ * plugins. An injected `<script>` or `javascript:` link does not run even if one were rendered.
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+].join('; ');
+
 function send(req: Request, res: Response, file: Asset, cacheControl: string): void {
   const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
   res.set({
@@ -28,6 +44,7 @@ export function dashboardPageRouter(): Router {
   router.get('/ui', (req, res) => {
     // The page's relative URLs need the trailing slash.
     if (!req.originalUrl.split('?')[0]!.endsWith('/')) return res.redirect(301, '/_emu/ui/');
+    res.set({ 'Content-Security-Policy': DASHBOARD_CSP, 'Referrer-Policy': 'no-referrer' });
     send(req, res, assets().index, 'no-cache');
   });
   router.get('/ui/assets/:hash/*file', (req, res) => {

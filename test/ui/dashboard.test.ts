@@ -121,7 +121,7 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
   });
 
   it('adds a fault, sees it in force, and clears it', async () => {
-    await page.getByLabel('Path (HTTP) or endpoint id (device)').fill('/epr');
+    await page.getByLabel('Path', { exact: true }).fill('/epr');
     await page.getByRole('button', { name: 'Add fault' }).click();
     await page.getByRole('button', { name: /^Remove fault-\d+$/ }).waitFor();
     expect((await api(emulator)('GET', '/_emu/faults')).body).toEqual([

@@ -1,13 +1,31 @@
 /**
- * The emulator's REST and control plane. With auth on, service calls carry the signed-in user's token and
- * control-plane calls (`/_emu/...`) the emulator's admin token, each kept for this browser tab only.
+ * The emulator's REST and control plane. With auth on, service calls carry the signed-in user's token (kept for this
+ * browser tab, so that it survives the sign-in's redirects) and control-plane calls (`/_emu/...`) the emulator's admin
+ * token, kept in this module's memory only: gone with the page, never in storage another script could read later.
  */
 const store = (key) => ({
   get: () => sessionStorage.getItem(key) ?? undefined,
   set: (value) => (value ? sessionStorage.setItem(key, value) : sessionStorage.removeItem(key)),
 });
 export const userToken = store('platform-emu-ui-user-token');
-export const adminToken = store('platform-emu-ui-admin-token');
+let admin;
+export const adminToken = { get: () => admin, set: (value) => (admin = value || undefined) };
+// An admin token a previous version of the dashboard kept in the tab's storage is removed.
+globalThis.sessionStorage?.removeItem('platform-emu-ui-admin-token');
+
+/**
+ * The dashboard's own recent calls (method and path), so that the overview can leave them out of "Last requests"
+ * when their journal entries arrive. Bounded: the oldest are dropped.
+ */
+const ownCalls = [];
+const OWN_CALLS_KEPT = 200;
+export function isOwnCall(method, path) {
+  const key = `${method} ${String(path).split('?')[0]}`;
+  const index = ownCalls.indexOf(key);
+  if (index === -1) return false;
+  ownCalls.splice(index, 1);
+  return true;
+}
 
 export class ApiError extends Error {
   constructor(status, message, body) {
@@ -23,11 +41,11 @@ const tokenFor = (path) => (path.startsWith('/_emu/') ? adminToken.get() : userT
  * `api('GET', '/epr/api/v1/endpoints', { query: { limit: 10 } })`: the parsed answer, or an ApiError with the
  * emulator's message.
  */
-export async function api(method, path, { query, body, raw, form } = {}) {
+export async function api(method, path, { query, body, raw, form, headers: extra } = {}) {
   const url = new URL(path, location.origin);
   for (const [name, value] of Object.entries(query ?? {}))
     if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
-  const headers = {};
+  const headers = { ...extra };
   const token = tokenFor(path);
   if (token && !form) headers.authorization = `Bearer ${token}`;
   let payload;
@@ -36,7 +54,10 @@ export async function api(method, path, { query, body, raw, form } = {}) {
     headers['content-type'] = 'application/json';
     payload = JSON.stringify(body);
   }
-  const response = await fetch(url, { method, headers, body: payload });
+  ownCalls.push(`${method} ${url.pathname}`);
+  if (ownCalls.length > OWN_CALLS_KEPT) ownCalls.shift();
+  // API data is never read from the HTTP cache: what is shown (and saved back) is what the emulator holds now.
+  const response = await fetch(url, { method, headers, body: payload, cache: 'no-store' });
   const text = await response.text();
   let parsed;
   try {
@@ -61,7 +82,7 @@ export async function downloadWithToken(event) {
   if (!token) return;
   event.preventDefault();
   const link = event.currentTarget;
-  const response = await fetch(link.href, { headers: { authorization: `Bearer ${token}` } });
+  const response = await fetch(link.href, { headers: { authorization: `Bearer ${token}` }, cache: 'no-store' });
   if (!response.ok) throw new ApiError(response.status, `Download failed: ${response.status}`);
   const url = URL.createObjectURL(await response.blob());
   Object.assign(document.createElement('a'), { href: url, download: link.getAttribute('download') ?? '' }).click();

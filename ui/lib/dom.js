@@ -54,7 +54,7 @@ export const table = (caption, headers, rows) =>
   h(
     'table',
     {},
-    h('caption', { class: 'muted', style: 'text-align:left' }, caption),
+    h('caption', { class: 'muted caption' }, caption),
     h(
       'thead',
       {},
@@ -66,3 +66,33 @@ export const table = (caption, headers, rows) =>
     ),
     h('tbody', {}, rows),
   );
+
+/**
+ * `const add = perFrame((items) => ...)`: items passed to `add(item)` are handed over together once per animation
+ * frame, so that a burst of events costs one DOM update, not one per event.
+ */
+export function perFrame(flush) {
+  let pending = [];
+  let scheduled = false;
+  return (item) => {
+    pending.push(item);
+    if (scheduled) return;
+    scheduled = true;
+    requestAnimationFrame(() => {
+      const items = pending;
+      pending = [];
+      scheduled = false;
+      flush(items);
+    });
+  };
+}
+
+/** Only http(s) links are rendered as links: a `javascript:` or `data:` URL from stored data stays text. */
+export function safeHref(url) {
+  try {
+    const parsed = new URL(url, location.origin);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+  } catch {
+    return undefined;
+  }
+}

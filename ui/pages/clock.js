@@ -51,8 +51,11 @@ export async function render(main) {
                     class: 'secondary',
                     type: 'button',
                     'aria-label': `Remove ${f.id}`,
-                    onclick: () =>
-                      report(faultMessage, api('DELETE', `/_emu/faults/${f.id}`), () => `Removed ${f.id}.`),
+                    onclick: async () => {
+                      // The row goes away with its button: the focus goes to the message that says so.
+                      faultMessage.focus();
+                      await report(faultMessage, api('DELETE', `/_emu/faults/${f.id}`), () => `Removed ${f.id}.`);
+                    },
                   },
                   'Remove',
                 ),
@@ -61,9 +64,9 @@ export async function render(main) {
           ),
     );
   showFaults(faults);
-  const faultMessage = h('p', { role: 'status' });
+  const faultMessage = h('p', { role: 'status', tabindex: -1 });
   const kind = h('select', {}, h('option', { value: 'http' }, 'HTTP'), h('option', { value: 'device' }, 'Device'));
-  const target = h('input', { type: 'text', placeholder: '/epr or meter-001', required: true });
+  const target = h('input', { type: 'text', placeholder: 'e.g. /epr', required: true });
   const method = h(
     'select',
     {},
@@ -76,6 +79,20 @@ export async function render(main) {
     {},
     ['offline', 'slow', 'disconnect'].map((m) => h('option', { value: m }, m)),
   );
+  // The form shows the fields of the chosen kind only.
+  const targetLabel = h('span', {}, 'Path');
+  const targetField = field(targetLabel, target);
+  const httpFields = h('span', { class: 'group' }, field('Method', method), field('Status', status));
+  const deviceFields = h('span', { class: 'group' }, field('Device mode', deviceMode));
+  const showKind = () => {
+    const http = kind.value === 'http';
+    targetLabel.textContent = http ? 'Path' : 'Endpoint id';
+    target.placeholder = http ? 'e.g. /epr' : 'e.g. meter-001';
+    httpFields.hidden = !http;
+    deviceFields.hidden = http;
+  };
+  kind.addEventListener('change', showKind);
+  showKind();
   const addFault = (event) => {
     event.preventDefault();
     const body =
@@ -105,7 +122,16 @@ export async function render(main) {
       'form',
       {
         class: 'inline',
-        onsubmit: (e) => (e.preventDefault(), putClock({ now: new Date(setTo.value).toISOString() })),
+        onsubmit: (e) => {
+          e.preventDefault();
+          const at = new Date(setTo.value);
+          if (!setTo.value || Number.isNaN(at.getTime())) {
+            clockMessage.className = 'error';
+            clockMessage.textContent = 'Choose a date and time to set the clock to.';
+            return;
+          }
+          putClock({ now: at.toISOString() });
+        },
       },
       field('Set to (frozen)', setTo),
       h('button', {}, 'Set'),
@@ -123,11 +149,10 @@ export async function render(main) {
       'form',
       { class: 'filters', onsubmit: addFault },
       field('Kind', kind),
-      field('Path (HTTP) or endpoint id (device)', target),
-      field('Method', method),
-      field('Status (HTTP)', status),
+      targetField,
+      httpFields,
       field('Latency (ms)', latency),
-      field('Device mode', deviceMode),
+      deviceFields,
       h('button', {}, 'Add fault'),
     ),
     faultMessage,

@@ -3,15 +3,15 @@ import { field, fill, h, parseJson, time, title } from '../lib/dom.js';
 import { on } from '../lib/events.js';
 
 /** Simulated devices in the emulator's process: started with an answer rule per command type, stopped again. */
-export async function render(main) {
+export async function render(main, _params, { tenant } = {}) {
   const rows = h('tbody', {});
-  const message = h('p', { role: 'status' });
-  const endpointId = h('input', { type: 'text', required: true, placeholder: 'meter-001' });
+  const message = h('p', { role: 'status', tabindex: -1 });
+  const endpointId = h('input', { type: 'text', required: true, placeholder: 'e.g. meter-001' });
   const commandType = h('input', { type: 'text', value: 'reboot', pattern: '[a-zA-Z0-9]*' });
   const statusCode = h('input', { type: 'number', min: 100, max: 599, value: 200 });
   const payload = h('textarea', { rows: 2 }, '{"done": true, "asked": "{{payload}}"}');
   const delay = h('input', { type: 'number', min: 0, value: 0 });
-  const telemetry = h('input', { type: 'text', placeholder: 'temperature=20..25' });
+  const telemetry = h('input', { type: 'text', placeholder: 'e.g. temperature=20..25' });
 
   async function load() {
     const devices = await api('GET', '/_emu/devices');
@@ -47,6 +47,8 @@ export async function render(main) {
     );
   }
   async function stop(id) {
+    // The row goes away with its button: the focus goes to the message that says what happened.
+    message.focus();
     try {
       await api('DELETE', `/_emu/devices/${encodeURIComponent(id)}`);
       message.className = 'ok';
@@ -58,7 +60,8 @@ export async function render(main) {
   }
   const startDevice = async (event) => {
     event.preventDefault();
-    const body = { endpointId: endpointId.value.trim() };
+    // The signed-in user's tenant (with auth on), so that its endpoints are found; else the default tenant.
+    const body = { endpointId: endpointId.value.trim(), ...(tenant ? { tenantId: tenant } : {}) };
     if (commandType.value.trim()) {
       const answer = parseJson(payload.value);
       if (answer instanceof Error) return ((message.className = 'error'), (message.textContent = answer.message));

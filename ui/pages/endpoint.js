@@ -1,28 +1,37 @@
 import { api } from '../lib/api.js';
 import { field, fill, h, json, parseJson, time, title } from '../lib/dom.js';
 import { on } from '../lib/events.js';
+import { coalesce } from '../lib/live.js';
+import { allowedButton } from './allowed.js';
+import { commandsSection } from './endpoint-commands.js';
 import { blobsSection, softwareSection, telemetrySection } from './endpoint-data.js';
 
 const path = (id) => `/epr/api/v1/endpoints/${encodeURIComponent(id)}`;
-const cex = (id) => `/cex/api/v1/endpoints/${encodeURIComponent(id)}`;
+const ecr = (id) => `/ecr/api/v1/endpoints/${encodeURIComponent(id)}`;
+
+/** The endpoint as the register holds it now, with its ETag (what a metadata save sends as If-Match). */
+async function readEndpoint(endpointId) {
+  const answer = await api('GET', path(endpointId), { query: { include: 'metadata' }, raw: true });
+  return { endpoint: answer.body, etag: answer.headers.get('etag') ?? undefined };
+}
 
 /** One endpoint: metadata, configuration, commands, telemetry, blobs and files, software. */
-export async function render(main, [endpointId], { can }) {
-  const endpoint = await api('GET', path(endpointId), { query: { include: 'metadata' } });
+export async function render(main, [endpointId], { can, tenant }) {
+  const { endpoint, etag } = await readEndpoint(endpointId);
   const appName = (await api('GET', '/app-manager/api/v1/applications').catch(() => [])).find((a) =>
     a.versions.some((v) => v.name === endpoint.appVersion.name),
   )?.name;
   const cleanups = [];
   const sections = [
-    metadataSection(endpoint, can),
-    await configSection(endpoint, can),
+    metadataSection(endpoint, etag, { can, tenant }),
+    await configSection(endpoint, can, cleanups),
     commandsSection(endpoint, cleanups, can),
   ];
   if (appName)
     sections.push(
-      await telemetrySection(endpoint, appName, cleanups),
-      await blobsSection(endpoint, appName),
-      await softwareSection(endpoint, appName, cleanups),
+      await telemetrySection(endpoint, appName, cleanups, can),
+      await blobsSection(endpoint, appName, cleanups),
+      await softwareSection(endpoint, appName, cleanups, can),
     );
   fill(
     main,
@@ -33,25 +42,51 @@ export async function render(main, [endpointId], { can }) {
   return cleanups;
 }
 
-function metadataSection(endpoint, can) {
-  const text = h('textarea', { rows: 8 }, json(endpoint.metadata ?? {}));
-  const message = h('p', { role: 'status' });
+/**
+ * Metadata, saved with If-Match of what is shown: when the record changed meanwhile, the save is refused (412) and
+ * the user is offered the current record rather than overwriting it.
+ */
+function metadataSection(endpoint, etag, { can, tenant }) {
+  const allowed = can('emulator:admin');
+  const text = h('textarea', { rows: 8, readonly: !allowed }, json(endpoint.metadata ?? {}));
+  const message = h('div', { role: 'status', 'data-testid': 'metadata-message' });
   const updated = h('span', {}, time(endpoint.metadataUpdatedDate));
+  let shownEtag = etag;
+  const say = (className, ...children) => fill(message, h('p', { class: className }, ...children));
+  const showCurrent = async () => {
+    try {
+      const fresh = await readEndpoint(endpoint.endpointId);
+      text.value = json(fresh.endpoint.metadata ?? {});
+      updated.textContent = time(fresh.endpoint.metadataUpdatedDate);
+      shownEtag = fresh.etag;
+      say('ok', 'The current metadata is shown; edit it and save again.');
+      text.focus();
+    } catch (err) {
+      say('error', err.message);
+    }
+  };
   const save = async (event) => {
     event.preventDefault();
     const metadata = parseJson(text.value);
     if (metadata instanceof Error || metadata === undefined)
-      return ((message.className = 'error'), (message.textContent = metadata?.message ?? 'Metadata is a JSON object.'));
+      return say('error', metadata?.message ?? 'Metadata is a JSON object.');
     try {
       const written = await api('PUT', `/_emu/endpoints/${encodeURIComponent(endpoint.endpointId)}/metadata`, {
         body: metadata,
+        query: { tenantId: tenant },
+        headers: shownEtag ? { 'if-match': shownEtag } : {},
+        raw: true,
       });
-      updated.textContent = time(written.metadataUpdatedDate);
-      message.className = 'ok';
-      message.textContent = 'Metadata saved.';
+      shownEtag = written.headers.get('etag') ?? undefined;
+      updated.textContent = time(written.body.metadataUpdatedDate);
+      say('ok', 'Metadata saved.');
     } catch (err) {
-      message.className = 'error';
-      message.textContent = err.message;
+      if (err.status !== 412) return say('error', err.message);
+      say(
+        'error',
+        'Not saved: the metadata changed since it was shown here (412). ',
+        h('button', { type: 'button', class: 'secondary', onclick: showCurrent }, 'Show the current metadata'),
+      );
     }
   };
   return h(
@@ -69,12 +104,14 @@ function metadataSection(endpoint, can) {
   );
 }
 
-async function configSection(endpoint, can) {
+async function configSection(endpoint, can, cleanups) {
+  const id = endpoint.endpointId;
   const version = endpoint.appVersion.name;
-  const configs = await api('GET', `/ecr/api/v1/endpoints/${encodeURIComponent(endpoint.endpointId)}`).catch(() => []);
-  const current = configs.find((c) => c.appVersionName === version);
-  const text = h('textarea', { rows: 8 }, current ? prettyConfig(current) : '{}');
-  const state = h('div', {});
+  const current = async () => (await api('GET', ecr(id))).find((c) => c.appVersionName === version);
+  const first = await current().catch(() => undefined);
+  const allowed = can('endpoint:update');
+  const text = h('textarea', { rows: 8, readonly: !allowed }, first ? prettyConfig(first) : '{}');
+  const state = h('div', { 'data-testid': 'config-state' });
   const message = h('p', { role: 'status' });
   const showState = (config) =>
     fill(
@@ -90,20 +127,22 @@ async function configSection(endpoint, can) {
           )
         : h('p', { class: 'muted' }, 'No configuration of its own for this version.'),
     );
-  showState(current);
+  showState(first);
+  // The device reports what it applied over KP1 (cmx): the line follows its messages.
+  const refresh = coalesce(async () => showState(await current()));
+  cleanups.push(
+    on('kp1', (entry) => {
+      if (entry.endpointId === id && entry.topic?.includes('/cmx')) void refresh();
+    }),
+  );
   const save = async (event) => {
     event.preventDefault();
     const payload = parseJson(text.value);
     if (payload instanceof Error || payload === undefined)
       return ((message.className = 'error'), (message.textContent = payload?.message ?? 'Write a JSON configuration.'));
     try {
-      await api(
-        'PUT',
-        `/ecr/api/v1/endpoints/${encodeURIComponent(endpoint.endpointId)}/app-versions/${encodeURIComponent(version)}`,
-        { body: payload },
-      );
-      const list = await api('GET', `/ecr/api/v1/endpoints/${encodeURIComponent(endpoint.endpointId)}`);
-      showState(list.find((c) => c.appVersionName === version));
+      await api('PUT', `${ecr(id)}/app-versions/${encodeURIComponent(version)}`, { body: payload });
+      showState(await current());
       message.className = 'ok';
       message.textContent = 'Configuration saved.';
     } catch (err) {
@@ -127,20 +166,6 @@ async function configSection(endpoint, can) {
   );
 }
 
-/** A submit button, disabled with the reason beside it when the signed-in user lacks the scope. */
-function allowedButton(text, can, scope) {
-  if (can(scope)) return h('button', {}, text);
-  const reason = scope === 'emulator:admin' ? "needs the emulator's admin token" : `needs the scope ${scope}`;
-  const id = `why-${text.replace(/\W+/g, '-').toLowerCase()}`;
-  return h(
-    'span',
-    {},
-    h('button', { disabled: true, 'aria-describedby': id }, text),
-    ' ',
-    h('span', { class: 'muted', id }, `(${reason})`),
-  );
-}
-
 function prettyConfig(config) {
   if (config.configContentType !== 'application/json') return config.config;
   try {
@@ -148,128 +173,4 @@ function prettyConfig(config) {
   } catch {
     return config.config;
   }
-}
-
-function commandsSection(endpoint, cleanups, can) {
-  const id = endpoint.endpointId;
-  const type = h('input', { type: 'text', required: true, pattern: '[a-zA-Z0-9]+', value: 'reboot' });
-  const payload = h('textarea', { rows: 3 }, '{}');
-  const wait = h('input', { type: 'number', min: 0, max: 60, value: 0 });
-  const result = h('div', { role: 'status', 'data-testid': 'command-result' });
-  const history = h('tbody', {});
-  let watching;
-
-  const showCommand = (command) =>
-    fill(
-      result,
-      h(
-        'p',
-        {},
-        `Command ${command.commandId} (${command.commandType}): `,
-        h('strong', { 'data-testid': 'command-status' }, command.status),
-        command.statusCode ? ` · status ${command.statusCode}` : '',
-      ),
-      command.responsePayload !== undefined
-        ? h('pre', { 'data-testid': 'command-response' }, json(command.responsePayload))
-        : null,
-    );
-
-  // Called without waiting (forms, events), so it never rejects: a failed read shows its message in the table.
-  async function loadHistory() {
-    let entry;
-    try {
-      [entry] = await api('GET', '/cex/api/v1/endpoints/commands', { query: { endpointId: id } });
-    } catch (err) {
-      return fill(history, h('tr', {}, h('td', { colspan: 6, class: 'error' }, err.message)));
-    }
-    fill(
-      history,
-      (entry?.commands ?? [])
-        .slice(-20)
-        .reverse()
-        .map((c) =>
-          h(
-            'tr',
-            {},
-            h('td', {}, c.commandId),
-            h('td', {}, c.commandType),
-            h('td', {}, c.status),
-            h('td', {}, c.statusCode ?? ''),
-            h('td', {}, time(c.createdAt)),
-            h(
-              'td',
-              {},
-              c.responsePayload === undefined ? '' : h('code', {}, JSON.stringify(c.responsePayload).slice(0, 80)),
-            ),
-          ),
-        ),
-    );
-  }
-
-  const invoke = async (event) => {
-    event.preventDefault();
-    const body = parseJson(payload.value);
-    if (body instanceof Error) return fill(result, h('p', { class: 'error' }, body.message));
-    fill(result, h('p', {}, 'Invoking…'));
-    try {
-      const answer = await api('POST', `${cex(id)}/commands/${encodeURIComponent(type.value)}`, {
-        body,
-        query: { waitTimeout: wait.value },
-        raw: true,
-      });
-      if (answer.status === 202) {
-        watching = answer.body.commandId;
-        showCommand(answer.body);
-        // The status may have changed between the answer and now: read it once, then follow the events.
-        showCommand(await api('GET', `${cex(id)}/commands/${encodeURIComponent(type.value)}/${watching}`));
-      } else
-        fill(
-          result,
-          h('p', {}, 'Executed: ', h('strong', { 'data-testid': 'command-status' }, 'EXECUTED')),
-          h('pre', { 'data-testid': 'command-response' }, json(answer.body ?? null)),
-        );
-    } catch (err) {
-      fill(result, h('p', { class: 'error' }, err.message));
-    }
-    void loadHistory();
-  };
-
-  cleanups.push(
-    on('command', async (c) => {
-      if (c.endpointId !== id) return;
-      if (c.commandId === watching && c.status !== 'DELETED')
-        showCommand(await api('GET', `${cex(id)}/commands/${encodeURIComponent(c.commandType)}/${c.commandId}`));
-      void loadHistory();
-    }),
-  );
-  void loadHistory();
-  return h(
-    'section',
-    { class: 'section', 'aria-labelledby': 'commands-h' },
-    h('h2', { id: 'commands-h' }, 'Commands'),
-    h(
-      'form',
-      { class: 'inline', onsubmit: invoke },
-      field('Command type', type),
-      field('Wait (seconds)', wait),
-      allowedButton('Invoke', can, 'endpoint:update'),
-    ),
-    field('Payload (JSON)', payload),
-    result,
-    h(
-      'table',
-      {},
-      h('caption', { class: 'muted', style: 'text-align:left' }, 'History (newest first, live)'),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ['Id', 'Type', 'Status', 'Code', 'Created', 'Response'].map((t) => h('th', { scope: 'col' }, t)),
-        ),
-      ),
-      history,
-    ),
-  );
 }

@@ -1,5 +1,5 @@
 import { api } from '../lib/api.js';
-import { field, fill, h, time, title } from '../lib/dom.js';
+import { field, fill, h, perFrame, time, title } from '../lib/dom.js';
 import { on } from '../lib/events.js';
 
 const PAGE_SIZE = 50;
@@ -16,6 +16,8 @@ function metadataValue(text) {
 /**
  * The endpoint register, a page at a time (the REST list's offset and limit), filtered on the server. "Online only"
  * pages the control plane's list of online endpoints instead, with the same filters: no id list in the URL.
+ * Live without refetching the list: connection events change the rows shown, registrations the count (and fill the
+ * last page's room); only the shown page's connection states are read.
  */
 /** ` (TLS, X.509 meter-001)`, ` (basic meter-login)`, or nothing for a plain anonymous connection. */
 function loginText(login) {
@@ -27,15 +29,21 @@ function loginText(login) {
   return parts.length ? ` (${parts.join(', ')})` : '';
 }
 
-export async function render(main, _params, { tenant } = {}) {
+export async function render(main, _params, { tenant, can, health } = {}) {
+  const admin = can('emulator:admin');
+  const shownTenant = tenant ?? health?.defaultTenant;
   const initial = new URLSearchParams(location.hash.split('?')[1] ?? '');
   const apps = await api('GET', '/app-manager/api/v1/applications').catch(() => []);
-  const connections = await api('GET', '/_emu/connections').catch(() => []);
-  const online = new Set(connections.filter((c) => c.online).map((c) => c.endpointId));
+  const online = new Set();
   // How each online endpoint's connection logged in: over TLS or not, and with which credential.
-  const logins = new Map(connections.filter((c) => c.login).map((c) => [c.endpointId, c.login]));
+  const logins = new Map();
+  const statusCells = new Map();
 
-  const search = h('input', { type: 'search', placeholder: 'meter-001, meter-002', value: initial.get('id') ?? '' });
+  const search = h('input', {
+    type: 'search',
+    placeholder: 'e.g. meter-001, meter-002',
+    value: initial.get('id') ?? '',
+  });
   const app = h(
     'select',
     {},
@@ -53,10 +61,16 @@ export async function render(main, _params, { tenant } = {}) {
   const value = h('input', { type: 'text', size: 10 });
   const onlineOnly = h('input', { type: 'checkbox' });
   const rows = h('tbody', {});
-  const summary = h('p', { role: 'status', class: 'muted' });
+  const summary = h('p', { role: 'status', class: 'muted', 'data-testid': 'endpoints-summary' });
+  const changed = h('p', { class: 'muted', hidden: true });
   const previous = h('button', { class: 'secondary', type: 'button' }, 'Previous');
   const next = h('button', { class: 'secondary', type: 'button' }, 'Next');
   let offset = 0;
+  let total = 0;
+  let shown = [];
+
+  const filtered = () =>
+    Boolean(search.value.trim() || app.value || version.value || key.value.trim() || onlineOnly.checked);
 
   async function load() {
     const query = { offset, limit: PAGE_SIZE, applicationName: app.value, applicationVersionName: version.value };
@@ -66,53 +80,107 @@ export async function render(main, _params, { tenant } = {}) {
       .filter(Boolean);
     if (ids.length > 0) query.endpointId = ids.join(',');
     if (key.value.trim()) query.metadataFilter = JSON.stringify({ [key.value.trim()]: metadataValue(value.value) });
+    changed.hidden = true;
     try {
-      show(
-        onlineOnly.checked
-          ? await api('GET', '/_emu/connections/online', { query: { ...query, tenantId: tenant } })
-          : await api('GET', '/epr/api/v1/endpoints', { query: { ...query, include: 'metadata' } }),
-      );
+      const page = onlineOnly.checked
+        ? await api('GET', '/_emu/connections/online', { query: { ...query, tenantId: tenant } })
+        : await api('GET', '/epr/api/v1/endpoints', { query: { ...query, include: 'metadata' } });
+      shown = page.content;
+      total = page.totalElements;
+      await readConnections(shown);
+      show();
     } catch (err) {
       fill(rows);
       summary.textContent = err.message;
     }
   }
 
-  function show(page) {
-    fill(
-      rows,
-      page.content.map((e) =>
-        h(
-          'tr',
-          {},
-          h('td', {}, h('a', { href: `#/endpoints/${encodeURIComponent(e.endpointId)}` }, e.endpointId)),
-          h('td', {}, e.appVersion.name),
-          h(
-            'td',
-            {},
-            h('span', { class: `dot${online.has(e.endpointId) ? ' on' : ''}`, 'aria-hidden': 'true' }),
-            online.has(e.endpointId)
-              ? `online${loginText(logins.get(e.endpointId) ?? e.connection?.login)}`
-              : 'offline',
-          ),
-          h(
-            'td',
-            { class: 'muted' },
-            Object.entries(e.metadata ?? {})
-              .slice(0, 4)
-              .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-              .join(', '),
-          ),
-          h('td', {}, time(e.createdDate)),
-        ),
-      ),
-    );
-    const last = Math.min(offset + PAGE_SIZE, page.totalElements);
-    summary.textContent =
-      page.totalElements === 0 ? 'No endpoints match.' : `Endpoints ${offset + 1}–${last} of ${page.totalElements}`;
-    previous.disabled = offset === 0;
-    next.disabled = last >= page.totalElements;
+  /** The connection states of the endpoints shown, and no others. */
+  async function readConnections(endpoints) {
+    if (!admin || endpoints.length === 0) return;
+    const states = await api('GET', '/_emu/connections', {
+      query: { endpointId: endpoints.map((e) => e.endpointId).join(',') },
+    }).catch(() => []);
+    for (const state of states) {
+      if (state.online) online.add(state.endpointId);
+      if (state.login) logins.set(state.endpointId, state.login);
+    }
   }
+
+  const statusCell = (id) => {
+    const cell = h('td', { 'data-testid': `connection-${id}` });
+    statusCells.set(id, cell);
+    showStatus(id);
+    return cell;
+  };
+  const showStatus = (id) => {
+    const cell = statusCells.get(id);
+    if (!cell) return;
+    if (!admin) return fill(cell, h('span', { class: 'muted' }, 'unknown'));
+    const on = online.has(id);
+    fill(
+      cell,
+      h('span', { class: `dot${on ? ' on' : ''}`, 'aria-hidden': 'true' }),
+      on ? `online${loginText(logins.get(id))}` : 'offline',
+    );
+  };
+
+  const row = (e) =>
+    h(
+      'tr',
+      {},
+      h('td', { class: 'token' }, h('a', { href: `#/endpoints/${encodeURIComponent(e.endpointId)}` }, e.endpointId)),
+      h('td', { class: 'token' }, e.appVersion.name),
+      statusCell(e.endpointId),
+      h(
+        'td',
+        { class: 'metadata muted' },
+        Object.entries(e.metadata ?? {})
+          .slice(0, 4)
+          .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+          .join(', '),
+      ),
+      h('td', {}, time(e.createdDate)),
+    );
+
+  function show() {
+    statusCells.clear();
+    fill(rows, shown.map(row));
+    showSummary();
+  }
+  function showSummary() {
+    const last = Math.min(offset + shown.length, total);
+    summary.textContent = total === 0 ? 'No endpoints match.' : `Endpoints ${offset + 1}–${last} of ${total}`;
+    previous.disabled = offset === 0;
+    next.disabled = offset + PAGE_SIZE >= total;
+  }
+
+  // Registrations, a frame's worth at a time: the count grows; new endpoints fill the shown page's room in one read.
+  const registered = perFrame(async (ids) => {
+    if (filtered()) return void (changed.hidden = false);
+    total += ids.length;
+    const lastPage = offset + shown.length >= total - ids.length;
+    const fitting = lastPage ? ids.slice(0, Math.max(0, PAGE_SIZE - shown.length)) : [];
+    if (fitting.length > 0) {
+      const page = await api('GET', '/epr/api/v1/endpoints', {
+        query: { endpointId: fitting.join(','), include: 'metadata', limit: fitting.length },
+      }).catch(() => ({ content: [] }));
+      await readConnections(page.content);
+      shown.push(...page.content);
+      rows.append(...page.content.map(row));
+    }
+    showSummary();
+  });
+  const connection = perFrame((changes) => {
+    for (const c of changes) {
+      if (c.online) online.add(c.endpointId);
+      else online.delete(c.endpointId);
+      logins.delete(c.endpointId);
+      showStatus(c.endpointId);
+    }
+    // The online-only list itself changes: say so rather than read it again at every connection.
+    if (onlineOnly.checked) changed.hidden = false;
+  });
 
   const apply = (event) => {
     event?.preventDefault();
@@ -128,6 +196,11 @@ export async function render(main, _params, { tenant } = {}) {
     void load();
   };
   for (const control of [app, version, onlineOnly]) control.addEventListener('change', apply);
+  fill(
+    changed,
+    'The list has changed since it was read. ',
+    h('button', { class: 'secondary', type: 'button', onclick: () => load() }, 'Refresh'),
+  );
 
   fill(
     main,
@@ -144,29 +217,30 @@ export async function render(main, _params, { tenant } = {}) {
       h('button', {}, 'Search'),
     ),
     summary,
+    changed,
     h(
-      'table',
-      {},
+      'div',
+      { class: 'table-scroll' },
       h(
-        'thead',
-        {},
+        'table',
+        { class: 'endpoints-table' },
         h(
-          'tr',
+          'thead',
           {},
-          ['Endpoint', 'Version', 'Connection', 'Metadata', 'Registered'].map((t) => h('th', { scope: 'col' }, t)),
+          h(
+            'tr',
+            {},
+            ['Endpoint', 'Version', 'Connection', 'Metadata', 'Registered'].map((t) => h('th', { scope: 'col' }, t)),
+          ),
         ),
+        rows,
       ),
-      rows,
     ),
     h('div', { class: 'pager' }, previous, next),
   );
   await load();
   return [
-    on('connection', (c) => {
-      if (c.online) online.add(c.endpointId);
-      else online.delete(c.endpointId);
-      void load();
-    }),
-    on('endpoint', (e) => e.change === 'registered' && load()),
+    on('connection', connection),
+    on('endpoint', (e) => e.change === 'registered' && e.tenantId === shownTenant && registered(e.endpointId)),
   ];
 }

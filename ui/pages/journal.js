@@ -1,5 +1,5 @@
 import { api } from '../lib/api.js';
-import { field, fill, h, json, time, title } from '../lib/dom.js';
+import { field, fill, h, json, perFrame, time, title } from '../lib/dom.js';
 import { on } from '../lib/events.js';
 
 const LIMIT = 200;
@@ -29,15 +29,29 @@ export async function render(main) {
   const status = h('input', { type: 'text', size: 5, placeholder: '4xx' });
   const endpointId = h('input', { type: 'text', size: 12 });
   const rows = h('tbody', {});
-  const detail = h(
-    'pre',
-    { 'aria-live': 'polite', 'data-testid': 'journal-detail' },
-    'Select an entry to see it whole.',
-  );
   let filter = {};
+  let selected;
 
-  const row = (entry) =>
-    h(
+  /** The entry whole, in a row right under the one selected (at most one open at a time). */
+  const select = (tr, entry) => {
+    rows.querySelector('.detail-row')?.remove();
+    selected?.classList.remove('selected');
+    selected?.querySelector('button')?.setAttribute('aria-expanded', 'false');
+    if (selected === tr) return void (selected = undefined);
+    selected = tr;
+    tr.classList.add('selected');
+    tr.querySelector('button').setAttribute('aria-expanded', 'true');
+    tr.after(
+      h(
+        'tr',
+        { class: 'detail-row' },
+        h('td', { colspan: 6 }, h('pre', { 'data-testid': 'journal-detail', tabindex: 0 }, json(entry))),
+      ),
+    );
+  };
+
+  const row = (entry) => {
+    const tr = h(
       'tr',
       { class: 'journal-row' },
       h(
@@ -49,7 +63,8 @@ export async function render(main) {
             class: 'secondary',
             type: 'button',
             'aria-label': `Entry ${entry.seq}`,
-            onclick: () => (detail.textContent = json(entry)),
+            'aria-expanded': 'false',
+            onclick: () => select(tr, entry),
           },
           entry.seq,
         ),
@@ -60,6 +75,8 @@ export async function render(main) {
       h('td', {}, entry.status),
       h('td', {}, entry.latencyMs?.toFixed(1)),
     );
+    return tr;
+  };
   async function load(event) {
     event?.preventDefault();
     filter = {
@@ -71,16 +88,18 @@ export async function render(main) {
     };
     try {
       const entries = await api('GET', '/_emu/requests', { query: { ...filter, limit: LIMIT } });
+      selected = undefined;
       fill(rows, entries.reverse().map(row));
     } catch (err) {
       fill(rows, h('tr', {}, h('td', { colspan: 6, class: 'error' }, err.message)));
     }
   }
-  const add = (entry) => {
-    if (!matches(entry, filter)) return;
-    rows.prepend(row(entry));
-    while (rows.children.length > LIMIT) rows.lastChild.remove();
-  };
+  // Live entries are added once per animation frame, however many arrive in it.
+  const add = perFrame((entries) => {
+    const fresh = entries.filter((entry) => matches(entry, filter)).slice(-LIMIT);
+    rows.prepend(...fresh.reverse().map(row));
+    while (rows.children.length > LIMIT + (selected ? 1 : 0)) rows.lastChild.remove();
+  });
   fill(
     main,
     title('Request journal'),
@@ -97,10 +116,8 @@ export async function render(main) {
     h(
       'p',
       { class: 'hint' },
-      'Newest first, live. Headers and bodies are never journaled; secret query values read <redacted>.',
+      'Newest first, live. Select an entry to see it whole, under its row. Headers and bodies are never journaled; secret query values read <redacted>.',
     ),
-    h('h2', {}, 'Entry'),
-    detail,
     h(
       'table',
       {},

@@ -1,5 +1,5 @@
 import { api } from '../lib/api.js';
-import { fill, h, time, title } from '../lib/dom.js';
+import { fill, h, safeHref, time, title } from '../lib/dom.js';
 import { on } from '../lib/events.js';
 
 const card = (m) =>
@@ -13,7 +13,9 @@ const card = (m) =>
       ? h(
           'ul',
           {},
-          m.links.map((link) => h('li', {}, h('a', { href: link }, link))),
+          m.links.map((link) =>
+            h('li', {}, safeHref(link) ? h('a', { href: safeHref(link) }, link) : h('code', {}, link)),
+          ),
         )
       : null,
   );
@@ -21,11 +23,12 @@ const card = (m) =>
 /** The e-mails the platform would have sent, newest first, arriving live; their links open here. */
 export async function render(main) {
   const list = h('div', { 'data-testid': 'mail-list' });
-  const mails = await api('GET', '/_emu/mail');
-  fill(
-    list,
-    mails.length === 0 ? h('p', { class: 'muted', id: 'no-mail' }, 'No mail captured yet.') : mails.reverse().map(card),
-  );
+  const none = () => h('p', { class: 'muted', 'data-testid': 'no-mail' }, 'No mail captured yet.');
+  const load = async () => {
+    const mails = await api('GET', '/_emu/mail');
+    fill(list, mails.length === 0 ? none() : mails.reverse().map(card));
+  };
+  await load();
   fill(
     main,
     title('Captured mail'),
@@ -34,10 +37,7 @@ export async function render(main) {
       {
         class: 'secondary',
         type: 'button',
-        onclick: async () => (
-          await api('DELETE', '/_emu/mail'),
-          fill(list, h('p', { class: 'muted' }, 'No mail captured yet.'))
-        ),
+        onclick: async () => (await api('DELETE', '/_emu/mail'), fill(list, none())),
       },
       'Forget all mail',
     ),
@@ -45,8 +45,10 @@ export async function render(main) {
   );
   return [
     on('mail', (m) => {
-      list.querySelector('#no-mail')?.remove();
+      list.querySelector('[data-testid="no-mail"]')?.remove();
       list.prepend(card(m));
     }),
+    // A reset or an import replaces the captured mail.
+    on('state', () => void load().catch(() => undefined)),
   ];
 }

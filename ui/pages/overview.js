@@ -1,5 +1,5 @@
-import { api } from '../lib/api.js';
-import { fill, h, table, time, title } from '../lib/dom.js';
+import { api, isOwnCall } from '../lib/api.js';
+import { fill, h, perFrame, table, time, title } from '../lib/dom.js';
 import { on } from '../lib/events.js';
 
 const definition = (pairs) =>
@@ -17,7 +17,7 @@ export const serviceRows = (health) =>
  * What runs and what is in it: the emulator's addresses, its services and their records, tenants, applications, devices
  * online now, the last requests.
  */
-export async function render(main, _params, { can }) {
+export async function render(main, _params, { can, tenant }) {
   const admin = can('emulator:admin');
   const [health, apps, tenants, connections, requests] = await Promise.all([
     api('GET', '/_emu/health'),
@@ -28,33 +28,56 @@ export async function render(main, _params, { can }) {
   ]);
   const online = new Set(connections.filter((c) => c.online).map((c) => c.endpointId));
   const onlineCount = h('span', { class: 'big', 'data-testid': 'online-count' }, online.size);
-  const clockText = h('span', {}, `${time(health.clock.now)} (${health.clock.mode})`);
+  const clockText = h('span', { 'data-testid': 'overview-clock' });
+  // The clock ticks between its events (a frozen clock does not): shown as the emulator's time plus the time since.
+  let clock = { ...health.clock, at: Date.now() };
+  const showClock = () => {
+    const now = clock.mode === 'frozen' ? Date.parse(clock.now) : Date.parse(clock.now) + Date.now() - clock.at;
+    clockText.textContent = `${time(new Date(now).toISOString())} (${clock.mode})`;
+  };
+  showClock();
+  const ticking = setInterval(showClock, 1000);
   const faultsText = h('span', {}, health.faults.length);
   const requestRows = h('tbody', {});
-  // The dashboard's own calls to the control plane would crowd out the platform's traffic.
-  const addRequest = (entry) => {
-    if (entry.service === '_emu') return;
-    requestRows.prepend(
-      h(
-        'tr',
-        {},
-        h('td', {}, entry.seq),
-        h('td', {}, entry.method ?? entry.direction),
-        h('td', {}, entry.path ?? entry.topic),
-        h('td', {}, entry.status),
-        h('td', {}, `${entry.latencyMs?.toFixed?.(1) ?? ''} ms`),
-      ),
+  const ownToo = h('input', { type: 'checkbox' });
+  // The dashboard's own calls would crowd out the platform's traffic: left out unless asked for.
+  const shownRequest = (entry) =>
+    ownToo.checked || (entry.service !== '_emu' && !(entry.type === 'http' && isOwnCall(entry.method, entry.path)));
+  const requestRow = (entry) =>
+    h(
+      'tr',
+      {},
+      h('td', {}, entry.seq),
+      h('td', {}, entry.method ?? entry.direction),
+      h('td', {}, entry.path ?? entry.topic),
+      h('td', {}, entry.status),
+      h('td', {}, `${entry.latencyMs?.toFixed?.(1) ?? ''} ms`),
     );
+  // Requests are added once per animation frame: 200 devices sending a sample a second cost a frame's update, not
+  // a table row each.
+  const addRequests = (entries) => {
+    const fresh = entries.filter(shownRequest).slice(-10);
+    requestRows.prepend(...fresh.reverse().map(requestRow));
     while (requestRows.children.length > 10) requestRows.lastChild.remove();
   };
-  for (const entry of requests) addRequest(entry);
+  addRequests(requests);
+  const addRequest = perFrame(addRequests);
 
   const versionRows = [];
   if (Array.isArray(apps)) {
     for (const app of apps) {
       for (const version of app.versions) {
         const count = h('td', {}, '…');
-        versionRows.push(h('tr', {}, h('td', {}, app.displayName ?? app.name), h('td', {}, version.name), count));
+        versionRows.push(
+          h(
+            'tr',
+            {},
+            h('td', { class: 'token' }, app.tenantId ?? tenant ?? health.defaultTenant),
+            h('td', {}, app.displayName ?? app.name),
+            h('td', { class: 'token' }, version.name),
+            count,
+          ),
+        );
         api('GET', '/epr/api/v1/endpoints', { query: { applicationVersionName: version.name, limit: 1 } }).then(
           (page) =>
             fill(
@@ -72,7 +95,8 @@ export async function render(main, _params, { can }) {
     h(
       'div',
       { class: 'cards' },
-      h('div', { class: 'card' }, h('div', { class: 'muted' }, 'Devices online now'), onlineCount),
+      // Known only with the control plane: without it the card is not shown rather than show 0.
+      admin ? h('div', { class: 'card' }, h('div', { class: 'muted' }, 'Devices online now'), onlineCount) : null,
       h(
         'div',
         { class: 'card' },
@@ -111,7 +135,7 @@ export async function render(main, _params, { can }) {
       : h('p', { class: 'muted' }, `Not shown: ${tenants.message}`),
     h('h2', {}, 'Applications and versions'),
     Array.isArray(apps)
-      ? table('Endpoints per application version', ['Application', 'Version', 'Endpoints'], versionRows)
+      ? table('Endpoints per application version', ['Tenant', 'Application', 'Version', 'Endpoints'], versionRows)
       : h('p', { class: 'muted' }, `Not shown: ${apps.message}`),
     h('h2', {}, 'Services'),
     table(
@@ -129,12 +153,12 @@ export async function render(main, _params, { can }) {
     ),
     h('h2', {}, 'Last requests'),
     admin
-      ? null
+      ? h('label', { class: 'check' }, ownToo, "Include the dashboard's own requests")
       : h('p', { class: 'muted' }, "The journal and live connection counts need the emulator's admin token."),
     h(
       'table',
       {},
-      h('caption', { class: 'muted', style: 'text-align:left' }, 'Newest first; live'),
+      h('caption', { class: 'muted caption' }, 'Newest first; live'),
       h(
         'thead',
         {},
@@ -153,7 +177,8 @@ export async function render(main, _params, { can }) {
       else online.delete(c.endpointId);
       onlineCount.textContent = online.size;
     }),
-    on('clock', (c) => (clockText.textContent = `${time(c.now)} (${c.mode})`)),
+    on('clock', (c) => ((clock = { ...c, at: Date.now() }), showClock())),
+    () => clearInterval(ticking),
     on('faults', (f) => (faultsText.textContent = f.faults.length)),
     on('request', addRequest),
     on('kp1', addRequest),

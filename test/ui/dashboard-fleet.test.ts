@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { registerEndpoint } from '../gateway/device.js';
+import { api, startTestEmulator } from '../helpers/emulator.js';
+import type { RunningEmulator } from '../../src/index.js';
+import { hasChromium, CHROMIUM, launchBrowser } from './browser.js';
+
+if (!hasChromium) console.warn(`Skipping the dashboard's fleet tests: no Chromium at ${CHROMIUM}.`);
+
+/** A fleet the page can show: events applied to what is shown, a page's connection states, a frame's updates at once. */
+describe.skipIf(!hasChromium)('the dashboard with a fleet', () => {
+  let emulator: RunningEmulator;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator();
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(15_000);
+  }, 60_000);
+  afterAll(() => browser?.close());
+
+  it('applies registrations to the endpoints shown instead of reading the list again for each', async () => {
+    await page.goto(`${emulator.url}/_emu/ui/#/endpoints`);
+    const summary = page.getByTestId('endpoints-summary');
+    await summary.getByText(/^Endpoints 1–\d+ of \d+$/).waitFor();
+    const before = Number((await summary.textContent())!.match(/of (\d+)/)![1]);
+    const connectionQueries: string[] = [];
+    let reads = 0;
+    page.on('request', (r) => {
+      const url = new URL(r.url());
+      if (url.pathname === '/epr/api/v1/endpoints') reads++;
+      if (url.pathname === '/_emu/connections') connectionQueries.push(url.search);
+    });
+    const registrations = 30;
+    for (let i = 0; i < registrations; i++) await registerEndpoint(emulator);
+    await summary.getByText(`of ${before + registrations}`, { exact: false }).waitFor();
+    // The new endpoints fill the page's room in a read per animation frame at most, never one per event.
+    expect(reads).toBeLessThan(registrations / 2);
+    // Connection states are read for the endpoints shown, by id: never the whole list.
+    expect(connectionQueries.length).toBeGreaterThan(0);
+    for (const query of connectionQueries) expect(new URLSearchParams(query).get('endpointId')).toBeTruthy();
+  });
+
+  it('shows a connection as it changes, without reading the list again', async () => {
+    let reads = 0;
+    page.on('request', (r) => new URL(r.url()).pathname === '/epr/api/v1/endpoints' && reads++);
+    const cell = page.getByTestId('connection-meter-002');
+    await cell.getByText('offline').waitFor();
+    const started = await api(emulator)('POST', '/_emu/devices', { body: { endpointId: 'meter-002' } });
+    expect(started.status).toBe(201);
+    await cell.getByText('online').waitFor();
+    expect(reads).toBe(0);
+  });
+
+  it('adds the overview\'s "Last requests" once per animation frame, however many arrive', async () => {
+    await page.goto(`${emulator.url}/_emu/ui/`);
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByText('events: live').waitFor();
+    // Frames and additions to the table are counted together while a burst of messages arrives.
+    await page.evaluate(() => {
+      const counts = { frames: 0, additions: 0, rows: 0 };
+      (window as any).counts = counts;
+      const frame = () => (counts.frames++, requestAnimationFrame(frame));
+      requestAnimationFrame(frame);
+      const tbody = [...document.querySelectorAll('table')].at(-1)!.querySelector('tbody')!;
+      new MutationObserver((records) => {
+        for (const record of records)
+          if (record.addedNodes.length > 0) (counts.additions++, (counts.rows += record.addedNodes.length));
+      }).observe(tbody, { childList: true });
+    });
+    const call = api(emulator);
+    const burst = 100;
+    await Promise.all(
+      Array.from({ length: burst }, (_, i) =>
+        call('POST', '/kp1/smart-meter-v1/dcx/meter-001-token/json', { body: { temperature: i } }),
+      ),
+    );
+    await expect.poll(() => page.evaluate(() => (window as any).counts.rows)).toBeGreaterThan(0);
+    await page.waitForFunction(() => {
+      const c = (window as any).counts;
+      return c.frames > 0;
+    });
+    const counts = await page.evaluate(() => (window as any).counts);
+    expect(counts.additions).toBeLessThanOrEqual(counts.frames + 1);
+    expect(counts.additions).toBeLessThan(burst);
+    expect(await page.locator('table').last().locator('tbody tr').count()).toBe(10);
+  });
+});
