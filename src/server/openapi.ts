@@ -68,6 +68,7 @@ function operation(service: ServiceDescriptor, route: Route) {
       required: q.required ?? false,
       ...(q.description ? { description: q.description } : {}),
       schema: q.schema ?? { type: 'string' },
+      ...(q.addition ? { 'x-platform-emu-addition': true } : {}),
     })),
   ];
   const body = bodyKind(route);
