@@ -45,6 +45,8 @@ export interface QueryParam {
   description?: string;
   /** Default `{ type: 'string' }`. */
   schema?: JsonSchema;
+  /** A parameter the spec does not show on this operation: an emulator addition (docs say why). */
+  addition?: true;
 }
 
 /** One operation of a service, exactly as the spec lists it; `Body` is what its `bodySchema` accepts (see `route`). */

@@ -142,6 +142,7 @@ function operation(service: ServiceDescriptor, route: Route) {
       required: q.required ?? false,
       ...(q.description ? { description: q.description } : {}),
       schema: q.schema ?? { type: 'string' },
+      ...(q.addition ? { 'x-platform-emu-addition': true } : {}),
     })),
     ...headerParams(route),
   ];

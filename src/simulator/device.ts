@@ -2,7 +2,7 @@ import { requestUploadToken, uploadBlobFile } from '../client/binary-data.js';
 import { EmulatorHttpError, type EmulatorClient } from '../client/http-client.js';
 import type { Kp1Command, Kp1Device } from '../client/kp1-device.js';
 import type { DeviceEvents, DeviceEvent, DeviceEventName, DeviceEventOf, ReceivedCommand } from './events.js';
-import { OFFER_RESOURCE, OfferExchange, type OfferHandling } from './offers.js';
+import { OfferExchange, type OfferHandling } from './offers.js';
 import { answerFrom, ruleFor, type Answer, type Rules } from './rules.js';
 import type { SampleMaker } from './telemetry.js';
 
@@ -14,6 +14,8 @@ export interface DeviceBehaviour {
   telemetry?: { makeSample: SampleMaker; intervalMs: number };
   /** Configuration offered over `cmx`: applied unless false (not asked) or 'reject'. */
   config?: OfferHandling;
+  /** Named configurations (`cmx` `config/json/<name>`) observed and handled like the default one (`config`). */
+  configNames?: readonly string[];
   /** Software offered over `cmx_ota`: applied unless false (not asked) or 'reject'. */
   software?: OfferHandling;
   /** A file uploaded once as a blob (`bcx` token, then `POST /bcx/api/v1/binary-data`). */
@@ -75,10 +77,13 @@ export class DeviceSimulation implements SimulatedDevice {
     this.offers = (['config', 'software'] as const)
       .filter((kind) => (behaviour[kind] ?? true) !== false)
       .map((kind) => new OfferExchange(kp1, kind, behaviour[kind] === 'reject', emit));
+    if ((behaviour.config ?? true) !== false) {
+      for (const name of behaviour.configNames ?? [])
+        this.offers.push(new OfferExchange(kp1, 'config', behaviour.config === 'reject', emit, name));
+    }
     kp1.on('commands', (commandType: string, commands: Kp1Command[]) => this.receive(commandType, commands));
     kp1.on('push', (extension: string, resource: string, payload: unknown) => {
-      if (resource === OFFER_RESOURCE)
-        void this.offers.find((offer) => offer.extension === extension)?.offered(payload);
+      void this.offers.find((offer) => offer.extension === extension && offer.resource === resource)?.offered(payload);
     });
     kp1.once('close', () => {
       const message = `The connection to ${mqttUrl} was lost (is the emulator still running?).`;
@@ -100,7 +105,7 @@ export class DeviceSimulation implements SimulatedDevice {
   }
 
   get configId(): string | undefined {
-    return this.offers.find((offer) => offer.kind === 'config')?.applied;
+    return this.offers.find((offer) => offer.kind === 'config' && offer.configName === undefined)?.applied;
   }
 
   get softwareVersion(): string | undefined {

@@ -34,9 +34,16 @@ export type DeviceEvent =
       message?: string;
     }
   /** The configuration offered over `cmx`; `configId: ""` (and `config: null`) is "no configuration". */
-  | { event: 'config'; token: string; configId: string; config: unknown }
-  | { event: 'config-applied'; token: string; configId: string }
-  | { event: 'config-rejected'; token: string; configId: string; statusCode: number; reasonPhrase: string }
+  | { event: 'config'; token: string; configId: string; config: unknown; configName?: string }
+  | { event: 'config-applied'; token: string; configId: string; configName?: string }
+  | {
+      event: 'config-rejected';
+      token: string;
+      configId: string;
+      statusCode: number;
+      reasonPhrase: string;
+      configName?: string;
+    }
   /** The software offered over `cmx_ota`; `version: ""` (and `specification: null`) is "nothing offered". */
   | { event: 'software'; token: string; version: string; specification: unknown }
   | { event: 'software-applied'; token: string; version: string }

@@ -13,6 +13,9 @@ export type OfferKind = 'config' | 'software';
 export const OFFER_EXTENSION: Record<OfferKind, string> = { config: 'cmx', software: 'cmx_ota' };
 export const OFFER_RESOURCE = 'config/json';
 
+/** Names of named configurations (7/CMP use case 3), as the registry takes them (docs/devices.md). */
+export const CONFIG_NAME_PATTERN = /^(?!\d+$)[a-zA-Z0-9_-]{1,64}$/;
+
 /** Sent with a rejection on `applied/json`: the registry records it, and the device keeps what it has. */
 export const REJECTION = { statusCode: 400, reasonPhrase: 'Rejected by the simulated device.' };
 
@@ -51,10 +54,25 @@ export class OfferExchange {
     readonly kind: OfferKind,
     private readonly reject: boolean,
     private readonly emit: (event: DeviceEvent) => void,
+    /** A named configuration (`config/json/<configName>`) instead of the default one; configurations only. */
+    readonly configName?: string,
   ) {}
 
   get extension(): string {
     return OFFER_EXTENSION[this.kind];
+  }
+
+  /** `config/json`, or `config/json/<configName>`: where it asks and where its pushes come. */
+  get resource(): string {
+    return this.configName === undefined ? OFFER_RESOURCE : `${OFFER_RESOURCE}/${this.configName}`;
+  }
+
+  private get appliedResource(): string {
+    return this.configName === undefined ? 'applied/json' : `applied/json/${this.configName}`;
+  }
+
+  private get named(): { configName?: string } {
+    return this.configName === undefined ? {} : { configName: this.configName };
   }
 
   /** The configId (or software version) last applied; undefined before the first. */
@@ -68,16 +86,16 @@ export class OfferExchange {
     try {
       reply = await this.kp1.observe(
         this.extension,
-        OFFER_RESOURCE,
+        this.resource,
         this.known !== undefined ? { configId: this.known } : {},
       );
     } catch (err) {
-      this.failed(`${this.extension} ${OFFER_RESOURCE}: ${(err as Error).message}`);
+      this.failed(`${this.extension} ${this.resource}: ${(err as Error).message}`);
       return;
     }
     if (!reply.ok)
       return this.failed(
-        `${this.extension} ${OFFER_RESOURCE} refused: ${reply.reasonPhrase ?? ''}`.trim(),
+        `${this.extension} ${this.resource} refused: ${reply.reasonPhrase ?? ''}`.trim(),
         reply.statusCode,
       );
     await this.offered(reply.payload);
@@ -97,25 +115,25 @@ export class OfferExchange {
     const token = this.kp1.token;
     this.emit(
       this.kind === 'config'
-        ? { event: 'config', token, configId, config }
+        ? { event: 'config', token, configId, config, ...this.named }
         : { event: 'software', token, version: configId, specification: config },
     );
     if (configId === '') return;
     const report = this.reject ? { configId, ...REJECTION } : { configId };
     try {
-      const reply = await this.kp1.request(this.extension, 'applied/json', report);
+      const reply = await this.kp1.request(this.extension, this.appliedResource, report);
       if (!reply.ok)
         return this.failed(
-          `${this.extension} applied/json for ${configId} refused: ${reply.reasonPhrase ?? ''}`.trim(),
+          `${this.extension} ${this.appliedResource} for ${configId} refused: ${reply.reasonPhrase ?? ''}`.trim(),
           reply.statusCode,
         );
     } catch (err) {
-      return this.failed(`${this.extension} applied/json for ${configId}: ${(err as Error).message}`);
+      return this.failed(`${this.extension} ${this.appliedResource} for ${configId}: ${(err as Error).message}`);
     }
     if (this.reject) {
       this.emit(
         this.kind === 'config'
-          ? { event: 'config-rejected', token, configId, ...REJECTION }
+          ? { event: 'config-rejected', token, configId, ...REJECTION, ...this.named }
           : { event: 'software-rejected', token, version: configId, ...REJECTION },
       );
       return;
@@ -123,7 +141,7 @@ export class OfferExchange {
     this.appliedId = configId;
     this.emit(
       this.kind === 'config'
-        ? { event: 'config-applied', token, configId }
+        ? { event: 'config-applied', token, configId, ...this.named }
         : { event: 'software-applied', token, version: configId },
     );
   }

@@ -4,7 +4,7 @@ import type { DeviceBehaviour, SimulatedDevice } from './device.js';
 import { SimulatorOptionsError } from './errors.js';
 import type { DeviceEvent, ReceivedCommand } from './events.js';
 import { startFleet, type MqttLogin } from './fleet.js';
-import type { OfferHandling } from './offers.js';
+import { CONFIG_NAME_PATTERN, type OfferHandling } from './offers.js';
 import { loadRules, validateRules, type Answer, type Rules } from './rules.js';
 import { parseTelemetrySpec, type SampleMaker } from './telemetry.js';
 
@@ -28,6 +28,11 @@ export interface BehaviourOptions {
    * The configuration offered over `cmx`: applied (true, default), reported rejected ('reject'), or not asked (false).
    */
   config?: OfferHandling;
+  /**
+   * Named configurations (7/CMP use case 3: `cmx` `config/json/<name>`) to observe as well, each handled like the
+   * default one (`config` says how); names are letters, digits, `_` and `-`, up to 64, not only digits.
+   */
+  configNames?: readonly string[];
   /**
    * The software offered over `cmx_ota`: applied (true, default), reported rejected ('reject'), or not asked (false).
    */
@@ -99,6 +104,12 @@ export async function behaviourFrom(options: BehaviourOptions): Promise<DeviceBe
     if (handling !== undefined && typeof handling !== 'boolean' && handling !== 'reject')
       throw new SimulatorOptionsError(`${kind} must be true, false or 'reject'; got ${JSON.stringify(handling)}.`);
   }
+  for (const name of options.configNames ?? []) {
+    if (typeof name !== 'string' || !CONFIG_NAME_PATTERN.test(name))
+      throw new SimulatorOptionsError(
+        `configNames: ${JSON.stringify(name)} is not a configuration name (letters, digits, _ and -, up to 64, not only digits).`,
+      );
+  }
   if (options.upload !== undefined) await checkReadable(options.upload);
   return {
     rules,
@@ -106,6 +117,7 @@ export async function behaviourFrom(options: BehaviourOptions): Promise<DeviceBe
     metadata: options.metadata,
     telemetry,
     config: options.config,
+    ...(options.configNames ? { configNames: [...new Set(options.configNames)] } : {}),
     software: options.software,
     upload: options.upload,
   };

@@ -320,6 +320,27 @@ describe('platform-emu device', async () => {
     expect(both.stderr).toContain("'--reject-config' cannot be used with option '--no-config'");
   });
 
+  it('simulate --config-name observes and applies a named configuration beside the default one', async () => {
+    const put = await rest('PUT', '/ecr/api/v1/endpoints/tracker-002/app-versions/tracker-v1?configName=network', {
+      body: { apn: 'internet' },
+    });
+    expect(put.status).toBe(201);
+    const configId = put.headers.get('etag')!.replace(/"/g, '');
+    const sim = simulator(
+      '--app-version',
+      'tracker-v1',
+      '--token',
+      'tracker-002-token',
+      '--config-name',
+      'network',
+      '--no-software',
+      ...url,
+    );
+    expect(await sim.next('config-applied', (e) => e.configName === 'network')).toMatchObject({ configId });
+    await sim.next('config-applied', (e) => e.configName === undefined);
+    expect((await sim.interrupt()).exitCode).toBe(0);
+  });
+
   it('simulate --upload uploads the file as a blob of the endpoint: listed, and downloaded byte for byte', async () => {
     const file = join(await mkdtemp(join(tmpdir(), 'device-upload-')), 'photo.jpg');
     const bytes = randomBytes(70_000);

@@ -138,7 +138,7 @@ describe('dcx: data samples become time series points', async () => {
     });
   });
 
-  it('auto-extracts numeric fields as auto~<field>, as the platform does for a new application', async () => {
+  it('auto-extracts numeric fields as auto~<field> where the settings say autoExtract (the default fixtures do)', async () => {
     // The exchange of the platform's tutorial "Collecting data from a device": no request id, no subscription.
     const endpoint = await registerEndpoint(emulator);
     const device = await TestDevice.connect(emulator);
@@ -159,12 +159,12 @@ describe('dcx: data samples become time series points', async () => {
     expect((await config()).some((d: { name: string }) => d.name === 'auto~label')).toBe(false);
   });
 
-  it("does not auto-extract when the version's epts settings say autoExtract: false", async () => {
+  it("does not auto-extract when the version's epts settings say autoExtract: false (per-field series asked)", async () => {
     const settings = await call(
       'PUT',
       '/tekton/api/v1/app-configs/applications/smart-meter/app-versions/smart-meter-v2',
       {
-        body: { epts: { autoExtract: false } },
+        body: { epts: { autoExtract: false, fieldSeries: true } },
       },
     );
     expect(settings.status).toBeLessThan(300);

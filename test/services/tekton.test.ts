@@ -12,7 +12,10 @@ describe('application configuration service', async () => {
   it('serves the fixture configuration of a version', async () => {
     const response = await call('GET', tracker);
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ dashboard: { refreshSeconds: 30 } });
+    expect(response.body).toEqual({
+      dashboard: { refreshSeconds: 30 },
+      epts: { autoExtract: true, fieldSeries: true },
+    });
     expect((await call('GET', CONFIG('smart-meter', 'smart-meter-v1'))).body.ecr.configSchemaRequired).toBe(false);
   });
 

@@ -50,6 +50,8 @@ export interface SimulateOptions extends TargetOptions {
   /** false with `--no-config`. */
   config: boolean;
   rejectConfig?: boolean;
+  /** `--config-name <name...>`: named configurations observed too. */
+  configName?: string[];
   /** false with `--no-software`. */
   software: boolean;
   rejectSoftware?: boolean;

@@ -13,6 +13,8 @@ type Line =
 export type Report = (event: DeviceEvent | StoppedEvent) => void;
 
 const compact = (value: unknown) => (value === undefined ? '' : JSON.stringify(value));
+/** ` network` after the event name for a named configuration (7/CMP use case 3). */
+const namedAs = (line: { configName?: string }) => (line.configName === undefined ? '' : ` ${line.configName}`);
 
 function statusColor(code: number) {
   return code >= 500 ? chalk.red : code >= 400 ? chalk.yellow : chalk.green;
@@ -48,14 +50,17 @@ function human(line: Line): string {
       return `${chalk.yellow('ignored')} ${chalk.bold(line.commandType)} #${line.commandId} (rule "ignore": never answered)`;
     case 'config':
       return line.configId === ''
-        ? `${chalk.cyan('config')} none offered (no configuration for this version)`
-        : [`${chalk.cyan('config')} ${chalk.bold(line.configId)} offered`, chalk.dim(compact(line.config))]
+        ? `${chalk.cyan('config')}${namedAs(line)} none offered (no configuration for this version)`
+        : [
+            `${chalk.cyan('config')}${namedAs(line)} ${chalk.bold(line.configId)} offered`,
+            chalk.dim(compact(line.config)),
+          ]
             .filter(Boolean)
             .join(' ');
     case 'config-applied':
-      return `${chalk.green('config-applied')} ${chalk.bold(line.configId)}`;
+      return `${chalk.green('config-applied')}${namedAs(line)} ${chalk.bold(line.configId)}`;
     case 'config-rejected':
-      return `${chalk.yellow('config-rejected')} ${chalk.bold(line.configId)} ${chalk.yellow(`${line.statusCode} ${line.reasonPhrase}`)}`;
+      return `${chalk.yellow('config-rejected')}${namedAs(line)} ${chalk.bold(line.configId)} ${chalk.yellow(`${line.statusCode} ${line.reasonPhrase}`)}`;
     case 'software':
       return line.version === ''
         ? `${chalk.cyan('software')} none offered`

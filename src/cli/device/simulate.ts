@@ -66,6 +66,10 @@ export function simulateCommand(): Command {
       ),
     )
     .option(
+      '--config-name <name...>',
+      'also observe these named configurations (cmx config/json/<name>), each handled like the default one',
+    )
+    .option(
       '--no-software',
       'do not ask for software (cmx_ota); by default each version offered is applied and reported applied',
     )

@@ -38,6 +38,7 @@ async function simulate(options: SimulateOptions, report: Report): Promise<numbe
     metadata: options.metadata,
     telemetry: options.telemetry ? { sample: options.telemetry, intervalMs: options.interval } : undefined,
     config: options.rejectConfig ? 'reject' : options.config,
+    configNames: options.configName,
     software: options.rejectSoftware ? 'reject' : options.software,
     upload: options.upload,
   });

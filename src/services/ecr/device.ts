@@ -1,9 +1,11 @@
 import type { EmuContext } from '../../context.js';
 import type { Endpoint } from '../epr/endpoints.js';
 import { endpointsOfApplication } from '../epr/endpoints.js';
+import { configResource } from './config-name.js';
 import { payloadValue } from './payload.js';
 import {
   APPLIED_CONFIGS,
+  configNamesFor,
   findAppliedConfig,
   findDefaultConfig,
   findEndpointConfig,
@@ -34,14 +36,19 @@ export const configMessage = (configId: string, config: unknown): DeviceConfigur
 /** Spec 4: no configuration at all. */
 export const NO_CONFIGURATION: DeviceConfiguration = configMessage('', null);
 
-/** What a device asking over `cmx` receives: its own configuration for its version, else the version's default. */
-export function offeredConfig(ctx: EmuContext, endpoint: Endpoint): ConfigRecord | undefined {
+/**
+ * What a device asking over `cmx` receives: its own configuration for its version, else the version's default. A
+ * `configName` asks for that named configuration instead, looked up the same way and independently of the others.
+ */
+export function offeredConfig(ctx: EmuContext, endpoint: Endpoint, configName?: string): ConfigRecord | undefined {
   const version = endpoint.appVersion.name;
-  return findEndpointConfig(ctx, endpoint.endpointId, version) ?? findDefaultConfig(ctx, version);
+  return (
+    findEndpointConfig(ctx, endpoint.endpointId, version, configName) ?? findDefaultConfig(ctx, version, configName)
+  );
 }
 
-export function deviceConfiguration(ctx: EmuContext, endpoint: Endpoint): DeviceConfiguration {
-  const record = offeredConfig(ctx, endpoint);
+export function deviceConfiguration(ctx: EmuContext, endpoint: Endpoint, configName?: string): DeviceConfiguration {
+  const record = offeredConfig(ctx, endpoint, configName);
   return record ? configMessage(record.configId, payloadValue(record)) : NO_CONFIGURATION;
 }
 
@@ -50,31 +57,49 @@ export function configurationFor(
   ctx: EmuContext,
   endpoint: Endpoint,
   knownConfigId: string | undefined,
+  configName?: string,
 ): DeviceConfiguration | Record<string, never> {
-  const offered = deviceConfiguration(ctx, endpoint);
+  const offered = deviceConfiguration(ctx, endpoint, configName);
   return knownConfigId !== undefined && knownConfigId === offered.configId ? {} : offered;
 }
 
 /** Tells the endpoint's device (observing or subscribed) its configuration now. */
-export function pushConfiguration(ctx: EmuContext, endpoint: Endpoint): void {
-  ctx.devices.push(endpoint, 'cmx', 'config/json', deviceConfiguration(ctx, endpoint));
+export function pushConfiguration(ctx: EmuContext, endpoint: Endpoint, configName?: string): void {
+  ctx.devices.push(
+    endpoint,
+    'cmx',
+    configResource('config/json', configName),
+    deviceConfiguration(ctx, endpoint, configName),
+  );
 }
 
 /**
  * The configuration the device should have and has not applied yet: the one offered, when there is one and its
  * configId is not the one last reported applied for the endpoint's version (a rejected one is still pending).
  */
-export function pendingConfiguration(ctx: EmuContext, endpoint: Endpoint): DeviceConfiguration | undefined {
-  const offered = deviceConfiguration(ctx, endpoint);
+export function pendingConfiguration(
+  ctx: EmuContext,
+  endpoint: Endpoint,
+  configName?: string,
+): DeviceConfiguration | undefined {
+  const offered = deviceConfiguration(ctx, endpoint, configName);
   if (offered.configId === '') return undefined;
-  const applied = findAppliedConfig(ctx, endpoint.endpointId, endpoint.appVersion.name)?.appliedConfigId;
+  const applied = findAppliedConfig(ctx, endpoint.endpointId, endpoint.appVersion.name, configName)?.appliedConfigId;
   return applied === offered.configId ? undefined : offered;
 }
 
-/** Spec 4: a device that connects receives its latest configuration if it has not applied it yet. */
-export function pushPendingConfiguration(ctx: EmuContext, endpoint: Endpoint): void {
-  const pending = pendingConfiguration(ctx, endpoint);
-  if (pending) ctx.devices.push(endpoint, 'cmx', 'config/json', pending);
+/**
+ * Spec 4: a device that connects receives its latest configuration if it has not applied it yet; so with each named
+ * configuration, unless `told` (the resources it was already answered or pushed on this connection) has it.
+ */
+export function pushPendingConfigurations(ctx: EmuContext, endpoint: Endpoint, told: ReadonlySet<string>): void {
+  const names = [undefined, ...configNamesFor(ctx, endpoint.endpointId, endpoint.appVersion.name)];
+  for (const configName of names) {
+    const resource = configResource('config/json', configName);
+    if (told.has(`cmx/${resource}`)) continue;
+    const pending = pendingConfiguration(ctx, endpoint, configName);
+    if (pending) ctx.devices.push(endpoint, 'cmx', resource, pending);
+  }
 }
 
 /** After a change of a version's configuration: every endpoint now on that version that the change reaches. */
@@ -83,9 +108,10 @@ export function pushToVersion(
   appName: string,
   appVersionName: string,
   reaches: (endpoint: Endpoint) => boolean,
+  configName?: string,
 ): void {
   for (const endpoint of endpointsOfApplication(ctx, appName)) {
-    if (endpoint.appVersion.name === appVersionName && reaches(endpoint)) pushConfiguration(ctx, endpoint);
+    if (endpoint.appVersion.name === appVersionName && reaches(endpoint)) pushConfiguration(ctx, endpoint, configName);
   }
 }
 
@@ -108,11 +134,17 @@ export async function reportApplied(
   ctx: EmuContext,
   endpoint: Endpoint,
   report: AppliedReport,
+  configName?: string,
 ): Promise<AppliedRecord> {
   const appVersionName = endpoint.appVersion.name;
   const now = ctx.clock.nowIso();
-  const previous = findAppliedConfig(ctx, endpoint.endpointId, appVersionName);
-  const base = { tenantId: endpoint.tenantId, endpointId: endpoint.endpointId, appVersionName };
+  const previous = findAppliedConfig(ctx, endpoint.endpointId, appVersionName, configName);
+  const base = {
+    tenantId: endpoint.tenantId,
+    endpointId: endpoint.endpointId,
+    appVersionName,
+    ...(configName !== undefined ? { configName } : {}),
+  };
   const next: AppliedRecord = reportsApplied(report.statusCode)
     ? { ...base, appliedConfigId: report.configId, appliedDate: now }
     : {
@@ -127,6 +159,6 @@ export async function reportApplied(
           date: now,
         },
       };
-  await APPLIED_CONFIGS.put(ctx, endpointConfigKey(endpoint.endpointId, appVersionName), next);
+  await APPLIED_CONFIGS.put(ctx, endpointConfigKey(endpoint.endpointId, appVersionName, configName), next);
   return next;
 }

@@ -4,7 +4,9 @@ import type { Mutation } from '../../store/index.js';
 import { findVersion } from '../app-manager/applications.js';
 import { findEndpoint } from '../epr/endpoints.js';
 import { jsonPayload, type ConfigPayload } from './payload.js';
-import { DEFAULT_CONFIGS, ENDPOINT_CONFIGS, endpointConfigKey, nextRecord } from './records.js';
+import { checkConfigName } from './config-name.js';
+import { DEFAULT_CONFIGS, defaultConfigKey, ENDPOINT_CONFIGS, endpointConfigKey, nextRecord } from './records.js';
+import { describeConfig } from './writes.js';
 import { checkPayload } from './schema-check.js';
 
 function payloadOfItem(item: Record<string, unknown>): ConfigPayload {
@@ -28,6 +30,7 @@ export const configurationFixtures: FixtureSection = {
     properties: {
       appVersion: { type: 'string', minLength: 1 },
       endpointId: { type: 'string', minLength: 1 },
+      configName: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
       config: {},
       contentType: { type: 'string', pattern: '^(application/json|text/[a-z0-9.+-]+)$' },
     },
@@ -52,24 +55,29 @@ export const configurationFixtures: FixtureSection = {
             `${where}: ${endpointId} is not an endpoint of application ${version.appName} in the fixtures.`,
           );
       }
-      const key = endpointId === undefined ? `default ${version.name}` : endpointConfigKey(endpointId, version.name);
+      const configName = item.configName as string | undefined;
+      const key =
+        endpointId === undefined
+          ? `default ${defaultConfigKey(version.name, configName)}`
+          : endpointConfigKey(endpointId, version.name, configName);
       if (seen.has(key))
         throw new FixtureError(
-          `${where}: the ${endpointId === undefined ? 'default configuration' : 'configuration of this endpoint'} for ${version.name} is given twice.`,
+          `${where}: the ${endpointId === undefined ? 'default ' : ''}${describeConfig(configName)}${endpointId === undefined ? '' : ' of this endpoint'} for ${version.name} is given twice.`,
         );
       seen.add(key);
       let payload: ConfigPayload;
       try {
+        if (configName !== undefined) checkConfigName(configName);
         payload = payloadOfItem(item);
         if (!schemasChecked) checkPayload(ctx, version.name, payload);
       } catch (err) {
         throw new FixtureError(`${where}: ${(err as Error).message}`);
       }
-      const record = nextRecord(version, payload, now, undefined, endpointId);
+      const record = nextRecord(version, payload, now, undefined, endpointId, configName);
       mutations.push(
         endpointId === undefined
-          ? DEFAULT_CONFIGS.putMutation(version.name, record)
-          : ENDPOINT_CONFIGS.putMutation(endpointConfigKey(endpointId, version.name), record),
+          ? DEFAULT_CONFIGS.putMutation(defaultConfigKey(version.name, configName), record)
+          : ENDPOINT_CONFIGS.putMutation(endpointConfigKey(endpointId, version.name, configName), record),
       );
     }
     await ctx.store.commit(mutations);

@@ -4,6 +4,7 @@ import { payloadText } from './payload.js';
 import {
   appliedOfEndpoint,
   configsOfEndpoint,
+  endpointConfigKey,
   findDefaultConfig,
   type AppliedRecord,
   type ConfigRecord,
@@ -12,6 +13,7 @@ import {
 function listingItem(record: ConfigRecord, applied: AppliedRecord | undefined) {
   return {
     appVersionName: record.appVersionName,
+    ...(record.configName !== undefined ? { configName: record.configName } : {}),
     configId: record.configId,
     configContentType: record.contentType,
     config: payloadText(record),
@@ -29,16 +31,22 @@ function listingItem(record: ConfigRecord, applied: AppliedRecord | undefined) {
  * that default, marked `defaultConfiguration: true` (docs/services/endpoint-configuration.md).
  */
 export function configurationListing(ctx: EmuContext, endpoint: Endpoint) {
-  const applied = new Map(appliedOfEndpoint(ctx, endpoint.endpointId).map((a) => [a.appVersionName, a]));
+  const keyOf = (r: { appVersionName: string; configName?: string }) =>
+    endpointConfigKey('', r.appVersionName, r.configName);
+  const applied = new Map(appliedOfEndpoint(ctx, endpoint.endpointId).map((a) => [keyOf(a), a]));
   const items: Array<ReturnType<typeof listingItem> & { defaultConfiguration?: true }> = [];
   const own = new Set<string>();
   for (const record of configsOfEndpoint(ctx, endpoint.endpointId)) {
-    own.add(record.appVersionName);
-    items.push(listingItem(record, applied.get(record.appVersionName)));
+    own.add(keyOf(record));
+    items.push(listingItem(record, applied.get(keyOf(record))));
   }
-  for (const report of applied.values()) {
-    const fallback = own.has(report.appVersionName) ? undefined : findDefaultConfig(ctx, report.appVersionName);
+  for (const [key, report] of applied) {
+    const fallback = own.has(key) ? undefined : findDefaultConfig(ctx, report.appVersionName, report.configName);
     if (fallback) items.push({ ...listingItem(fallback, report), defaultConfiguration: true });
   }
-  return items.sort((a, b) => a.appVersionName.localeCompare(b.appVersionName));
+  // The default configuration first within a version, then the named ones by name.
+  return items.sort(
+    (a, b) =>
+      a.appVersionName.localeCompare(b.appVersionName) || (a.configName ?? '').localeCompare(b.configName ?? ''),
+  );
 }

@@ -3,7 +3,9 @@ import { checkPreconditions, etagOf, notModified } from '../../server/conditiona
 import { route, type BodyRequest, type Route } from '../../contract.js';
 import { notFound } from '../../server/errors.js';
 import { locationOf } from '../../server/location.js';
-import { pathParam } from '../../server/params.js';
+import { pathParam, queryString } from '../../server/params.js';
+import type { QueryParam } from '../../contract.js';
+import { checkConfigName } from './config-name.js';
 import { responseShape } from './compat.js';
 import { configurationListing } from './listing.js';
 import { contentTypeHeader, jsonPayload, payloadBytes, payloadOf } from './payload.js';
@@ -31,6 +33,13 @@ import { batchSchema, type BatchWrite } from './schemas.js';
 const ONE = '/endpoints/{endpointId}/app-versions/{appVersionName}';
 const DEFAULT = '/app-versions/{appVersionName}';
 
+/** `?configName=`: a named configuration (7/CMP use case 3) instead of the default one. */
+const configNameOf = (req: Request): string | undefined => {
+  const name = queryString(req, 'configName');
+  return name === undefined ? undefined : checkConfigName(name);
+};
+const named = (configName: string | undefined) => (configName === undefined ? '' : ` named ${configName}`);
+
 const endpointOf = (req: Request) => requireEndpoint(req.ctx, req.principal.tenantId, pathParam(req, 'endpointId'));
 const preconditions =
   (req: Request): Precondition =>
@@ -52,33 +61,43 @@ function sendConfiguration(req: Request, res: Response, record: ConfigRecord | u
 async function putOne(req: Request, res: Response) {
   const endpoint = endpointOf(req);
   const version = requireVersionOfEndpoint(req.ctx, endpoint, pathParam(req, 'appVersionName'));
-  const { record, created } = await putEndpointConfig(req.ctx, endpoint, version, payloadOf(req), preconditions(req));
+  const configName = configNameOf(req);
+  const { record, created } = await putEndpointConfig(
+    req.ctx,
+    endpoint,
+    version,
+    payloadOf(req),
+    preconditions(req),
+    configName,
+  );
   res.setHeader('ETag', etagOf(record.configId));
   if (responseShape(req.ctx) === 'envelope') res.status(200).json(presentRecord(record));
-  else if (created)
+  else if (created) {
+    const location = locationOf(req, 'endpoints', endpoint.endpointId, 'app-versions', version.name);
     res
       .status(201)
-      .location(locationOf(req, 'endpoints', endpoint.endpointId, 'app-versions', version.name))
+      .location(configName === undefined ? location : `${location}?configName=${configName}`)
       .end();
-  else res.status(204).end();
+  } else res.status(204).end();
 }
 
 function getOne(req: Request, res: Response) {
   const endpoint = endpointOf(req);
   const version = requireVersionOfEndpoint(req.ctx, endpoint, pathParam(req, 'appVersionName'));
-  const record = findEndpointConfig(req.ctx, endpoint.endpointId, version.name);
+  const configName = configNameOf(req);
+  const record = findEndpointConfig(req.ctx, endpoint.endpointId, version.name, configName);
   sendConfiguration(
     req,
     res,
     record,
-    `Endpoint ${endpoint.endpointId} has no configuration of its own for application version ${version.name}.`,
+    `Endpoint ${endpoint.endpointId} has no configuration${named(configName)} of its own for application version ${version.name}.`,
   );
 }
 
 async function deleteOne(req: Request, res: Response) {
   const endpoint = endpointOf(req);
   const version = requireVersionOfEndpoint(req.ctx, endpoint, pathParam(req, 'appVersionName'));
-  await deleteEndpointConfig(req.ctx, endpoint, version, preconditions(req));
+  await deleteEndpointConfig(req.ctx, endpoint, version, preconditions(req), configNameOf(req));
   res.status(204).end();
 }
 
@@ -109,25 +128,36 @@ const versionOf = (req: Request) =>
   requireTenantVersion(req.ctx, req.principal.tenantId, pathParam(req, 'appVersionName'));
 
 async function putDefault(req: Request, res: Response) {
-  const record = await putDefaultConfig(req.ctx, versionOf(req), payloadOf(req), preconditions(req));
+  const record = await putDefaultConfig(req.ctx, versionOf(req), payloadOf(req), preconditions(req), configNameOf(req));
   res.setHeader('ETag', etagOf(record.configId));
   res.json(presentRecord(record));
 }
 
 function getDefault(req: Request, res: Response) {
   const version = versionOf(req);
+  const configName = configNameOf(req);
   sendConfiguration(
     req,
     res,
-    findDefaultConfig(req.ctx, version.name),
-    `Application version ${version.name} has no default configuration.`,
+    findDefaultConfig(req.ctx, version.name, configName),
+    `Application version ${version.name} has no default configuration${named(configName)}.`,
   );
 }
 
 async function deleteDefault(req: Request, res: Response) {
-  await deleteDefaultConfig(req.ctx, versionOf(req), preconditions(req));
+  await deleteDefaultConfig(req.ctx, versionOf(req), preconditions(req), configNameOf(req));
   res.status(204).end();
 }
+
+const configNameQuery: QueryParam[] = [
+  {
+    name: 'configName',
+    description:
+      'a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits',
+    schema: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+    addition: true,
+  },
+];
 
 export const routes: Route[] = [
   {
@@ -135,6 +165,7 @@ export const routes: Route[] = [
     path: ONE,
     scope: 'endpoint:update',
     summary: "Set an endpoint's configuration for an application version",
+    query: configNameQuery,
     body: 'raw',
     deniedStatus: 404,
     location: true,
@@ -146,6 +177,7 @@ export const routes: Route[] = [
     path: ONE,
     scope: 'endpoint:read',
     summary: "Get an endpoint's configuration for an application version",
+    query: configNameQuery,
     deniedStatus: 404,
     etag: true,
     handler: getOne,
@@ -155,6 +187,7 @@ export const routes: Route[] = [
     path: ONE,
     scope: 'endpoint:delete',
     summary: "Delete an endpoint's configuration for an application version",
+    query: configNameQuery,
     successStatus: 204,
     etag: true,
     handler: deleteOne,
@@ -187,6 +220,7 @@ export const routes: Route[] = [
     path: DEFAULT,
     scope: 'application:endpoint-config:update',
     summary: 'Set the default configuration of an application version',
+    query: configNameQuery,
     body: 'raw',
     etag: true,
     handler: putDefault,
@@ -196,6 +230,7 @@ export const routes: Route[] = [
     path: DEFAULT,
     scope: 'application:endpoint-config:read',
     summary: 'Get the default configuration of an application version',
+    query: configNameQuery,
     etag: true,
     handler: getDefault,
   },
@@ -204,6 +239,7 @@ export const routes: Route[] = [
     path: DEFAULT,
     scope: 'application:endpoint-config:update',
     summary: 'Delete the default configuration of an application version (an emulator addition)',
+    query: configNameQuery,
     addition: true,
     etag: true,
     successStatus: 204,

@@ -7,6 +7,7 @@ import { pushConfiguration, pushToVersion } from './device.js';
 import type { ConfigPayload } from './payload.js';
 import {
   DEFAULT_CONFIGS,
+  defaultConfigKey,
   findDefaultConfig,
   ENDPOINT_CONFIGS,
   findEndpointConfig,
@@ -34,13 +35,14 @@ export async function putEndpointConfig(
   version: AppVersion,
   payload: ConfigPayload,
   precondition: Precondition,
+  configName?: string,
 ): Promise<{ record: ConfigRecord; created: boolean }> {
-  const previous = findEndpointConfig(ctx, endpoint.endpointId, version.name);
+  const previous = findEndpointConfig(ctx, endpoint.endpointId, version.name, configName);
   precondition(previous);
   checkPayload(ctx, version.name, payload);
-  const record = nextRecord(version, payload, ctx.clock.nowIso(), previous, endpoint.endpointId);
-  await ENDPOINT_CONFIGS.put(ctx, endpointConfigKey(endpoint.endpointId, version.name), record);
-  if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint);
+  const record = nextRecord(version, payload, ctx.clock.nowIso(), previous, endpoint.endpointId, configName);
+  await ENDPOINT_CONFIGS.put(ctx, endpointConfigKey(endpoint.endpointId, version.name, configName), record);
+  if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint, configName);
   return { record, created: previous === undefined };
 }
 
@@ -50,13 +52,16 @@ export async function deleteEndpointConfig(
   endpoint: Endpoint,
   version: AppVersion,
   precondition: Precondition,
+  configName?: string,
 ): Promise<void> {
-  const previous = findEndpointConfig(ctx, endpoint.endpointId, version.name);
+  const previous = findEndpointConfig(ctx, endpoint.endpointId, version.name, configName);
   if (!previous)
-    throw notFound(`Endpoint ${endpoint.endpointId} has no configuration for application version ${version.name}.`);
+    throw notFound(
+      `Endpoint ${endpoint.endpointId} has no ${describeConfig(configName)} for application version ${version.name}.`,
+    );
   precondition(previous);
-  await ENDPOINT_CONFIGS.delete(ctx, endpointConfigKey(endpoint.endpointId, version.name));
-  if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint);
+  await ENDPOINT_CONFIGS.delete(ctx, endpointConfigKey(endpoint.endpointId, version.name, configName));
+  if (reachesCurrentVersion(endpoint, version)) pushConfiguration(ctx, endpoint, configName);
 }
 
 /** Upserts a version's default configuration; it reaches the version's endpoints that have none of their own. */
@@ -65,13 +70,14 @@ export async function putDefaultConfig(
   version: AppVersion,
   payload: ConfigPayload,
   precondition: Precondition,
+  configName?: string,
 ): Promise<ConfigRecord> {
-  const previous = findDefaultConfig(ctx, version.name);
+  const previous = findDefaultConfig(ctx, version.name, configName);
   precondition(previous);
   checkPayload(ctx, version.name, payload);
-  const record = nextRecord(version, payload, ctx.clock.nowIso(), previous);
-  await DEFAULT_CONFIGS.put(ctx, version.name, record);
-  pushToVersion(ctx, version.appName, version.name, (e) => !findEndpointConfig(ctx, e.endpointId, version.name));
+  const record = nextRecord(version, payload, ctx.clock.nowIso(), previous, undefined, configName);
+  await DEFAULT_CONFIGS.put(ctx, defaultConfigKey(version.name, configName), record);
+  pushToDefaultReach(ctx, version, configName);
   return record;
 }
 
@@ -79,13 +85,28 @@ export async function deleteDefaultConfig(
   ctx: EmuContext,
   version: AppVersion,
   precondition: Precondition,
+  configName?: string,
 ): Promise<void> {
-  const previous = findDefaultConfig(ctx, version.name);
-  if (!previous) throw notFound(`Application version ${version.name} has no default configuration.`);
+  const previous = findDefaultConfig(ctx, version.name, configName);
+  if (!previous) throw notFound(`Application version ${version.name} has no default ${describeConfig(configName)}.`);
   precondition(previous);
-  await DEFAULT_CONFIGS.delete(ctx, version.name);
-  pushToVersion(ctx, version.appName, version.name, (e) => !findEndpointConfig(ctx, e.endpointId, version.name));
+  await DEFAULT_CONFIGS.delete(ctx, defaultConfigKey(version.name, configName));
+  pushToDefaultReach(ctx, version, configName);
 }
+
+/** A version's default (of that name) reaches the version's endpoints that have none of their own (of that name). */
+function pushToDefaultReach(ctx: EmuContext, version: AppVersion, configName: string | undefined): void {
+  pushToVersion(
+    ctx,
+    version.appName,
+    version.name,
+    (e) => !findEndpointConfig(ctx, e.endpointId, version.name, configName),
+    configName,
+  );
+}
+
+export const describeConfig = (configName: string | undefined) =>
+  configName === undefined ? 'configuration' : `configuration named ${configName}`;
 
 interface Target {
   endpoint: Endpoint;

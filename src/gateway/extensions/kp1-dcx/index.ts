@@ -2,18 +2,40 @@
 import type { EmuContext } from '../../../context.js';
 import { recordSamplePoints, type SamplePoint } from '../../../services/epts/writes.js';
 import { parseIsoTime } from '../../../services/epts/time.js';
-import { autoExtracted, autoExtracts } from '../../../services/epts/settings.js';
+import {
+  autoExtracted,
+  eptsSettings,
+  mappedValues,
+  valueAt,
+  type EptsSettings,
+  type TimestampFormat,
+  type TimestampSetting,
+} from '../../../services/epts/settings.js';
 import { describeValue, invalidPayload, isPlainObject, type Kp1Extension } from '../../extension.js';
 
 /** The fields a sample's time is read from (spec 4: examples use either); without one, the receive time. */
 const TIME_FIELDS = ['ts', 'timestamp'] as const;
 
-function timeOf(value: unknown, field: string, where: string): number {
-  const time = typeof value === 'number' ? value : typeof value === 'string' ? parseIsoTime(value) : undefined;
+const ISO_TEXT = 'an ISO 8601 datetime with a zone (like 2024-04-26T15:41:07Z)';
+const FORMAT_TEXT: Record<TimestampFormat | 'any', string> = {
+  any: `epoch milliseconds or ${ISO_TEXT}`,
+  iso8601: `${ISO_TEXT} (epts.timestamp.format)`,
+  'epoch-millis': 'epoch milliseconds (epts.timestamp.format)',
+  'epoch-seconds': 'epoch seconds (epts.timestamp.format)',
+};
+
+/** A time in the configured format; without one, epoch milliseconds or ISO 8601. */
+function readTime(value: unknown, format: TimestampFormat | undefined): number | undefined {
+  if (typeof value === 'number')
+    return format === 'iso8601' ? undefined : format === 'epoch-seconds' ? value * 1000 : value;
+  if (typeof value === 'string' && (format === undefined || format === 'iso8601')) return parseIsoTime(value);
+  return undefined;
+}
+
+function timeOf(value: unknown, field: string, where: string, format?: TimestampFormat): number {
+  const time = readTime(value, format);
   if (time === undefined || !Number.isFinite(new Date(time).getTime())) {
-    throw invalidPayload(
-      `${where}: ${field} must be epoch milliseconds or an ISO 8601 datetime with a zone (like 2024-04-26T15:41:07Z); got ${describeValue(value)}.`,
-    );
+    throw invalidPayload(`${where}: ${field} must be ${FORMAT_TEXT[format ?? 'any']}; got ${describeValue(value)}.`);
   }
   return Math.trunc(time);
 }
@@ -27,20 +49,63 @@ function checkSeriesName(name: string, where: string): void {
 }
 
 /**
- * One sample → one point per field: a field holding an object becomes a series of that name whose values are the
- * object's keys (`"position": {"lat": 52.5, "lon": 13.4}`); any other field a series of that name with the one
- * value `value` (`"temperature": 21.5`). `ts` or `timestamp` gives the time. With the application's auto-extraction
- * on (`epts.autoExtract`, the default), each numeric field is also a point of `auto~<field>`, as on the platform.
+ * The sample's time and the top-level field it came from. With a configured `epts.timestamp`: its path, in its
+ * format; a sample without it fails or gets the receipt time, as its fallback says. Without one: `ts` or
+ * `timestamp` (epoch milliseconds or ISO 8601), else the receipt time.
  */
-function pointsOf(sample: unknown, where: string, receivedAt: number, auto: boolean): SamplePoint[] {
-  // 2/DCP: "Data samples can be of any valid JSON type"; only objects of named values feed time series.
-  if (!isPlainObject(sample)) return [];
+function sampleTime(
+  sample: Record<string, unknown>,
+  where: string,
+  receivedAt: number,
+  setting: TimestampSetting | undefined,
+): { time: number; field: string | undefined } {
+  if (setting) {
+    const value = valueAt(sample, setting.path);
+    const field = setting.path.length === 1 ? setting.path[0] : undefined;
+    const shown = setting.path.join('.');
+    if (value !== undefined) return { time: timeOf(value, shown, where, setting.format), field };
+    if (setting.fallback === 'receipt-time') return { time: receivedAt, field };
+    throw invalidPayload(
+      `${where} has no ${shown}, where the application's time-series settings read the time (epts.timestamp; fallback "fail").`,
+    );
+  }
   const timeFields = TIME_FIELDS.filter((f) => Object.hasOwn(sample, f));
   if (timeFields.length > 1) throw invalidPayload(`${where} has both ts and timestamp; give its time in one of them.`);
-  const time = timeFields.length === 1 ? timeOf(sample[timeFields[0]], timeFields[0], where) : receivedAt;
+  const field = timeFields[0];
+  return { time: field === undefined ? receivedAt : timeOf(sample[field], field, where), field };
+}
+
+/**
+ * One sample → points, as the version's time-series settings say (docs/services/time-series.md "Settings"): each
+ * configured series whose value paths are all in the sample; with `autoExtract`, each numeric top-level field as
+ * `auto~<field>`, as on the platform; with the emulator's `fieldSeries`, one point per field: a field holding an
+ * object a series of that name whose values are the object's keys, any other field a series with the value `value`.
+ */
+function pointsOf(sample: unknown, where: string, receivedAt: number, settings: EptsSettings): SamplePoint[] {
+  // 2/DCP: "Data samples can be of any valid JSON type"; only objects of named values feed time series.
+  if (!isPlainObject(sample)) return [];
+  const { time, field: timeField } = sampleTime(sample, where, receivedAt, settings.timestamp);
+  const points: SamplePoint[] = [];
+  for (const [series, values] of mappedValues(sample, settings.timeSeries))
+    points.push({ series, point: { time, values } });
+  if (settings.autoExtract) {
+    for (const [series, value] of autoExtracted(sample, timeField))
+      points.push({ series, point: { time, values: { value } } });
+  }
+  if (settings.fieldSeries) points.push(...fieldPoints(sample, where, time, timeField));
+  return points;
+}
+
+/** The emulator's per-field series (`epts.fieldSeries`). */
+function fieldPoints(
+  sample: Record<string, unknown>,
+  where: string,
+  time: number,
+  timeField: string | undefined,
+): SamplePoint[] {
   const points: SamplePoint[] = [];
   for (const [field, value] of Object.entries(sample)) {
-    if (field === timeFields[0]) continue;
+    if (field === timeField) continue;
     checkSeriesName(field, where);
     if (isPlainObject(value)) {
       if (Object.keys(value).length === 0)
@@ -51,10 +116,6 @@ function pointsOf(sample: unknown, where: string, receivedAt: number, auto: bool
     }
   }
   if (points.length === 0) throw invalidPayload(`${where} has no values besides its time: nothing to record.`);
-  if (auto) {
-    for (const [series, value] of autoExtracted(sample, timeFields[0]))
-      points.push({ series, point: { time, values: { value } } });
-  }
   return points;
 }
 
@@ -89,10 +150,10 @@ export const dcx: Kp1Extension = {
             'The json payload is empty: send a sample object or an array of them, like [{"temperature": 21.5}].',
           );
         const receivedAt = receiveTime(ctx);
-        const auto = autoExtracts(ctx, endpoint.appVersion.name);
+        const settings = eptsSettings(ctx, endpoint.appVersion.name);
         const samples = Array.isArray(payload) ? payload : [payload];
         const points = samples.flatMap((sample, i) =>
-          pointsOf(sample, Array.isArray(payload) ? `Sample [${i}]` : 'The sample', receivedAt, auto),
+          pointsOf(sample, Array.isArray(payload) ? `Sample [${i}]` : 'The sample', receivedAt, settings),
         );
         if (points.length > 0) await recordSamplePoints(ctx, endpoint, points);
         return {};
@@ -103,9 +164,11 @@ export const dcx: Kp1Extension = {
       payload: 'raw',
       async handle({ ctx, endpoint, params, raw }) {
         checkSeriesName(params.metric, 'The metric');
-        await recordSamplePoints(ctx, endpoint, [
-          { series: params.metric, point: { time: receiveTime(ctx), values: { value: plainValue(raw) } } },
-        ]);
+        // The platform's DCX turns it into the sample { "<metric>": <value> }; the time series settings apply.
+        const sample = { [params.metric]: plainValue(raw) };
+        const settings = eptsSettings(ctx, endpoint.appVersion.name);
+        const points = pointsOf(sample, 'The plain sample', receiveTime(ctx), { ...settings, timestamp: undefined });
+        if (points.length > 0) await recordSamplePoints(ctx, endpoint, points);
         return {};
       },
     },
