@@ -4,6 +4,7 @@ import { badRequest, conflict, notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
 import { collection, isPlainObject } from '../../store/index.js';
 import type { appConfigSchema, JsonPatch } from './schemas.js';
+import { applyStep, PatchStepError, prototypeFree } from './json-patch.js';
 import { findTenantVersion, requireApplication, type AppVersion } from '../app-manager/applications.js';
 
 export const APP_CONFIGS = collection<AppConfig>('app-configs');
@@ -80,26 +81,30 @@ const MISSING_PATH = new Set([
 function patchFailure(err: unknown, index: number, operation: Operation): Error {
   const where = `operation [${index}] (${operation.op} ${operation.path})`;
   const reason = (err as Error).message.split('\n')[0];
+  if (err instanceof PatchStepError) {
+    if (err.kind === 'test-failed') return conflict(`The patch was not applied: ${where} failed: ${reason}.`);
+    if (err.kind === 'missing') return notFound(`The patch was not applied: ${where}: ${reason}.`);
+    return badRequest(`The patch was not applied: ${where} is invalid: ${reason}.`);
+  }
   if (!(err instanceof jsonPatch.JsonPatchError))
     return badRequest(`The patch was not applied: ${where} is refused: ${reason}`);
-  if (err.name === 'TEST_OPERATION_FAILED')
-    return conflict(
-      `The patch was not applied: ${where} failed: the value at ${operation.path} is not the one tested.`,
-    );
   if (MISSING_PATH.has(err.name)) return notFound(`The patch was not applied: ${where}: ${reason}.`);
   return badRequest(`The patch was not applied: ${where} is invalid: ${reason}.`);
 }
 
-/** RFC 6902, all operations or none: a failing operation (a `test` too) leaves the stored configuration as it was. */
+/**
+ * RFC 6902, all operations or none: a failing operation (a `test` too) leaves the stored configuration as it was.
+ * The document is patched as prototype-free objects: `/toString` is missing unless the configuration has that key.
+ */
 export async function patchAppConfig(ctx: EmuContext, version: AppVersion, patch: JsonPatch): Promise<AppConfig> {
   const previous = findAppConfig(ctx, version.name);
-  // One operation at a time on a copy, so that a failure names its operation (the library reports index 0 for some).
-  let patched: unknown = jsonPatch.deepClone(previous ? previous.config : EMPTY_CONFIGURATION);
+  // One operation at a time, so that a failure names its operation (the library reports index 0 for some).
+  let patched: unknown = prototypeFree(previous ? previous.config : EMPTY_CONFIGURATION);
   patch.forEach((item, i) => {
     // The schema checks `op` and `path`; the library checks the rest of the operation (`validate` true).
     const operation = item as Operation;
     try {
-      patched = jsonPatch.applyOperation(patched, operation, true, true, true, i).newDocument;
+      patched = applyStep(patched, operation, i);
     } catch (err) {
       throw patchFailure(err, i, operation);
     }
