@@ -120,4 +120,18 @@ describe('names of Object.prototype in binary data, software, configurations and
     }
     pristine();
   });
+
+  it('as series ids of an imported state: exported as they were imported', async () => {
+    const state = (await call('GET', '/_emu/state')).body;
+    const series = Object.fromEntries(NAMES.map((name, i) => [name, { t: [1704067200000], v: [i] }]));
+    state.series = { 'time-series-points': series };
+    const put = await call('PUT', '/_emu/state', {
+      rawBody: JSON.stringify(state),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(put.status, put.text).toBe(204);
+    const exported = (await call('GET', '/_emu/state')).body.series;
+    expect(JSON.stringify(exported)).toBe(JSON.stringify({ 'time-series-points': series }));
+    pristine();
+  });
 });
