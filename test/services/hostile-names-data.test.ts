@@ -117,6 +117,24 @@ describe('names of Object.prototype in binary data, software, configurations and
       const source = simulated.body.docs[0].doc._source;
       expect(Object.hasOwn(source, name) && source[name], name).toBe(name);
       expect(source.n, name).toBe(7);
+      // Field paths through an object of that name: templates, rename, append and script map access.
+      const nested = await call('POST', '/asf/api/v1/_ingest/pipeline/simulate/', {
+        body: {
+          pipeline: {
+            processors: [
+              { set: { field: `${name}.inner`, value: `{{${name}.x}}` } },
+              { rename: { field: 'kept', target_field: `${name}.moved` } },
+              { append: { field: `${name}.list`, value: [name] } },
+              { script: { source: `ctx['${name}'].s = ctx.containsKey('${name}')` } },
+            ],
+          },
+          docs: [{ _source: { kept: 1, ...own(name, { x: 'X' }) } }],
+        },
+      });
+      expect(nested.status, `${name}: ${nested.text}`).toBe(200);
+      expect(JSON.stringify(nested.body.docs[0].doc._source), name).toBe(
+        JSON.stringify(own(name, { x: 'X', inner: 'X', moved: 1, list: [name], s: true })),
+      );
     }
     pristine();
   });
