@@ -92,13 +92,11 @@ function patchFailure(err: unknown, index: number, operation: Operation): Error 
   return badRequest(`The patch was not applied: ${where} is invalid: ${reason}.`);
 }
 
-/**
- * RFC 6902, all operations or none: a failing operation (a `test` too) leaves the stored configuration as it was.
- * The document is patched as prototype-free objects: `/toString` is missing unless the configuration has that key.
- */
+/** RFC 6902, all operations or none: a failing operation (a `test` too) leaves the stored configuration as it was. */
 export async function patchAppConfig(ctx: EmuContext, version: AppVersion, patch: JsonPatch): Promise<AppConfig> {
   const previous = findAppConfig(ctx, version.name);
-  // One operation at a time, so that a failure names its operation (the library reports index 0 for some).
+  // One operation at a time on a copy, so that a failure names its operation (the library reports index 0 for some).
+  // The copy's objects have no prototype: `/toString` is missing unless the configuration has that key.
   let patched: unknown = prototypeFree(previous ? previous.config : EMPTY_CONFIGURATION);
   patch.forEach((item, i) => {
     // The schema checks `op` and `path`; the library checks the rest of the operation (`validate` true).

@@ -42,9 +42,9 @@ export class PatchStepError extends Error {
 }
 
 /**
- * One RFC 6902 operation on a prototype-free document, answering the next one. `add`, `remove` and `replace` are
- * the library's (which finds only own properties in such a document); `copy`, `move` and `test` read their
- * pointer here, so that `/__proto__` is a key like any other and the library's refusal of it never applies.
+ * One RFC 6902 operation on a prototype-free document (changed in place), answering the next one. `add`, `remove`
+ * and `replace` are the library's (which finds only own properties in such a document); `copy`, `move` and `test`
+ * read their pointer here, so that `/__proto__` is a key like any other and the library's refusal of it never applies.
  */
 export function applyStep(document: unknown, operation: Operation, index: number): unknown {
   const { op } = operation;
@@ -67,7 +67,15 @@ export function applyStep(document: unknown, operation: Operation, index: number
       op === 'move' && pointer !== operation.path
         ? applyStep(document, { op: 'remove', path: pointer }, index)
         : document;
-    return applyStep(removed, { op: 'add', path: operation.path, value }, index);
+    return libraryStep(removed, { op: 'add', path: operation.path, value }, index);
   }
-  return prototypeFree(jsonPatch.applyOperation(document, operation, true, true, false, index).newDocument);
+  // Only the value the operation brings is made prototype-free (the document already is): never the whole document.
+  const step = Object.hasOwn(operation, 'value')
+    ? { ...operation, value: prototypeFree((operation as { value?: unknown }).value) }
+    : operation;
+  return libraryStep(document, step as Operation, index);
 }
+
+/** The library's operation, validated, in place, with its `__proto__` ban off: nothing here has a prototype. */
+const libraryStep = (document: unknown, operation: Operation, index: number): unknown =>
+  jsonPatch.applyOperation(document, operation, true, true, false, index).newDocument;
