@@ -1,5 +1,6 @@
 import { StoreError } from './errors.js';
 import { isPlainObject } from './json-values.js';
+import { setOwn } from './document.js';
 
 /** One item of an append-only series: its time (epoch milliseconds) and any JSON value. */
 export type SeriesItem = [time: number, value: unknown];
@@ -139,7 +140,9 @@ export class SeriesCollections {
       for (const [id, one] of series) {
         if (one.length === 0) continue;
         out ??= {};
-        (out[collection] ??= {})[id] = one.toDocument();
+        // Ids come from the data (an imported document may name a series `__proto__`): set as own properties.
+        if (!Object.hasOwn(out, collection)) setOwn(out, collection, {});
+        setOwn(out[collection], id, one.toDocument());
       }
     }
     return out;

@@ -75,6 +75,34 @@ describe('Host is parsed as a URL authority', async () => {
     expect(openapi.body.servers[0].url).toBe('http://127.0.0.1:21000');
   });
 
+  it('the control plane compares Origin with the parsed authority, never the raw Host text', async () => {
+    const port = new URL(emulator.url).port;
+    const faults = () => call('GET', '/_emu/faults');
+    const fault = { kind: 'http', path: '/epr/api/v1/endpoints', status: 503 };
+    // Same text in Host and Origin, but the authority names evil.example: refused, and no fault is set.
+    const sneaky = `localhost:${port}@evil.example`;
+    const refused = await rawRequest(
+      emulator.url,
+      'POST',
+      '/_emu/faults',
+      { host: sneaky, origin: `http://${sneaky}` },
+      fault,
+    );
+    expect(refused.status).toBe(400);
+    expect((await faults()).body).toEqual([]);
+    // Host names are case-insensitive: LOCALHOST:<port> is the origin http://localhost:<port>, as a browser sends it.
+    const own = await rawRequest(
+      emulator.url,
+      'POST',
+      '/_emu/faults',
+      { host: `LOCALHOST:${port}`, origin: `http://localhost:${port}` },
+      fault,
+    );
+    expect(own.status, JSON.stringify(own.body)).toBeLessThan(300);
+    expect((await faults()).body).toHaveLength(1);
+    expect((await rawRequest(emulator.url, 'DELETE', '/_emu/faults', { host: `localhost:${port}` })).status).toBe(204);
+  });
+
   it('refuses it on a non-loopback address too, where every name is accepted', async () => {
     const everywhere = await startTestEmulator({ host: '0.0.0.0' });
     expect(

@@ -163,12 +163,12 @@ describe('application configuration service', async () => {
         /operation \[1\]/,
       ],
       [
-        'a prototype pollution attempt (400)',
+        'a prototype pollution attempt (404: the configuration has no key __proto__)',
         [
           { op: 'replace', path: '/name', value: 'changed' },
           { op: 'add', path: '/__proto__/polluted', value: 1 },
         ],
-        400,
+        404,
         /patch/,
       ],
     ])('%s: nothing changes', async (_name, patch, status, message) => {

@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { EmuContext } from '../../context.js';
 import { EMULATOR_ADMIN_SCOPE, verifyAccessToken } from '../../auth/tokens.js';
 import { HttpError } from '../errors.js';
+import { requestHost } from '../host-check.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -15,8 +16,9 @@ const unauthorized = (message: string) =>
 function checkOrigin(req: Request): void {
   const origin = req.headers.origin;
   if (origin === undefined || SAFE_METHODS.has(req.method)) return;
-  const host = req.headers.host;
-  if (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`)) return;
+  // The authority as parsed on arrival (hostCheck), never the raw header: `Host` text is not an origin's host.
+  const host = requestHost(req);
+  if (origin === `http://${host}` || origin === `https://${host}`) return;
   throw new HttpError(
     403,
     `Cross-origin requests may not change the emulator (Origin ${origin}): the control plane only accepts them from its own origin or from non-browser clients.`,

@@ -5,6 +5,7 @@ import type { FromSchema } from '../../contract.js';
 import { collection, isPlainObject } from '../../store/index.js';
 import { jsonSizeUpTo } from './json-size.js';
 import type { appConfigSchema, JsonPatch } from './schemas.js';
+import { applyStep, PatchStepError, prototypeFree, valueAt } from './json-patch.js';
 import { findTenantVersion, requireApplication, type AppVersion } from '../app-manager/applications.js';
 
 export const APP_CONFIGS = collection<AppConfig>('app-configs');
@@ -81,12 +82,13 @@ const MISSING_PATH = new Set([
 function patchFailure(err: unknown, index: number, operation: Operation): Error {
   const where = `operation [${index}] (${operation.op} ${operation.path})`;
   const reason = (err as Error).message.split('\n')[0];
+  if (err instanceof PatchStepError) {
+    if (err.kind === 'test-failed') return conflict(`The patch was not applied: ${where} failed: ${reason}.`);
+    if (err.kind === 'missing') return notFound(`The patch was not applied: ${where}: ${reason}.`);
+    return badRequest(`The patch was not applied: ${where} is invalid: ${reason}.`);
+  }
   if (!(err instanceof jsonPatch.JsonPatchError))
     return badRequest(`The patch was not applied: ${where} is refused: ${reason}`);
-  if (err.name === 'TEST_OPERATION_FAILED')
-    return conflict(
-      `The patch was not applied: ${where} failed: the value at ${operation.path} is not the one tested.`,
-    );
   if (MISSING_PATH.has(err.name)) return notFound(`The patch was not applied: ${where}: ${reason}.`);
   return badRequest(`The patch was not applied: ${where} is invalid: ${reason}.`);
 }
@@ -94,11 +96,8 @@ function patchFailure(err: unknown, index: number, operation: Operation): Error 
 /** What an operation adds to the document: its value, or for `copy` and `move` the value at `from` (0 when absent). */
 function addedValue(document: unknown, operation: Operation): unknown {
   if (operation.op === 'copy' || operation.op === 'move') {
-    try {
-      return jsonPatch.getValueByPointer(document, operation.from);
-    } catch {
-      return undefined;
-    }
+    const found = valueAt(document, operation.from);
+    return typeof found === 'object' ? found.value : undefined;
   }
   return operation.op === 'add' || operation.op === 'replace' || operation.op === 'test' ? operation.value : undefined;
 }
@@ -121,7 +120,8 @@ export async function patchAppConfig(ctx: EmuContext, version: AppVersion, patch
       `The patch was not applied: after operation [${i}] (${operation.op} ${operation.path}) the configuration would be larger than the body limit of ${limit} bytes (flag --body-limit).`,
     );
   // One operation at a time on a copy, so that a failure names its operation (the library reports index 0 for some).
-  let patched: unknown = jsonPatch.deepClone(previous ? previous.config : EMPTY_CONFIGURATION);
+  // The copy's objects have no prototype: `/toString` is missing unless the configuration has that key.
+  let patched: unknown = prototypeFree(previous ? previous.config : EMPTY_CONFIGURATION);
   // An upper bound of the document's size, kept without measuring the whole document after every operation.
   let estimate = jsonSizeUpTo(patched, limit);
   let work = 0;
@@ -137,7 +137,7 @@ export async function patchAppConfig(ctx: EmuContext, version: AppVersion, patch
       );
     }
     try {
-      patched = jsonPatch.applyOperation(patched, operation, true, true, true, i).newDocument;
+      patched = applyStep(patched, operation, i);
     } catch (err) {
       throw patchFailure(err, i, operation);
     }
