@@ -1,8 +1,7 @@
-import { isProcessRunning } from '../store/lock.js';
 import { Command, Option } from 'commander';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readEmulatorLock, type EmulatorLock } from '../client/emulator-lock.js';
+import { isProcessRunning, readEmulatorLock, type EmulatorLock } from '../client/emulator-lock.js';
 import { CliError, dataOption, parsePositiveInt } from './shared.js';
 
 interface StopOptions {

@@ -1,5 +1,8 @@
 import { resolve } from 'node:path';
-import { readLock, type LockInfo } from '../store/lock.js';
+import { isProcessRunning, readLock, type LockInfo } from '../store/lock.js';
+
+/** Whether a process id is alive (a zombie is not): how `stop` knows an emulator ended. */
+export { isProcessRunning };
 
 /**
  * What an emulator writes in the lock of its data directory: pid, start time, its URLs, with auth on its admin token.

@@ -33,10 +33,3 @@ export interface LogLine {
 export function emptyDocument(): StateDocument {
   return { schemaVersion: SCHEMA_VERSION, seq: 0, counters: {}, collections: {} };
 }
-
-/** Sets an own property even for the key `__proto__` (which plain assignment would take as the prototype). */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__')
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}

@@ -1,11 +1,5 @@
-import {
-  SCHEMA_VERSION,
-  setOwn,
-  type LogLine,
-  type Mutation,
-  type StateDocument,
-  type StoredRecord,
-} from './document.js';
+import { SCHEMA_VERSION, type LogLine, type Mutation, type StateDocument, type StoredRecord } from './document.js';
+import { setOwn } from './json-values.js';
 import { indexAdd, indexRemove, indexReplace, type Index, type IndexKey } from './indexes.js';
 import { SeriesCollections, type Series } from './series.js';
 

@@ -1,6 +1,5 @@
 import { StoreError } from './errors.js';
-import { isPlainObject } from './json-values.js';
-import { setOwn } from './document.js';
+import { isPlainObject, setOwn } from './json-values.js';
 
 /** One item of an append-only series: its time (epoch milliseconds) and any JSON value. */
 export type SeriesItem = [time: number, value: unknown];
