@@ -3149,6 +3149,15 @@ export interface operations {
                     "application/json": components["schemas"]["ConfigurationListingItem"][];
                 };
             };
+            /** @description Bad request: a parameter or the body is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not authenticated: no token, or one that is not valid */
             401: {
                 headers: {
