@@ -33,7 +33,9 @@ export const SPEC_STATUSES: Record<string, SpecStatuses> = {
   },
   'ecr GET /endpoints/{endpointId}/app-versions/{appVersionName}': { errors: [304, 404] },
   'ecr DELETE /endpoints/{endpointId}/app-versions/{appVersionName}': { errors: [404, 412] },
-  'ecr GET /endpoints/{endpointId}': { errors: [404] },
+  // 400: the emulator's answer to a `.` or `..` endpoint id (docs/services/endpoint-configuration.md), as on every
+  // operation of the registry that names an endpoint; the others list 400 for their query or body already.
+  'ecr GET /endpoints/{endpointId}': { errors: [400, 404] },
   'ecr PUT /endpoints/batch': { errors: [400, 404, 422, 503] },
   'ecr PUT /endpoints/filters/{filterId}': { errors: [400, 404, 422, 503] },
   'ecr PUT /app-versions/{appVersionName}': { errors: [400, 404, 412, 422, 503] },

@@ -1091,6 +1091,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ccm/api/v1/x509-credentials/generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Generate a key pair and a client certificate the local authority signs (the private key is returned once) */
+        post: operations["ccm.postX509CredentialsGenerate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ccm/api/v1/x509-credentials/{id}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the state of X.509 credentials (a suspension or revocation disconnects the clients using them) */
+        patch: operations["ccm.patchX509CredentialsIdState"];
+        trace?: never;
+    };
+    "/ccm/api/v1/root-certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The root certificate (PEM) of the local certificate authority: what TLS clients trust (emulator addition) */
+        get: operations["ccm.getRootCertificate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ccm/api/v1/tls-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's TLS client certificate authentication for MQTT over TLS (emulator addition) */
+        get: operations["ccm.getTlsSettings"];
+        /** Switch the tenant's TLS client certificate authentication: required, off, or null for --tls-client-auth (emulator addition) */
+        put: operations["ccm.putTlsSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/iam/api/v1/users": {
         parameters: {
             query?: never;
@@ -2773,7 +2842,10 @@ export interface operations {
     };
     "ecr.getEndpointsEndpointIdAppVersionsAppVersionName": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits */
+                configName?: string;
+            };
             header?: {
                 /** @description ETag of the copy the client holds: 304 when current */
                 "If-None-Match"?: string;
@@ -2808,6 +2880,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: a parameter or the body is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not authenticated: no token, or one that is not valid */
             401: {
                 headers: {
@@ -2839,7 +2920,10 @@ export interface operations {
     };
     "ecr.putEndpointsEndpointIdAppVersionsAppVersionName": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits */
+                configName?: string;
+            };
             header?: {
                 /** @description ETag the resource must have: 412 otherwise */
                 "If-Match"?: string;
@@ -2962,7 +3046,10 @@ export interface operations {
     };
     "ecr.deleteEndpointsEndpointIdAppVersionsAppVersionName": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits */
+                configName?: string;
+            };
             header?: {
                 /** @description ETag the resource must have: 412 otherwise */
                 "If-Match"?: string;
@@ -2985,6 +3072,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: a parameter or the body is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description Not authenticated: no token, or one that is not valid */
             401: {
@@ -3051,6 +3147,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigurationListingItem"][];
+                };
+            };
+            /** @description Bad request: a parameter or the body is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not authenticated: no token, or one that is not valid */
@@ -3274,7 +3379,10 @@ export interface operations {
     };
     "ecr.getAppVersionsAppVersionName": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits */
+                configName?: string;
+            };
             header?: {
                 /** @description ETag of the copy the client holds: 304 when current */
                 "If-None-Match"?: string;
@@ -3307,6 +3415,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: a parameter or the body is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description Not authenticated: no token, or one that is not valid */
             401: {
@@ -3348,7 +3465,10 @@ export interface operations {
     };
     "ecr.putAppVersionsAppVersionName": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits */
+                configName?: string;
+            };
             header?: {
                 /** @description ETag the resource must have: 412 otherwise */
                 "If-Match"?: string;
@@ -3453,7 +3573,10 @@ export interface operations {
     };
     "ecr.deleteAppVersionsAppVersionName": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits */
+                configName?: string;
+            };
             header?: {
                 /** @description ETag the resource must have: 412 otherwise */
                 "If-Match"?: string;
@@ -3475,6 +3598,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: a parameter or the body is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description Not authenticated: no token, or one that is not valid */
             401: {
@@ -3811,8 +3943,8 @@ export interface operations {
             query: {
                 /** @description one or more, comma-separated */
                 endpointId: string;
-                /** @description one or more, comma-separated */
-                commandTypes?: string;
+                /** @description one or more, comma-separated; optional with --compat cex=1 */
+                commandTypes: string;
             };
             header?: never;
             path?: never;
@@ -8349,6 +8481,300 @@ export interface operations {
             };
             /** @description Not found, or not visible to the caller */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ccm.postX509CredentialsGenerate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    commonName?: string;
+                    ttl?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The address of the resource */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Bad request: a parameter or the body is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: no token, or one that is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ccm.patchX509CredentialsIdState": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    state: "Active" | "Suspended" | "Revoked";
+                };
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a parameter or the body is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: no token, or one that is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ccm.getRootCertificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Not authenticated: no token, or one that is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ccm.getTlsSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Not authenticated: no token, or one that is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "ccm.putTlsSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    clientAuth: "off" | "required" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Bad request: a parameter or the body is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: no token, or one that is not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the token lacks the scope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -269,12 +269,26 @@ describe('command invocation over REST', async () => {
     expect((await call('DELETE', path)).status).toBe(404);
   });
 
-  it('lists the commands of endpoints (both revisions) and of an application (paginated)', async () => {
+  it('lists the commands of endpoints (later revision: commandTypes required) and of an application', async () => {
     await post('?waitTimeout=0', { body: { a: 1 } }, 'meter-005', 'alpha');
     await post('?waitTimeout=0', { body: { b: 1 } }, 'meter-005', 'beta');
     await post('?waitTimeout=0', { body: {} }, 'meter-006', 'alpha');
 
-    const first = await call('GET', `${cex}/endpoints/commands?endpointId=meter-005,meter-006,thermo-001`);
+    for (const query of [
+      'endpointId=meter-005',
+      'endpointId=meter-005&commandTypes=',
+      'endpointId=meter-005&commandTypes=,',
+    ]) {
+      const missing = await call('GET', `${cex}/endpoints/commands?${query}`);
+      expect(missing.status).toBe(400);
+      expect(missing.body.message).toMatch(/commandTypes is required.*--compat cex=1/);
+    }
+    expect((await call('GET', `${cex}/endpoints/commands?endpointId=meter-005&commandTypes=a-b`)).status).toBe(400);
+
+    const first = await call(
+      'GET',
+      `${cex}/endpoints/commands?endpointId=meter-005,meter-006,thermo-001&commandTypes=alpha,beta`,
+    );
     expect(first.body.map((d: any) => [d.endpointId, d.commands.map((c: any) => c.commandType)])).toEqual([
       ['meter-005', ['alpha', 'beta']],
       ['meter-006', ['alpha']],
@@ -298,7 +312,7 @@ describe('command invocation over REST', async () => {
   });
 
   it('answers at the bare /api/v1 too', async () => {
-    const response = await call('GET', '/api/v1/endpoints/commands?endpointId=meter-005');
+    const response = await call('GET', '/api/v1/endpoints/commands?endpointId=meter-005&commandTypes=alpha');
     expect(response.status).toBe(200);
     expect(response.body[0].endpointId).toBe('meter-005');
   });
@@ -322,5 +336,21 @@ describe('command invocation with --compat cex=1', async () => {
     abort.abort();
     await request;
     expect(Date.parse(record.expiresAt) - Date.parse(record.createdAt)).toBe(60_000);
+  });
+
+  it('lists every type of the endpoints when commandTypes is left out, and filters when it is given', async () => {
+    const call = api(emulator);
+    for (const type of ['gamma', 'delta'])
+      expect(
+        (await call('POST', `${cex}/endpoints/meter-004/commands/${type}?waitTimeout=0`, { body: {} })).status,
+      ).toBe(202);
+    const types = async (query: string) => {
+      const listed = await call('GET', `${cex}/endpoints/commands?endpointId=meter-004${query}`);
+      expect(listed.status).toBe(200);
+      return listed.body[0].commands.map((c: { commandType: string }) => c.commandType);
+    };
+    expect(await types('')).toEqual(['gamma', 'delta']);
+    expect(await types('&commandTypes=')).toEqual(['gamma', 'delta']);
+    expect(await types('&commandTypes=delta')).toEqual(['delta']);
   });
 });

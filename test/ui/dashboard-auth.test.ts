@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { startTestEmulator } from '../helpers/emulator.js';
+import { api, startTestEmulator, tokenFor } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/index.js';
 import { hasChromium, CHROMIUM, launchBrowser, screenshot, seriousViolations } from './browser.js';
 
@@ -39,6 +39,18 @@ describe.skipIf(!hasChromium)('the dashboard with auth on, in a browser', () => 
     expect(await page.getByRole('button', { name: 'Invoke' }).isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Save configuration' }).isDisabled()).toBe(true);
     await page.getByText('(needs the scope endpoint:update)').first().waitFor();
+    // Without the scope of the application's command listing, the history lists the types the viewer names.
+    const history = page.locator('section[aria-labelledby="commands-h"] tbody');
+    await history.getByText('Name the command types to list').waitFor();
+    const token = await tokenFor(emulator, { scopes: ['endpoint:update'] });
+    const invoked = await api(emulator)('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', {
+      body: {},
+      token,
+    });
+    expect(invoked.status).toBe(202);
+    await page.getByLabel('Types in the history (comma-separated)').fill('reboot');
+    await page.getByRole('button', { name: 'List', exact: true }).click();
+    await history.locator('tr', { hasText: String(invoked.body.commandId) }).waitFor();
     await screenshot(page, 'endpoint-viewer');
     expect(await seriousViolations(page)).toEqual([]);
   });

@@ -25,7 +25,7 @@ export async function render(main, [endpointId], { can, tenant }) {
   const sections = [
     metadataSection(endpoint, etag, { can, tenant }),
     await configSection(endpoint, can, cleanups),
-    commandsSection(endpoint, cleanups, can),
+    commandsSection(endpoint, appName, cleanups, can),
   ];
   if (appName)
     sections.push(

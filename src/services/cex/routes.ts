@@ -103,12 +103,21 @@ const descriptor = (req: Request, endpointId: string, commands: CommandRecord[])
   return { endpointId, commands: commands.map((c) => presentCommand(c, now)) };
 };
 
-/** Both revisions: `endpointId` (required), and the later revision's `commandTypes` (optional here). */
+/**
+ * `endpointId` (required in both revisions), and `commandTypes`: required by the later revision, optional in the first
+ * (`--compat cex=1`), where without it every type is listed.
+ */
 function listByEndpoints(req: Request, res: Response) {
   const ids = queryList(req, 'endpointId');
   if (!ids || ids.length === 0)
     throw badRequest('Query parameter endpointId is required: one endpoint id or a comma-separated list.');
-  const types = commandTypesOf(req);
+  const named = commandTypesOf(req);
+  const types = named && named.length > 0 ? named : undefined;
+  if (!types && req.ctx.config.compat.cex !== '1')
+    throw badRequest(
+      'Query parameter commandTypes is required: one command type or a comma-separated list ' +
+        '(the first revision, --compat cex=1, lists every type without it).',
+    );
   const found = [...new Set(ids)]
     .map((id) => findEndpoint(req.ctx, req.principal.tenantId, id))
     .filter((e): e is Endpoint => e !== undefined);
@@ -210,7 +219,10 @@ export const routes: Route[] = [
     path: '/endpoints/commands',
     scope: 'endpoint:read',
     summary: 'List the commands of endpoints',
-    query: [{ name: 'endpointId', required: true, description: 'one or more, comma-separated' }, commandTypes],
+    query: [
+      { name: 'endpointId', required: true, description: 'one or more, comma-separated' },
+      { ...commandTypes, required: true, description: 'one or more, comma-separated; optional with --compat cex=1' },
+    ],
     handler: listByEndpoints,
   },
   {

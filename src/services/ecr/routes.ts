@@ -7,6 +7,7 @@ import { pathParam, queryString } from '../../server/params.js';
 import type { QueryParam } from '../../contract.js';
 import { checkConfigName } from './config-name.js';
 import { responseShape } from './compat.js';
+import { checkEndpointId } from './endpoint-id.js';
 import { configurationListing } from './listing.js';
 import { contentTypeHeader, jsonPayload, payloadBytes, payloadOf } from './payload.js';
 import { requireTenantVersion } from '../app-manager/applications.js';
@@ -40,7 +41,8 @@ const configNameOf = (req: Request): string | undefined => {
 };
 const named = (configName: string | undefined) => (configName === undefined ? '' : ` named ${configName}`);
 
-const endpointOf = (req: Request) => requireEndpoint(req.ctx, req.principal.tenantId, pathParam(req, 'endpointId'));
+const endpointOf = (req: Request) =>
+  requireEndpoint(req.ctx, req.principal.tenantId, checkEndpointId(pathParam(req, 'endpointId')));
 const preconditions =
   (req: Request): Precondition =>
   (current) =>

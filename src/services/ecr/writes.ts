@@ -2,6 +2,7 @@ import type { EmuContext } from '../../context.js';
 import { notFound } from '../../server/errors.js';
 import { requireTenantVersion, type AppVersion } from '../app-manager/applications.js';
 import { endpointsOfApplication, requireEndpoint, type Endpoint } from '../epr/endpoints.js';
+import { checkEndpointId } from './endpoint-id.js';
 import { filterMatches, findFilter } from '../epr/filters.js';
 import { pushConfiguration, pushToVersion } from './device.js';
 import type { ConfigPayload } from './payload.js';
@@ -139,7 +140,7 @@ export async function writeBatch(
   for (const [versionName, endpointIds] of Object.entries(endpointsByVersion)) {
     requireTenantVersion(ctx, tenantId, versionName);
     for (const endpointId of new Set(endpointIds)) {
-      const endpoint = requireEndpoint(ctx, tenantId, endpointId);
+      const endpoint = requireEndpoint(ctx, tenantId, checkEndpointId(endpointId));
       targets.push({ endpoint, version: requireVersionOfEndpoint(ctx, endpoint, versionName) });
     }
   }
