@@ -245,6 +245,7 @@ export default {
         }
         await writeFile(source, '');
         const rate = (key) => bytes / MB / median(seconds[key]);
+        const rates = (key) => seconds[key].map((s) => bytes / MB / s);
         const size = `${Math.round(bytes / MB)} MB`;
         return [
           measure({
@@ -253,6 +254,8 @@ export default {
             unit: 'MB/s',
             value: rate('upload'),
             reference: rate('copySynced'),
+            rounds: rates('upload'),
+            referenceRounds: rates('copySynced'),
             referenceName: 'fs.copyFile + fsync, same disk',
             target: { on: 'ratio', op: '>=', limit: 0.5 },
             also: [{ name: 'node:http streaming to a file + fsync', value: rate('nodeUpload') }],
@@ -264,6 +267,8 @@ export default {
             unit: 'MB/s',
             value: rate('download'),
             reference: rate('copy'),
+            rounds: rates('download'),
+            referenceRounds: rates('copy'),
             referenceName: 'fs.copyFile, same disk',
             target: { on: 'ratio', op: '>=', limit: 0.5 },
             also: [{ name: 'node:http streaming from a file', value: rate('nodeDownload') }],

@@ -7,7 +7,7 @@ import { httpJson } from '../lib/http.js';
 import { runToEnd, startServer, stopProcess } from '../lib/processes.js';
 import { measure } from '../lib/report.js';
 import { benchEndpointId } from '../lib/state.js';
-import { medians } from '../lib/stats.js';
+import { medians, series } from '../lib/stats.js';
 
 const TYPE = 'benchEcho';
 const INVOKERS = [1, 20];
@@ -128,6 +128,7 @@ export default {
     );
     const p50 = medians(runs, 'p50');
     const p99 = medians(runs, 'p99');
+    const rounds = series(runs, 'p50');
 
     const rows = INVOKERS.map((invokers, i) => {
       const parts = { request: p50[`framework${invokers}`], fsyncs: 2 * p50.fsync, mqtt: p50[`echo${invokers}`] };
@@ -137,6 +138,10 @@ export default {
         unit: 'ms',
         value: p50[`commands${invokers}`],
         reference: parts.request + parts.fsyncs + parts.mqtt,
+        rounds: rounds[`commands${invokers}`],
+        referenceRounds: rounds.fsync.map(
+          (fsync, round) => rounds[`framework${invokers}`][round] + 2 * fsync + rounds[`echo${invokers}`][round],
+        ),
         referenceName: 'express + 2 fsyncs + MQTT echo',
         target: { on: 'ratio', op: '<', limit: 1.5 },
         note: `p99 ${p99[`commands${invokers}`].toFixed(2)} ms; reference = express ${parts.request.toFixed(2)} + fsyncs ${parts.fsyncs.toFixed(2)} + MQTT echo ${parts.mqtt.toFixed(2)} ms (p50s at the same concurrency)`,
@@ -149,6 +154,8 @@ export default {
         unit: 'ms',
         value: p50.simulate1,
         reference: p50.commands1,
+        rounds: rounds.simulate1,
+        referenceRounds: rounds.commands1,
         referenceName: "4a, the bench's echo device",
         target: { on: 'ratio', op: '<', limit: 1.5 },
         note: `p99 ${p99.simulate1.toFixed(2)} ms (4a: ${p99.commands1.toFixed(2)} ms); the CLI's device answers with its default echo rule over its own KP1 client (QoS 1)`,

@@ -5,7 +5,7 @@
 import { httpRequest } from '../lib/http.js';
 import { measure } from '../lib/report.js';
 import { fixtureDocument } from '../lib/state.js';
-import { medians } from '../lib/stats.js';
+import { medians, series } from '../lib/stats.js';
 
 const CONNECTIONS = 50;
 const APP = 'smart-meter';
@@ -49,13 +49,12 @@ export default {
           throw new Error(
             `${paths.filters}: ${answer.totalElements} endpoints, ${matched} filter matches on the first page`,
           );
-        const rps = medians(
-          await bench.interleave({
-            filters: () => bench.load({ url: emulator.url, path: paths.filters, connections: CONNECTIONS }),
-            plain: () => bench.load({ url: emulator.url, path: paths.plain, connections: CONNECTIONS }),
-          }),
-          'rps',
-        );
+        const results = await bench.interleave({
+          filters: () => bench.load({ url: emulator.url, path: paths.filters, connections: CONNECTIONS }),
+          plain: () => bench.load({ url: emulator.url, path: paths.plain, connections: CONNECTIONS }),
+        });
+        const rps = medians(results, 'rps');
+        const rounds = series(results, 'rps');
         return [
           measure({
             id: '11a',
@@ -63,6 +62,8 @@ export default {
             unit: 'req/s',
             value: rps.filters,
             reference: rps.plain,
+            rounds: rounds.filters,
+            referenceRounds: rounds.plain,
             referenceName: 'same list without include=filters',
             target: { on: 'ratio', op: '>=', limit: 0.5 },
             note: `first page of 100; ${matched} filter matches on it; one filter is a $regex`,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { httpJson, httpRequest } from '../lib/http.js';
 import { measure } from '../lib/report.js';
 import { benchEndpointId, writeJsonServerData } from '../lib/state.js';
-import { medians } from '../lib/stats.js';
+import { medians, series } from '../lib/stats.js';
 
 /** With --auth on the control plane (test tokens) needs an admin token: one chosen at start. */
 const ADMIN_TOKEN = 'bench-admin-token';
@@ -58,7 +58,8 @@ async function hugeReads(bench) {
         jsonServer: () =>
           bench.load({ url: jsonServer.url, path: `/endpoints/${endpointId}`, connections: CONNECTIONS }),
       };
-      return { ...medians(await bench.interleave(tasks), 'rps'), endpointId };
+      const results = await bench.interleave(tasks);
+      return { ...medians(results, 'rps'), rounds: series(results, 'rps'), endpointId };
     },
   );
 }
@@ -81,7 +82,7 @@ export default {
       withCommands: false,
     });
 
-    const rps = await bench.usingAll(
+    const results = await bench.usingAll(
       {
         authOn: async () =>
           bench.startEmulator({
@@ -115,23 +116,31 @@ export default {
               bench.load({ url: t.url, path: t.path(read), headers: t.headers, connections: CONNECTIONS });
           }
         }
-        return medians(await bench.interleave(tasks), 'rps');
+        return bench.interleave(tasks);
       },
     );
+    const rps = medians(results, 'rps');
+    const rounds = series(results, 'rps');
 
     const huge = await hugeReads(bench);
 
     return READS.flatMap((read, i) => {
       const id = (n) => `2${'abcdef'[i * 3 + n]}`;
       const of = (name) => rps[`${read.key}.${name}`];
+      const roundsOf = (name) => rounds[`${read.key}.${name}`];
       const physical = { name: 'bare node:http, same bytes', value: of('bare') };
-      const framework = { reference: of('framework'), referenceName: 'express one route' };
+      const framework = {
+        reference: of('framework'),
+        referenceName: 'express one route',
+        referenceRounds: roundsOf('framework'),
+      };
       return [
         measure({
           id: id(0),
           name: `${read.label}, auth off`,
           unit: 'req/s',
           value: of('off'),
+          rounds: roundsOf('off'),
           ...framework,
           target: { on: 'ratio', op: '>=', limit: 0.8 },
           also: [physical],
@@ -141,6 +150,7 @@ export default {
           name: `${read.label}, auth on`,
           unit: 'req/s',
           value: of('on'),
+          rounds: roundsOf('on'),
           ...framework,
           target: { on: 'ratio', op: '>=', limit: 0.7 },
           also: [physical],
@@ -152,6 +162,8 @@ export default {
               unit: 'req/s',
               value: huge.emulator,
               reference: huge.jsonServer,
+              rounds: huge.rounds.emulator,
+              referenceRounds: huge.rounds.jsonServer,
               referenceName: 'json-server, same size',
               target: { on: 'ratio', op: '>=', limit: 5 },
               note:
@@ -164,6 +176,8 @@ export default {
               unit: 'req/s',
               value: of('off'),
               reference: of('jsonServer'),
+              rounds: roundsOf('off'),
+              referenceRounds: roundsOf('jsonServer'),
               referenceName: 'json-server',
               target: { on: 'ratio', op: '>=', limit: 5 },
             }),

@@ -4,7 +4,7 @@
 import { httpRequest } from '../lib/http.js';
 import { measure } from '../lib/report.js';
 import { benchEndpointId, POINTS_END, SERIES_NAME } from '../lib/state.js';
-import { median, medians } from '../lib/stats.js';
+import { median, medians, series } from '../lib/stats.js';
 
 const CONNECTIONS = 50;
 const MB = 1024 * 1024;
@@ -80,24 +80,23 @@ export default {
           },
         ),
       };
-      const rps = medians(
-        await bench.interleave(
-          Object.fromEntries(
-            Object.entries(paths).map(([key, path]) => [
-              key,
-              () => bench.load({ url: emulator.url, path, connections: CONNECTIONS }),
-            ]),
-          ),
+      const results = await bench.interleave(
+        Object.fromEntries(
+          Object.entries(paths).map(([key, path]) => [
+            key,
+            () => bench.load({ url: emulator.url, path, connections: CONNECTIONS }),
+          ]),
         ),
-        'rps',
       );
+      const rps = medians(results, 'rps');
+      const rounds = series(results, 'rps');
       const floorRss = await bench.using(
         () => bench.startReference('bare-http', bareRoutes),
         async (server) => server.rss(),
       );
 
       const size = `${endpoints} endpoints + ${points} points`;
-      const one = { reference: rps.one, referenceName: 'GET one endpoint, same emulator' };
+      const one = { reference: rps.one, referenceName: 'GET one endpoint, same emulator', referenceRounds: rounds.one };
       return [
         measure({
           id: '7a',
@@ -105,6 +104,7 @@ export default {
           unit: 'ms',
           value: median(times.emulator),
           reference: median(times.floor),
+          rounds: times.emulator,
           referenceName: 'bare node:http',
           target: { on: 'value', op: '<', limit: 2000 },
           note: `median of ${coldStarts}: ${times.emulator.map((t) => Math.round(t)).join(', ')} ms`,
@@ -124,6 +124,7 @@ export default {
           name: 'GET .../time-series/last, one endpoint',
           unit: 'req/s',
           value: rps.last,
+          rounds: rounds.last,
           ...one,
           target: { on: 'ratio', op: '>=', limit: 0.5 },
         }),
@@ -132,6 +133,7 @@ export default {
           name: 'GET .../time-series/data, one endpoint, one hour',
           unit: 'req/s',
           value: rps.data,
+          rounds: rounds.data,
           ...one,
           target: { on: 'ratio', op: '>=', limit: 0.5 },
           note: `${Math.min(60, perEndpoint)} points of the endpoint's ${perEndpoint} (one a minute), bounds included`,

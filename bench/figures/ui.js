@@ -88,6 +88,7 @@ export default {
           unit: 'ms',
           value: median(times.ui),
           reference: median(times.floor),
+          rounds: times.ui,
           referenceName: 'static page, bare node:http',
           target: { on: 'value', op: '<', limit: 300 },
         }),

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { runToEnd } from '../lib/processes.js';
 import { measure } from '../lib/report.js';
 import { writeJsonServerData } from '../lib/state.js';
-import { medians } from '../lib/stats.js';
+import { medians, series } from '../lib/stats.js';
 
 const PATH = '/epr/api/v1/endpoints';
 const BODY = {
@@ -66,6 +66,8 @@ export default {
     const p50 = medians(runs, 'p50');
     const p99 = medians(runs, 'p99');
     const rps = medians(runs, 'rps');
+    const p50Rounds = series(runs, 'p50');
+    const rpsRounds = series(runs, 'rps');
     const data = writeJsonServerData(join(bench.dir('json-server-writes'), 'db.json'), document, {
       withCommands: false,
     });
@@ -83,7 +85,11 @@ export default {
 
     const size = `${profile.endpoints} endpoints`;
     const tail = (key) => `p99 ${p99[key].toFixed(2)} ms`;
-    const framework = { reference: rps.framework50, referenceName: 'express, no storing' };
+    const framework = {
+      reference: rps.framework50,
+      referenceName: 'express, no storing',
+      referenceRounds: rpsRounds.framework50,
+    };
     return [
       measure({
         id: '3a',
@@ -92,6 +98,8 @@ export default {
         value: p50.empty1,
         // What a durable POST cannot go below: the framework's own answer plus one fsync.
         reference: p50.framework1 + p50.fsync,
+        rounds: p50Rounds.empty1,
+        referenceRounds: p50Rounds.framework1.map((p, i) => p + p50Rounds.fsync[i]),
         referenceName: 'express POST, no storing, + append + fdatasync',
         target: { on: 'ratio', op: '<', limit: 1.3 },
         also: [{ name: 'append + fdatasync alone', value: p50.fsync }],
@@ -103,6 +111,8 @@ export default {
         unit: 'ms',
         value: p50.large1,
         reference: p50.empty1,
+        rounds: p50Rounds.large1,
+        referenceRounds: p50Rounds.empty1,
         referenceName: 'same, empty state',
         target: { on: 'ratio', op: '<=', limit: 1.5 },
         also: [{ name: 'append + fdatasync', value: p50.fsync }],
@@ -113,6 +123,7 @@ export default {
         name: '50 clients, empty state',
         unit: 'req/s',
         value: rps.empty50,
+        rounds: rpsRounds.empty50,
         ...framework,
         target: { on: 'ratio', op: '>=', limit: 0.6 },
         note: `p50 ${p50.empty50.toFixed(2)} ms, ${tail('empty50')}`,
@@ -122,6 +133,7 @@ export default {
         name: `50 clients, ${size}`,
         unit: 'req/s',
         value: rps.large50,
+        rounds: rpsRounds.large50,
         ...framework,
         target: { on: 'ratio', op: '>=', limit: 0.6 },
         note: `p50 ${p50.large50.toFixed(2)} ms, ${tail('large50')}`,
@@ -132,6 +144,7 @@ export default {
         unit: 'req/s',
         value: rps.large50,
         reference: jsonServer.rps,
+        rounds: rpsRounds.large50,
         referenceName: 'json-server (no fsync)',
         target: { on: 'ratio', op: '>=', limit: 10 },
       }),

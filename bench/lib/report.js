@@ -14,23 +14,55 @@ const plain = (unit) => (v) => `${Number.isInteger(v) ? v.toLocaleString('en-US'
 export const formatValue = (value, unit) =>
   value === null || value === undefined ? '-' : (UNITS[unit] ?? plain(unit))(value);
 
+const passes = (subject, { op, limit }) =>
+  op === '<' ? subject < limit : op === '<=' ? subject <= limit : subject >= limit;
+
+/**
+ * The spread of a figure's rounds: min-max of what its target is on. For a ratio target with a reference measured
+ * in every round (interleaved), each round's ratio is its value over that same round's reference; with one reference
+ * value, each round's value over it.
+ */
+function spreadOf(target, rounds, referenceRounds, reference) {
+  if (!rounds || rounds.length < 2) return null;
+  let subjects = rounds;
+  if (target.on === 'ratio') {
+    if (!reference) return null;
+    const paired = referenceRounds?.length === rounds.length;
+    subjects = rounds.map((v, i) => v / (paired ? referenceRounds[i] : reference));
+  }
+  return { min: Math.min(...subjects), max: Math.max(...subjects), rounds: rounds.length };
+}
+
 /**
  * One line of the table. `target` says what must hold: `{ on: 'ratio' | 'value', op: '<' | '<=' | '>=', limit }`.
  * `also` lists further references shown for context (no target), each with its ratio. `checks` are conditions
  * that must hold too (`{ name, ok }`: every sample stored, no command refused...); a failed one is named in the note.
+ * `rounds` (and `referenceRounds`, when the reference was measured each round too) are the rounds the medians came
+ * from: the row then states their spread, and a figure whose rounds straddle its target is `at the target`
+ * (`verdict`), neither holding nor missing; `holds` stays the median's answer.
  */
-export function measure({ id, name, unit, value, reference, referenceName, target, also = [], note, checks = [] }) {
+export function measure({
+  id,
+  name,
+  unit,
+  value,
+  reference,
+  referenceName,
+  target,
+  also = [],
+  note,
+  checks = [],
+  rounds,
+  referenceRounds,
+}) {
   const ratio = reference ? value / reference : null;
   const subject = target.on === 'ratio' ? ratio : value;
   const failed = checks.filter((c) => !c.ok).map((c) => `FAILED: ${c.name}`);
-  const holds =
-    failed.length === 0 &&
-    subject !== null &&
-    (target.op === '<'
-      ? subject < target.limit
-      : target.op === '<='
-        ? subject <= target.limit
-        : subject >= target.limit);
+  const holds = failed.length === 0 && subject !== null && passes(subject, target);
+  const spread = spreadOf(target, rounds, referenceRounds, reference);
+  const straddles = spread !== null && passes(spread.min, target) !== passes(spread.max, target);
+  const verdict =
+    failed.length > 0 || subject === null ? 'misses' : straddles ? 'at the target' : holds ? 'holds' : 'misses';
   note = [...failed, ...(note ? [note] : [])].join('; ') || undefined;
   const targetText = `${target.on === 'ratio' ? 'ratio' : 'value'} ${target.op} ${target.on === 'ratio' ? target.limit : formatValue(target.limit, unit)}`;
   return {
@@ -43,9 +75,20 @@ export function measure({ id, name, unit, value, reference, referenceName, targe
     ratio,
     target: targetText,
     holds,
+    verdict,
+    spread: spread && { on: target.on, ...spread },
     also: also.map((a) => ({ ...a, ratio: a.value ? value / a.value : null })),
     ...(note ? { note } : {}),
   };
+}
+
+/** `0.74-0.81` (ratios) or `310-352 ms` (values); `-` for a figure of one round. */
+export function formatSpread(row) {
+  if (!row.spread) return '-';
+  const { min, max, on } = row.spread;
+  return on === 'ratio'
+    ? `${min.toFixed(2)}-${max.toFixed(2)}`
+    : `${formatValue(min, row.unit).split(' ')[0]}-${formatValue(max, row.unit)}`;
 }
 
 function pad(cells, widths) {
@@ -56,17 +99,20 @@ function pad(cells, widths) {
 }
 
 export function printTable(rows, write = (s) => process.stdout.write(s)) {
-  const header = ['figure', 'value', 'reference', 'ratio', 'target', 'holds'];
+  const header = ['figure', 'value', 'reference', 'ratio', 'rounds min-max', 'target', 'verdict'];
   const lines = rows.map((r) =>
     r.error
-      ? [`${r.id} ${r.name}`, 'error', '-', '-', '-', 'NO']
+      ? [`${r.id} ${r.name}`, 'error', '-', '-', '-', '-', 'NO']
       : [
           `${r.id} ${r.name}`,
           formatValue(r.value, r.unit),
           r.reference === null ? '-' : `${formatValue(r.reference, r.unit)} (${r.referenceName})`,
           r.ratio === null ? '-' : r.ratio.toFixed(2),
+          formatSpread(r),
           r.target,
-          r.holds ? 'yes' : 'NO',
+          { holds: 'holds', misses: 'MISSES', 'at the target': 'at the target' }[
+            r.verdict ?? (r.holds ? 'holds' : 'misses')
+          ],
         ],
   );
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));

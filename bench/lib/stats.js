@@ -13,3 +13,8 @@ export function percentile(values, p) {
 export function medians(results, field) {
   return Object.fromEntries(Object.entries(results).map(([key, runs]) => [key, median(runs.map((run) => run[field]))]));
 }
+
+/** Each task's values of one field, round by round: `{ key: [results] }` to `{ key: [values] }` (for a spread). */
+export function series(results, field) {
+  return Object.fromEntries(Object.entries(results).map(([key, runs]) => [key, runs.map((run) => run[field])]));
+}

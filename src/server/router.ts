@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import { compileRouteTable, type MatchedRoute } from './route-matcher.js';
 import type { EmuContext } from '../context.js';
 import { authenticate, type Principal } from './authenticate.js';
 import type { Route } from '../contract.js';
@@ -6,7 +7,7 @@ import { checkJsonDepth } from '../store/index.js';
 import { HttpError } from './errors.js';
 import type { ValidateFunction } from 'ajv';
 import { compileSchema, describeSchemaError } from '../schema/json-schema.js';
-import { bySpecificity, expressPath, templatePattern } from './path-template.js';
+import { bySpecificity, templatePattern } from './path-template.js';
 
 /** Answers 405 with `Allow` when the path exists with other methods; otherwise passes on (to a 404). */
 export function methodNotAllowed(routes: readonly Route[]) {
@@ -101,14 +102,14 @@ function markBareErrors(_req: Request, res: Response, next: NextFunction): void 
 /**
  * Routes, most specific first (a stable sort: among equals, the first listed wins), each with auth from
  * its scope (none without `verify`: the routes outside the services), a body parser and schema check only where a
- * body is expected, and its handler.
+ * body is expected, and its handler; compiled into one matcher (src/server/route-matcher.ts: express's matching
+ * without a Router level per request, `npm run bench` figures 2a and 2d).
  */
 export function serviceRouter(
   ctx: EmuContext,
   routes: readonly Route[],
   verify: ((token: string) => Principal) | undefined,
-): Router {
-  const router = express.Router();
+): RequestHandler {
   const json = express.json({ limit: ctx.config.bodyLimit, strict: false, type: () => true });
   const raw = express.raw({ limit: ctx.config.bodyLimit, type: () => true });
   const parsers = (route: Route, body: 'json' | 'raw' | 'form'): RequestHandler[] => {
@@ -117,16 +118,16 @@ export function serviceRouter(
     if (body === 'raw') return [limit === undefined ? raw : express.raw({ limit, type: () => true })];
     return [limit === undefined ? json : express.json({ limit, strict: false, type: () => true }), depthLimit];
   };
+  const table: MatchedRoute[] = [];
   for (const route of [...routes].sort((a, b) => bySpecificity(a.path, b.path))) {
     const handlers: RequestHandler[] = route.bareErrors ? [markBareErrors] : [];
     if (verify) handlers.push(authenticate(ctx, route, verify));
     const body = bodyKind(route);
     if (body !== 'none') handlers.push(...parsers(route, body));
     if (body === 'json' && route.bodySchema) handlers.push(bodyValidator(route));
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    router[method](expressPath(route.path), ...handlers, route.handler);
+    table.push({ method: route.method, path: route.path, handlers: [...handlers, route.handler as RequestHandler] });
   }
-  return router;
+  return compileRouteTable(table);
 }
 
 /**
