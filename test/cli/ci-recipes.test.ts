@@ -91,6 +91,7 @@ describe('docs/ci.md', () => {
       expect(result.stdout).toContain('firmware tests passed against http://127.0.0.1:');
       expect(existsSync(join(cwd, '.emu', 'emulator.lock'))).toBe(false);
     },
+    120_000,
   );
 
   it.each(pipelines.map((p) => [p.name, p.commands]))(
@@ -104,5 +105,6 @@ describe('docs/ci.md', () => {
       // The hand-off recipe's second job is a second emulator process, on a data directory of its own.
       for (const dir of ['.emu', '.emu-next']) expect(existsSync(join(cwd, dir, 'emulator.lock'))).toBe(false);
     },
+    120_000, // several CLI processes one after another, on a busy machine
   );
 });
