@@ -15,6 +15,8 @@ import { checkStartOptions, launch, startCommand, type StartOptions } from './st
 const NOT_FOR_EXEC = new Set(['detach', 'detachedChild', 'json']);
 /** A command that cannot be found or run, as shells say it. */
 const NOT_FOUND = 127;
+/** How often exec looks whether its parent is gone. */
+const ORPHAN_CHECK_MS = 500;
 
 /** What the command finds in its environment. */
 function environmentFor(emulator: RunningEmulator, info: ReadyInfo, caFile: string): NodeJS.ProcessEnv {
@@ -45,7 +47,14 @@ function runCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     };
     const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((signal) => [signal, forward(signal)] as const);
     for (const [signal, handler] of handlers) process.on(signal, handler);
+    // A wrapper that dies without forwarding its signal (npx on a cancelled CI job) leaves exec an orphan: the
+    // parent's pid changes, and the command is ended as if the signal had come.
+    const parent = process.ppid;
+    const orphanCheck = setInterval(() => {
+      if (process.ppid !== parent) child.kill('SIGTERM');
+    }, ORPHAN_CHECK_MS).unref();
     const done = (code: number) => {
+      clearInterval(orphanCheck);
       for (const [signal, handler] of handlers) process.off(signal, handler);
       resolveExit(code);
     };
