@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { api, startTestEmulator } from '../helpers/emulator.js';
+import { hasScript, inTerminal } from '../helpers/terminal.js';
 
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
 if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url)))
@@ -43,39 +44,6 @@ async function packagesImported(...args: string[]): Promise<Set<string>> {
       .filter((name): name is string => Boolean(name)),
   );
 }
-
-/** A command in a pseudo-terminal (util-linux `script`): its screen as text, and a way to wait for some of it. */
-function inTerminal(args: string[]) {
-  const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
-  // `exec`: script runs the command through $SHELL, or /bin/sh where SHELL is unset (as in CI). dash does not exec a
-  // lone command itself, and a shell left in between gets the terminal's Ctrl-C too and dies of it (exit 130).
-  const command = `exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
-  const term = execa('script', ['-qfec', command, '/dev/null'], { reject: false, env: cleanEnv(), extendEnv: false });
-  let screen = '';
-  let waiters: Array<{ text: string; resolve: () => void }> = [];
-  term.stdout!.on('data', (chunk: Buffer) => {
-    // Colours and cursor moves out, so that prompts read as text.
-    screen += chunk.toString().replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '');
-    waiters = waiters.filter((w) => !(screen.includes(w.text) && (w.resolve(), true)));
-  });
-  const exited = term.then((result) => result);
-  return {
-    screen: () => screen,
-    type: (keys: string) => term.stdin!.write(keys),
-    shown(text: string): Promise<void> {
-      if (screen.includes(text)) return Promise.resolve();
-      return Promise.race([
-        new Promise<void>((resolve) => waiters.push({ text, resolve })),
-        exited.then(() => {
-          throw new Error(`exited before showing "${text}"; screen: ${screen}`);
-        }),
-      ]);
-    },
-    exited,
-  };
-}
-
-const hasScript = process.platform === 'linux' && existsSync('/usr/bin/script');
 
 type Event = { event: string; [field: string]: any };
 
@@ -416,16 +384,19 @@ describe('platform-emu device', async () => {
   it.skipIf(!hasScript)(
     '--interactive in a terminal asks what to answer, one command at a time; Ctrl-C stops it',
     async () => {
-      const term = inTerminal([
-        'device',
-        'simulate',
-        '--app-version',
-        'smart-meter-v1',
-        '--token',
-        'meter-003-token',
-        '--interactive',
-        ...url,
-      ]);
+      const term = inTerminal(
+        [
+          'device',
+          'simulate',
+          '--app-version',
+          'smart-meter-v1',
+          '--token',
+          'meter-003-token',
+          '--interactive',
+          ...url,
+        ],
+        cleanEnv(),
+      );
       await term.shown('waiting for commands');
       const call = rest('POST', '/cex/api/v1/endpoints/meter-003/commands/ping?waitTimeout=30', { body: { x: 1 } });
       await term.shown('Answer?');
