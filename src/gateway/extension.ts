@@ -34,6 +34,8 @@ export interface Kp1Resource {
   path: string;
   /** `json` (default): the payload must be empty or JSON. `raw`: the handler reads `raw` itself (`dcx` plain). */
   payload?: 'json' | 'raw';
+  /** Whether the `{name}` values taken name this resource; absent: any value does. */
+  accepts?(params: Record<string, string>): boolean;
   handle(request: Kp1Request): Kp1Result | Promise<Kp1Result>;
 }
 
@@ -60,7 +62,10 @@ export const kp1Error = (statusCode: number, reasonPhrase: string) => new HttpEr
 export const invalidPayload = (reasonPhrase: string) => kp1Error(400, reasonPhrase);
 
 /** Matches resource levels against a resource path; the parameters on success. */
-export const matchResource = (resource: Kp1Resource, levels: readonly string[]) => matchTemplate(resource.path, levels);
+export function matchResource(resource: Kp1Resource, levels: readonly string[]) {
+  const params = matchTemplate(resource.path, levels);
+  return params && (resource.accepts?.(params) ?? true) ? params : undefined;
+}
 
 /** A JSON object (not an array, not null): the store's test, at hand for extensions. */
 export { isPlainObject };

@@ -14,7 +14,7 @@ export const OFFER_EXTENSION: Record<OfferKind, string> = { config: 'cmx', softw
 export const OFFER_RESOURCE = 'config/json';
 
 /** Names of named configurations (7/CMP use case 3), as the registry takes them (docs/devices.md). */
-export const CONFIG_NAME_PATTERN = /^(?!\d+$)[a-zA-Z0-9_-]{1,64}$/;
+export const CONFIG_NAME_PATTERN = /^(?!\d+$|status$|error$)[a-zA-Z0-9_-]{1,64}$/;
 
 /** Sent with a rejection on `applied/json`: the registry records it, and the device keeps what it has. */
 export const REJECTION = { statusCode: 400, reasonPhrase: 'Rejected by the simulated device.' };

@@ -30,7 +30,7 @@ export interface BehaviourOptions {
   config?: OfferHandling;
   /**
    * Named configurations (7/CMP use case 3: `cmx` `config/json/<name>`) to observe as well, each handled like the
-   * default one (`config` says how); names are letters, digits, `_` and `-`, up to 64, not only digits.
+   * default one (`config` says how); names are letters, digits, `_` and `-`, up to 64, not only digits, not `status` or `error`.
    */
   configNames?: readonly string[];
   /**
@@ -107,7 +107,7 @@ export async function behaviourFrom(options: BehaviourOptions): Promise<DeviceBe
   for (const name of options.configNames ?? []) {
     if (typeof name !== 'string' || !CONFIG_NAME_PATTERN.test(name))
       throw new SimulatorOptionsError(
-        `configNames: ${JSON.stringify(name)} is not a configuration name (letters, digits, _ and -, up to 64, not only digits).`,
+        `configNames: ${JSON.stringify(name)} is not a configuration name (letters, digits, _ and -, up to 64, not only digits, not status or error).`,
       );
   }
   if (options.upload !== undefined) await checkReadable(options.upload);

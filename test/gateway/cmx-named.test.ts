@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isPlatformTopic } from '../../src/gateway/broker-rules.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 import { registerEndpoint, TestDevice } from './device.js';
 
@@ -115,7 +116,7 @@ describe('cmx: named configurations (7/CMP use case 3)', async () => {
 
   it('refuses configuration names outside the rule, over REST and KP1', async () => {
     const path = `${ECR}/endpoints/meter-001/app-versions/smart-meter-v1`;
-    for (const name of ['12', 'a.b', 'x'.repeat(65), '']) {
+    for (const name of ['12', 'a.b', 'x'.repeat(65), '', 'status', 'error']) {
       const response = await call('PUT', `${path}?configName=${encodeURIComponent(name)}`, json({ a: 1 }));
       expect(response.status, name).toBe(400);
       expect(response.body.message).toMatch(/not a configuration name|configName/);
@@ -123,6 +124,10 @@ describe('cmx: named configurations (7/CMP use case 3)', async () => {
     const device = await TestDevice.connect(emulator);
     const reply = await device.request(`kp1/smart-meter-v1/cmx/meter-001-token/config/json/${'x'.repeat(65)}`, {});
     expect(reply.payload).toEqual({ statusCode: 400, reasonPhrase: expect.stringMatching(/not a configuration name/) });
+    // config/json/status is the default configuration's push topic: a device's publish there is dropped, never a
+    // request for a configuration named "status".
+    expect(isPlatformTopic('kp1/smart-meter-v1/cmx/meter-001-token/config/json/status')).toBe(true);
+    expect(isPlatformTopic('kp1/smart-meter-v1/cmx/meter-001-token/applied/json/error')).toBe(true);
     // A last level of digits is a request id: the default configuration is answered.
     const byId = await device.request('kp1/smart-meter-v1/cmx/meter-001-token/config/json', {});
     expect(byId.payload.config).toEqual({ reportingIntervalSeconds: 60, tariff: 'day-night' });

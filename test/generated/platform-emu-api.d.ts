@@ -2843,7 +2843,7 @@ export interface operations {
     "ecr.getEndpointsEndpointIdAppVersionsAppVersionName": {
         parameters: {
             query?: {
-                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits */
+                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits, not status or error */
                 configName?: string;
             };
             header?: {
@@ -2921,7 +2921,7 @@ export interface operations {
     "ecr.putEndpointsEndpointIdAppVersionsAppVersionName": {
         parameters: {
             query?: {
-                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits */
+                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits, not status or error */
                 configName?: string;
             };
             header?: {
@@ -3047,7 +3047,7 @@ export interface operations {
     "ecr.deleteEndpointsEndpointIdAppVersionsAppVersionName": {
         parameters: {
             query?: {
-                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits */
+                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits, not status or error */
                 configName?: string;
             };
             header?: {
@@ -3380,7 +3380,7 @@ export interface operations {
     "ecr.getAppVersionsAppVersionName": {
         parameters: {
             query?: {
-                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits */
+                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits, not status or error */
                 configName?: string;
             };
             header?: {
@@ -3466,7 +3466,7 @@ export interface operations {
     "ecr.putAppVersionsAppVersionName": {
         parameters: {
             query?: {
-                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits */
+                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits, not status or error */
                 configName?: string;
             };
             header?: {
@@ -3574,7 +3574,7 @@ export interface operations {
     "ecr.deleteAppVersionsAppVersionName": {
         parameters: {
             query?: {
-                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits */
+                /** @description a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits, not status or error */
                 configName?: string;
             };
             header?: {

@@ -70,14 +70,14 @@ describe('command invocation with a device on MQTT', async () => {
     expect((await call('GET', new URL(location).pathname)).body.status).toBe('pending');
 
     const device = await TestDevice.connect(emulator);
-    const poll = await device.request(`${endpoint.topic('cex')}/command/locate`);
+    const poll = await device.request(`${endpoint.topic('cex')}/command/locate`, {});
     expect(poll.payload).toEqual([{ id, payload: { precise: true } }]);
-    expect((await device.request(`${endpoint.topic('cex')}/command/other`)).payload).toEqual([]);
+    expect((await device.request(`${endpoint.topic('cex')}/command/other`, {})).payload).toEqual([]);
     await device.request(`${endpoint.topic('cex')}/result/locate`, [{ id, statusCode: 404, reasonPhrase: 'No fix' }]);
     const done = await call('GET', new URL(location).pathname);
     expect(done.body).toMatchObject({ status: 'executed', statusCode: 404, reasonPhrase: 'No fix' });
     expect(done.body).not.toHaveProperty('responsePayload');
-    expect((await device.request(`${endpoint.topic('cex')}/command/locate`)).payload).toEqual([]);
+    expect((await device.request(`${endpoint.topic('cex')}/command/locate`, {})).payload).toEqual([]);
   });
 
   it('expires a pending command on time and wakes its wait with 202', async () => {
@@ -95,7 +95,7 @@ describe('command invocation with a device on MQTT', async () => {
     expect(stored(id)!.status).toBe('EXPIRED');
 
     const device = await TestDevice.connect(emulator);
-    expect((await device.request(`${endpoint.topic('cex')}/command/reboot`)).payload).toEqual([]);
+    expect((await device.request(`${endpoint.topic('cex')}/command/reboot`, {})).payload).toEqual([]);
     const late = await device.request(`${endpoint.topic('cex')}/result/reboot`, [{ id, statusCode: 200 }]);
     expect(late.payload).toMatchObject({ statusCode: 409, reasonPhrase: expect.stringMatching(/expired/) });
     expect((await call('GET', `${cex}/endpoints/${endpoint.endpointId}/commands/reboot/last`)).status).toBe(404);
@@ -219,7 +219,7 @@ describe('command invocation over REST', async () => {
     expect(response.status).toBe(202);
     expect(response.body.requestPayload).toBe('not {json');
     const device = await TestDevice.connect(emulator);
-    const poll = await device.request('kp1/smart-meter-v1/cex/meter-002-token/command/display');
+    const poll = await device.request('kp1/smart-meter-v1/cex/meter-002-token/command/display', {});
     expect(poll.payload).toEqual([{ id: response.body.commandId, payload: 'not {json' }]);
   });
 

@@ -334,9 +334,9 @@ describe('the rollout rule, row by row', async () => {
     const answer = await ask({});
     expect(answer.status).toBe(200);
     if (offered === '') {
-      expect(answer.body).toEqual({ configId: '', config: null });
+      expect(answer.body).toEqual({ configId: '', config: null, statusCode: 200, reasonPhrase: 'ok' });
     } else {
-      expect(answer.body).toEqual({ configId: offered, config: null });
+      expect(answer.body).toEqual({ configId: offered, config: null, statusCode: 200, reasonPhrase: 'ok' });
       expect((await ask({ configId: offered })).body).toEqual({});
     }
   });

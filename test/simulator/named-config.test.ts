@@ -41,8 +41,10 @@ describe('simulateDevice: named configurations (cmx config/json/<name>)', async 
   });
 
   it('refuses a name outside the rule before connecting', async () => {
-    await expect(
-      simulateDevice({ emulator, appVersion: 'tracker-v1', token: 'tracker-001-token', configNames: ['7'] }),
-    ).rejects.toThrow(SimulatorOptionsError);
+    for (const name of ['7', 'status', 'error']) {
+      await expect(
+        simulateDevice({ emulator, appVersion: 'tracker-v1', token: 'tracker-001-token', configNames: [name] }),
+      ).rejects.toThrow(SimulatorOptionsError);
+    }
   });
 });

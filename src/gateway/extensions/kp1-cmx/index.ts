@@ -1,5 +1,5 @@
 // KP1 extension cmx (configuration management): the device side of the endpoint configuration registry.
-import { checkConfigName } from '../../../services/ecr/config-name.js';
+import { checkConfigName, isReservedConfigName } from '../../../services/ecr/config-name.js';
 import { configurationFor, pushPendingConfigurations, reportApplied } from '../../../services/ecr/device.js';
 import type { Kp1Extension, Kp1Resource } from '../../extension.js';
 import { appliedReportOf, configRequestOf } from './exchange.js';
@@ -11,6 +11,8 @@ const nameOf = (params: Record<string, string>) =>
 const exchange = (suffix: string): Kp1Resource[] => [
   {
     path: `config/json${suffix}`,
+    // `config/json/status` is the push topic of the default configuration, never a request for a name.
+    accepts: (params) => params.configName === undefined || !isReservedConfigName(params.configName),
     handle({ ctx, endpoint, params, payload }) {
       const { configId, observe } = configRequestOf(payload);
       return { payload: configurationFor(ctx, endpoint, configId, nameOf(params)), observe };
@@ -18,6 +20,7 @@ const exchange = (suffix: string): Kp1Resource[] => [
   },
   {
     path: `applied/json${suffix}`,
+    accepts: (params) => params.configName === undefined || !isReservedConfigName(params.configName),
     async handle({ ctx, endpoint, params, payload }) {
       await reportApplied(ctx, endpoint, appliedReportOf(payload), nameOf(params));
       return {};
