@@ -73,7 +73,7 @@ export default {
       await bench.using(
         () => bench.startReference('bare-http', page),
         async (reference) => {
-          for (let i = 0; i < 5; i++) {
+          for (let i = 0; i < bench.profile.paints; i++) {
             times.floor.push(await firstPaint(browser, `${reference.url}/`, 'h1'));
             times.ui.push(
               await firstPaint(browser, `${emulator.url}/_emu/ui/`, 'text=Endpoints per application version'),

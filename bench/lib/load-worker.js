@@ -43,26 +43,33 @@ const started = performance.now();
 // Also skip the answers by which every connection has had its first (connecting is a ramp, not a rate),
 // unless the run is too short to spare them.
 const skip = Math.max(warmupRequests, job.amount >= 3 * job.connections ? job.connections : 0);
-const instance = autocannon(options, (err, result) => {
+let finished = false;
+function finish(requests, errors) {
+  if (finished) return;
+  finished = true;
   clearTimeout(timeout);
-  if (err) {
-    process.stderr.write(`${err.stack ?? err}\n`);
-    process.exit(1);
-  }
   latencies.sort((a, b) => a - b);
   const seconds = counted > 1 ? (lastCounted - firstCounted) / 1000 : (performance.now() - started) / 1000;
   const out = {
-    requests: result.requests.total,
+    requests,
     ok: latencies.length,
     counted,
-    errors: result.errors + result.timeouts,
+    errors,
     statuses,
     seconds,
     rps: counted > 1 ? (counted - 1) / seconds : counted / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
   };
-  process.stdout.write(`${JSON.stringify(out)}\n`);
+  // Exits rather than waiting for autocannon's next tick (up to a second, a good part of a smoke run).
+  process.stdout.write(`${JSON.stringify(out)}\n`, () => process.exit(0));
+}
+const instance = autocannon(options, (err, result) => {
+  if (err) {
+    process.stderr.write(`${err.stack ?? err}\n`);
+    process.exit(1);
+  }
+  finish(result.requests.total, result.errors + result.timeouts);
 });
 const timeout = setTimeout(() => instance.stop(), job.timeoutSeconds * 1000);
 instance.on('response', (_client, statusCode, _bytes, responseTime) => {
@@ -70,9 +77,12 @@ instance.on('response', (_client, statusCode, _bytes, responseTime) => {
   const now = performance.now();
   answers++;
   const warm = job.amount ? answers > skip : now - started >= warmupSeconds * 1000 && answers > job.connections;
-  if (!warm) return;
-  counted++;
-  firstCounted ??= now;
-  lastCounted = now;
-  if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+  if (warm) {
+    counted++;
+    firstCounted ??= now;
+    lastCounted = now;
+    if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+  }
+  // A count-bound run whose every request has its answer is over: nothing failed, nothing is left to send.
+  if (job.amount && answers === options.amount) finish(answers, 0);
 });

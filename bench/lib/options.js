@@ -4,9 +4,9 @@
  * smoke: tiny state and a few requests per run, for the test that checks the harness completes.
  * Load runs repeat for `rounds` rounds, interleaved across the servers compared (figures take medians);
  * the write and round-trip counts are per run, after a warm-up at the start of the same run
- * (`warmupSeconds` of a time-bound run, `warmupRequests` of a count-bound one). The sizes of figures 2c and 6-11
- * (`hugeEndpoints`, `fleet`, `series`, `blobBytes`, `loop`, `cliRuns`, `filterEndpoints`) are the issue's in full
- * and quick runs; full keeps under ten minutes on two cores, quick about two.
+ * (`warmupSeconds` of a time-bound run, `warmupRequests` of a count-bound one). The sizes of figures 2c and 6-12
+ * (`hugeEndpoints`, `fleet`, `series`, `blobBytes`, `loop`, `cliRuns`, `filterEndpoints`, `paints`) are the issue's
+ * in full and quick runs; full keeps under ten minutes on two cores, quick about two.
  */
 const PROFILES = {
   full: {
@@ -29,6 +29,7 @@ const PROFILES = {
     blobBytes: 100 * 1024 * 1024,
     loop: { endpoints: 10_000, starts: 10, resets: 10, parallel: 8 },
     cliRuns: 8,
+    paints: 5,
     filterEndpoints: 24_000,
   },
   quick: {
@@ -51,6 +52,7 @@ const PROFILES = {
     blobBytes: 100 * 1024 * 1024,
     loop: { endpoints: 10_000, starts: 5, resets: 5, parallel: 8 },
     cliRuns: 3,
+    paints: 5,
     filterEndpoints: 24_000,
   },
   smoke: {
@@ -73,6 +75,7 @@ const PROFILES = {
     blobBytes: 1024 * 1024,
     loop: { endpoints: 100, starts: 1, resets: 1, parallel: 2 },
     cliRuns: 1,
+    paints: 1,
     filterEndpoints: 240,
   },
 };

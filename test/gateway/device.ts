@@ -72,9 +72,13 @@ export class TestDevice {
     path: string,
     payload: unknown = '',
     qos: QoS = 0,
+    timeoutMs?: number,
   ): Promise<Received & { ok: boolean; requestTopic: string }> {
     const requestTopic = `${path}/${++this.requestId}`;
-    const reply = this.waitFor((m) => m.topic === `${requestTopic}/status` || m.topic === `${requestTopic}/error`);
+    const reply = this.waitFor(
+      (m) => m.topic === `${requestTopic}/status` || m.topic === `${requestTopic}/error`,
+      timeoutMs,
+    );
     await this.publish(requestTopic, payload, qos);
     const message = await reply;
     return { ...message, ok: message.topic.endsWith('/status'), requestTopic };
