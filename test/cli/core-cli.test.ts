@@ -30,7 +30,7 @@ async function seededDir(): Promise<string> {
     const dir = freshDir();
     const emulator = await start(['--port', '0', '--quiet', '--data', dir]);
     expect(await emulator.stop('SIGTERM')).toMatchObject({ exitCode: 0 });
-    expect(readdirSync(dir).sort()).toEqual(['mutations.jsonl', 'signing-key.json', 'state.json']);
+    expect(readdirSync(dir).sort()).toEqual(['mutations.jsonl', 'signing-key.json', 'state.json', 'tls-ca.json']);
     return dir;
   })();
   const dir = freshDir();
@@ -183,6 +183,7 @@ describe('platform-emu start', () => {
       'mutations.jsonl',
       'signing-key.json',
       'state.json',
+      'tls-ca.json',
     ]);
     const token = await cli(['token', '--json'], { cwd });
     expect(token.exitCode, String(token.stderr)).toBe(0);
