@@ -32,7 +32,8 @@ describe('reset, snapshot, clock and faults from the CLI', async () => {
   };
   const endpoint = (id: string) => api(emulator)('GET', `/epr/api/v1/endpoints/${id}`, { token: emulator.token() });
 
-  it('drive a running emulator with its admin token, and say what to do without it', async () => {
+  // One CLI process per step: each test stays well inside its time on a busy machine. They share the emulator, in order.
+  it('snapshots: save, list, restore and delete', async () => {
     await run('snapshot', 'save', 'seeded');
     await api(emulator)('POST', '/epr/api/v1/endpoints', {
       token: emulator.token(),
@@ -45,7 +46,9 @@ describe('reset, snapshot, clock and faults from the CLI', async () => {
     expect((await endpoint('cli-extra')).status).toBe(404);
     await run('snapshot', 'delete', 'seeded');
     expect(await run('snapshot', 'list')).toBe('');
+  });
 
+  it('clock: set, advance, show and back to real time', async () => {
     expect(await run('clock', 'set', '2030-01-01T00:00:00Z')).toBe('2030-01-01T00:00:00.000Z  (frozen)');
     expect(JSON.parse(await run('clock', 'advance', 'PT90M', '--json'))).toEqual({
       now: '2030-01-01T01:30:00.000Z',
@@ -53,7 +56,9 @@ describe('reset, snapshot, clock and faults from the CLI', async () => {
     });
     expect(await run('clock')).toContain('2030-01-01T01:30:00.000Z');
     expect(await run('clock', 'real')).toContain('(real)');
+  });
 
+  it('faults: add an HTTP and a device fault, list them, and clear them', async () => {
     const id = (
       await run('faults', 'add', 'http', '--path', '/epr/api/v1/endpoints', '--status', '503', '--count', '1')
     ).trim();
@@ -66,12 +71,16 @@ describe('reset, snapshot, clock and faults from the CLI', async () => {
     expect((await endpoint('meter-001')).status).toBe(503);
     await run('faults', 'clear');
     expect(JSON.parse(await run('faults', 'list', '--json'))).toEqual([]);
+  });
 
+  it('reset: to an empty platform and back to the fixtures', async () => {
     await run('reset', '--empty');
     expect((await api(emulator)('GET', '/_emu/state', { token: ADMIN_TOKEN })).body.collections).toEqual({});
     await run('reset');
     expect((await endpoint('meter-001')).status).toBe(200);
+  });
 
+  it('says what to do without the admin token, and refuses a bad duration or fault', async () => {
     const denied = await cli(['reset', ...url]);
     expect(denied.exitCode).toBe(1);
     expect(String(denied.stderr)).toContain('PLATFORM_EMU_ADMIN_TOKEN');
