@@ -194,6 +194,8 @@ describe('start --json, --import, --export-on-exit', () => {
       mqttUrl: expect.any(String),
       port: expect.any(Number),
       mqttPort: expect.any(Number),
+      mqttsUrl: expect.stringMatching(/^mqtts:\/\//),
+      mqttsPort: expect.any(Number),
       pid: expect.any(Number),
       dataDir: null,
     });

@@ -22,6 +22,8 @@ const OWN_MODULES = [
   'cli/shared.js',
   'cli/colours.js',
   'cli/terminal.js',
+  // How the CLI names itself in what it prints (node builtins only).
+  'cli/invocation.js',
   'store/lock.js',
   'store/errors.js',
   'client/http-client.js',
@@ -84,7 +86,9 @@ describe('what token and call load', async () => {
     expect(JSON.parse(stdout)).toMatchObject({ endpointId: 'meter-001' });
     expect(packages).toEqual(['commander']);
     expect(modules).toContain('cli/call.js');
-    expect(modules.filter((module) => module !== 'cli/call.js' && !OWN_MODULES.includes(module))).toEqual([]);
+    // device-answer.js is call's own: how a command's empty answer is read from the command record.
+    const callModules = ['cli/call.js', 'cli/device-answer.js'];
+    expect(modules.filter((module) => !callModules.includes(module) && !OWN_MODULES.includes(module))).toEqual([]);
   });
 
   it('the check sees what a run does load: chalk where colours are wanted, every command for --help', async () => {

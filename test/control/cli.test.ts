@@ -32,7 +32,8 @@ describe('reset, snapshot, clock and faults from the CLI', async () => {
   };
   const endpoint = (id: string) => api(emulator)('GET', `/epr/api/v1/endpoints/${id}`, { token: emulator.token() });
 
-  it('drive a running emulator with its admin token, and say what to do without it', async () => {
+  // One CLI process per step: each test stays well inside its time on a busy machine. They share the emulator, in order.
+  it('snapshots: save, list, restore and delete', async () => {
     await run('snapshot', 'save', 'seeded');
     await api(emulator)('POST', '/epr/api/v1/endpoints', {
       token: emulator.token(),
@@ -45,7 +46,9 @@ describe('reset, snapshot, clock and faults from the CLI', async () => {
     expect((await endpoint('cli-extra')).status).toBe(404);
     await run('snapshot', 'delete', 'seeded');
     expect(await run('snapshot', 'list')).toBe('');
+  });
 
+  it('clock: set, advance, show and back to real time', async () => {
     expect(await run('clock', 'set', '2030-01-01T00:00:00Z')).toBe('2030-01-01T00:00:00.000Z  (frozen)');
     expect(JSON.parse(await run('clock', 'advance', 'PT90M', '--json'))).toEqual({
       now: '2030-01-01T01:30:00.000Z',
@@ -53,7 +56,9 @@ describe('reset, snapshot, clock and faults from the CLI', async () => {
     });
     expect(await run('clock')).toContain('2030-01-01T01:30:00.000Z');
     expect(await run('clock', 'real')).toContain('(real)');
+  });
 
+  it('faults: add an HTTP and a device fault, list them, and clear them', async () => {
     const id = (
       await run('faults', 'add', 'http', '--path', '/epr/api/v1/endpoints', '--status', '503', '--count', '1')
     ).trim();
@@ -66,12 +71,16 @@ describe('reset, snapshot, clock and faults from the CLI', async () => {
     expect((await endpoint('meter-001')).status).toBe(503);
     await run('faults', 'clear');
     expect(JSON.parse(await run('faults', 'list', '--json'))).toEqual([]);
+  });
 
+  it('reset: to an empty platform and back to the fixtures', async () => {
     await run('reset', '--empty');
     expect((await api(emulator)('GET', '/_emu/state', { token: ADMIN_TOKEN })).body.collections).toEqual({});
     await run('reset');
     expect((await endpoint('meter-001')).status).toBe(200);
+  });
 
+  it('says what to do without the admin token, and refuses a bad duration or fault', async () => {
     const denied = await cli(['reset', ...url]);
     expect(denied.exitCode).toBe(1);
     expect(String(denied.stderr)).toContain('PLATFORM_EMU_ADMIN_TOKEN');
@@ -145,10 +154,15 @@ function printed(emulator: EmulatorProcess, pattern: RegExp): Promise<void> {
 
 describe('platform-emu start with the control-plane flags', () => {
   const dir = mkdtempSync(join(tmpdir(), 'platform-emu-control-cli-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  let emulator: EmulatorProcess | undefined;
+  afterAll(async () => {
+    await emulator?.stop('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  });
 
-  it('--log requests prints each request; the CLI finds the admin token in the lock of --data; export redacts secrets', async () => {
-    const emulator = await startProcess([
+  // Three steps on one emulator process, in order, so that each stays well inside its time on a busy machine.
+  it('--log requests prints each request; the CLI finds the admin token in the lock of --data', async () => {
+    emulator = await startProcess([
       '--port',
       '0',
       '--quiet',
@@ -161,26 +175,30 @@ describe('platform-emu start with the control-plane flags', () => {
       '--journal-size',
       '10',
     ]);
-    try {
-      const reset = await cli(['reset', '--data', dir]);
-      expect(reset.exitCode, String(reset.stderr)).toBe(0);
-      await printed(emulator, /204\s+POST\s+\/_emu\/reset/);
+    const reset = await cli(['reset', '--data', dir]);
+    expect(reset.exitCode, String(reset.stderr)).toBe(0);
+    await printed(emulator, /204\s+POST\s+\/_emu\/reset/);
+  });
 
-      const redacted = await cli(['fixtures', 'export', '--data', dir]);
-      expect(redacted.exitCode, String(redacted.stderr)).toBe(0);
-      expect(String(redacted.stdout)).toContain('"client_backend_secret": "<redacted>"');
-      expect(String(redacted.stdout)).not.toContain('acme-backend-secret');
-      const clear = await cli(['fixtures', 'export', '--include-secrets', '--data', dir]);
-      expect(String(clear.stdout)).toContain('acme-backend-secret');
-      const file = join(dir, 'with-secrets.json');
-      expect((await cli(['fixtures', 'export', file, '--include-secrets', '--data', dir])).exitCode).toBe(0);
-      expect(readFileSync(file, 'utf8')).toContain('acme-backend-secret');
-      // Secrets in clear: readable by its owner only.
-      expect((statSync(file).mode & 0o777).toString(8)).toBe('600');
-    } finally {
-      expect((await emulator.stop('SIGTERM')).exitCode).toBe(0);
-    }
+  it('fixtures export of the running emulator redacts secrets, unless --include-secrets (a file of mode 0600)', async () => {
+    expect(emulator).toBeDefined();
+    const redacted = await cli(['fixtures', 'export', '--data', dir]);
+    expect(redacted.exitCode, String(redacted.stderr)).toBe(0);
+    expect(String(redacted.stdout)).toContain('"client_backend_secret": "<redacted>"');
+    expect(String(redacted.stdout)).not.toContain('acme-backend-secret');
+    const clear = await cli(['fixtures', 'export', '--include-secrets', '--data', dir]);
+    expect(String(clear.stdout)).toContain('acme-backend-secret');
+    const file = join(dir, 'with-secrets.json');
+    expect((await cli(['fixtures', 'export', file, '--include-secrets', '--data', dir])).exitCode).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('acme-backend-secret');
+    // Secrets in clear: readable by its owner only.
+    expect((statSync(file).mode & 0o777).toString(8)).toBe('600');
+  });
+
+  it('fixtures export of the stopped directory redacts secrets too', async () => {
+    expect((await emulator!.stop('SIGTERM')).exitCode).toBe(0);
     const offline = await cli(['fixtures', 'export', '--data', dir]);
+    expect(offline.exitCode, String(offline.stderr)).toBe(0);
     expect(String(offline.stdout)).toContain('"secret": "<redacted>"');
   });
 });
