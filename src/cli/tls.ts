@@ -68,7 +68,9 @@ interface Generated {
   privateKey: string;
 }
 
-/** Writes `client.crt`, `client.key` (0600) and `ca.pem` for a paho client's `tls_set`, and prints the credential id. */
+/**
+ * Writes `client.crt`, `client.key` (0600) and `ca.pem` for a paho client's `tls_set`, and prints the credential id.
+ */
 async function clientCert(options: ClientCertOptions): Promise<void> {
   const url = runningUrl(options) ?? DEFAULT_EMULATOR_URL;
   const client = await clientFor(url, options);

@@ -19,7 +19,8 @@ export interface Kp1Request {
 
 export interface Kp1Result {
   /**
-   * The success payload; absent means a zero-length payload (spec 4: `epmx` updates, `dcx`, `cex` results, `applied/json`).
+   * The success payload; absent means a zero-length payload (spec 4: `epmx` updates, `dcx`, `cex` results,
+   * `applied/json`).
    */
   payload?: unknown;
   /**

@@ -56,7 +56,10 @@ function checkClient(
   return { clientId, requirePkce: client.requirePkce === true };
 }
 
-/** PKCE: optional, but when a challenge is sent it must be S256, and a client configured with `requirePkce` must send one. */
+/**
+ * PKCE: optional, but when a challenge is sent it must be S256, and a client configured with `requirePkce` must send
+ * one.
+ */
 function checkChallenge(source: Record<string, unknown>, requirePkce: boolean, clientId: string): string | undefined {
   const method = param(source, 'code_challenge_method');
   const challenge = param(source, 'code_challenge');
@@ -225,7 +228,10 @@ export const authorizeRoutes: Route[] = [
   },
 ];
 
-/** `grant_type=authorization_code`: the code once, with its redirect_uri and client, and its verifier when PKCE was used. */
+/**
+ * `grant_type=authorization_code`: the code once, with its redirect_uri and client, and its verifier when PKCE was
+ * used.
+ */
 export function authorizationCodeGrant(
   req: Request,
   tenant: Tenant,

@@ -4,7 +4,9 @@ import { HttpError } from './errors.js';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
-/** Whether the emulator listens only on this machine (the default), where a foreign `Host` can only be DNS rebinding. */
+/**
+ * Whether the emulator listens only on this machine (the default), where a foreign `Host` can only be DNS rebinding.
+ */
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }

@@ -7,7 +7,9 @@ import type { Browser } from 'playwright-core';
 import { api, startTestEmulator, tokenFor } from '../helpers/emulator.js';
 import { hasChromium, launchBrowser, screenshot } from './browser.js';
 
-/** The tutorial's index.js, with only the platform URL, realm and client set, on a current keycloak-js (an ES module). */
+/**
+ * The tutorial's index.js, with only the platform URL, realm and client set, on a current keycloak-js (an ES module).
+ */
 const appScript = (platform: string) => `import Keycloak from './keycloak.js';
 const baseKaaPlatformUrl = ${JSON.stringify(platform)};
 const keycloak = new Keycloak({ url: baseKaaPlatformUrl + '/auth', realm: 'acme', clientId: 'acme-frontend' });

@@ -13,7 +13,10 @@ export async function connectTarget(options: TargetOptions): Promise<EmulatorTar
   });
 }
 
-/** The MQTT URL: `--mqtt-url`, else what the emulator reports in `/_emu/health` or its lock (its MQTTS URL with `--tls`). */
+/**
+ * The MQTT URL: `--mqtt-url`, else what the emulator reports in `/_emu/health` or its lock (its MQTTS URL with
+ * `--tls`).
+ */
 export function mqttUrlOf(
   target: EmulatorTarget | undefined,
   options: TargetOptions & { mqttUrl?: string },

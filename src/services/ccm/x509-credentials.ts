@@ -93,7 +93,10 @@ export async function createX509Credential(ctx: EmuContext, tenantId: string, pe
   return credential;
 }
 
-/** `PATCH /x509-credentials/{id}/state`: the moves basic credentials have; a suspension or revocation disconnects its clients. */
+/**
+ * `PATCH /x509-credentials/{id}/state`: the moves basic credentials have; a suspension or revocation disconnects its
+ * clients.
+ */
 export async function changeX509State(
   ctx: EmuContext,
   tenantId: string,

@@ -120,7 +120,9 @@ export function eptsSettings(ctx: EmuContext, appVersionName: string): EptsSetti
   return settings;
 }
 
-/** The platform's auto-extraction: each numeric top-level field becomes series `auto~<field>` with the value `value`. */
+/**
+ * The platform's auto-extraction: each numeric top-level field becomes series `auto~<field>` with the value `value`.
+ */
 export function autoExtracted(sample: Record<string, unknown>, skip: string | undefined): Array<[string, number]> {
   const found: Array<[string, number]> = [];
   for (const [field, value] of Object.entries(sample)) {

@@ -21,7 +21,10 @@ export const LIMITS = {
   collectionSize: 100_000,
   /** Milliseconds one simulation request may compute. */
   timeMs: 1000,
-  /** Milliseconds of an inline simulation (`POST /_ingest/pipeline/simulate/`) with `--auth on`, where it needs no token. */
+  /**
+   * Milliseconds of an inline simulation (`POST /_ingest/pipeline/simulate/`) with `--auth on`, where it needs no
+   * token.
+   */
   openTimeMs: 100,
 };
 
