@@ -185,7 +185,8 @@ export function checkAllowOrigins(origins: readonly string[]): string[] {
     const normalized = origin === 'null' ? 'null' : normalizedOrigin(origin.trim());
     if (normalized === undefined) {
       throw new RangeError(
-        `allowOrigins: ${JSON.stringify(origin)} is not an origin; give scheme, host and port only, for example http://app.example.test:3000.`,
+        `allowOrigins: ${JSON.stringify(origin)} is not an origin; give scheme, host and port only, for ` +
+          `example http://app.example.test:3000.`,
       );
     }
     return normalized;

@@ -55,7 +55,8 @@ export class PasswordChecksBusy extends Error {
   readonly status = 503;
   constructor() {
     super(
-      `Too many password checks at once (${PASSWORD_CHECKS_RUNNING} running, ${PASSWORD_CHECKS_WAITING} waiting); try again later.`,
+      `Too many password checks at once (${PASSWORD_CHECKS_RUNNING} running, ${PASSWORD_CHECKS_WAITING} ` +
+        `waiting); try again later.`,
     );
   }
 }

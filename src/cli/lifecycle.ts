@@ -70,7 +70,8 @@ function writeExport(emulator: RunningEmulator, file: string, document: unknown)
   } catch (err) {
     rmSync(temp, { force: true });
     throw new CliError(
-      `The emulator at ${emulator.url} stopped, but the state could not be written to ${path}: ${(err as Error).message}`,
+      `The emulator at ${emulator.url} stopped, but the state could not be written to ${path}: ` +
+        `${(err as Error).message}`,
     );
   }
 }

@@ -28,7 +28,8 @@ async function clientFor(url: string, options: TargetOptions & { tenant?: string
   if (health.auth === 'on') client.accessToken = await client.issueToken({ tenant: options.tenant });
   else if (options.tenant && options.tenant !== health.defaultTenant) {
     throw new CliError(
-      `With --auth off every request acts in the default tenant (${health.defaultTenant}); start with --auth on to use --tenant ${options.tenant}.`,
+      `With --auth off every request acts in the default tenant (${health.defaultTenant}); start with --auth ` +
+        `on to use --tenant ${options.tenant}.`,
       2,
     );
   }
@@ -50,7 +51,8 @@ async function rootCertificate(options: TargetOptions): Promise<string> {
   });
   if (!certificate) {
     throw new CliError(
-      `No emulator runs on ${options.data}, and it has no certificate authority yet: start the emulator on it once (or pass --url).`,
+      `No emulator runs on ${options.data}, and it has no certificate authority yet: start the emulator on it ` +
+        `once (or pass --url).`,
     );
   }
   return certificate;
@@ -103,7 +105,8 @@ async function clientCert(options: ClientCertOptions): Promise<void> {
   }
   process.stdout.write(`${generated.id}\n`);
   process.stderr.write(
-    `CN ${generated.commonName}, valid until ${generated.invalidAfter}: ${join(dir, 'client.crt')}, ${keyFile} (0600), ${join(dir, 'ca.pem')}\n`,
+    `CN ${generated.commonName}, valid until ${generated.invalidAfter}: ${join(dir, 'client.crt')}, ` +
+      `${keyFile} (0600), ${join(dir, 'ca.pem')}\n`,
   );
 }
 
@@ -127,7 +130,8 @@ export function tlsCommand(): Command {
   tls
     .command('client-cert')
     .description(
-      'Generate a client certificate in the credentials manager; write client.crt, client.key (0600) and ca.pem; print its credential id.',
+      'Generate a client certificate in the credentials manager; write client.crt, client.key (0600) and ' +
+        'ca.pem; print its credential id.',
     )
     .option('--tenant <tenant>', 'tenant that holds the certificate (with --auth on; default: the default tenant)')
     .option('--cn <name>', 'Common Name (default: generated)')

@@ -74,7 +74,8 @@ export function optionalObject(payload: unknown, allowed: readonly string[], wha
   const unknown = Object.keys(payload).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
     throw invalidPayload(
-      `The ${what} payload has unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; allowed: ${allowed.join(', ') || 'none'}.`,
+      `The ${what} payload has unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; allowed: ` +
+        `${allowed.join(', ') || 'none'}.`,
     );
   }
   return payload;

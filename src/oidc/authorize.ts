@@ -107,7 +107,8 @@ function authorizeRequest(
     throw new OAuthError(
       400,
       'invalid_request',
-      `redirect_uri must be on this machine (localhost, 127.0.0.1, [::1]), on ${req.hostname}, or on a host named by --allow-host; got ${redirect.host}.`,
+      `redirect_uri must be on this machine (localhost, 127.0.0.1, [::1]), on ${req.hostname}, or on a host ` +
+        `named by --allow-host; got ${redirect.host}.`,
     );
   const responseMode = param(source, 'response_mode') ?? 'query';
   if (responseMode !== 'query' && responseMode !== 'fragment')

@@ -86,7 +86,8 @@ export function hostCheck(config: Pick<EmulatorConfig, 'host' | 'allowHosts'>): 
     if (anyName || allowed.has(authority.name)) return;
     throw new HttpError(
       403,
-      `The Host "${header}" is not a name of this emulator (it answers ${[...allowed].join(', ')}); a web page may not reach it under a foreign name. ` +
+      `The Host "${header}" is not a name of this emulator (it answers ${[...allowed].join(', ')}); a web ` +
+        `page may not reach it under a foreign name. ` +
         `To use this name, start it with --allow-host ${authority.name} (option allowHosts).`,
     );
   };

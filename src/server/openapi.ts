@@ -199,7 +199,8 @@ export function openApiDocument(
         realm: {
           type: 'oauth2',
           description:
-            'A token of a tenant realm (`platform-emu token`, or the realm token endpoint); each operation names the scope it needs.',
+            'A token of a tenant realm (`platform-emu token`, or the realm token endpoint); each operation ' +
+            'names the scope it needs.',
           flows: {
             clientCredentials: {
               tokenUrl: info.tokenUrl,

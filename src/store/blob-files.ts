@@ -151,7 +151,8 @@ export class BlobFiles {
       await rm(partial, { force: true });
       throw isDiskFull(err)
         ? new StoreWriteError(
-            `The upload could not be written to disk (${(err as NodeJS.ErrnoException).code}: ${(err as Error).message}); nothing of it was kept. Free space, then retry.`,
+            `The upload could not be written to disk (${(err as NodeJS.ErrnoException).code}: ` +
+              `${(err as Error).message}); nothing of it was kept. Free space, then retry.`,
           )
         : err;
     } finally {

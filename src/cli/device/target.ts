@@ -29,7 +29,8 @@ export function mqttUrlOf(
     : (target?.health.mqtt?.url ?? lock?.mqttUrl);
   if (typeof reported === 'string' && reported) return reported;
   throw new CliError(
-    `The emulator at ${target?.client.baseUrl ?? 'the given URL'} reports no ${tls ? 'MQTTS' : 'MQTT'} URL; pass --mqtt-url ${tls ? 'mqtts' : 'mqtt'}://host:port.`,
+    `The emulator at ${target?.client.baseUrl ?? 'the given URL'} reports no ${tls ? 'MQTTS' : 'MQTT'} URL; ` +
+      `pass --mqtt-url ${tls ? 'mqtts' : 'mqtt'}://host:port.`,
   );
 }
 

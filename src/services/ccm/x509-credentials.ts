@@ -108,7 +108,8 @@ export async function changeX509State(
   const allowed = PERMITTED_MOVES[credential.state];
   if (!allowed.includes(state)) {
     throw badRequest(
-      `X.509 credentials in state ${credential.state} cannot move to ${state}${allowed.length ? `; permitted: ${allowed.join(', ')}` : ' (Revoked is final)'}.`,
+      `X.509 credentials in state ${credential.state} cannot move to ` +
+        `${state}${allowed.length ? `; permitted: ${allowed.join(', ')}` : ' (Revoked is final)'}.`,
     );
   }
   await X509_CREDENTIALS.put(ctx, id, { ...credential, state, updatedDate: ctx.clock.nowIso() });

@@ -90,7 +90,8 @@ function getOne(req: Request, res: Response) {
     req,
     res,
     record,
-    `Endpoint ${endpoint.endpointId} has no configuration${named(configName)} of its own for application version ${version.name}.`,
+    `Endpoint ${endpoint.endpointId} has no configuration${named(configName)} of its own for application ` +
+      `version ${version.name}.`,
   );
 }
 
@@ -153,7 +154,8 @@ const configNameQuery: QueryParam[] = [
   {
     name: 'configName',
     description:
-      'a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits',
+      'a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; ' +
+      'letters, digits, _ and -, up to 64, not only digits',
     schema: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
     addition: true,
   },

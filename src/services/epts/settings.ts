@@ -115,7 +115,8 @@ export function eptsSettings(ctx: EmuContext, appVersionName: string): EptsSetti
   if (settings instanceof Error)
     throw new HttpError(
       503,
-      `The time-series settings of application version ${appVersionName} (its "epts" configuration in the application configuration service) are unusable: ${settings.message}.`,
+      `The time-series settings of application version ${appVersionName} (its "epts" configuration in the ` +
+        `application configuration service) are unusable: ${settings.message}.`,
     );
   return settings;
 }

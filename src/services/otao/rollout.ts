@@ -116,7 +116,8 @@ export async function reportSoftwareApplied(
 ): Promise<void> {
   if (!reportsApplied(report.statusCode)) {
     ctx.log(
-      `Endpoint ${endpoint.endpointId} rejected software ${report.configId}: ${report.statusCode}${report.reasonPhrase ? ` ${report.reasonPhrase}` : ''}`,
+      `Endpoint ${endpoint.endpointId} rejected software ${report.configId}: ` +
+        `${report.statusCode}${report.reasonPhrase ? ` ${report.reasonPhrase}` : ''}`,
     );
     return;
   }

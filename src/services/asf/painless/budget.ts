@@ -64,7 +64,8 @@ export function spend(budget: Budget, units: number): void {
   budget.allocated += units;
   if (budget.allocated > LIMITS.allocation) {
     throw limitError(
-      `the simulation made more than ${LIMITS.allocation} characters and elements, the emulator's memory limit for one request`,
+      `the simulation made more than ${LIMITS.allocation} characters and elements, the emulator's memory ` +
+        `limit for one request`,
     );
   }
 }
