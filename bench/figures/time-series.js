@@ -117,7 +117,9 @@ export default {
           reference: floorRss / MB,
           referenceName: 'bare node:http',
           target: { on: 'value', op: '<', limit: 500 },
-          note: `idle ${bench.profile.settleSeconds} s after start; ${(rssAtReady / MB).toFixed(1)} MB the moment it was ready`,
+          note:
+            `idle ${bench.profile.settleSeconds} s after start; ${(rssAtReady / MB).toFixed(1)} MB the moment ` +
+            `it was ready`,
         }),
         measure({
           id: '7c',

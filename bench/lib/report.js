@@ -32,7 +32,9 @@ export function measure({ id, name, unit, value, reference, referenceName, targe
         ? subject <= target.limit
         : subject >= target.limit);
   note = [...failed, ...(note ? [note] : [])].join('; ') || undefined;
-  const targetText = `${target.on === 'ratio' ? 'ratio' : 'value'} ${target.op} ${target.on === 'ratio' ? target.limit : formatValue(target.limit, unit)}`;
+  const targetText =
+    `${target.on === 'ratio' ? 'ratio' : 'value'} ${target.op} ` +
+    `${target.on === 'ratio' ? target.limit : formatValue(target.limit, unit)}`;
   return {
     id,
     name,
