@@ -38,9 +38,13 @@ describe('one definition of each shared helper', () => {
     expect(filesWith(written)).toEqual(['cli/device/options.ts', 'store/json-values.ts']);
   });
 
-  it('percent-decoding is percentDecoded (src/server/percent-decoding.ts); the client, a public floor of its own, decodes a Location', () => {
-    expect(filesWith(/decodeURIComponent\(/)).toEqual(['client/endpoints.ts', 'server/percent-decoding.ts']);
-  });
+  it(
+    'percent-decoding is percentDecoded (src/server/percent-decoding.ts); the client, a public floor of its ' +
+      'own, decodes a Location',
+    () => {
+      expect(filesWith(/decodeURIComponent\(/)).toEqual(['client/endpoints.ts', 'server/percent-decoding.ts']);
+    },
+  );
 
   it('the metadata-key pattern is METADATA_KEY_PATTERN (src/services/epr/schemas.ts)', () => {
     // The simulator's telemetry field names follow the same rule by coincidence, not as metadata keys.

@@ -147,40 +147,44 @@ describe('platform-emu start with the control-plane flags', () => {
   const dir = mkdtempSync(join(tmpdir(), 'platform-emu-control-cli-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('--log requests prints each request; the CLI finds the admin token in the lock of --data; export redacts secrets', async () => {
-    const emulator = await startProcess([
-      '--port',
-      '0',
-      '--quiet',
-      '--auth',
-      'on',
-      '--data',
-      dir,
-      '--log',
-      'requests',
-      '--journal-size',
-      '10',
-    ]);
-    try {
-      const reset = await cli(['reset', '--data', dir]);
-      expect(reset.exitCode, String(reset.stderr)).toBe(0);
-      await printed(emulator, /204\s+POST\s+\/_emu\/reset/);
+  it(
+    '--log requests prints each request; the CLI finds the admin token in the lock of --data; export redacts ' +
+      'secrets',
+    async () => {
+      const emulator = await startProcess([
+        '--port',
+        '0',
+        '--quiet',
+        '--auth',
+        'on',
+        '--data',
+        dir,
+        '--log',
+        'requests',
+        '--journal-size',
+        '10',
+      ]);
+      try {
+        const reset = await cli(['reset', '--data', dir]);
+        expect(reset.exitCode, String(reset.stderr)).toBe(0);
+        await printed(emulator, /204\s+POST\s+\/_emu\/reset/);
 
-      const redacted = await cli(['fixtures', 'export', '--data', dir]);
-      expect(redacted.exitCode, String(redacted.stderr)).toBe(0);
-      expect(String(redacted.stdout)).toContain('"client_backend_secret": "<redacted>"');
-      expect(String(redacted.stdout)).not.toContain('acme-backend-secret');
-      const clear = await cli(['fixtures', 'export', '--include-secrets', '--data', dir]);
-      expect(String(clear.stdout)).toContain('acme-backend-secret');
-      const file = join(dir, 'with-secrets.json');
-      expect((await cli(['fixtures', 'export', file, '--include-secrets', '--data', dir])).exitCode).toBe(0);
-      expect(readFileSync(file, 'utf8')).toContain('acme-backend-secret');
-      // Secrets in clear: readable by its owner only.
-      expect((statSync(file).mode & 0o777).toString(8)).toBe('600');
-    } finally {
-      expect((await emulator.stop('SIGTERM')).exitCode).toBe(0);
-    }
-    const offline = await cli(['fixtures', 'export', '--data', dir]);
-    expect(String(offline.stdout)).toContain('"secret": "<redacted>"');
-  });
+        const redacted = await cli(['fixtures', 'export', '--data', dir]);
+        expect(redacted.exitCode, String(redacted.stderr)).toBe(0);
+        expect(String(redacted.stdout)).toContain('"client_backend_secret": "<redacted>"');
+        expect(String(redacted.stdout)).not.toContain('acme-backend-secret');
+        const clear = await cli(['fixtures', 'export', '--include-secrets', '--data', dir]);
+        expect(String(clear.stdout)).toContain('acme-backend-secret');
+        const file = join(dir, 'with-secrets.json');
+        expect((await cli(['fixtures', 'export', file, '--include-secrets', '--data', dir])).exitCode).toBe(0);
+        expect(readFileSync(file, 'utf8')).toContain('acme-backend-secret');
+        // Secrets in clear: readable by its owner only.
+        expect((statSync(file).mode & 0o777).toString(8)).toBe('600');
+      } finally {
+        expect((await emulator.stop('SIGTERM')).exitCode).toBe(0);
+      }
+      const offline = await cli(['fixtures', 'export', '--data', dir]);
+      expect(String(offline.stdout)).toContain('"secret": "<redacted>"');
+    },
+  );
 });

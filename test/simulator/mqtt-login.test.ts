@@ -36,11 +36,14 @@ describe('simulateDevice against a broker with mqttAuth: basic', async () => {
     expect((wrong as DeviceConnectError).failures).toEqual([
       {
         token: 'meter-001-token',
-        message: `The broker at ${emulator.mqttUrl} refused the connection (CONNACK 4): bad user name or password (user name "meter-001").`,
+        message:
+          `The broker at ${emulator.mqttUrl} refused the connection (CONNACK 4): bad user name or password ` +
+          `(user name "meter-001").`,
       },
     ]);
     await expect(simulateDevice(device)).rejects.toThrow(
-      `The broker at ${emulator.mqttUrl} refused the connection (CONNACK 5): not authorized: the broker requires a user name and password.`,
+      `The broker at ${emulator.mqttUrl} refused the connection (CONNACK 5): not authorized: the broker ` +
+        `requires a user name and password.`,
     );
   });
 

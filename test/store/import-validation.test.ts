@@ -107,19 +107,22 @@ describe('a state import (PUT /_emu/state)', async () => {
     );
   });
 
-  it('refuses password hashes whose scrypt parameters a login cannot afford (N above 2^15, r above 8, p above 2)', async () => {
-    const user = (passwordHash: string) => (s: State) =>
-      (s.collections['realm-users'] = { 'acme/x': { tenantId: 'acme', username: 'x', passwordHash } });
-    for (const hash of [
-      'scrypt$1048576$8$1$abc$def',
-      'scrypt$65536$8$1$abc$def',
-      'scrypt$16384$32$1$abc$def',
-      'scrypt$16384$8$16$abc$def',
-      'scrypt$1000$8$1$abc$def',
-    ]) {
-      await refused(user(hash), /collections\.realm-users\["acme\/x"\]: passwordHash must match pattern/);
-    }
-  });
+  it(
+    'refuses password hashes whose scrypt parameters a login cannot afford (N above 2^15, r above 8, p above ' + '2)',
+    async () => {
+      const user = (passwordHash: string) => (s: State) =>
+        (s.collections['realm-users'] = { 'acme/x': { tenantId: 'acme', username: 'x', passwordHash } });
+      for (const hash of [
+        'scrypt$1048576$8$1$abc$def',
+        'scrypt$65536$8$1$abc$def',
+        'scrypt$16384$32$1$abc$def',
+        'scrypt$16384$8$16$abc$def',
+        'scrypt$1000$8$1$abc$def',
+      ]) {
+        await refused(user(hash), /collections\.realm-users\["acme\/x"\]: passwordHash must match pattern/);
+      }
+    },
+  );
 
   it('takes an endpoint without metadata as one with {}', async () => {
     const state = structuredClone(exported);
