@@ -229,7 +229,8 @@ export default {
           );
           seconds.copy.push(await timed(() => copyFile(source, copied)));
           await rm(copied);
-          const path = `/bcx/api/v1/applications/${DEVICE.app}/endpoints/${DEVICE.endpointId}/binary-data/${blob.id}/data`;
+          const path =
+            `/bcx/api/v1/applications/${DEVICE.app}/endpoints/${DEVICE.endpointId}/binary-data/` + `${blob.id}/data`;
           const down = await withPeakRss(emulator.rss, async () =>
             seconds.download.push(await timed(() => download(emulator.url, path, downloaded))),
           );

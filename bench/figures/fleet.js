@@ -96,7 +96,9 @@ function commandLoad(url, endpointIds, perSecond) {
 
 /** Every accepted sample, looked for in one `GET .../time-series/data` over the whole run (chunks of points). */
 async function countStored(url, log, from, to) {
-  const query = `timeSeriesName=${SERIES_NAME}&fromDate=${new Date(from).toISOString()}&toDate=${new Date(to).toISOString()}&includeTime=both`;
+  const query =
+    `timeSeriesName=${SERIES_NAME}&fromDate=${new Date(from).toISOString()}&toDate=` +
+    `${new Date(to).toISOString()}&includeTime=both`;
   const chunks = await httpJson(`${url}/epts/api/v1/applications/${APP}/time-series/data?${query}`);
   const stored = new Map();
   let points = 0;
@@ -182,7 +184,8 @@ export default {
           // Read back at once: the reply came, so the point must be there.
           const endpointId = sample.token.replace(/-token$/, '');
           const check = httpJson(
-            `${emulator.url}/epts/api/v1/applications/${APP}/time-series/last?endpointId=${endpointId}&timeSeriesName=${SERIES_NAME}`,
+            `${emulator.url}/epts/api/v1/applications/${APP}/time-series/last?endpointId=` +
+              `${endpointId}&timeSeriesName=${SERIES_NAME}`,
           )
             .then((answer) => {
               spot.checked++;

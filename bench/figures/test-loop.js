@@ -50,7 +50,9 @@ export default {
         target: { on: 'value', op: '<', limit: 100 },
         note:
           `the import itself took ${Math.round(r.importMs)} ms (not ` +
-          `counted)${starts > 1 ? `; later starts in the same process: median ${median(r.start.slice(1)).toFixed(1)} ms` : ''}`,
+          `counted)${
+            starts > 1 ? `; later starts in the same process: median ${median(r.start.slice(1)).toFixed(1)} ms` : ''
+          }`,
       }),
       measure({
         id: '9b',

@@ -56,7 +56,9 @@ export default {
       const rssAtReady = emulator.rss();
       const rss = await bench.settledRss(emulator);
 
-      const hour = `fromDate=${new Date(POINTS_END - 3_600_000).toISOString()}&toDate=${new Date(POINTS_END).toISOString()}&includeTime=both`;
+      const hour =
+        `fromDate=${new Date(POINTS_END - 3_600_000).toISOString()}&toDate=` +
+        `${new Date(POINTS_END).toISOString()}&includeTime=both`;
       const base = `/epts/api/v1/applications/${endpoint.appName}`;
       const perEndpoint = Math.ceil(points / endpoints);
       const paths = {

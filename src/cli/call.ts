@@ -183,7 +183,8 @@ async function printOperations(json: boolean | undefined): Promise<void> {
   const scopeWidth = Math.max(...operations.map((o) => scopeOf(o.route.scope).length));
   const lines = operations.map(
     ({ route, fullPath: path }) =>
-      `${route.method.padEnd(7)}${path.padEnd(pathWidth + 2)}${scopeOf(route.scope).padEnd(scopeWidth + 2)}${chalk.dim(route.summary)}\n`,
+      `${route.method.padEnd(7)}${path.padEnd(pathWidth + 2)}` +
+      `${scopeOf(route.scope).padEnd(scopeWidth + 2)}${chalk.dim(route.summary)}\n`,
   );
   // `call --list | head` closes the pipe early: that is not an error (handled above).
   process.stdout.write(lines.join(''));

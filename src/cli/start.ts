@@ -86,7 +86,10 @@ function banner(emulator: RunningEmulator, options: StartOptions, modules: Banne
     `${chalk.bold('MQTT')}      ${chalk.cyan(emulator.mqttUrl)}   ` +
       `${chalk.dim('(KP1 devices; also POST /kp1/... on the REST port)')}`,
     `${chalk.bold('MQTTS')}     ${chalk.cyan(emulator.mqttsUrl)}   ` +
-      `${chalk.dim(`(TLS, client certificates ${options.tlsClientAuth === 'required' ? 'required' : 'optional'}; root certificate: platform-emu tls ca, or ${url}/_emu/tls/ca.pem)`)}`,
+      `${chalk.dim(
+        `(TLS, client certificates ${options.tlsClientAuth === 'required' ? 'required' : 'optional'}; root ` +
+          `certificate: platform-emu tls ca, or ${url}/_emu/tls/ca.pem)`,
+      )}`,
     ...(emulator.httpsUrl
       ? [`${chalk.bold('HTTPS')}     ${chalk.cyan(emulator.httpsUrl)}   ${chalk.dim('(the REST port over TLS)')}`]
       : []),

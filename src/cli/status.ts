@@ -106,7 +106,11 @@ function describe(status: Status, options: StatusOptions): string {
     `  State    ${status.dataDir ?? 'in memory'}`,
     `  Records  ${counts.join(', ') || 'none'}`,
     `  Faults   ` +
-      `${status.faults?.length ? status.faults.map((f) => faultLine(f as Parameters<typeof faultLine>[0], '  ')).join('\n           ') : 'none'}`,
+      `${
+        status.faults?.length
+          ? status.faults.map((f) => faultLine(f as Parameters<typeof faultLine>[0], '  ')).join('\n           ')
+          : 'none'
+      }`,
   ].join('\n');
 }
 

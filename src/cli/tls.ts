@@ -99,7 +99,12 @@ async function clientCert(options: ClientCertOptions): Promise<void> {
   await writeFile(join(dir, 'ca.pem'), ca);
   if (options.json) {
     process.stdout.write(
-      `${JSON.stringify({ id: generated.id, commonName: generated.commonName, invalidAfter: generated.invalidAfter, dir })}\n`,
+      JSON.stringify({
+        id: generated.id,
+        commonName: generated.commonName,
+        invalidAfter: generated.invalidAfter,
+        dir,
+      }) + '\n',
     );
     return;
   }

@@ -28,7 +28,9 @@ function tenantOf(ctx: EmuContext, wanted: string): Tenant {
   const known = listTenants(ctx).map((t) => t.id);
   throw new Error(
     `There is no tenant ` +
-      `${wanted}${known.length ? `; tenants: ${known.join(', ')}` : ' (the state has no tenants: were the fixtures loaded?)'}.`,
+      `${wanted}${
+        known.length ? `; tenants: ${known.join(', ')}` : ' (the state has no tenants: were the fixtures loaded?)'
+      }.`,
   );
 }
 

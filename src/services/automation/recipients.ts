@@ -76,7 +76,8 @@ const newToken = () => randomBytes(24).toString('base64url');
  * used (`linkBase` is `{schema}://{host}/<prefix>/api/v1`).
  */
 export const verificationLink = (linkBase: string, r: Recipient) =>
-  `${linkBase}/notification-types/${r.notificationType}/recipients/${r.id}/verification/${encodeURIComponent(r.verificationToken)}`;
+  `${linkBase}/notification-types/${r.notificationType}/recipients/${r.id}/verification/` +
+  `${encodeURIComponent(r.verificationToken)}`;
 
 function verificationMail(linkBase: string, r: Recipient): OutgoingMail {
   const link = verificationLink(linkBase, r);

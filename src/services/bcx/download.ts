@@ -9,7 +9,8 @@ export function attachment(filename: string): string {
   return ascii === filename
     ? plain
     : `${plain}; ` +
-        `filename*=UTF-8''${encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+        `filename*=UTF-8''` +
+        `${encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
 }
 
 /**

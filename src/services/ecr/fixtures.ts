@@ -63,7 +63,9 @@ export const configurationFixtures: FixtureSection = {
       if (seen.has(key))
         throw new FixtureError(
           `${where}: the ` +
-            `${endpointId === undefined ? 'default ' : ''}${describeConfig(configName)}${endpointId === undefined ? '' : ' of this endpoint'} ` +
+            `${endpointId === undefined ? 'default ' : ''}${describeConfig(configName)}${
+              endpointId === undefined ? '' : ' of this endpoint'
+            } ` +
             `for ${version.name} is given twice.`,
         );
       seen.add(key);
