@@ -163,7 +163,13 @@ describe('OpenID Connect sign-in for single-page apps', async () => {
       (
         await call(
           'GET',
-          `${OIDC}/auth?${form(authorizeParams({ client_id: 'acme-strict', ...{ code_challenge: pkce().challenge, code_challenge_method: 'S256' } }))}`,
+          `${OIDC}/auth?` +
+            form(
+              authorizeParams({
+                client_id: 'acme-strict',
+                ...{ code_challenge: pkce().challenge, code_challenge_method: 'S256' },
+              }),
+            ),
         )
       ).status,
     ).toBe(200);
@@ -210,7 +216,8 @@ describe('OpenID Connect sign-in for single-page apps', async () => {
     expect((await call('GET', `${OIDC}/userinfo`, { token: first.refresh_token })).status).toBe(401);
 
     const out = await fetch(
-      `${emulator.url}${OIDC}/logout?${form({ id_token_hint: first.id_token, post_logout_redirect_uri: 'http://localhost:5173/bye', state: 'z' })}`,
+      `${emulator.url}${OIDC}/logout?` +
+        `${form({ id_token_hint: first.id_token, post_logout_redirect_uri: 'http://localhost:5173/bye', state: 'z' })}`,
       { redirect: 'manual', headers: { cookie: cookies } },
     );
     expect(out.status).toBe(302);
@@ -243,7 +250,8 @@ describe('OpenID Connect sign-in for single-page apps', async () => {
       (
         await call(
           'GET',
-          `${OIDC}/login-status-iframe.html/init?${form({ client_id: 'acme-frontend', origin: 'http://localhost:5173' })}`,
+          `${OIDC}/login-status-iframe.html/init?` +
+            `${form({ client_id: 'acme-frontend', origin: 'http://localhost:5173' })}`,
         )
       ).status,
     ).toBe(204);
@@ -251,7 +259,8 @@ describe('OpenID Connect sign-in for single-page apps', async () => {
       (
         await call(
           'GET',
-          `${OIDC}/login-status-iframe.html/init?${form({ client_id: 'acme-frontend', origin: 'http://evil.example' })}`,
+          `${OIDC}/login-status-iframe.html/init?` +
+            `${form({ client_id: 'acme-frontend', origin: 'http://evil.example' })}`,
         )
       ).status,
     ).toBe(403);

@@ -145,7 +145,8 @@ describe('auth on: the emulator is the OpenID Connect issuer of every tenant rea
         const jwks = await call('GET', '/auth/realms/acme/protocol/openid-connect/certs');
         const bad = [
           sign(claims, foreignKey, { algorithm: 'RS256', issuer: realm, expiresIn: 60 }),
-          `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify({ ...claims, iss: realm })).toString('base64url')}.`,
+          `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.` +
+            `${Buffer.from(JSON.stringify({ ...claims, iss: realm })).toString('base64url')}.`,
           sign(claims, JSON.stringify(jwks.body.keys[0]), { algorithm: 'HS256', issuer: realm, expiresIn: 60 }),
         ];
         for (const token of bad) expect((await call('GET', ENDPOINTS, { token })).status).toBe(401);

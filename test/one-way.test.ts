@@ -32,8 +32,10 @@ const filesWith = (pattern: RegExp) =>
 
 describe('one definition of each shared helper', () => {
   it('the plain-object check is isPlainObject (src/store/json-values.ts)', () => {
-    const written =
-      /typeof ([\w.]+) === 'object' && \1 !== null && !Array\.isArray\(\1\)|typeof ([\w.]+) !== 'object' \|\| \2 === null \|\| Array\.isArray\(\2\)/;
+    const written = new RegExp(
+      String.raw`typeof ([\w.]+) === 'object' && \1 !== null && !Array\.isArray\(\1\)|typeof ([\w.]+) !== 'object' ` +
+        String.raw`\|\| \2 === null \|\| Array\.isArray\(\2\)`,
+    );
     // The CLI would be a package of its own.
     expect(filesWith(written)).toEqual(['cli/device/options.ts', 'store/json-values.ts']);
   });

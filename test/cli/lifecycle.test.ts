@@ -128,7 +128,10 @@ describe('start --detach, status, wait and stop', () => {
     busy.close();
     expect(result.exitCode).toBe(1);
     expect(String(result.stderr)).toMatch(
-      /The emulator could not start \(it exited with 1\)\. Last lines of .*emulator\.log:\n.*Port \d+ on 127\.0\.0\.1 is already in use/,
+      new RegExp(
+        String.raw`The emulator could not start \(it exited with 1\)\. Last lines of .*emulator\.log:\n.*Port \d+ on ` +
+          String.raw`127\.0\.0\.1 is already in use`,
+      ),
     );
     expect(existsSync(join(dir, 'emulator.lock'))).toBe(false);
   });

@@ -37,7 +37,8 @@ describe('dcx: data samples become time series points', async () => {
     const points = (
       await call(
         'GET',
-        `${SM}/data?endpointId=${endpoint.endpointId}&timeSeriesName=humidity&fromDate=2019-01-01T00:00:00Z&toDate=2100-01-01T00:00:00Z`,
+        `${SM}/data?endpointId=${endpoint.endpointId}&timeSeriesName=humidity&fromDate=2019-01-01T00:00:00Z` +
+          `&toDate=2100-01-01T00:00:00Z`,
       )
     ).body[0][endpoint.endpointId].humidity;
     expect(points.slice(0, 2)).toEqual([

@@ -220,8 +220,10 @@ describe('analytics facade: scripts', async () => {
 
   describe('hostile scripts stop without harm', () => {
     it('an endless loop stops at the loop limit (or the time limit, on a slow machine)', async () => {
-      const limits =
-        /^(The maximum number of statements that can be executed in a loop has been reached\.|the simulation took longer than 1000 ms, the emulator's limit)$/;
+      const limits = new RegExp(
+        String.raw`^(The maximum number of statements that can be executed in a loop has been ` +
+          String.raw`reached\.|the simulation took longer than 1000 ms, the emulator's limit)$`,
+      );
       for (const source of ['while (true) {}', 'for (;;) { ctx.x = 1 }', 'int i = 0; while (i >= 0) { i = 1 }']) {
         const cause = await failure(source);
         expect(cause.type).toBe('circuit_breaking_exception');

@@ -205,7 +205,10 @@ describe('application configuration service', async () => {
         const response = await call('PATCH', path, { body: doubling });
         expect(response.status).toBe(413);
         expect(response.body.message).toMatch(
-          /The patch was not applied: after operation \[1\d\] \(copy \/d\/0\) the configuration would be larger than the body limit of 1048576 bytes/,
+          new RegExp(
+            String.raw`The patch was not applied: after operation \[1\d\] \(copy \/d\/0\) the configuration would be ` +
+              String.raw`larger than the body limit of 1048576 bytes`,
+          ),
         );
         expect((await call('GET', path)).body).toEqual(before);
       },
