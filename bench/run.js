@@ -49,7 +49,8 @@ try {
 }
 
 process.stdout.write(
-  `\nplatform-emu bench (${options.profileName}), ${cpus()[0]?.model ?? 'cpu'} x ${availableParallelism()}, node ${process.version}\n\n`,
+  `\nplatform-emu bench (${options.profileName}), ${cpus()[0]?.model ?? 'cpu'} x ${availableParallelism()}, ` +
+    `node ${process.version}\n\n`,
 );
 printTable(rows);
 const resultsPath = options.results ?? fileURLToPath(new URL('./results/latest.json', import.meta.url));

@@ -69,13 +69,22 @@ export interface EmulatorOptions {
   allowOrigins?: string[];
   /** MQTT over TLS port; 0 (the default here; `platform-emu start` uses 8883) picks a free one. */
   mqttsPort?: number;
-  /** Also serve the REST port's routes (and KP1 over HTTP) over HTTPS on this port; 0 picks a free one. Default: no HTTPS. */
+  /**
+   * Also serve the REST port's routes (and KP1 over HTTP) over HTTPS on this port; 0 picks a free one. Default: no
+   * HTTPS.
+   */
   httpsPort?: number;
-  /** The server certificate (PEM file) of MQTTS and HTTPS instead of one the local certificate authority signs; needs `tlsKey`. */
+  /**
+   * The server certificate (PEM file) of MQTTS and HTTPS instead of one the local certificate authority signs; needs
+   * `tlsKey`.
+   */
   tlsCert?: string;
   /** The private key (PEM file) of `tlsCert`. */
   tlsKey?: string;
-  /** Mutual TLS on the MQTTS port for every tenant that does not say otherwise (docs/services/credentials-manager.md). Default `off`. */
+  /**
+   * Mutual TLS on the MQTTS port for every tenant that does not say otherwise (docs/services/credentials-manager.md).
+   * Default `off`.
+   */
   tlsClientAuth?: TlsClientAuthMode;
 }
 
@@ -137,7 +146,8 @@ export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
     allowOrigins: checkAllowOrigins(options.allowOrigins ?? []),
     generateAppNames: options.generateAppNames ?? false,
     ...(options.adminToken ? { adminToken: options.adminToken } : {}),
-    // A library start on free ports runs beside others: no fixed MQTTS port unless asked (the CLI's start asks for 8883).
+    // A library start on free ports runs beside others: no fixed MQTTS port unless asked (the CLI's start asks for
+    // 8883).
     mqttsPort: options.mqttsPort ?? 0,
     tlsClientAuth: options.tlsClientAuth ?? START_DEFAULTS.tlsClientAuth,
     ...(options.httpsPort !== undefined ? { httpsPort: options.httpsPort } : {}),
@@ -166,13 +176,17 @@ export function normalizedOrigin(text: string): string | undefined {
   return url.origin;
 }
 
-/** Checks `allowOrigins` (option, `--allow-origin`, `PLATFORM_EMU_ALLOW_ORIGIN`): each a bare origin such as `https://app.example.test:3000`. */
+/**
+ * Checks `allowOrigins` (option, `--allow-origin`, `PLATFORM_EMU_ALLOW_ORIGIN`): each a bare origin such as
+ * `https://app.example.test:3000`.
+ */
 export function checkAllowOrigins(origins: readonly string[]): string[] {
   return origins.map((origin) => {
     const normalized = origin === 'null' ? 'null' : normalizedOrigin(origin.trim());
     if (normalized === undefined) {
       throw new RangeError(
-        `allowOrigins: ${JSON.stringify(origin)} is not an origin; give scheme, host and port only, for example http://app.example.test:3000.`,
+        `allowOrigins: ${JSON.stringify(origin)} is not an origin; give scheme, host and port only, for ` +
+          `example http://app.example.test:3000.`,
       );
     }
     return normalized;

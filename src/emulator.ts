@@ -32,7 +32,10 @@ function adminTokenOf(ctx: EmuContext): () => string {
   return () => (token ??= signAdminToken(ctx.keys, ctx.clock.now()));
 }
 
-/** Answers what was asked already, lets devices go, stops the services, then closes the state (connections forced after 5 s). */
+/**
+ * Answers what was asked already, lets devices go, stops the services, then closes the state (connections forced after
+ * 5 s).
+ */
 async function stopEmulator(
   ctx: EmuContext,
   server: Server,
@@ -92,7 +95,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       });
       status.httpsUrl = listeningUrl('https', config.host, secure.port);
     }
-    // The lock file is the CLI's way to a running emulator, its admin token included (the file is readable by its owner only).
+    // The lock file is the CLI's way to a running emulator, its admin token included (the file is readable by its owner
+    // only).
     ctx.store.directoryLock?.update({
       url: status.url,
       mqttUrl: gateway.mqttUrl,

@@ -104,13 +104,16 @@ describe('the house plan', () => {
     ]);
   });
 
-  it('src/services holds only service folders: each has the descriptor index.ts that src/services/index.ts lists', () => {
-    const folders = readdirSync(join(SRC, 'services'), { withFileTypes: true })
-      .filter((e) => e.isDirectory())
-      .map((e) => e.name);
-    const listed = readFileSync(join(SRC, 'services/index.ts'), 'utf8');
-    expect(folders.filter((folder) => !listed.includes(`'./${folder}/index.js'`))).toEqual([]);
-  });
+  it(
+    'src/services holds only service folders: each has the descriptor index.ts that src/services/index.ts ' + 'lists',
+    () => {
+      const folders = readdirSync(join(SRC, 'services'), { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name);
+      const listed = readFileSync(join(SRC, 'services/index.ts'), 'utf8');
+      expect(folders.filter((folder) => !listed.includes(`'./${folder}/index.js'`))).toEqual([]);
+    },
+  );
 
   /*
    * The CLI could be a package of its own: it reaches the emulator through the package's index (`src/index.ts`), the
@@ -137,16 +140,20 @@ describe('the house plan', () => {
     'cli/token.ts -> services/index.ts',
   ]);
 
-  it('the CLI imports only the public surface (index, client, simulator, data-dir) and its own folder, and the listed rest', () => {
-    const inside = files
-      .filter((f) => name(f).startsWith('cli/'))
-      .flatMap((f) =>
-        graph
-          .get(f)!
-          .filter((target) => !CLI_PUBLIC.test(name(target)))
-          .map((target) => `${name(f)} -> ${name(target)}`),
-      );
-    expect([...new Set(inside)].filter((edge) => !CLI_INSIDE.has(edge))).toEqual([]);
-    expect([...CLI_INSIDE].filter((edge) => !inside.includes(edge))).toEqual([]);
-  });
+  it(
+    'the CLI imports only the public surface (index, client, simulator, data-dir) and its own folder, and the ' +
+      'listed rest',
+    () => {
+      const inside = files
+        .filter((f) => name(f).startsWith('cli/'))
+        .flatMap((f) =>
+          graph
+            .get(f)!
+            .filter((target) => !CLI_PUBLIC.test(name(target)))
+            .map((target) => `${name(f)} -> ${name(target)}`),
+        );
+      expect([...new Set(inside)].filter((edge) => !CLI_INSIDE.has(edge))).toEqual([]);
+      expect([...CLI_INSIDE].filter((edge) => !inside.includes(edge))).toEqual([]);
+    },
+  );
 });

@@ -56,64 +56,73 @@ describe('the authorization code flow with PKCE', async () => {
     });
   });
 
-  it("shows a login form, redirects with a code and the state, and exchanges it once for the user's token", async () => {
-    const { verifier, challenge } = pkce();
-    const page = await fetch(`${emulator.url}${realm}/auth?${form(authorize(challenge))}`);
-    expect(page.status).toBe(200);
-    const html = await page.text();
-    expect(html).toContain('<label for="username">');
-    expect(html).toContain(`value="${challenge}"`);
+  it(
+    "shows a login form, redirects with a code and the state, and exchanges it once for the user's " + 'token',
+    async () => {
+      const { verifier, challenge } = pkce();
+      const page = await fetch(`${emulator.url}${realm}/auth?${form(authorize(challenge))}`);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain('<label for="username">');
+      expect(html).toContain(`value="${challenge}"`);
 
-    const wrong = await signIn(challenge, 'viewer@acme.test', 'nope');
-    expect(wrong.status).toBe(401);
-    expect(await wrong.text()).toContain('role="alert"');
+      const wrong = await signIn(challenge, 'viewer@acme.test', 'nope');
+      expect(wrong.status).toBe(401);
+      expect(await wrong.text()).toContain('role="alert"');
 
-    const redirect = await signIn(challenge, 'viewer@acme.test', 'viewer-password');
-    expect(redirect.status).toBe(302);
-    const location = new URL(redirect.headers.get('location')!);
-    expect(location.origin + location.pathname).toBe(redirectUri);
-    expect(location.searchParams.get('state')).toBe('xyz');
-    const code = location.searchParams.get('code')!;
+      const redirect = await signIn(challenge, 'viewer@acme.test', 'viewer-password');
+      expect(redirect.status).toBe(302);
+      const location = new URL(redirect.headers.get('location')!);
+      expect(location.origin + location.pathname).toBe(redirectUri);
+      expect(location.searchParams.get('state')).toBe('xyz');
+      const code = location.searchParams.get('code')!;
 
-    expect((await exchange({ code, code_verifier: pkce().verifier })).body.error_description).toMatch(/does not match/);
-    // A failed exchange used the code up: a stolen code gets one try.
-    expect((await exchange({ code, code_verifier: verifier })).status).toBe(400);
+      expect((await exchange({ code, code_verifier: pkce().verifier })).body.error_description).toMatch(
+        /does not match/,
+      );
+      // A failed exchange used the code up: a stolen code gets one try.
+      expect((await exchange({ code, code_verifier: verifier })).status).toBe(400);
 
-    const again = new URL(
-      (await signIn(challenge, 'viewer@acme.test', 'viewer-password')).headers.get('location')!,
-    ).searchParams.get('code')!;
-    const granted = await exchange({ code: again, code_verifier: verifier });
-    expect(granted.status).toBe(200);
-    expect(granted.body.scope.split(' ').sort()).toEqual(['application:read', 'endpoint:read']);
-    expect((await call('GET', '/epr/api/v1/endpoints', { token: granted.body.access_token })).status).toBe(200);
-    expect(
-      (
-        await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', {
-          token: granted.body.access_token,
-          body: {},
-        })
-      ).status,
-    ).toBe(404);
-    expect((await exchange({ code: again, code_verifier: verifier })).body.error).toBe('invalid_grant');
-  });
+      const again = new URL(
+        (await signIn(challenge, 'viewer@acme.test', 'viewer-password')).headers.get('location')!,
+      ).searchParams.get('code')!;
+      const granted = await exchange({ code: again, code_verifier: verifier });
+      expect(granted.status).toBe(200);
+      expect(granted.body.scope.split(' ').sort()).toEqual(['application:read', 'endpoint:read']);
+      expect((await call('GET', '/epr/api/v1/endpoints', { token: granted.body.access_token })).status).toBe(200);
+      expect(
+        (
+          await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', {
+            token: granted.body.access_token,
+            body: {},
+          })
+        ).status,
+      ).toBe(404);
+      expect((await exchange({ code: again, code_verifier: verifier })).body.error).toBe('invalid_grant');
+    },
+  );
 
-  it('refuses authorization requests with plain or malformed PKCE, an unknown client, a bad redirect_uri or response_mode', async () => {
-    const { challenge } = pkce();
-    const cases: Array<[Record<string, string>, RegExp]> = [
-      [{ code_challenge_method: 'plain' }, /S256/],
-      [{ code_challenge: 'short' }, /code_challenge/],
-      [{ client_id: 'nobody' }, /Unknown client_id/],
-      [{ redirect_uri: 'javascript:alert(1)' }, /redirect_uri/],
-      [{ redirect_uri: 'https://attacker.example/collect' }, /redirect_uri must be on this machine/],
-      [{ response_type: 'token' }, /response_type/],
-      [{ response_mode: 'form_post' }, /response_mode must be query or fragment/],
-    ];
-    for (const [extra, message] of cases) {
-      const response = await call('GET', `${realm}/auth?${form(authorize(challenge, extra))}`);
-      expect(response.status, JSON.stringify(extra)).toBe(400);
-      expect(response.body.message).toMatch(message);
-    }
-  });
+  it(
+    'refuses authorization requests with plain or malformed PKCE, an unknown client, a bad redirect_uri or ' +
+      'response_mode',
+    async () => {
+      const { challenge } = pkce();
+      const cases: Array<[Record<string, string>, RegExp]> = [
+        [{ code_challenge_method: 'plain' }, /S256/],
+        [{ code_challenge: 'short' }, /code_challenge/],
+        [{ client_id: 'nobody' }, /Unknown client_id/],
+        [{ redirect_uri: 'javascript:alert(1)' }, /redirect_uri/],
+        [{ redirect_uri: 'https://attacker.example/collect' }, /redirect_uri must be on this machine/],
+        [{ response_type: 'token' }, /response_type/],
+        [{ response_mode: 'form_post' }, /response_mode must be query or fragment/],
+      ];
+      for (const [extra, message] of cases) {
+        const response = await call('GET', `${realm}/auth?${form(authorize(challenge, extra))}`);
+        expect(response.status, JSON.stringify(extra)).toBe(400);
+        expect(response.body.message).toMatch(message);
+      }
+    },
+  );
 
   it('refuses a code exchanged with another redirect_uri or after its minute', async () => {
     const { verifier, challenge } = pkce();

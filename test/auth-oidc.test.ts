@@ -81,57 +81,66 @@ describe('OpenID Connect sign-in for single-page apps', async () => {
     expect(discovery.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));
   });
 
-  it("signs a public client in without PKCE, fragment mode, nonce in the id_token, the user's platform scopes with openid", async () => {
-    const { location } = await signIn({ response_mode: 'fragment', nonce: 'n-123' });
-    expect(location.origin + location.pathname).toBe(APP);
-    expect(location.search).toBe('');
-    const answer = answerOf(location);
-    expect(answer.get('state')).toBe('s1');
-    expect(answer.get('session_state')).toBeTruthy();
-    const granted = await exchange(answer.get('code')!);
-    expect(granted.status).toBe(200);
-    expect(granted.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
-    const { access_token, id_token, refresh_token, session_state } = granted.body;
-    expect(claimsOf(id_token)).toMatchObject({
-      nonce: 'n-123',
-      aud: 'acme-frontend',
-      sid: session_state,
-      preferred_username: 'dev@acme.test',
-      typ: 'ID',
-    });
-    expect(claimsOf(refresh_token).typ).toBe('Refresh');
-    const scopes = claimsOf(access_token).scope.split(' ');
-    expect(scopes).toEqual(expect.arrayContaining(['openid', 'endpoint:read', 'endpoint:update', 'application:read']));
-    expect((await call('GET', '/epr/api/v1/endpoints', { token: access_token })).status).toBe(200);
-    // Neither the ID token nor the refresh token opens an operation.
-    expect((await call('GET', '/epr/api/v1/endpoints', { token: id_token })).status).toBe(401);
-    expect((await call('GET', '/epr/api/v1/endpoints', { token: refresh_token })).status).toBe(401);
-  });
+  it(
+    "signs a public client in without PKCE, fragment mode, nonce in the id_token, the user's platform scopes " +
+      'with openid',
+    async () => {
+      const { location } = await signIn({ response_mode: 'fragment', nonce: 'n-123' });
+      expect(location.origin + location.pathname).toBe(APP);
+      expect(location.search).toBe('');
+      const answer = answerOf(location);
+      expect(answer.get('state')).toBe('s1');
+      expect(answer.get('session_state')).toBeTruthy();
+      const granted = await exchange(answer.get('code')!);
+      expect(granted.status).toBe(200);
+      expect(granted.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+      const { access_token, id_token, refresh_token, session_state } = granted.body;
+      expect(claimsOf(id_token)).toMatchObject({
+        nonce: 'n-123',
+        aud: 'acme-frontend',
+        sid: session_state,
+        preferred_username: 'dev@acme.test',
+        typ: 'ID',
+      });
+      expect(claimsOf(refresh_token).typ).toBe('Refresh');
+      const scopes = claimsOf(access_token).scope.split(' ');
+      expect(scopes).toEqual(
+        expect.arrayContaining(['openid', 'endpoint:read', 'endpoint:update', 'application:read']),
+      );
+      expect((await call('GET', '/epr/api/v1/endpoints', { token: access_token })).status).toBe(200);
+      // Neither the ID token nor the refresh token opens an operation.
+      expect((await call('GET', '/epr/api/v1/endpoints', { token: id_token })).status).toBe(401);
+      expect((await call('GET', '/epr/api/v1/endpoints', { token: refresh_token })).status).toBe(401);
+    },
+  );
 
-  it('gives scope=openid the full platform scopes on the password grant too, and still narrows to named ones', async () => {
-    const open = await post(`${OIDC}/token`, {
-      grant_type: 'password',
-      client_id: 'acme-frontend',
-      username: 'viewer@acme.test',
-      password: 'viewer-password',
-      scope: 'openid profile email',
-    });
-    expect(open.body.scope.split(' ').sort()).toEqual([
-      'application:read',
-      'email',
-      'endpoint:read',
-      'openid',
-      'profile',
-    ]);
-    const narrowed = await post(`${OIDC}/token`, {
-      grant_type: 'password',
-      client_id: 'acme-frontend',
-      username: 'viewer@acme.test',
-      password: 'viewer-password',
-      scope: 'openid endpoint:read',
-    });
-    expect(narrowed.body.scope).toBe('endpoint:read openid');
-  });
+  it(
+    'gives scope=openid the full platform scopes on the password grant too, and still narrows to named ' + 'ones',
+    async () => {
+      const open = await post(`${OIDC}/token`, {
+        grant_type: 'password',
+        client_id: 'acme-frontend',
+        username: 'viewer@acme.test',
+        password: 'viewer-password',
+        scope: 'openid profile email',
+      });
+      expect(open.body.scope.split(' ').sort()).toEqual([
+        'application:read',
+        'email',
+        'endpoint:read',
+        'openid',
+        'profile',
+      ]);
+      const narrowed = await post(`${OIDC}/token`, {
+        grant_type: 'password',
+        client_id: 'acme-frontend',
+        username: 'viewer@acme.test',
+        password: 'viewer-password',
+        scope: 'openid endpoint:read',
+      });
+      expect(narrowed.body.scope).toBe('endpoint:read openid');
+    },
+  );
 
   it('answers in the query by default, and enforces PKCE when the client sent a challenge', async () => {
     const { verifier, challenge } = pkce();
@@ -154,25 +163,34 @@ describe('OpenID Connect sign-in for single-page apps', async () => {
       (
         await call(
           'GET',
-          `${OIDC}/auth?${form(authorizeParams({ client_id: 'acme-strict', ...{ code_challenge: pkce().challenge, code_challenge_method: 'S256' } }))}`,
+          `${OIDC}/auth?` +
+            form(
+              authorizeParams({
+                client_id: 'acme-strict',
+                ...{ code_challenge: pkce().challenge, code_challenge_method: 'S256' },
+              }),
+            ),
         )
       ).status,
     ).toBe(200);
   });
 
-  it('signs the browser in again without the form (SSO), and prompt=none without a session is login_required', async () => {
-    const { cookies } = await signIn();
-    const again = await fetch(`${emulator.url}${OIDC}/auth?${form(authorizeParams({ response_mode: 'fragment' }))}`, {
-      redirect: 'manual',
-      headers: { cookie: cookies },
-    });
-    expect(again.status).toBe(302);
-    expect(answerOf(new URL(again.headers.get('location')!)).get('code')).toBeTruthy();
-    const none = await fetch(`${emulator.url}${OIDC}/auth?${form(authorizeParams({ prompt: 'none' }))}`, {
-      redirect: 'manual',
-    });
-    expect(new URL(none.headers.get('location')!).searchParams.get('error')).toBe('login_required');
-  });
+  it(
+    'signs the browser in again without the form (SSO), and prompt=none without a session is ' + 'login_required',
+    async () => {
+      const { cookies } = await signIn();
+      const again = await fetch(`${emulator.url}${OIDC}/auth?${form(authorizeParams({ response_mode: 'fragment' }))}`, {
+        redirect: 'manual',
+        headers: { cookie: cookies },
+      });
+      expect(again.status).toBe(302);
+      expect(answerOf(new URL(again.headers.get('location')!)).get('code')).toBeTruthy();
+      const none = await fetch(`${emulator.url}${OIDC}/auth?${form(authorizeParams({ prompt: 'none' }))}`, {
+        redirect: 'manual',
+      });
+      expect(new URL(none.headers.get('location')!).searchParams.get('error')).toBe('login_required');
+    },
+  );
 
   it('refreshes on the emulator clock, answers userinfo, and ends everything at logout', async () => {
     const { location, cookies } = await signIn({ nonce: 'n-9' });
@@ -198,7 +216,8 @@ describe('OpenID Connect sign-in for single-page apps', async () => {
     expect((await call('GET', `${OIDC}/userinfo`, { token: first.refresh_token })).status).toBe(401);
 
     const out = await fetch(
-      `${emulator.url}${OIDC}/logout?${form({ id_token_hint: first.id_token, post_logout_redirect_uri: 'http://localhost:5173/bye', state: 'z' })}`,
+      `${emulator.url}${OIDC}/logout?` +
+        `${form({ id_token_hint: first.id_token, post_logout_redirect_uri: 'http://localhost:5173/bye', state: 'z' })}`,
       { redirect: 'manual', headers: { cookie: cookies } },
     );
     expect(out.status).toBe(302);
@@ -231,7 +250,8 @@ describe('OpenID Connect sign-in for single-page apps', async () => {
       (
         await call(
           'GET',
-          `${OIDC}/login-status-iframe.html/init?${form({ client_id: 'acme-frontend', origin: 'http://localhost:5173' })}`,
+          `${OIDC}/login-status-iframe.html/init?` +
+            `${form({ client_id: 'acme-frontend', origin: 'http://localhost:5173' })}`,
         )
       ).status,
     ).toBe(204);
@@ -239,7 +259,8 @@ describe('OpenID Connect sign-in for single-page apps', async () => {
       (
         await call(
           'GET',
-          `${OIDC}/login-status-iframe.html/init?${form({ client_id: 'acme-frontend', origin: 'http://evil.example' })}`,
+          `${OIDC}/login-status-iframe.html/init?` +
+            `${form({ client_id: 'acme-frontend', origin: 'http://evil.example' })}`,
         )
       ).status,
     ).toBe(403);

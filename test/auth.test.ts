@@ -137,16 +137,21 @@ describe('auth on: the emulator is the OpenID Connect issuer of every tenant rea
       expect(response.status).toBe(401);
     });
 
-    it('signed by another key, alg none, HMAC with the public key, unknown issuer, or a tenant that is not the realm’s', async () => {
-      const claims = { tenant_id: 'acme', scope: 'endpoint:read', sub: 'x' };
-      const jwks = await call('GET', '/auth/realms/acme/protocol/openid-connect/certs');
-      const bad = [
-        sign(claims, foreignKey, { algorithm: 'RS256', issuer: realm, expiresIn: 60 }),
-        `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify({ ...claims, iss: realm })).toString('base64url')}.`,
-        sign(claims, JSON.stringify(jwks.body.keys[0]), { algorithm: 'HS256', issuer: realm, expiresIn: 60 }),
-      ];
-      for (const token of bad) expect((await call('GET', ENDPOINTS, { token })).status).toBe(401);
-    });
+    it(
+      'signed by another key, alg none, HMAC with the public key, unknown issuer, or a tenant that is not the ' +
+        'realm’s',
+      async () => {
+        const claims = { tenant_id: 'acme', scope: 'endpoint:read', sub: 'x' };
+        const jwks = await call('GET', '/auth/realms/acme/protocol/openid-connect/certs');
+        const bad = [
+          sign(claims, foreignKey, { algorithm: 'RS256', issuer: realm, expiresIn: 60 }),
+          `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.` +
+            `${Buffer.from(JSON.stringify({ ...claims, iss: realm })).toString('base64url')}.`,
+          sign(claims, JSON.stringify(jwks.body.keys[0]), { algorithm: 'HS256', issuer: realm, expiresIn: 60 }),
+        ];
+        for (const token of bad) expect((await call('GET', ENDPOINTS, { token })).status).toBe(401);
+      },
+    );
 
     it('signed with the emulator’s key but naming an unknown realm, or a tenant that is not the realm’s', async () => {
       const key = internalContext(emulator).keys.privateKeyPem;

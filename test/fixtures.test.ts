@@ -49,7 +49,10 @@ describe('fixture files', () => {
         ...base,
         endpointFilters: [{ applicationName: 'app', filterId: 'f', match: { serial: { $regex: '^(?=a)' } } }],
       },
-      /endpointFilters\[0\] \(f\): match.serial.\$regex is not a valid regular expression for the emulator's linear-time engine \(RE2 syntax: no lookarounds/,
+      new RegExp(
+        String.raw`endpointFilters\[0\] \(f\): match.serial.\$regex is not a valid regular expression for the ` +
+          String.raw`emulator's linear-time engine \(RE2 syntax: no lookarounds`,
+      ),
     ],
     [
       {
@@ -139,7 +142,10 @@ describe("the package's own fixtures", () => {
     [
       'a configuration against its configSchema',
       (f: any) => (f.endpointConfigurations[0].config.tariff = 'free'),
-      /endpointConfigurations\[0\]: .*does not satisfy the configuration schema of application version smart-meter-v1: tariff must be one of/,
+      new RegExp(
+        String.raw`endpointConfigurations\[0\]: .*does not satisfy the configuration schema of application version ` +
+          String.raw`smart-meter-v1: tariff must be one of`,
+      ),
     ],
   ])('copied and broken (%s), are refused like any fixture file', async (_what, breakIt, message) => {
     const fixture = own();

@@ -32,15 +32,21 @@ const filesWith = (pattern: RegExp) =>
 
 describe('one definition of each shared helper', () => {
   it('the plain-object check is isPlainObject (src/store/json-values.ts)', () => {
-    const written =
-      /typeof ([\w.]+) === 'object' && \1 !== null && !Array\.isArray\(\1\)|typeof ([\w.]+) !== 'object' \|\| \2 === null \|\| Array\.isArray\(\2\)/;
+    const written = new RegExp(
+      String.raw`typeof ([\w.]+) === 'object' && \1 !== null && !Array\.isArray\(\1\)|typeof ([\w.]+) !== 'object' ` +
+        String.raw`\|\| \2 === null \|\| Array\.isArray\(\2\)`,
+    );
     // The CLI would be a package of its own.
     expect(filesWith(written)).toEqual(['cli/device/options.ts', 'store/json-values.ts']);
   });
 
-  it('percent-decoding is percentDecoded (src/server/percent-decoding.ts); the client, a public floor of its own, decodes a Location', () => {
-    expect(filesWith(/decodeURIComponent\(/)).toEqual(['client/endpoints.ts', 'server/percent-decoding.ts']);
-  });
+  it(
+    'percent-decoding is percentDecoded (src/server/percent-decoding.ts); the client, a public floor of its ' +
+      'own, decodes a Location',
+    () => {
+      expect(filesWith(/decodeURIComponent\(/)).toEqual(['client/endpoints.ts', 'server/percent-decoding.ts']);
+    },
+  );
 
   it('the metadata-key pattern is METADATA_KEY_PATTERN (src/services/epr/schemas.ts)', () => {
     // The simulator's telemetry field names follow the same rule by coincidence, not as metadata keys.

@@ -102,25 +102,28 @@ describe('the document is a contract a generated client can rely on', async () =
     ).toEqual(expect.arrayContaining(['200', '201', '204', '412', '422', '503']));
   });
 
-  it('names the header parameters: X-Auth-Token, If-None-Match / If-Modified-Since, If-Match / If-Unmodified-Since', () => {
-    const headers = (path: string, method: string) =>
-      (op(path, method).parameters ?? []).filter((p: any) => p.in === 'header').map((p: any) => p.name);
-    expect(headers('/bcx/api/v1/binary-data', 'post')).toEqual(['X-Auth-Token']);
-    expect(op('/bcx/api/v1/binary-data', 'post').parameters.find((p: any) => p.name === 'X-Auth-Token').required).toBe(
-      true,
-    );
-    expect(headers('/epr/api/v1/endpoints/{endpointId}', 'get')).toEqual(['If-None-Match', 'If-Modified-Since']);
-    expect(headers('/ecr/api/v1/endpoints/{endpointId}/app-versions/{appVersionName}', 'delete')).toEqual([
-      'If-Match',
-      'If-Unmodified-Since',
-    ]);
-    expect(headers('/epr/api/v1/endpoints/{endpointId}/metadata/{key}', 'put')).toEqual([
-      'If-Match',
-      'If-Unmodified-Since',
-    ]);
-    const got = op('/epr/api/v1/endpoints/{endpointId}', 'get').responses['200'].headers;
-    expect(Object.keys(got)).toEqual(['ETag', 'Last-Modified']);
-  });
+  it(
+    'names the header parameters: X-Auth-Token, If-None-Match / If-Modified-Since, If-Match / ' + 'If-Unmodified-Since',
+    () => {
+      const headers = (path: string, method: string) =>
+        (op(path, method).parameters ?? []).filter((p: any) => p.in === 'header').map((p: any) => p.name);
+      expect(headers('/bcx/api/v1/binary-data', 'post')).toEqual(['X-Auth-Token']);
+      expect(
+        op('/bcx/api/v1/binary-data', 'post').parameters.find((p: any) => p.name === 'X-Auth-Token').required,
+      ).toBe(true);
+      expect(headers('/epr/api/v1/endpoints/{endpointId}', 'get')).toEqual(['If-None-Match', 'If-Modified-Since']);
+      expect(headers('/ecr/api/v1/endpoints/{endpointId}/app-versions/{appVersionName}', 'delete')).toEqual([
+        'If-Match',
+        'If-Unmodified-Since',
+      ]);
+      expect(headers('/epr/api/v1/endpoints/{endpointId}/metadata/{key}', 'put')).toEqual([
+        'If-Match',
+        'If-Unmodified-Since',
+      ]);
+      const got = op('/epr/api/v1/endpoints/{endpointId}', 'get').responses['200'].headers;
+      expect(Object.keys(got)).toEqual(['ETag', 'Last-Modified']);
+    },
+  );
 
   it('gives success bodies their schemas, downloads as binary, and 204 no body', () => {
     const body = (path: string, method: string, status = '200') =>

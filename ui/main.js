@@ -82,7 +82,8 @@ function adminOnly() {
     h(
       'p',
       {},
-      "This page is the emulator's control plane: with --auth on it needs the emulator's admin token (in emulator.lock, the start banner, or --admin-token).",
+      "This page is the emulator's control plane: with --auth on it needs the emulator's admin token (in " +
+        'emulator.lock, the start banner, or --admin-token).',
     ),
     adminForm(() => (showUser(), startEvents(), show())),
   );
@@ -97,7 +98,8 @@ function signIn() {
     h(
       'p',
       {},
-      "This emulator runs with --auth on. Sign in as a user of a realm (a fixture user or an identity and access manager user): the dashboard then acts with that user's scopes.",
+      'This emulator runs with --auth on. Sign in as a user of a realm (a fixture user or an identity and ' +
+        "access manager user): the dashboard then acts with that user's scopes.",
     ),
     h(
       'form',

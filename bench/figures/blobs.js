@@ -139,7 +139,8 @@ function download(url, path, file) {
         if (status !== 200 || declared === undefined)
           return settle(
             new Error(
-              `GET ${path} answered ${status || head.slice(0, 80)}${declared === undefined ? ' without a Content-Length' : ''}`,
+              `GET ${path} answered ` +
+                `${status || head.slice(0, 80)}${declared === undefined ? ' without a Content-Length' : ''}`,
             ),
           );
         remaining = Number(declared);
@@ -228,7 +229,8 @@ export default {
           );
           seconds.copy.push(await timed(() => copyFile(source, copied)));
           await rm(copied);
-          const path = `/bcx/api/v1/applications/${DEVICE.app}/endpoints/${DEVICE.endpointId}/binary-data/${blob.id}/data`;
+          const path =
+            `/bcx/api/v1/applications/${DEVICE.app}/endpoints/${DEVICE.endpointId}/binary-data/` + `${blob.id}/data`;
           const down = await withPeakRss(emulator.rss, async () =>
             seconds.download.push(await timed(() => download(emulator.url, path, downloaded))),
           );
@@ -259,7 +261,9 @@ export default {
             referenceName: 'fs.copyFile + fsync, same disk',
             target: { on: 'ratio', op: '>=', limit: 0.5 },
             also: [{ name: 'node:http streaming to a file + fsync', value: rate('nodeUpload') }],
-            note: `${(median(seconds.upload) * 1000).toFixed(0)} ms; POST /bcx/api/v1/binary-data streamed from a file (the payload is fsynced before the 201)`,
+            note:
+              `${(median(seconds.upload) * 1000).toFixed(0)} ms; POST /bcx/api/v1/binary-data streamed from a ` +
+              `file (the payload is fsynced before the 201)`,
           }),
           measure({
             id: '8b',
@@ -272,7 +276,9 @@ export default {
             referenceName: 'fs.copyFile, same disk',
             target: { on: 'ratio', op: '>=', limit: 0.5 },
             also: [{ name: 'node:http streaming from a file', value: rate('nodeDownload') }],
-            note: `${(median(seconds.download) * 1000).toFixed(0)} ms; GET .../binary-data/{id}/data streamed to a file`,
+            note:
+              `${(median(seconds.download) * 1000).toFixed(0)} ms; GET .../binary-data/{id}/data streamed to a ` +
+              `file`,
           }),
           measure({
             id: '8c',
@@ -283,7 +289,10 @@ export default {
             referenceName: 'the payload',
             target: { on: 'value', op: '<', limit: 30 },
             also: [{ name: 'node:http streaming the same, its own growth', value: growth.node / MB }],
-            note: `peak over RSS before (${(rssBefore / MB).toFixed(1)} MB, idle), sampled every 10 ms in the emulator: upload ${(growth.upload / MB).toFixed(1)} MB, download ${(growth.download / MB).toFixed(1)} MB`,
+            note:
+              `peak over RSS before (${(rssBefore / MB).toFixed(1)} MB, idle), sampled every 10 ms in the ` +
+              `emulator: upload ${(growth.upload / MB).toFixed(1)} MB, download ` +
+              `${(growth.download / MB).toFixed(1)} MB`,
           }),
         ];
       },

@@ -144,7 +144,10 @@ export default {
         ),
         referenceName: 'express + 2 fsyncs + MQTT echo',
         target: { on: 'ratio', op: '<', limit: 1.5 },
-        note: `p99 ${p99[`commands${invokers}`].toFixed(2)} ms; reference = express ${parts.request.toFixed(2)} + fsyncs ${parts.fsyncs.toFixed(2)} + MQTT echo ${parts.mqtt.toFixed(2)} ms (p50s at the same concurrency)`,
+        note:
+          `p99 ${p99[`commands${invokers}`].toFixed(2)} ms; reference = express ${parts.request.toFixed(2)} + ` +
+          `fsyncs ${parts.fsyncs.toFixed(2)} + MQTT echo ${parts.mqtt.toFixed(2)} ms (p50s at the same ` +
+          `concurrency)`,
       });
     });
     rows.push(
@@ -158,7 +161,9 @@ export default {
         referenceRounds: rounds.commands1,
         referenceName: "4a, the bench's echo device",
         target: { on: 'ratio', op: '<', limit: 1.5 },
-        note: `p99 ${p99.simulate1.toFixed(2)} ms (4a: ${p99.commands1.toFixed(2)} ms); the CLI's device answers with its default echo rule over its own KP1 client (QoS 1)`,
+        note:
+          `p99 ${p99.simulate1.toFixed(2)} ms (4a: ${p99.commands1.toFixed(2)} ms); the CLI's device answers ` +
+          `with its default echo rule over its own KP1 client (QoS 1)`,
       }),
     );
     return rows;

@@ -96,7 +96,9 @@ function commandLoad(url, endpointIds, perSecond) {
 
 /** Every accepted sample, looked for in one `GET .../time-series/data` over the whole run (chunks of points). */
 async function countStored(url, log, from, to) {
-  const query = `timeSeriesName=${SERIES_NAME}&fromDate=${new Date(from).toISOString()}&toDate=${new Date(to).toISOString()}&includeTime=both`;
+  const query =
+    `timeSeriesName=${SERIES_NAME}&fromDate=${new Date(from).toISOString()}&toDate=` +
+    `${new Date(to).toISOString()}&includeTime=both`;
   const chunks = await httpJson(`${url}/epts/api/v1/applications/${APP}/time-series/data?${query}`);
   const stored = new Map();
   let points = 0;
@@ -182,7 +184,8 @@ export default {
           // Read back at once: the reply came, so the point must be there.
           const endpointId = sample.token.replace(/-token$/, '');
           const check = httpJson(
-            `${emulator.url}/epts/api/v1/applications/${APP}/time-series/last?endpointId=${endpointId}&timeSeriesName=${SERIES_NAME}`,
+            `${emulator.url}/epts/api/v1/applications/${APP}/time-series/last?endpointId=` +
+              `${endpointId}&timeSeriesName=${SERIES_NAME}`,
           )
             .then((answer) => {
               spot.checked++;
@@ -197,7 +200,8 @@ export default {
         if (devices <= 1) allConnected();
         await connected;
         bench.log(
-          `fleet: ${devices} devices connected ${Math.round(performance.now() - simulator.startedAt)} ms after spawning the simulator`,
+          `fleet: ${devices} devices connected ${Math.round(performance.now() - simulator.startedAt)} ms ` +
+            `after spawning the simulator`,
         );
 
         const from = Date.now() - 1000;
@@ -246,7 +250,9 @@ export default {
                 ok: stored.accepted >= devices * (seconds - 1),
               },
             ],
-            note: `counted, not sampled: ${stored.points} points stored in the window; ${expected} expected (${devices} devices x ${seconds} s)`,
+            note:
+              `counted, not sampled: ${stored.points} points stored in the window; ${expected} expected ` +
+              `(${devices} devices x ${seconds} s)`,
           }),
           measure({
             id: '6b',
@@ -256,7 +262,10 @@ export default {
             reference: commandResults.sent,
             referenceName: 'commands sent',
             target: { on: 'ratio', op: '>=', limit: 1 },
-            note: `round trip p50 ${(percentile(commandTimes, 50) ?? 0).toFixed(1)} ms, p99 ${(percentile(commandTimes, 99) ?? 0).toFixed(1)} ms${otherCommands ? `; not 200: ${otherCommands}` : ''}`,
+            note:
+              `round trip p50 ${(percentile(commandTimes, 50) ?? 0).toFixed(1)} ms, p99 ` +
+              `${(percentile(commandTimes, 99) ?? 0).toFixed(1)} ` +
+              `ms${otherCommands ? `; not 200: ${otherCommands}` : ''}`,
           }),
           measure({
             id: '6c',
@@ -268,12 +277,15 @@ export default {
             target: { on: 'value', op: '<', limit: 50 },
             checks: [
               {
-                name: `read back at once after its reply (${spot.late.length} of ${spot.checked} spot reads missed it: ${spot.late.slice(0, 2).join(', ')})`,
+                name:
+                  `read back at once after its reply (${spot.late.length} of ${spot.checked} spot reads missed ` +
+                  `it: ${spot.late.slice(0, 2).join(', ')})`,
                 ok: spot.late.length === 0 && spot.checked > 0,
               },
             ],
             note:
-              `${log.latencies.length} samples made after a ${warmupSeconds} s warm-up: p50 ${p(50)} ms, max ${p(100)} ms (whole milliseconds: the simulator's sample time to its reply line); ` +
+              `${log.latencies.length} samples made after a ${warmupSeconds} s warm-up: p50 ${p(50)} ms, max ` +
+              `${p(100)} ms (whole milliseconds: the simulator's sample time to its reply line); ` +
               `${spot.checked} spot reads of .../time-series/last right after a reply, each found its sample`,
           }),
           measure({
@@ -284,7 +296,9 @@ export default {
             reference: floorRss / MB,
             referenceName: 'bare node:http',
             target: { on: 'value', op: '<', limit: 400 },
-            note: `${(rssAtEnd / MB).toFixed(1)} MB at the end, with ${devices} MQTT connections and ${stored.points} points`,
+            note:
+              `${(rssAtEnd / MB).toFixed(1)} MB at the end, with ${devices} MQTT connections and ` +
+              `${stored.points} points`,
           }),
         ];
       },

@@ -46,7 +46,9 @@ export default {
         reference: floor / MB,
         referenceName: 'bare node:http',
         target: { on: 'value', op: '<', limit: 250 },
-        note: `idle ${bench.profile.settleSeconds} s after start; ${mb(emulator.rssAtReady)} the moment it was ready, ${mb(emulator.liveAtStart)} after a full GC`,
+        note:
+          `idle ${bench.profile.settleSeconds} s after start; ${mb(emulator.rssAtReady)} the moment it was ` +
+          `ready, ${mb(emulator.liveAtStart)} after a full GC`,
       }),
       // Compared after a full collection each time: the question is what the process keeps, not when V8 last collected.
       measure({
@@ -58,7 +60,8 @@ export default {
         referenceName: 'same, before them',
         target: { on: 'ratio', op: '<=', limit: 1.2 },
         note:
-          `${emulator.served} requests served in between, whose writes took the endpoints from ${emulator.endpointsAtStart} to ${endpointsAfter}; ` +
+          `${emulator.served} requests served in between, whose writes took the endpoints from ` +
+          `${emulator.endpointsAtStart} to ${endpointsAfter}; ` +
           `without a forced GC: ${mb(emulator.rssAtStart)} before, ${mb(settledAfter)} after`,
       }),
     ];

@@ -167,8 +167,10 @@ export default {
               referenceName: 'json-server, same size',
               target: { on: 'ratio', op: '>=', limit: 5 },
               note:
-                `GET /epr/api/v1/endpoints/${huge.endpointId}, the middle of json-server's array (it finds a record by a scan, we by key); ` +
-                `at ${bench.profile.endpoints} endpoints (2a): ${Math.round(of('off'))} vs ${Math.round(of('jsonServer'))} req/s, ratio ${(of('off') / of('jsonServer')).toFixed(2)}`,
+                `GET /epr/api/v1/endpoints/${huge.endpointId}, the middle of json-server's array (it finds a ` +
+                `record by a scan, we by key); ` +
+                `at ${bench.profile.endpoints} endpoints (2a): ${Math.round(of('off'))} vs ` +
+                `${Math.round(of('jsonServer'))} req/s, ratio ${(of('off') / of('jsonServer')).toFixed(2)}`,
             })
           : measure({
               id: id(2),

@@ -48,7 +48,11 @@ export default {
         reference: median(r.floor),
         referenceName: 'node:http listen, same process',
         target: { on: 'value', op: '<', limit: 100 },
-        note: `the import itself took ${Math.round(r.importMs)} ms (not counted)${starts > 1 ? `; later starts in the same process: median ${median(r.start.slice(1)).toFixed(1)} ms` : ''}`,
+        note:
+          `the import itself took ${Math.round(r.importMs)} ms (not ` +
+          `counted)${
+            starts > 1 ? `; later starts in the same process: median ${median(r.start.slice(1)).toFixed(1)} ms` : ''
+          }`,
       }),
       measure({
         id: '9b',

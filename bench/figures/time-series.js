@@ -56,7 +56,9 @@ export default {
       const rssAtReady = emulator.rss();
       const rss = await bench.settledRss(emulator);
 
-      const hour = `fromDate=${new Date(POINTS_END - 3_600_000).toISOString()}&toDate=${new Date(POINTS_END).toISOString()}&includeTime=both`;
+      const hour =
+        `fromDate=${new Date(POINTS_END - 3_600_000).toISOString()}&toDate=` +
+        `${new Date(POINTS_END).toISOString()}&includeTime=both`;
       const base = `/epts/api/v1/applications/${endpoint.appName}`;
       const perEndpoint = Math.ceil(points / endpoints);
       const paths = {
@@ -117,7 +119,9 @@ export default {
           reference: floorRss / MB,
           referenceName: 'bare node:http',
           target: { on: 'value', op: '<', limit: 500 },
-          note: `idle ${bench.profile.settleSeconds} s after start; ${(rssAtReady / MB).toFixed(1)} MB the moment it was ready`,
+          note:
+            `idle ${bench.profile.settleSeconds} s after start; ${(rssAtReady / MB).toFixed(1)} MB the moment ` +
+            `it was ready`,
         }),
         measure({
           id: '7c',

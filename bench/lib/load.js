@@ -29,7 +29,8 @@ export async function load(bench, job) {
   if (result.errors > 0 || bad.length > 0 || result.ok === 0) {
     const what = bad.map(([s, n]) => `${n} x ${s}`).join(', ');
     throw new Error(
-      `${job.method ?? 'GET'} ${job.url}${job.path ?? job.paths?.[0]}: ${result.ok} ok, ${result.errors} connection errors${what ? `, ${what}` : ''}.`,
+      `${job.method ?? 'GET'} ${job.url}${job.path ?? job.paths?.[0]}: ${result.ok} ok, ${result.errors} ` +
+        `connection errors${what ? `, ${what}` : ''}.`,
     );
   }
   return result;

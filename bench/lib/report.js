@@ -64,7 +64,9 @@ export function measure({
   const verdict =
     failed.length > 0 || subject === null ? 'misses' : straddles ? 'at the target' : holds ? 'holds' : 'misses';
   note = [...failed, ...(note ? [note] : [])].join('; ') || undefined;
-  const targetText = `${target.on === 'ratio' ? 'ratio' : 'value'} ${target.op} ${target.on === 'ratio' ? target.limit : formatValue(target.limit, unit)}`;
+  const targetText =
+    `${target.on === 'ratio' ? 'ratio' : 'value'} ${target.op} ` +
+    `${target.on === 'ratio' ? target.limit : formatValue(target.limit, unit)}`;
   return {
     id,
     name,

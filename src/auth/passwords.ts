@@ -18,7 +18,8 @@ const PREFIX = 'scrypt';
  * times the default's work); an imported hash outside them is refused, never run.
  */
 export const PASSWORD_HASH_PATTERN =
-  '^scrypt\\$(2|4|8|16|32|64|128|256|512|1024|2048|4096|8192|16384|32768)\\$[1-8]\\$[12]\\$[A-Za-z0-9_-]+\\$[A-Za-z0-9_-]+$';
+  '^scrypt\\$(2|4|8|16|32|64|128|256|512|1024|2048|4096|8192|16384|32768)\\$[1-8]\\$[12]\\$[A-Za-z0-9_-]+\\$' +
+  '[A-Za-z0-9_-]+$';
 const HASH = new RegExp(PASSWORD_HASH_PATTERN);
 
 export const isPasswordHash = (value: string): boolean => HASH.test(value);
@@ -55,7 +56,8 @@ export class PasswordChecksBusy extends Error {
   readonly status = 503;
   constructor() {
     super(
-      `Too many password checks at once (${PASSWORD_CHECKS_RUNNING} running, ${PASSWORD_CHECKS_WAITING} waiting); try again later.`,
+      `Too many password checks at once (${PASSWORD_CHECKS_RUNNING} running, ${PASSWORD_CHECKS_WAITING} ` +
+        `waiting); try again later.`,
     );
   }
 }

@@ -77,7 +77,8 @@ async function requestBody(data: string | undefined, headers: Record<string, str
       JSON.parse(text);
     } catch (err) {
       throw new CliError(
-        `--body is not valid JSON (${(err as Error).message}). To send it as is, set a content type: --header "Content-Type: text/plain".`,
+        `--body is not valid JSON (${(err as Error).message}). To send it as is, set a content type: --header ` +
+          `"Content-Type: text/plain".`,
         USAGE,
       );
     }
@@ -182,7 +183,8 @@ async function printOperations(json: boolean | undefined): Promise<void> {
   const scopeWidth = Math.max(...operations.map((o) => scopeOf(o.route.scope).length));
   const lines = operations.map(
     ({ route, fullPath: path }) =>
-      `${route.method.padEnd(7)}${path.padEnd(pathWidth + 2)}${scopeOf(route.scope).padEnd(scopeWidth + 2)}${chalk.dim(route.summary)}\n`,
+      `${route.method.padEnd(7)}${path.padEnd(pathWidth + 2)}` +
+      `${scopeOf(route.scope).padEnd(scopeWidth + 2)}${chalk.dim(route.summary)}\n`,
   );
   // `call --list | head` closes the pipe early: that is not an error (handled above).
   process.stdout.write(lines.join(''));
@@ -232,7 +234,8 @@ async function run(method: string | undefined, path: string | undefined, options
 
   if (options.data !== undefined) {
     process.stderr.write(
-      'platform-emu: call --data is deprecated: use -d/--body for the request body (--data-dir names the data directory).\n',
+      'platform-emu: call --data is deprecated: use -d/--body for the request body (--data-dir names the data ' +
+        'directory).\n',
     );
     if (options.body !== undefined)
       throw new CliError('Give the request body once: -d/--body (or the deprecated --data), not both.', USAGE);
@@ -312,7 +315,8 @@ export function callCommand(): Command {
     .option('--list', 'print every operation with its scope and summary, then exit')
     .option(
       '--json',
-      "print the answer as one JSON object { status, body, device } (device: a command's status and reason); with --list, the table",
+      "print the answer as one JSON object { status, body, device } (device: a command's status and reason); " +
+        'with --list, the table',
     )
     .addOption(urlOption())
     .addOption(
@@ -323,8 +327,10 @@ export function callCommand(): Command {
     .addHelpText(
       'after',
       `
-Exit codes: 0 for 1xx-3xx, 4 for a 4xx answer, 5 for a 5xx answer, 1 when the emulator cannot be reached, 2 for usage errors.
-With --expect: 0 for the statuses it names, 4 or 5 for other 4xx/5xx, 6 for any other (a 202 when 200 was expected:
+Exit codes: 0 for 1xx-3xx, 4 for a 4xx answer, 5 for a 5xx answer, 1 when the emulator cannot be reached, 2 for ` +
+        `usage errors.
+With --expect: 0 for the statuses it names, 4 or 5 for other 4xx/5xx, 6 for any other (a 202 when 200 was ` +
+        `expected:
 the device did not answer the command in time).
 A command the device answered with a status of 400 or more (200 with an empty body from the REST side) prints that
 status and reason on stderr and exits 4 (400-499) or 5 (500 or more).

@@ -44,7 +44,8 @@ function unknownSubcommand(word: string, clock: Command): string {
 export function clockCommand(): Command {
   const command = new Command('clock')
     .description(
-      "Show or move a running emulator's virtual clock: command expiry, retention, token expiry and every date follow it.",
+      "Show or move a running emulator's virtual clock: command expiry, retention, token expiry and every " +
+        'date follow it.',
     )
     .addHelpText(
       'after',

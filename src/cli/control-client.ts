@@ -37,7 +37,8 @@ export async function control<T = unknown>(
   } catch (err) {
     if (err instanceof EmulatorHttpError && err.status === 401) {
       throw new CliError(
-        `${err.message}. Give the admin token in PLATFORM_EMU_ADMIN_TOKEN, or --data of the emulator (its lock holds it).`,
+        `${err.message}. Give the admin token in PLATFORM_EMU_ADMIN_TOKEN, or --data of the emulator (its ` +
+          `lock holds it).`,
       );
     }
     if (err instanceof EmulatorHttpError || err instanceof EmulatorUnreachableError) throw new CliError(err.message);

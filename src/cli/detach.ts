@@ -86,7 +86,8 @@ export async function startDetached(options: StartOptions): Promise<void> {
   const running = readEmulatorLock(dir);
   if (running) {
     throw new CliError(
-      `An emulator already runs on ${dir} (pid ${running.pid}${running.url ? ` at ${running.url}` : ''}): \`${cliName()} stop --data-dir ${dir}\` stops it.`,
+      `An emulator already runs on ${dir} (pid ${running.pid}${running.url ? ` at ${running.url}` : ''}): ` +
+        `\`${cliName()} stop --data-dir ${dir}\` stops it.`,
     );
   }
   mkdirSync(dir, { recursive: true });

@@ -60,7 +60,8 @@ function runCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     };
     child.once('error', (err) => {
       process.stderr.write(
-        `platform-emu exec: cannot run ${argv[0]}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'command not found' : err.message}\n`,
+        `platform-emu exec: cannot run ${argv[0]}: ` +
+          `${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'command not found' : err.message}\n`,
       );
       done(NOT_FOUND);
     });
@@ -129,7 +130,8 @@ export function execCommand(): Command {
 Defaults for a CI job: free ports (--port 0, --mqtt-port 0, --mqtts-port 0) and in memory, unless --data-dir (or
 PLATFORM_EMU_DATA) names a data directory. The command finds the emulator in its environment:
 PLATFORM_EMU_URL, PLATFORM_EMU_MQTT_URL, PLATFORM_EMU_MQTTS_URL, PLATFORM_EMU_CA (the root certificate's file),
-PLATFORM_EMU_TOKEN (a test token of the default tenant) and, with --auth on, PLATFORM_EMU_ADMIN_TOKEN. Every other start flag works as in \`platform-emu start\`.
+PLATFORM_EMU_TOKEN (a test token of the default tenant) and, with --auth on, PLATFORM_EMU_ADMIN_TOKEN. Every ` +
+        `other start flag works as in \`platform-emu start\`.
 
 Exit code: the command's (128 + n when a signal n ended it; 127 when it cannot be run); 1 or 2 when the
 emulator cannot start.

@@ -53,7 +53,8 @@ interface HttpFaultOptions extends ControlTarget {
 export function faultsCommand(): Command {
   const command = new Command('faults')
     .description(
-      'Inject failures into a running emulator: HTTP answers (status, latency, dropped connections) and device conditions.',
+      'Inject failures into a running emulator: HTTP answers (status, latency, dropped connections) and ' +
+        'device conditions.',
     )
     .addHelpText(
       'after',
@@ -69,7 +70,8 @@ Examples:
     .description('add a fault; prints its id')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ platform-emu faults add http --path /epr --status 503\n  $ platform-emu faults add device meter-001 offline',
+      '\nExamples:\n  $ platform-emu faults add http --path /epr --status 503\n  $ platform-emu faults add ' +
+        'device meter-001 offline',
     );
   addCommand.addCommand(
     withTarget(
@@ -110,7 +112,8 @@ Examples:
     withTarget(
       new Command('device')
         .description(
-          'offline: messages and pushes are lost (commands stay pending); slow: delayed; disconnect: close its MQTT connection now',
+          'offline: messages and pushes are lost (commands stay pending); slow: delayed; disconnect: close ' +
+            'its MQTT connection now',
         )
         .argument('<endpointId>')
         .addArgument(new Argument('<mode>', 'offline, slow or disconnect').choices(['offline', 'slow', 'disconnect']))

@@ -95,25 +95,29 @@ export function fixturesCommand(): Command {
     .description('write the whole state as JSON (to stdout when no file is given)')
     .option(
       '--include-secrets',
-      'write client secrets and passwords in clear (by default they read "<redacted>", and importing keeps the stored ones)',
+      'write client secrets and passwords in clear (by default they read "<redacted>", and importing keeps ' +
+        'the stored ones)',
     )
     .addOption(dataOption())
     .addOption(urlOption())
     .addHelpText(
       'after',
-      '\nExamples:\n  $ platform-emu fixtures export > state.json\n  $ platform-emu fixtures export snapshot.json --data-dir /tmp/emu',
+      '\nExamples:\n  $ platform-emu fixtures export > state.json\n  $ platform-emu fixtures export ' +
+        'snapshot.json --data-dir /tmp/emu',
     )
     .action(exportState);
   command
     .command('import <file>')
     .description(
-      'replace the whole state with a file from `fixtures export`, or with a fixture file; a file that does not validate changes nothing',
+      'replace the whole state with a file from `fixtures export`, or with a fixture file; a file that does ' +
+        'not validate changes nothing',
     )
     .addOption(dataOption())
     .addOption(urlOption())
     .addHelpText(
       'after',
-      '\nExamples:\n  $ platform-emu fixtures import state.json\n  $ platform-emu fixtures import fixtures/default.json --url http://127.0.0.1:8080',
+      '\nExamples:\n  $ platform-emu fixtures import state.json\n  $ platform-emu fixtures import ' +
+        'fixtures/default.json --url http://127.0.0.1:8080',
     )
     .action(importState);
   return command;

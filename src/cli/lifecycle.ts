@@ -21,7 +21,9 @@ export interface ReadyInfo {
   dataDir: string | null;
   /** With `--auth on`: the bearer token of the control plane (`/_emu`). */
   adminToken?: string;
-  /** Secrets the start's import had to make (redacted in the export, defined nowhere else); only when there are some. */
+  /**
+   * Secrets the start's import had to make (redacted in the export, defined nowhere else); only when there are some.
+   */
   generatedSecrets?: GeneratedSecret[];
 }
 
@@ -68,7 +70,8 @@ function writeExport(emulator: RunningEmulator, file: string, document: unknown)
   } catch (err) {
     rmSync(temp, { force: true });
     throw new CliError(
-      `The emulator at ${emulator.url} stopped, but the state could not be written to ${path}: ${(err as Error).message}`,
+      `The emulator at ${emulator.url} stopped, but the state could not be written to ${path}: ` +
+        `${(err as Error).message}`,
     );
   }
 }

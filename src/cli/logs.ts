@@ -86,7 +86,8 @@ async function run(options: LogsOptions): Promise<void> {
 export function logsCommand(): Command {
   const command = new Command('logs')
     .description(
-      "Print a running emulator's request journal: REST requests and KP1 messages, with time, status, tenant and latency (never a secret).",
+      "Print a running emulator's request journal: REST requests and KP1 messages, with time, status, tenant " +
+        'and latency (never a secret).',
     )
     .option('-f, --follow', 'keep printing new entries as they happen')
     .option('--json', 'one JSON object per line')

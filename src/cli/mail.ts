@@ -167,7 +167,8 @@ async function run(options: MailOptions): Promise<void> {
 export function mailCommand(): Command {
   return new Command('mail')
     .description(
-      'Print the e-mails the emulator captured instead of sending them (verification mails of notification recipients).',
+      'Print the e-mails the emulator captured instead of sending them (verification mails of notification ' +
+        'recipients).',
     )
     .option('-f, --follow', 'keep running and print new mail as it is captured')
     .option('--json', 'print JSON: an array, or with --follow one mail per line')

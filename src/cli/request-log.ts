@@ -19,7 +19,10 @@ export function formatEntry(entry: JournalEntry): string {
       : `${entry.transport!.toUpperCase()} ${entry.direction === 'out' ? '→' : '←'}`.padEnd(6);
   const what = entry.type === 'http' ? entry.path! : entry.topic!;
   const who = [entry.tenantId, entry.endpointId].filter(Boolean).join(' ');
-  return `${chalk.dim(time)}  ${status(entry.status)}  ${how}  ${what}${who ? `  ${chalk.dim(who)}` : ''}  ${chalk.dim(`${entry.latencyMs} ms`)}`;
+  return (
+    `${chalk.dim(time)}  ${status(entry.status)}  ${how}  ${what}${who ? `  ${chalk.dim(who)}` : ''}  ` +
+    `${chalk.dim(`${entry.latencyMs} ms`)}`
+  );
 }
 
 /** `start --log requests`: a line on stdout for every request and KP1 message, as it happens. */

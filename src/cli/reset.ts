@@ -4,7 +4,8 @@ import { control, controlTargetOptions, type ControlTarget } from './control-cli
 export function resetCommand(): Command {
   const command = new Command('reset')
     .description(
-      'Put a running emulator back to its fixtures (or empty), at once; the clock goes back to real time and faults are cleared.',
+      'Put a running emulator back to its fixtures (or empty), at once; the clock goes back to real time and ' +
+        'faults are cleared.',
     )
     .option('--empty', 'an empty platform instead of the fixtures')
     .addHelpText(

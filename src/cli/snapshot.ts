@@ -24,7 +24,8 @@ export function snapshotCommand(): Command {
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  $ platform-emu snapshot save seeded\n  $ platform-emu snapshot restore seeded\n  $ platform-emu snapshot list',
+      '\nExamples:\n  $ platform-emu snapshot save seeded\n  $ platform-emu snapshot restore seeded\n  $ ' +
+        'platform-emu snapshot list',
     );
   command.addCommand(
     withTarget(

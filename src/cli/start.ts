@@ -78,7 +78,8 @@ function banner(emulator: RunningEmulator, options: StartOptions, modules: Banne
         .map((t) => (t.id === ctx.defaultTenantId() ? `${t.id} (default)` : t.id))
         .join(', ') || 'none'
     }`,
-    `${chalk.bold('Token')}     ${cliName()} token${tokenTarget(emulator)}   ${chalk.dim('(or the OIDC token endpoint of each realm)')}`,
+    `${chalk.bold('Token')}     ${cliName()} token${tokenTarget(emulator)}   ` +
+      `${chalk.dim('(or the OIDC token endpoint of each realm)')}`,
     `${chalk.bold('Health')}    ${url}/_emu/health`,
     `${chalk.bold('Dashboard')} ${chalk.cyan(`${url}/_emu/ui/`)}`,
     ...(options.auth === 'on' ? [`${chalk.bold('Admin')}     ${adminHint(emulator, options)}`] : []),
@@ -269,7 +270,8 @@ export function startCommand(): Command {
     .addOption(
       new Option(
         '--mqtt-auth <mode>',
-        'MQTT CONNECT: "anonymous" admits clients without credentials (those with a username are checked), "basic" requires basic credentials',
+        'MQTT CONNECT: "anonymous" admits clients without credentials (those with a username are checked), ' +
+          '"basic" requires basic credentials',
       )
         .choices(['anonymous', 'basic'])
         .env('PLATFORM_EMU_MQTT_AUTH')
@@ -302,7 +304,8 @@ export function startCommand(): Command {
     .addOption(
       new Option(
         '--import <file>',
-        'replace the state at start with this file (from `fixtures export`, or a fixture file), whatever the data directory holds',
+        'replace the state at start with this file (from `fixtures export`, or a fixture file), whatever the ' +
+          'data directory holds',
       ).env('PLATFORM_EMU_IMPORT'),
     )
     .addOption(
@@ -335,7 +338,8 @@ export function startCommand(): Command {
     .addOption(
       new Option(
         '--allow-origin <origin>',
-        'let web pages of this origin call and change the emulator (CORS; repeatable; the variable takes a comma-separated list)',
+        'let web pages of this origin call and change the emulator (CORS; repeatable; the variable takes a ' +
+          'comma-separated list)',
       )
         .env('PLATFORM_EMU_ALLOW_ORIGIN')
         .argParser(collect)
@@ -374,7 +378,8 @@ export function startCommand(): Command {
     .addOption(
       new Option(
         '--tls-client-auth <mode>',
-        'MQTTS: "off" is one-way TLS, "required" refuses clients without a certificate the credentials manager holds (a tenant may override)',
+        'MQTTS: "off" is one-way TLS, "required" refuses clients without a certificate the credentials ' +
+          'manager holds (a tenant may override)',
       )
         .choices(['off', 'required'])
         .env('PLATFORM_EMU_TLS_CLIENT_AUTH')
@@ -389,7 +394,8 @@ export function startCommand(): Command {
     .addOption(
       new Option(
         '--json',
-        'print one JSON line when ready: url, mqttUrl, mqttsUrl, port, mqttPort, mqttsPort, pid, dataDir (and adminToken when auth is on)',
+        'print one JSON line when ready: url, mqttUrl, mqttsUrl, port, mqttPort, mqttsPort, pid, dataDir (and ' +
+          'adminToken when auth is on)',
       ).env('PLATFORM_EMU_JSON'),
     )
     .addOption(

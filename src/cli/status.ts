@@ -86,18 +86,31 @@ function duration(seconds: number): string {
 
 function describe(status: Status, options: StatusOptions): string {
   if (!status.running)
-    return `No emulator is running (none holds ${options.data}${options.url ? `, none answers at ${options.url}` : ''}).`;
+    return (
+      `No emulator is running (none holds ` +
+      `${options.data}${options.url ? `, none answers at ${options.url}` : ''}).`
+    );
   if (!status.ready)
-    return `An emulator (pid ${status.pid}) holds ${options.data} but does not answer${status.url ? ` at ${status.url}` : ''} yet.`;
+    return (
+      `An emulator (pid ${status.pid}) holds ${options.data} but does not ` +
+      `answer${status.url ? ` at ${status.url}` : ''} yet.`
+    );
   const counts = Object.entries(status.counts ?? {}).map(([service, n]) => `${service} ${n}`);
   return [
-    `platform-emu ${status.version ?? ''} running (pid ${status.pid}${status.uptimeSeconds !== undefined ? `, up ${duration(status.uptimeSeconds)}` : ''}, auth ${status.auth})`,
+    `platform-emu ${status.version ?? ''} running (pid ` +
+      `${status.pid}${status.uptimeSeconds !== undefined ? `, up ${duration(status.uptimeSeconds)}` : ''}, ` +
+      `auth ${status.auth})`,
     `  REST     ${status.url}`,
     `  MQTT     ${status.mqttUrl}`,
     ...(status.mqttsUrl ? [`  MQTTS    ${status.mqttsUrl}`] : []),
     `  State    ${status.dataDir ?? 'in memory'}`,
     `  Records  ${counts.join(', ') || 'none'}`,
-    `  Faults   ${status.faults?.length ? status.faults.map((f) => faultLine(f as Parameters<typeof faultLine>[0], '  ')).join('\n           ') : 'none'}`,
+    `  Faults   ` +
+      `${
+        status.faults?.length
+          ? status.faults.map((f) => faultLine(f as Parameters<typeof faultLine>[0], '  ')).join('\n           ')
+          : 'none'
+      }`,
   ].join('\n');
 }
 
@@ -112,7 +125,8 @@ export function statusCommand(): Command {
     .description('Is an emulator running? Its pid, URLs, uptime, records per service and active faults.')
     .option(
       '--json',
-      'print it as JSON: { running, pid, url, mqttUrl, mqttsUrl, port, mqttPort, mqttsPort, dataDir, uptimeSeconds, counts, faults, ... }',
+      'print it as JSON: { running, pid, url, mqttUrl, mqttsUrl, port, mqttPort, mqttsPort, dataDir, ' +
+        'uptimeSeconds, counts, faults, ... }',
     )
     .addOption(dataOption())
     .addOption(urlOption())

@@ -45,7 +45,8 @@ async function run(options: StopOptions): Promise<void> {
   while (isRunning(lock.pid) || readEmulatorLock(dir)) {
     if (Date.now() > deadline) {
       throw new CliError(
-        `The emulator (pid ${lock.pid}) is still running ${options.timeout} s after SIGTERM; \`kill -9 ${lock.pid}\` ends it (nothing it acknowledged is lost).`,
+        `The emulator (pid ${lock.pid}) is still running ${options.timeout} s after SIGTERM; \`kill -9 ` +
+          `${lock.pid}\` ends it (nothing it acknowledged is lost).`,
       );
     }
     await sleep(POLL_MS);
@@ -56,7 +57,8 @@ async function run(options: StopOptions): Promise<void> {
 export function stopCommand(): Command {
   return new Command('stop')
     .description(
-      'Stop the emulator that holds a data directory (one started with --detach, or in another terminal): SIGTERM, then wait until it is gone.',
+      'Stop the emulator that holds a data directory (one started with --detach, or in another terminal): ' +
+        'SIGTERM, then wait until it is gone.',
     )
     .addOption(dataOption())
     .addOption(

@@ -28,7 +28,8 @@ async function clientFor(url: string, options: TargetOptions & { tenant?: string
   if (health.auth === 'on') client.accessToken = await client.issueToken({ tenant: options.tenant });
   else if (options.tenant && options.tenant !== health.defaultTenant) {
     throw new CliError(
-      `With --auth off every request acts in the default tenant (${health.defaultTenant}); start with --auth on to use --tenant ${options.tenant}.`,
+      `With --auth off every request acts in the default tenant (${health.defaultTenant}); start with --auth ` +
+        `on to use --tenant ${options.tenant}.`,
       2,
     );
   }
@@ -50,7 +51,8 @@ async function rootCertificate(options: TargetOptions): Promise<string> {
   });
   if (!certificate) {
     throw new CliError(
-      `No emulator runs on ${options.data}, and it has no certificate authority yet: start the emulator on it once (or pass --url).`,
+      `No emulator runs on ${options.data}, and it has no certificate authority yet: start the emulator on it ` +
+        `once (or pass --url).`,
     );
   }
   return certificate;
@@ -68,7 +70,9 @@ interface Generated {
   privateKey: string;
 }
 
-/** Writes `client.crt`, `client.key` (0600) and `ca.pem` for a paho client's `tls_set`, and prints the credential id. */
+/**
+ * Writes `client.crt`, `client.key` (0600) and `ca.pem` for a paho client's `tls_set`, and prints the credential id.
+ */
 async function clientCert(options: ClientCertOptions): Promise<void> {
   const url = runningUrl(options) ?? DEFAULT_EMULATOR_URL;
   const client = await clientFor(url, options);
@@ -95,13 +99,19 @@ async function clientCert(options: ClientCertOptions): Promise<void> {
   await writeFile(join(dir, 'ca.pem'), ca);
   if (options.json) {
     process.stdout.write(
-      `${JSON.stringify({ id: generated.id, commonName: generated.commonName, invalidAfter: generated.invalidAfter, dir })}\n`,
+      JSON.stringify({
+        id: generated.id,
+        commonName: generated.commonName,
+        invalidAfter: generated.invalidAfter,
+        dir,
+      }) + '\n',
     );
     return;
   }
   process.stdout.write(`${generated.id}\n`);
   process.stderr.write(
-    `CN ${generated.commonName}, valid until ${generated.invalidAfter}: ${join(dir, 'client.crt')}, ${keyFile} (0600), ${join(dir, 'ca.pem')}\n`,
+    `CN ${generated.commonName}, valid until ${generated.invalidAfter}: ${join(dir, 'client.crt')}, ` +
+      `${keyFile} (0600), ${join(dir, 'ca.pem')}\n`,
   );
 }
 
@@ -125,7 +135,8 @@ export function tlsCommand(): Command {
   tls
     .command('client-cert')
     .description(
-      'Generate a client certificate in the credentials manager; write client.crt, client.key (0600) and ca.pem; print its credential id.',
+      'Generate a client certificate in the credentials manager; write client.crt, client.key (0600) and ' +
+        'ca.pem; print its credential id.',
     )
     .option('--tenant <tenant>', 'tenant that holds the certificate (with --auth on; default: the default tenant)')
     .option('--cn <name>', 'Common Name (default: generated)')

@@ -93,7 +93,8 @@ async function adminToken(options: TokenOptions): Promise<Issued> {
   if (kept) return { token: kept };
   throw new CliError(
     `${dir} has no signing key and no running emulator there keeps an admin token. ` +
-      'An emulator in memory prints its admin token with `start --json` (and `exec` passes it as PLATFORM_EMU_ADMIN_TOKEN).',
+      'An emulator in memory prints its admin token with `start --json` (and `exec` passes it as ' +
+      'PLATFORM_EMU_ADMIN_TOKEN).',
   );
 }
 

@@ -10,7 +10,9 @@ export class EmulatorUnreachableError extends Error {
     cause: Error,
   ) {
     super(
-      `Cannot reach the emulator at ${url}: ${cause.message || (cause as NodeJS.ErrnoException).code || cause.name}. Is it running (platform-emu start)?`,
+      `Cannot reach the emulator at ${url}: ` +
+        `${cause.message || (cause as NodeJS.ErrnoException).code || cause.name}. Is it running (platform-emu ` +
+        `start)?`,
     );
   }
 }

@@ -132,7 +132,8 @@ export const importState = (ctx: EmuContext, input: unknown, source: string): Pr
 export function logGeneratedSecrets(log: (message: string) => void, generated: readonly GeneratedSecret[]): void {
   for (const { collection, id, field, value } of generated) {
     log(
-      `collections.${collection}["${id}"].${field} was ${REDACTED} in the export and is defined nowhere else: it is now ${value}`,
+      `collections.${collection}["${id}"].${field} was ${REDACTED} in the export and is defined nowhere else: ` +
+        `it is now ${value}`,
     );
   }
 }

@@ -35,7 +35,10 @@ export function refusalOf(filter: string): string | undefined {
   if (levels[0] === '$SYS')
     return "$SYS/ topics announce other connections' client ids and subscriptions, endpoint tokens included";
   if (levels[0] === KP1_ROOT && levels.length > 1 && !namesToken(filter)) {
-    return "under kp1/ a subscription must name the endpoint token (kp1/<appVersionName>/<extension>/<endpointToken>/...); other endpoints' traffic is never delivered";
+    return (
+      'under kp1/ a subscription must name the endpoint token ' +
+      "(kp1/<appVersionName>/<extension>/<endpointToken>/...); other endpoints' traffic is never delivered"
+    );
   }
   return undefined;
 }
@@ -110,7 +113,8 @@ export function applyBrokerRules(broker: Aedes, log: (message: string) => void):
       if (packet.retain) {
         packet.retain = false;
         log(
-          `${who} published a retained message on ${packet.topic}: nothing under kp1/ is retained, so it was delivered unretained.`,
+          `${who} published a retained message on ${packet.topic}: nothing under kp1/ is retained, so it was ` +
+            `delivered unretained.`,
         );
       }
       // MQTT 3.1.1 can only acknowledge or disconnect: the publish is acknowledged, and the forward rule drops it.

@@ -16,7 +16,8 @@ export function announceConnected(ctx: EmuContext, endpoint: Endpoint, told: Rea
       extension.connected?.(ctx, current, told);
     } catch (err) {
       ctx.log(
-        `KP1 ${extension.name}: what endpoint ${current.endpointId} should receive on connecting was not pushed: ${(err as Error)?.stack ?? String(err)}`,
+        `KP1 ${extension.name}: what endpoint ${current.endpointId} should receive on connecting was not ` +
+          `pushed: ${(err as Error)?.stack ?? String(err)}`,
       );
     }
   }

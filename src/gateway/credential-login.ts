@@ -137,7 +137,8 @@ export function useCredentials(ctx: EmuContext, broker: Aedes): void {
         ? `a certificate the credentials manager does not hold (SHA-256 ${certificate.fingerprint256})`
         : 'no certificate';
       ctx.log(
-        `MQTTS client ${client.id} refused: it presented ${presented}, and mutual TLS is required${tenantId ? ` by tenant ${tenantId}` : ''}.`,
+        `MQTTS client ${client.id} refused: it presented ${presented}, and mutual TLS is ` +
+          `required${tenantId ? ` by tenant ${tenantId}` : ''}.`,
       );
       return done(
         refusal('Not authorized: this broker requires a client certificate of the credentials manager (mutual TLS).'),

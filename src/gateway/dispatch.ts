@@ -37,13 +37,15 @@ function resolveEndpoint(ctx: EmuContext, appVersionName: string, token: string)
   if (!endpoint) {
     throw kp1Error(
       401,
-      `The endpoint token "${token}" is not registered in the application of version ${appVersionName}. Register the endpoint first (POST /epr/api/v1/endpoints).`,
+      `The endpoint token "${token}" is not registered in the application of version ${appVersionName}. ` +
+        `Register the endpoint first (POST /epr/api/v1/endpoints).`,
     );
   }
   if (endpoint.appVersion.name !== appVersionName) {
     throw kp1Error(
       403,
-      `The endpoint token "${token}" belongs to application version ${endpoint.appVersion.name}, not ${appVersionName}: use kp1/${endpoint.appVersion.name}/...`,
+      `The endpoint token "${token}" belongs to application version ${endpoint.appVersion.name}, not ` +
+        `${appVersionName}: use kp1/${endpoint.appVersion.name}/...`,
     );
   }
   return endpoint;

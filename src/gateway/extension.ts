@@ -19,7 +19,8 @@ export interface Kp1Request {
 
 export interface Kp1Result {
   /**
-   * The success payload; absent means a zero-length payload (spec 4: `epmx` updates, `dcx`, `cex` results, `applied/json`).
+   * The success payload; absent means a zero-length payload (spec 4: `epmx` updates, `dcx`, `cex` results,
+   * `applied/json`).
    */
   payload?: unknown;
   /**
@@ -78,7 +79,8 @@ export function optionalObject(payload: unknown, allowed: readonly string[], wha
   const unknown = Object.keys(payload).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
     throw invalidPayload(
-      `The ${what} payload has unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; allowed: ${allowed.join(', ') || 'none'}.`,
+      `The ${what} payload has unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; allowed: ` +
+        `${allowed.join(', ') || 'none'}.`,
     );
   }
   return payload;

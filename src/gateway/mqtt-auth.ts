@@ -38,7 +38,8 @@ export function mqttAuthenticate(ctx: EmuContext) {
       (result) => {
         if (result === 'ok') return done(null, true);
         ctx.log(
-          `MQTT client ${client.id} refused: unknown username ${username} (a username two tenants hold is named <tenantId>/<username>), a wrong password, or credentials that are Suspended or Revoked.`,
+          `MQTT client ${client.id} refused: unknown username ${username} (a username two tenants hold is ` +
+            `named <tenantId>/<username>), a wrong password, or credentials that are Suspended or Revoked.`,
         );
         done(refusal(BAD_USERNAME_OR_PASSWORD, 'Bad user name or password.'), false);
       },

@@ -48,7 +48,8 @@ async function answer(
   } else if (!reply.ok) {
     const { statusCode, reasonPhrase } = reply.payload as { statusCode: number; reasonPhrase: string };
     ctx.log(
-      `KP1 ${topic} from MQTT client ${client.id} failed with ${statusCode}: ${reasonPhrase} (no request id in the topic, so no reply was published)`,
+      `KP1 ${topic} from MQTT client ${client.id} failed with ${statusCode}: ${reasonPhrase} (no request id ` +
+        `in the topic, so no reply was published)`,
     );
   }
   if (seen?.started && reply.endpoint) {

@@ -55,7 +55,8 @@ function accept(ctx: EmuContext, socket: Socket, broker: Aedes | Promise<Aedes>)
     const clientId = (closed as { client?: Client }).client?.id;
     const who = clientId ? `client ${clientId}` : `connection from ${socket.remoteAddress}`;
     ctx.log(
-      `MQTT ${who} sent ${err.message} (the body limit, ${ctx.config.bodyLimit}, plus ${PACKET_HEADROOM / 1024} KiB): connection closed.`,
+      `MQTT ${who} sent ${err.message} (the body limit, ${ctx.config.bodyLimit}, plus ` +
+        `${PACKET_HEADROOM / 1024} KiB): connection closed.`,
     );
   });
   if (!(broker instanceof Promise)) {
@@ -85,7 +86,8 @@ async function listenMqtt(server: Server, port: number, host: string): Promise<n
     const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
     throw new Error(
       inUse
-        ? `The MQTT port ${port} is in use (another broker, or another emulator?). Pick another with --mqtt-port, or 0 for a free one.`
+        ? `The MQTT port ${port} is in use (another broker, or another emulator?). Pick another with ` +
+            `--mqtt-port, or 0 for a free one.`
         : `The MQTT port ${port} cannot be opened: ${(err as Error).message}`,
     );
   }

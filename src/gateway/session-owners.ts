@@ -64,7 +64,8 @@ class SessionOwners {
     const holder = this.holder(client.id);
     if (holder && holder.identity !== identity) {
       this.log(
-        `MQTT client ${client.id} refused (identifier rejected): that client id names a session of another identity (${holder.identity}); ` +
+        `MQTT client ${client.id} refused (identifier rejected): that client id names a session of another ` +
+          `identity (${holder.identity}); ` +
           `a session belongs to the credentials that made it.`,
       );
       return false;

@@ -86,7 +86,8 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
     const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
     throw new Error(
       inUse
-        ? `The MQTTS port ${port} is in use (another broker, or another emulator?). Pick another with --mqtts-port, or 0 for a free one.`
+        ? `The MQTTS port ${port} is in use (another broker, or another emulator?). Pick another with ` +
+            `--mqtts-port, or 0 for a free one.`
         : `The MQTTS port ${port} cannot be opened: ${(err as Error).message}`,
     );
   }

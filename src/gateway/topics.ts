@@ -43,14 +43,16 @@ export function parseKp1Path(path: string): Kp1Path {
     throw new Kp1PathError(`A KP1 path starts with "${KP1_ROOT}/"; got "${path}".`, requestId);
   if (levels.length < 4) {
     throw new Kp1PathError(
-      `"${path}" is too short: a KP1 path is kp1/<appVersionName>/<extension>/<endpointToken>/<resource>[/<requestId>].`,
+      `"${path}" is too short: a KP1 path is ` +
+        `kp1/<appVersionName>/<extension>/<endpointToken>/<resource>[/<requestId>].`,
       requestId,
     );
   }
   const empty = levels.findIndex((level) => level === '');
   if (empty !== -1) {
     throw new Kp1PathError(
-      `"${path}" has an empty level (at position ${empty + 1}); MQTT topics are sensitive to leading, trailing and doubled slashes.`,
+      `"${path}" has an empty level (at position ${empty + 1}); MQTT topics are sensitive to leading, ` +
+        `trailing and doubled slashes.`,
       requestId,
     );
   }

@@ -56,7 +56,10 @@ function checkClient(
   return { clientId, requirePkce: client.requirePkce === true };
 }
 
-/** PKCE: optional, but when a challenge is sent it must be S256, and a client configured with `requirePkce` must send one. */
+/**
+ * PKCE: optional, but when a challenge is sent it must be S256, and a client configured with `requirePkce` must send
+ * one.
+ */
 function checkChallenge(source: Record<string, unknown>, requirePkce: boolean, clientId: string): string | undefined {
   const method = param(source, 'code_challenge_method');
   const challenge = param(source, 'code_challenge');
@@ -104,7 +107,8 @@ function authorizeRequest(
     throw new OAuthError(
       400,
       'invalid_request',
-      `redirect_uri must be on this machine (localhost, 127.0.0.1, [::1]), on ${req.hostname}, or on a host named by --allow-host; got ${redirect.host}.`,
+      `redirect_uri must be on this machine (localhost, 127.0.0.1, [::1]), on ${req.hostname}, or on a host ` +
+        `named by --allow-host; got ${redirect.host}.`,
     );
   const responseMode = param(source, 'response_mode') ?? 'query';
   if (responseMode !== 'query' && responseMode !== 'fragment')
@@ -225,7 +229,10 @@ export const authorizeRoutes: Route[] = [
   },
 ];
 
-/** `grant_type=authorization_code`: the code once, with its redirect_uri and client, and its verifier when PKCE was used. */
+/**
+ * `grant_type=authorization_code`: the code once, with its redirect_uri and client, and its verifier when PKCE was
+ * used.
+ */
 export function authorizationCodeGrant(
   req: Request,
   tenant: Tenant,

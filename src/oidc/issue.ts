@@ -102,7 +102,9 @@ export function tokenResponse(req: Request, issue: Issue): Record<string, unknow
 
 const REALM_OF_ISSUER = /\/auth\/realms\/([^/]+)$/;
 
-/** A token's claims if the emulator signed it, it is valid now (emulator clock) and this realm issued it; else throws. */
+/**
+ * A token's claims if the emulator signed it, it is valid now (emulator clock) and this realm issued it; else throws.
+ */
 export function realmTokenClaims(req: Request, tenant: Tenant, token: string): Record<string, unknown> {
   let claims: Record<string, unknown>;
   try {

@@ -74,7 +74,9 @@ function logout(req: Request, res: Response): void {
     res
       .type('html')
       .send(
-        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Signed out</title></head><body><main><h1>You are signed out of ${tenant.realm_name.replace(/[&<>"']/g, '')}.</h1></main></body></html>\n`,
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Signed ` +
+          `out</title></head><body><main><h1>You are signed out of ` +
+          `${tenant.realm_name.replace(/[&<>"']/g, '')}.</h1></main></body></html>\n`,
       );
     return;
   }
@@ -84,7 +86,8 @@ function logout(req: Request, res: Response): void {
 }
 
 const page = (title: string, script: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><script>${script}</script></body></html>\n`;
+  `<!doctype html><html lang="en"><head><meta ` +
+  `charset="utf-8"><title>${title}</title></head><body><script>${script}</script></body></html>\n`;
 
 /**
  * The login-status iframe keycloak-js polls: the app posts `<client_id> <sid>`; the answer is `unchanged` while the
@@ -94,16 +97,20 @@ const page = (title: string, script: string) =>
 const LOGIN_STATUS = page(
   'login status',
   `var ready = {};
-function session() { var m = ('; ' + document.cookie).split('; ${SESSION_COOKIE}=')[1]; return m ? m.split(';')[0] : ''; }
+function session() { var m = ('; ' + document.cookie).split('; ${SESSION_COOKIE}=')[1]; return m ? ` +
+    `m.split(';')[0] : ''; }
 window.addEventListener('message', function (event) {
   if (typeof event.data !== 'string') return;
   var parts = event.data.split(' ');
   if (parts.length !== 2) return;
   var origin = event.origin, source = event.source, key = origin + ' ' + parts[0];
-  function answer() { source.postMessage(parts[1] !== '' && parts[1] === session() ? 'unchanged' : 'changed', origin); }
+  function answer() { source.postMessage(parts[1] !== '' && parts[1] === session() ? 'unchanged' : 'changed', ` +
+    `origin); }
   if (ready[key]) return answer();
-  fetch(location.pathname + '/init?client_id=' + encodeURIComponent(parts[0]) + '&origin=' + encodeURIComponent(origin))
-    .then(function (r) { if (r.status === 204) { ready[key] = true; answer(); } else source.postMessage('error', origin); }, function () { source.postMessage('error', origin); });
+  fetch(location.pathname + '/init?client_id=' + encodeURIComponent(parts[0]) + '&origin=' + ` +
+    `encodeURIComponent(origin))
+    .then(function (r) { if (r.status === 204) { ready[key] = true; answer(); } else source.postMessage('error', ` +
+    `origin); }, function () { source.postMessage('error', origin); });
 });`,
 );
 

@@ -27,7 +27,10 @@ function tenantOf(ctx: EmuContext, wanted: string): Tenant {
   if (tenant) return tenant;
   const known = listTenants(ctx).map((t) => t.id);
   throw new Error(
-    `There is no tenant ${wanted}${known.length ? `; tenants: ${known.join(', ')}` : ' (the state has no tenants: were the fixtures loaded?)'}.`,
+    `There is no tenant ` +
+      `${wanted}${
+        known.length ? `; tenants: ${known.join(', ')}` : ' (the state has no tenants: were the fixtures loaded?)'
+      }.`,
   );
 }
 

@@ -10,7 +10,8 @@ export async function readJsonFile(path: string, what: string): Promise<unknown>
     text = await readFile(path, 'utf8');
   } catch (err) {
     throw new FixtureError(
-      `Cannot read the ${what} ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`,
+      `Cannot read the ${what} ${path}: ` +
+        `${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`,
     );
   }
   try {

@@ -87,7 +87,8 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
   app.use((req) => {
     throw new HttpError(
       404,
-      `No operation at ${req.method} ${req.originalUrl.split('?')[0]}. Services are under /<prefix>/api/v1 (see GET /app-manager/api/v1/service-instances, or \`platform-emu call --list\`).`,
+      `No operation at ${req.method} ${req.originalUrl.split('?')[0]}. Services are under /<prefix>/api/v1 ` +
+        `(see GET /app-manager/api/v1/service-instances, or \`platform-emu call --list\`).`,
     );
   });
   app.use(errorHandler(ctx.log));

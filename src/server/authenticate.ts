@@ -93,7 +93,8 @@ export function authenticate(ctx: EmuContext, route: Route, verify: (token: stri
       throw unauthorized(
         header
           ? 'The Authorization header must be "Bearer <token>".'
-          : 'This operation needs "Authorization: Bearer <token>" (the emulator runs with --auth on). Get a token with `platform-emu token`.',
+          : 'This operation needs "Authorization: Bearer <token>" (the emulator runs with --auth on). Get a ' +
+              'token with `platform-emu token`.',
       );
     }
     const principal = verify(match[1]);

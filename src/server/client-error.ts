@@ -8,7 +8,10 @@ const STATUS_TEXT: Record<number, string> = {
 
 function answer(status: number, message: string): string {
   const body = JSON.stringify({ message });
-  return `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  return (
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Type: application/json; ` +
+    `charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
 }
 
 /**
@@ -25,7 +28,8 @@ export function onClientError(err: NodeJS.ErrnoException & { bytesParsed?: numbe
   if (err.code === 'HPE_HEADER_OVERFLOW') {
     status = 431;
     message =
-      'The request line (URL) or the headers are larger than the server accepts (16 KiB in all): shorten the URL or the headers.';
+      'The request line (URL) or the headers are larger than the server accepts (16 KiB in all): shorten the ' +
+      'URL or the headers.';
   } else if (err.code === 'HPE_INVALID_METHOD') {
     message = 'The request method is not one HTTP knows; the platform uses GET, POST, PUT, PATCH and DELETE.';
   } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {

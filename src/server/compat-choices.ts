@@ -20,7 +20,10 @@ export function compatProblem(
     if (!service)
       return `--compat ${prefix}=${revision}: ${prefix} has no revisions to choose from; the choices are ${choices}.`;
     if (!service.compat!.revisions.includes(revision)) {
-      return `--compat ${prefix}=${revision}: the revisions of ${prefix} are ${service.compat!.revisions.join(', ')} (default ${service.compat!.default}).`;
+      return (
+        `--compat ${prefix}=${revision}: the revisions of ${prefix} are ${service.compat!.revisions.join(', ')} ` +
+        `(default ${service.compat!.default}).`
+      );
     }
   }
   return undefined;

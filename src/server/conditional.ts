@@ -69,7 +69,8 @@ export function checkPreconditions(req: Request, current: Validators | undefined
     if (!matches)
       throw new HttpError(
         412,
-        `If-Match ${ifMatch} does not match the current version${etag ? ` ${etag}` : ' (there is none)'}; nothing was changed.`,
+        `If-Match ${ifMatch} does not match the current version${etag ? ` ${etag}` : ' (there is none)'}; ` +
+          `nothing was changed.`,
       );
   } else if (ifUnmodifiedSince !== undefined && current?.lastModified) {
     const since = Date.parse(ifUnmodifiedSince);

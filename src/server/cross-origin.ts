@@ -43,7 +43,8 @@ export function originPolicy(config: Pick<EmulatorConfig, 'allowOrigins'>) {
 const refused = (origin: string, method: string) =>
   new HttpError(
     403,
-    `Cross-origin ${method} refused: a web page at ${origin} may not change this emulator. Pages on this machine (http://localhost:*, http://127.0.0.1:*, ` +
+    `Cross-origin ${method} refused: a web page at ${origin} may not change this emulator. Pages on this ` +
+      `machine (http://localhost:*, http://127.0.0.1:*, ` +
       "http://[::1]:*, a file) and the emulator's own pages may; to allow this one, start with --allow-origin " +
       `${origin} (PLATFORM_EMU_ALLOW_ORIGIN, option allowOrigins).`,
   );

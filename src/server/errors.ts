@@ -60,7 +60,9 @@ export function errorHandler(log: (message: string) => void) {
       status = parserError.status;
       message = parserError.message;
     } else {
-      message = `Internal error while handling ${req.method} ${req.originalUrl}: ${(err as Error)?.message ?? String(err)}`;
+      message =
+        `Internal error while handling ${req.method} ${req.originalUrl}: ` +
+        `${(err as Error)?.message ?? String(err)}`;
       log(message + (err instanceof Error && err.stack ? `\n${err.stack}` : ''));
     }
     // Validators set before the failure describe a resource this answer does not carry (a 400 never has an ETag).

@@ -35,7 +35,9 @@ export const DEVICE_CHANGED = 'ui:device';
 /** The emulator is stopping: open event streams end. */
 export const EMULATOR_STOPPING = 'emulator:stopping';
 
-/** Basic or X.509 credentials changed state (`CredentialChange`): the gateway disconnects the clients they logged in. */
+/**
+ * Basic or X.509 credentials changed state (`CredentialChange`): the gateway disconnects the clients they logged in.
+ */
 export const CREDENTIAL_CHANGED = 'credential:changed';
 
 export interface CredentialChange {

@@ -4,7 +4,9 @@ import { HttpError } from './errors.js';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
-/** Whether the emulator listens only on this machine (the default), where a foreign `Host` can only be DNS rebinding. */
+/**
+ * Whether the emulator listens only on this machine (the default), where a foreign `Host` can only be DNS rebinding.
+ */
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
@@ -84,7 +86,8 @@ export function hostCheck(config: Pick<EmulatorConfig, 'host' | 'allowHosts'>): 
     if (anyName || allowed.has(authority.name)) return;
     throw new HttpError(
       403,
-      `The Host "${header}" is not a name of this emulator (it answers ${[...allowed].join(', ')}); a web page may not reach it under a foreign name. ` +
+      `The Host "${header}" is not a name of this emulator (it answers ${[...allowed].join(', ')}); a web ` +
+        `page may not reach it under a foreign name. ` +
         `To use this name, start it with --allow-host ${authority.name} (option allowHosts).`,
     );
   };

@@ -133,6 +133,10 @@ function responses(service: ServiceDescriptor, route: Route): Record<string, unk
   };
 }
 
+/** `/endpoints/{endpointId}/metadata` as `EndpointsEndpointIdMetadata`, for operation ids. */
+const camelCasePath = (path: string) =>
+  path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''));
+
 function operation(service: ServiceDescriptor, route: Route) {
   const parameters = [
     ...templateParams(route.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
@@ -159,7 +163,7 @@ function operation(service: ServiceDescriptor, route: Route) {
           ? { content: { 'application/x-www-form-urlencoded': { schema: {} }, 'application/json': { schema: {} } } }
           : undefined;
   return {
-    operationId: `${service.prefix}.${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    operationId: `${service.prefix}.${route.method.toLowerCase()}${camelCasePath(route.path)}`,
     summary: route.summary,
     tags: [service.title],
     ...(parameters.length > 0 ? { parameters } : {}),
@@ -199,7 +203,8 @@ export function openApiDocument(
         realm: {
           type: 'oauth2',
           description:
-            'A token of a tenant realm (`platform-emu token`, or the realm token endpoint); each operation names the scope it needs.',
+            'A token of a tenant realm (`platform-emu token`, or the realm token endpoint); each operation ' +
+            'names the scope it needs.',
           flows: {
             clientCredentials: {
               tokenUrl: info.tokenUrl,

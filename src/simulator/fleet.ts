@@ -120,7 +120,8 @@ const LOGIN_REFUSALS: Record<number, (login: MqttLogin | undefined) => string> =
   5: (login) =>
     login
       ? 'not authorized'
-      : 'not authorized: the broker requires a user name and password, or (MQTTS) a client certificate the credentials manager holds and that is neither suspended, revoked nor expired',
+      : 'not authorized: the broker requires a user name and password, or (MQTTS) a client certificate the ' +
+        'credentials manager holds and that is neither suspended, revoked nor expired',
 };
 
 function connectFailure(mqttUrl: string, err: Error & { code?: unknown }, login: MqttLogin | undefined): string {

@@ -70,7 +70,10 @@ export interface SimulateDeviceOptions extends BehaviourOptions {
   password?: string;
   /** Connect over MQTT over TLS: to the emulator's `mqttsUrl` (or `mqttUrl` when it is `mqtts://`). */
   tls?: boolean;
-  /** With `tls`: the root certificate (PEM) to trust; default the emulator's (`caCertificate`, or `GET /_emu/tls/ca.pem`). */
+  /**
+   * With `tls`: the root certificate (PEM) to trust; default the emulator's (`caCertificate`, or `GET
+   * /_emu/tls/ca.pem`).
+   */
   ca?: string | Buffer;
   /** With `tls`: a client certificate (PEM) and its key, for mutual TLS. */
   cert?: string | Buffer;

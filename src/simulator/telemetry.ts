@@ -32,7 +32,8 @@ function generator(name: string, text: string): Generator {
   // `1..`, `..5`, `a..b`: meant as a range, never a constant string sent forever (a JSON string "a..b" is one).
   if (text.includes('..') && !text.startsWith('"')) {
     throw new SimulatorOptionsError(
-      `${name}: ${text} is not a range; a range is <low>..<high> with two numbers, for example ${name}=20..25 or ${name}=-5.5..5.5.`,
+      `${name}: ${text} is not a range; a range is <low>..<high> with two numbers, for example ${name}=20..25 ` +
+        `or ${name}=-5.5..5.5.`,
     );
   }
   const sequence = /^seq(?::(-?\d+))?$/.exec(text);

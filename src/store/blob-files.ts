@@ -15,7 +15,10 @@ export class PayloadTooLarge extends Error {
 }
 
 const PARTIAL = '.part';
-/** Errors that mean the disk has no room (a full disk, a quota): answered 503 like every other write that cannot be stored. */
+/**
+ * Errors that mean the disk has no room (a full disk, a quota): answered 503 like every other write that cannot be
+ * stored.
+ */
 const isDiskFull = (err: unknown) => ['ENOSPC', 'EDQUOT'].includes((err as NodeJS.ErrnoException).code ?? '');
 /**
  * Bytes an upload's file stream buffers: 1 MiB rather than the 16 KiB default, so that the socket keeps being read
@@ -148,7 +151,8 @@ export class BlobFiles {
       await rm(partial, { force: true });
       throw isDiskFull(err)
         ? new StoreWriteError(
-            `The upload could not be written to disk (${(err as NodeJS.ErrnoException).code}: ${(err as Error).message}); nothing of it was kept. Free space, then retry.`,
+            `The upload could not be written to disk (${(err as NodeJS.ErrnoException).code}: ` +
+              `${(err as Error).message}); nothing of it was kept. Free space, then retry.`,
           )
         : err;
     } finally {

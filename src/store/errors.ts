@@ -41,7 +41,8 @@ export class UndeclaredCollectionError extends Error {
   override name = 'UndeclaredCollectionError';
   constructor(readonly collection: string) {
     super(
-      `The collection ${collection} is not declared by any service (its descriptor's collections or series); nothing was written.`,
+      `The collection ${collection} is not declared by any service (its descriptor's collections or series); ` +
+        `nothing was written.`,
     );
   }
 }

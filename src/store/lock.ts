@@ -79,7 +79,8 @@ export class DirectoryLock {
           closeSync(fd);
           rmSync(path, { force: true });
           throw new StoreError(
-            `Could not lock the data directory ${dir}: writing ${path} failed (${describe(err)}). Free space, then start again.`,
+            `Could not lock the data directory ${dir}: writing ${path} failed (${describe(err)}). Free space, ` +
+              `then start again.`,
           );
         }
         closeSync(fd);

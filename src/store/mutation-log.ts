@@ -175,11 +175,13 @@ export class MutationLog<T> {
       await truncateTo(this.fd, this.size);
       await datasync(this.fd);
       this.lastFailure = new StoreWriteError(
-        `The change could not be written to disk (${reason}); nothing of it was kept. Free space or fix the disk, then retry.`,
+        `The change could not be written to disk (${reason}); nothing of it was kept. Free space or fix the ` +
+          `disk, then retry.`,
       );
     } catch (cutErr) {
       this.broken = new StoreWriteError(
-        `The state could not be written to disk (${reason}), and the log could not be cut back to its last complete line ` +
+        `The state could not be written to disk (${reason}), and the log could not be cut back to its last ` +
+          `complete line ` +
           `(${(cutErr as Error).message}); this emulator accepts no more changes: restart it.`,
       );
     }

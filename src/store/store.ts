@@ -79,12 +79,14 @@ export class Store {
       } catch (err) {
         if (!(err instanceof StoreValueError)) throw err;
         throw new StoreError(
-          `${snapshot} is not a platform-emu state document: ${err.message} The emulator did not touch it; repair or move it away, then start again.`,
+          `${snapshot} is not a platform-emu state document: ${err.message} The emulator did not touch it; ` +
+            `repair or move it away, then start again.`,
         );
       }
       if (db.data.schemaVersion > SCHEMA_VERSION) {
         throw new StoreError(
-          `${snapshot} was written by a newer platform-emu (state schema ${db.data.schemaVersion}; this one reads up to ${SCHEMA_VERSION}). ` +
+          `${snapshot} was written by a newer platform-emu (state schema ${db.data.schemaVersion}; this one ` +
+            `reads up to ${SCHEMA_VERSION}). ` +
             'Upgrade platform-emu or use another --data directory.',
         );
       }

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { runtimeOf, type EmuContext } from '../context.js';
 import { makeCertificate, newKeyPair, privateKeyPem } from './certificates.js';
 
-/** The local certificate authority of a data directory: beside `signing-key.json`, mode 600, never in a state export. */
+/**
+ * The local certificate authority of a data directory: beside `signing-key.json`, mode 600, never in a state export.
+ */
 export const CA_FILE = 'tls-ca.json';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -51,7 +53,9 @@ export class CertificateAuthority {
     return new CertificateAuthority(certificate, privateKey);
   }
 
-  /** A server certificate for these host names and addresses, valid from now (the machine's time: TLS clients check it). */
+  /**
+   * A server certificate for these host names and addresses, valid from now (the machine's time: TLS clients check it).
+   */
   issueServer(names: readonly string[]): IssuedCertificate {
     const { privateKey, publicKey } = newKeyPair();
     const now = Date.now();

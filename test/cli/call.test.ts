@@ -50,23 +50,26 @@ describe('platform-emu call', async () => {
     expect(JSON.parse(noSlash.stdout).totalElements).toBe(4);
   });
 
-  it('resolves a bare path to the most specific route of any service, as the bare /api/v1 of the server does', async () => {
-    const listed = await cli('call', 'GET', '/endpoints/commands?endpointId=meter-001&commandTypes=reboot', ...url);
-    expect(listed.stderr).toContain(`GET ${emulator.url}/api/v1/endpoints/commands?endpointId=meter-001`);
-    expect(listed.exitCode).toBe(0);
-    expect(JSON.parse(listed.stdout)).toEqual([{ endpointId: 'meter-001', commands: [] }]);
-    const invoked = await cli(
-      'call',
-      'POST',
-      '/endpoints/meter-001/commands/reboot?waitTimeout=0',
-      '-d',
-      '{}',
-      '-i',
-      ...url,
-    );
-    expect(invoked.stderr).toContain('202 Accepted');
-    expect(invoked.stderr).toMatch(/location: \S*\/api\/v1\/endpoints\/meter-001\/commands\/reboot\/\d+/);
-  });
+  it(
+    'resolves a bare path to the most specific route of any service, as the bare /api/v1 of the server ' + 'does',
+    async () => {
+      const listed = await cli('call', 'GET', '/endpoints/commands?endpointId=meter-001&commandTypes=reboot', ...url);
+      expect(listed.stderr).toContain(`GET ${emulator.url}/api/v1/endpoints/commands?endpointId=meter-001`);
+      expect(listed.exitCode).toBe(0);
+      expect(JSON.parse(listed.stdout)).toEqual([{ endpointId: 'meter-001', commands: [] }]);
+      const invoked = await cli(
+        'call',
+        'POST',
+        '/endpoints/meter-001/commands/reboot?waitTimeout=0',
+        '-d',
+        '{}',
+        '-i',
+        ...url,
+      );
+      expect(invoked.stderr).toContain('202 Accepted');
+      expect(invoked.stderr).toMatch(/location: \S*\/api\/v1\/endpoints\/meter-001\/commands\/reboot\/\d+/);
+    },
+  );
 
   it('sends --body as the JSON body, also from @file, and --header', async () => {
     const created = await cli(
@@ -140,40 +143,56 @@ describe('platform-emu call', async () => {
     expect(asText.stderr).toContain('400');
   });
 
-  it("refuses a body that does not fit the operation's schema before sending it (exit 2); --no-validate sends it", async () => {
-    const before = (await api(emulator)('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements;
-    const refused = await cli('call', 'POST', '/endpoints', '-d', '{"appVersion":{}}', ...url);
-    expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toContain(
-      'Invalid request body for POST /epr/api/v1/endpoints: appVersion.name is required. (--no-validate sends it anyway.)',
-    );
-    expect((await api(emulator)('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements).toBe(before);
+  it(
+    "refuses a body that does not fit the operation's schema before sending it (exit 2); --no-validate sends " + 'it',
+    async () => {
+      const before = (await api(emulator)('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements;
+      const refused = await cli('call', 'POST', '/endpoints', '-d', '{"appVersion":{}}', ...url);
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain(
+        'Invalid request body for POST /epr/api/v1/endpoints: appVersion.name is required. (--no-validate sends ' +
+          'it anyway.)',
+      );
+      expect((await api(emulator)('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements).toBe(before);
 
-    const sent = await cli('call', 'POST', '/epr/api/v1/endpoints', '-d', '{"appVersion":{}}', '--no-validate', ...url);
-    expect(sent.exitCode).toBe(4);
-    expect(JSON.parse(sent.stdout).message).toBe('Invalid request body: appVersion.name is required.');
-  });
+      const sent = await cli(
+        'call',
+        'POST',
+        '/epr/api/v1/endpoints',
+        '-d',
+        '{"appVersion":{}}',
+        '--no-validate',
+        ...url,
+      );
+      expect(sent.exitCode).toBe(4);
+      expect(JSON.parse(sent.stdout).message).toBe('Invalid request body: appVersion.name is required.');
+    },
+  );
 
-  it('--expect: 0 for the statuses it names, 6 for another answer below 400 (a command no device answered), 4 or 5 above', async () => {
-    const pending = await cli(
-      'call',
-      'POST',
-      '/endpoints/meter-001/commands/reboot?waitTimeout=0',
-      '-d',
-      '{}',
-      '--expect',
-      '200',
-      ...url,
-    );
-    expect(pending.stderr).toContain('202 Accepted');
-    expect(pending.exitCode).toBe(6);
-    expect((await cli('call', 'GET', '/endpoints/meter-001', '--expect', '200,304', ...url)).exitCode).toBe(0);
-    expect((await cli('call', 'GET', '/endpoints/no-such-endpoint', '--expect', '404', ...url)).exitCode).toBe(0);
-    expect((await cli('call', 'GET', '/endpoints/no-such-endpoint', '--expect', '200', ...url)).exitCode).toBe(4);
-    const bad = await cli('call', 'GET', '/endpoints', '--expect', 'ok', ...url);
-    expect(bad.exitCode).toBe(2);
-    expect(bad.stderr).toContain('expected HTTP statuses from 100 to 599');
-  });
+  it(
+    '--expect: 0 for the statuses it names, 6 for another answer below 400 (a command no device answered), 4 or ' +
+      '5 above',
+    async () => {
+      const pending = await cli(
+        'call',
+        'POST',
+        '/endpoints/meter-001/commands/reboot?waitTimeout=0',
+        '-d',
+        '{}',
+        '--expect',
+        '200',
+        ...url,
+      );
+      expect(pending.stderr).toContain('202 Accepted');
+      expect(pending.exitCode).toBe(6);
+      expect((await cli('call', 'GET', '/endpoints/meter-001', '--expect', '200,304', ...url)).exitCode).toBe(0);
+      expect((await cli('call', 'GET', '/endpoints/no-such-endpoint', '--expect', '404', ...url)).exitCode).toBe(0);
+      expect((await cli('call', 'GET', '/endpoints/no-such-endpoint', '--expect', '200', ...url)).exitCode).toBe(4);
+      const bad = await cli('call', 'GET', '/endpoints', '--expect', 'ok', ...url);
+      expect(bad.exitCode).toBe(2);
+      expect(bad.stderr).toContain('expected HTTP statuses from 100 to 599');
+    },
+  );
 
   it('still takes the body from the deprecated --data, with one warning; never both', async () => {
     const created = await cli(
@@ -247,22 +266,25 @@ describe('platform-emu call against an emulator with --auth on', async () => {
   const emulator = await startTestEmulator({ auth: 'on', adminToken: ADMIN_TOKEN });
   const url = ['--url', emulator.url];
 
-  it('finds a token with the admin token at hand, and 200 with --auth (a test token from the emulator) or --token', async () => {
-    // The admin token (here PLATFORM_EMU_ADMIN_TOKEN) gets a test token, as the control-plane commands find theirs;
-    // the 401 without any way to a token is in call-auth-faults.test.ts.
-    const found = await cli('call', 'GET', '/endpoints/meter-001', ...url);
-    expect(found.exitCode).toBe(0);
+  it(
+    'finds a token with the admin token at hand, and 200 with --auth (a test token from the emulator) or ' + '--token',
+    async () => {
+      // The admin token (here PLATFORM_EMU_ADMIN_TOKEN) gets a test token, as the control-plane commands find theirs;
+      // the 401 without any way to a token is in call-auth-faults.test.ts.
+      const found = await cli('call', 'GET', '/endpoints/meter-001', ...url);
+      expect(found.exitCode).toBe(0);
 
-    const authed = await cli('call', 'GET', '/endpoints/meter-001', '--auth', ...url);
-    expect(authed.exitCode).toBe(0);
-    expect(JSON.parse(authed.stdout).endpointId).toBe('meter-001');
+      const authed = await cli('call', 'GET', '/endpoints/meter-001', '--auth', ...url);
+      expect(authed.exitCode).toBe(0);
+      expect(JSON.parse(authed.stdout).endpointId).toBe('meter-001');
 
-    const token = (
-      await api(emulator)('POST', '/_emu/token', { body: { scopes: ['endpoint:read'] }, token: emulator.adminToken })
-    ).body.token;
-    const explicit = await cli('call', 'GET', '/endpoints/meter-001', '--token', token, ...url);
-    expect(explicit.exitCode).toBe(0);
-    const otherTenant = await cli('call', 'GET', '/endpoints/meter-001', '--auth', '--tenant', 'globex', ...url);
-    expect(otherTenant.exitCode).toBe(4);
-  });
+      const token = (
+        await api(emulator)('POST', '/_emu/token', { body: { scopes: ['endpoint:read'] }, token: emulator.adminToken })
+      ).body.token;
+      const explicit = await cli('call', 'GET', '/endpoints/meter-001', '--token', token, ...url);
+      expect(explicit.exitCode).toBe(0);
+      const otherTenant = await cli('call', 'GET', '/endpoints/meter-001', '--auth', '--tenant', 'globex', ...url);
+      expect(otherTenant.exitCode).toBe(4);
+    },
+  );
 });

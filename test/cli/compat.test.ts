@@ -38,18 +38,27 @@ describe('--compat', () => {
 });
 
 describe('startEmulator({ compat })', () => {
-  it('is checked like --compat: an unknown revision is refused with the same words, and the error is exported', async () => {
-    const { startEmulator, EmulatorOptionsError } = await import('../../src/index.js');
-    const started = startEmulator({ port: 0, mqttPort: 0, inMemory: true, compat: { ecr: '1' }, log: () => undefined });
-    await expect(started).rejects.toBeInstanceOf(EmulatorOptionsError);
-    await expect(started).rejects.toThrow(compatProblem({ ecr: '1' }, services)!);
-    const fine = await startEmulator({
-      port: 0,
-      mqttPort: 0,
-      inMemory: true,
-      compat: { cex: '1', ecr: 'envelope' },
-      log: () => undefined,
-    });
-    await fine.stop();
-  });
+  it(
+    'is checked like --compat: an unknown revision is refused with the same words, and the error is ' + 'exported',
+    async () => {
+      const { startEmulator, EmulatorOptionsError } = await import('../../src/index.js');
+      const started = startEmulator({
+        port: 0,
+        mqttPort: 0,
+        inMemory: true,
+        compat: { ecr: '1' },
+        log: () => undefined,
+      });
+      await expect(started).rejects.toBeInstanceOf(EmulatorOptionsError);
+      await expect(started).rejects.toThrow(compatProblem({ ecr: '1' }, services)!);
+      const fine = await startEmulator({
+        port: 0,
+        mqttPort: 0,
+        inMemory: true,
+        compat: { cex: '1', ecr: 'envelope' },
+        log: () => undefined,
+      });
+      await fine.stop();
+    },
+  );
 });

@@ -67,29 +67,32 @@ function expectOneLineError(
 }
 
 describe('platform-emu start', () => {
-  it('prints a banner with the URL, services, state, tenants and how to get a token, and answers /_emu/health', async () => {
-    const dir = freshDir();
-    const emulator = await start(['--port', '0', '--data', dir]);
-    const banner = emulator.stdout();
-    expect(banner).toMatch(/^platform-emu ready at http:\/\/127\.0\.0\.1:\d+ {2}\(auth off\)/);
-    expect(banner).toContain(`Endpoint register`);
-    expect(banner).toContain(`${emulator.url}/epr/api/v1`);
-    expect(banner).toContain(`State     ${dir}`);
-    expect(banner).toContain('Tenants   acme (default), globex');
-    expect(banner).toContain(`platform-emu token --data-dir ${dir}`);
-    expect(banner).toContain(`Dashboard ${emulator.url}/_emu/ui/`);
+  it(
+    'prints a banner with the URL, services, state, tenants and how to get a token, and answers ' + '/_emu/health',
+    async () => {
+      const dir = freshDir();
+      const emulator = await start(['--port', '0', '--data', dir]);
+      const banner = emulator.stdout();
+      expect(banner).toMatch(/^platform-emu ready at http:\/\/127\.0\.0\.1:\d+ {2}\(auth off\)/);
+      expect(banner).toContain(`Endpoint register`);
+      expect(banner).toContain(`${emulator.url}/epr/api/v1`);
+      expect(banner).toContain(`State     ${dir}`);
+      expect(banner).toContain('Tenants   acme (default), globex');
+      expect(banner).toContain(`platform-emu token --data-dir ${dir}`);
+      expect(banner).toContain(`Dashboard ${emulator.url}/_emu/ui/`);
 
-    const health = await getJson(`${emulator.url}/_emu/health`);
-    expect(health).toMatchObject({
-      status: 200,
-      body: { status: 'ready', url: emulator.url, dataDir: dir, inMemory: false, auth: 'off' },
-    });
-    expect(health.body.services.map((s: { name: string }) => s.name)).toEqual(
-      expect.arrayContaining(['tenant-manager', 'app-manager', 'epr']),
-    );
-    expect((await getJson(`${emulator.url}/epr/api/v1/endpoints`)).body.totalElements).toBe(10);
-    await emulator.stop('SIGTERM');
-  });
+      const health = await getJson(`${emulator.url}/_emu/health`);
+      expect(health).toMatchObject({
+        status: 200,
+        body: { status: 'ready', url: emulator.url, dataDir: dir, inMemory: false, auth: 'off' },
+      });
+      expect(health.body.services.map((s: { name: string }) => s.name)).toEqual(
+        expect.arrayContaining(['tenant-manager', 'app-manager', 'epr']),
+      );
+      expect((await getJson(`${emulator.url}/epr/api/v1/endpoints`)).body.totalElements).toBe(10);
+      await emulator.stop('SIGTERM');
+    },
+  );
 
   it('with --quiet prints only the URL', async () => {
     const emulator = await start(['--port', '0', '--quiet', '--in-memory']);
@@ -423,20 +426,24 @@ describe('platform-emu token', () => {
     await emulator.stop('SIGTERM');
   });
 
-  it('fails with one clear line for an unknown tenant (exit 2), a directory never started, or an emulator that is gone', async () => {
-    const dir = await seededDir();
-    expectOneLineError(
-      await cli(['token', '--data', dir, '--tenant', 'initech']),
-      2,
-      /There is no tenant initech; tenants: acme, globex/,
-    );
-    expectOneLineError(await cli(['token', '--data', join(root, 'never-started')]), 1, /has no signing key yet/);
-    expectOneLineError(
-      await cli(['token', '--url', 'http://127.0.0.1:9']),
-      1,
-      /Cannot reach the emulator at http:\/\/127\.0\.0\.1:9/,
-    );
-  });
+  it(
+    'fails with one clear line for an unknown tenant (exit 2), a directory never started, or an emulator that ' +
+      'is gone',
+    async () => {
+      const dir = await seededDir();
+      expectOneLineError(
+        await cli(['token', '--data', dir, '--tenant', 'initech']),
+        2,
+        /There is no tenant initech; tenants: acme, globex/,
+      );
+      expectOneLineError(await cli(['token', '--data', join(root, 'never-started')]), 1, /has no signing key yet/);
+      expectOneLineError(
+        await cli(['token', '--url', 'http://127.0.0.1:9']),
+        1,
+        /Cannot reach the emulator at http:\/\/127\.0\.0\.1:9/,
+      );
+    },
+  );
 });
 
 describe('platform-emu fixtures', () => {

@@ -83,7 +83,8 @@ function simulator(...args: string[]) {
         new Promise<Event>((resolve) => waiters.push({ match: test, resolve })),
         exited.then((result) => {
           throw new Error(
-            `simulate exited (${result.exitCode}) before a "${name}" event; events: ${JSON.stringify(events)}; stderr: ${stderr}`,
+            `simulate exited (${result.exitCode}) before a "${name}" event; events: ` +
+              `${JSON.stringify(events)}; stderr: ${stderr}`,
           );
         }),
       ]);
@@ -151,47 +152,50 @@ describe('platform-emu device', async () => {
     expect((await cli('device', 'register', ...url)).exitCode).toBe(2);
   });
 
-  it('simulate --rules answers a command issued with `call` as the rules file says; SIGINT stops it cleanly', async () => {
-    const rules = await rulesFile({
-      commands: { setTemp: { reasonPhrase: 'Set', payload: { setpoint: '{{payload.value}}' } } },
-    });
-    const sim = simulator('--app-version', 'smart-meter-v1', '--token', 'meter-001-token', '--rules', rules, ...url);
-    const connected = await sim.next('connected');
-    expect(connected).toMatchObject({
-      token: 'meter-001-token',
-      appVersion: 'smart-meter-v1',
-      mqttUrl: emulator.mqttUrl,
-    });
+  it(
+    'simulate --rules answers a command issued with `call` as the rules file says; SIGINT stops it ' + 'cleanly',
+    async () => {
+      const rules = await rulesFile({
+        commands: { setTemp: { reasonPhrase: 'Set', payload: { setpoint: '{{payload.value}}' } } },
+      });
+      const sim = simulator('--app-version', 'smart-meter-v1', '--token', 'meter-001-token', '--rules', rules, ...url);
+      const connected = await sim.next('connected');
+      expect(connected).toMatchObject({
+        token: 'meter-001-token',
+        appVersion: 'smart-meter-v1',
+        mqttUrl: emulator.mqttUrl,
+      });
 
-    const called = await cli(
-      'call',
-      'POST',
-      '/endpoints/meter-001/commands/setTemp?waitTimeout=20',
-      '--data',
-      '{"value":21.5}',
-      ...url,
-    );
-    expect(called.exitCode).toBe(0);
-    expect(JSON.parse(called.stdout)).toEqual({ setpoint: 21.5 });
-    const command = await sim.next('command', (e) => e.commandType === 'setTemp');
-    expect(command).toMatchObject({
-      token: 'meter-001-token',
-      payload: { value: 21.5 },
-      commandId: expect.any(Number),
-    });
-    const answered = await sim.next('answered', (e) => e.commandType === 'setTemp');
-    expect(answered).toMatchObject({
-      commandId: command.commandId,
-      statusCode: 200,
-      reasonPhrase: 'Set',
-      payload: { setpoint: 21.5 },
-    });
-    expect(typeof answered.time).toBe('string');
+      const called = await cli(
+        'call',
+        'POST',
+        '/endpoints/meter-001/commands/setTemp?waitTimeout=20',
+        '--data',
+        '{"value":21.5}',
+        ...url,
+      );
+      expect(called.exitCode).toBe(0);
+      expect(JSON.parse(called.stdout)).toEqual({ setpoint: 21.5 });
+      const command = await sim.next('command', (e) => e.commandType === 'setTemp');
+      expect(command).toMatchObject({
+        token: 'meter-001-token',
+        payload: { value: 21.5 },
+        commandId: expect.any(Number),
+      });
+      const answered = await sim.next('answered', (e) => e.commandType === 'setTemp');
+      expect(answered).toMatchObject({
+        commandId: command.commandId,
+        statusCode: 200,
+        reasonPhrase: 'Set',
+        payload: { setpoint: 21.5 },
+      });
+      expect(typeof answered.time).toBe('string');
 
-    const result = await sim.interrupt();
-    expect(result.exitCode).toBe(0);
-    expect(sim.events.at(-1)).toMatchObject({ event: 'stopped', devices: 1, answered: 1 });
-  });
+      const result = await sim.interrupt();
+      expect(result.exitCode).toBe(0);
+      expect(sim.events.at(-1)).toMatchObject({ event: 'stopped', devices: 1, answered: 1 });
+    },
+  );
 
   it('simulate --register --fleet expands the token and id patterns; --metadata lands in the register', async () => {
     const sim = simulator(
@@ -229,64 +233,68 @@ describe('platform-emu device', async () => {
     expect(sim.events.at(-1)).toMatchObject({ event: 'stopped', devices: 2, answered: 1 });
   });
 
-  it('simulate shows the configuration and software it applies as events; --reject-config and --no-software change that', async () => {
-    const sim = simulator('--app-version', 'smart-meter-v1', '--token', 'meter-002-token', ...url);
-    await sim.next('software', (e) => e.version === '');
-    const offers = sim.events
-      .filter((e) => e.event.startsWith('config') || e.event.startsWith('software'))
-      .map(({ time: _time, token: _token, ...e }) => e);
-    expect(offers).toEqual([
-      { event: 'config', configId: expect.any(String), config: { reportingIntervalSeconds: 900, tariff: 'flat' } },
-      { event: 'config-applied', configId: offers[0].configId },
-      { event: 'software', version: '1.0.0', specification: expect.any(Object) },
-      { event: 'software-applied', version: '1.0.0' },
-      { event: 'software', version: '1.1.0', specification: expect.any(Object) },
-      { event: 'software-applied', version: '1.1.0' },
-      { event: 'software', version: '', specification: null },
-    ]);
-    expect((await sim.interrupt()).exitCode).toBe(0);
+  it(
+    'simulate shows the configuration and software it applies as events; --reject-config and --no-software ' +
+      'change that',
+    async () => {
+      const sim = simulator('--app-version', 'smart-meter-v1', '--token', 'meter-002-token', ...url);
+      await sim.next('software', (e) => e.version === '');
+      const offers = sim.events
+        .filter((e) => e.event.startsWith('config') || e.event.startsWith('software'))
+        .map(({ time: _time, token: _token, ...e }) => e);
+      expect(offers).toEqual([
+        { event: 'config', configId: expect.any(String), config: { reportingIntervalSeconds: 900, tariff: 'flat' } },
+        { event: 'config-applied', configId: offers[0].configId },
+        { event: 'software', version: '1.0.0', specification: expect.any(Object) },
+        { event: 'software-applied', version: '1.0.0' },
+        { event: 'software', version: '1.1.0', specification: expect.any(Object) },
+        { event: 'software-applied', version: '1.1.0' },
+        { event: 'software', version: '', specification: null },
+      ]);
+      expect((await sim.interrupt()).exitCode).toBe(0);
 
-    const rejecting = simulator(
-      '--app-version',
-      'smart-meter-v1',
-      '--token',
-      'meter-003-token',
-      '--reject-config',
-      '--no-software',
-      ...url,
-    );
-    expect(await rejecting.next('config-rejected')).toMatchObject({
-      statusCode: 400,
-      reasonPhrase: 'Rejected by the simulated device.',
-    });
-    // A command answered after start: no software was asked for.
-    expect(
-      (await rest('POST', '/cex/api/v1/endpoints/meter-003/commands/ping?waitTimeout=20', { body: {} })).status,
-    ).toBe(200);
-    await rejecting.next('answered');
-    expect(rejecting.events.map((e) => e.event)).toEqual([
-      'connected',
-      'config',
-      'config-rejected',
-      'command',
-      'answered',
-    ]);
-    expect((await rejecting.interrupt()).exitCode).toBe(0);
+      const rejecting = simulator(
+        '--app-version',
+        'smart-meter-v1',
+        '--token',
+        'meter-003-token',
+        '--reject-config',
+        '--no-software',
+        ...url,
+      );
+      expect(await rejecting.next('config-rejected')).toMatchObject({
+        statusCode: 400,
+        reasonPhrase: 'Rejected by the simulated device.',
+      });
+      // A command answered after start: no software was asked for.
+      expect(
+        (await rest('POST', '/cex/api/v1/endpoints/meter-003/commands/ping?waitTimeout=20', { body: {} })).status,
+      ).toBe(200);
+      await rejecting.next('answered');
+      expect(rejecting.events.map((e) => e.event)).toEqual([
+        'connected',
+        'config',
+        'config-rejected',
+        'command',
+        'answered',
+      ]);
+      expect((await rejecting.interrupt()).exitCode).toBe(0);
 
-    const both = await cli(
-      'device',
-      'simulate',
-      '--app-version',
-      'smart-meter-v1',
-      '--token',
-      'meter-003-token',
-      '--no-config',
-      '--reject-config',
-      ...url,
-    );
-    expect(both.exitCode).toBe(2);
-    expect(both.stderr).toContain("'--reject-config' cannot be used with option '--no-config'");
-  });
+      const both = await cli(
+        'device',
+        'simulate',
+        '--app-version',
+        'smart-meter-v1',
+        '--token',
+        'meter-003-token',
+        '--no-config',
+        '--reject-config',
+        ...url,
+      );
+      expect(both.exitCode).toBe(2);
+      expect(both.stderr).toContain("'--reject-config' cannot be used with option '--no-config'");
+    },
+  );
 
   it('simulate --config-name observes and applies a named configuration beside the default one', async () => {
     const put = await rest('PUT', '/ecr/api/v1/endpoints/tracker-002/app-versions/tracker-v1?configName=network', {
@@ -359,7 +367,8 @@ describe('platform-emu device', async () => {
     );
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toBe(
-      `platform-emu: Cannot read the file to upload, ${file}.missing: ENOENT: no such file or directory, open '${file}.missing'`,
+      `platform-emu: Cannot read the file to upload, ${file}.missing: ENOENT: no such file or directory, open ` +
+        `'${file}.missing'`,
     );
   });
 
@@ -444,98 +453,105 @@ describe('platform-emu device', async () => {
     expect(simulating.has('mqtt')).toBe(true);
   });
 
-  it('a rules file that does not validate, a bad --telemetry spec or a fleet without patterns is a usage error (exit 2)', async () => {
-    const rules = await rulesFile({ commands: { reboot: { statusCode: '200', dely: 5 } } });
-    const result = await cli(
-      'device',
-      'simulate',
-      '--app-version',
-      'smart-meter-v1',
-      '--token',
-      'meter-001-token',
-      '--rules',
-      rules,
-      ...url,
-    );
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain(`The rules in ${rules} are not valid:`);
-    expect(result.stderr).toContain('/commands/reboot/statusCode: must be integer');
-    expect(result.stderr).toContain('unknown field "dely"');
-    const notJson = await cli(
-      'device',
-      'simulate',
-      '--app-version',
-      'smart-meter-v1',
-      '--token',
-      'meter-001-token',
-      '--rules',
-      await rulesFile('{'),
-      ...url,
-    );
-    expect(notJson.exitCode).toBe(2);
-    const telemetry = await cli(
-      'device',
-      'simulate',
-      '--app-version',
-      'smart-meter-v1',
-      '--token',
-      'meter-001-token',
-      '--telemetry',
-      'temp=30..20',
-      ...url,
-    );
-    expect(telemetry.exitCode).toBe(2);
-    expect(telemetry.stderr).toContain('goes down');
-    const fleet = await cli(
-      'device',
-      'simulate',
-      '--app-version',
-      'smart-meter-v1',
-      '--token',
-      'meter-001-token',
-      '--fleet',
-      '3',
-      ...url,
-    );
-    expect(fleet.exitCode).toBe(2);
-    expect(fleet.stderr).toContain('{nnn}');
-  });
+  it(
+    'a rules file that does not validate, a bad --telemetry spec or a fleet without patterns is a usage error ' +
+      '(exit 2)',
+    async () => {
+      const rules = await rulesFile({ commands: { reboot: { statusCode: '200', dely: 5 } } });
+      const result = await cli(
+        'device',
+        'simulate',
+        '--app-version',
+        'smart-meter-v1',
+        '--token',
+        'meter-001-token',
+        '--rules',
+        rules,
+        ...url,
+      );
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain(`The rules in ${rules} are not valid:`);
+      expect(result.stderr).toContain('/commands/reboot/statusCode: must be integer');
+      expect(result.stderr).toContain('unknown field "dely"');
+      const notJson = await cli(
+        'device',
+        'simulate',
+        '--app-version',
+        'smart-meter-v1',
+        '--token',
+        'meter-001-token',
+        '--rules',
+        await rulesFile('{'),
+        ...url,
+      );
+      expect(notJson.exitCode).toBe(2);
+      const telemetry = await cli(
+        'device',
+        'simulate',
+        '--app-version',
+        'smart-meter-v1',
+        '--token',
+        'meter-001-token',
+        '--telemetry',
+        'temp=30..20',
+        ...url,
+      );
+      expect(telemetry.exitCode).toBe(2);
+      expect(telemetry.stderr).toContain('goes down');
+      const fleet = await cli(
+        'device',
+        'simulate',
+        '--app-version',
+        'smart-meter-v1',
+        '--token',
+        'meter-001-token',
+        '--fleet',
+        '3',
+        ...url,
+      );
+      expect(fleet.exitCode).toBe(2);
+      expect(fleet.stderr).toContain('{nnn}');
+    },
+  );
 
-  it('exits 1 with an error event when it cannot connect, or the token belongs to another application version', async () => {
-    const refused = await cli(
-      'device',
-      'simulate',
-      '--json',
-      '--app-version',
-      'smart-meter-v1',
-      '--token',
-      'meter-001-token',
-      '--mqtt-url',
-      'mqtt://127.0.0.1:9',
-    );
-    expect(refused.exitCode).toBe(1);
-    expect(JSON.parse(refused.stdout.trim().split('\n')[0])).toMatchObject({
-      event: 'error',
-      token: 'meter-001-token',
-      message: expect.stringContaining('Cannot connect'),
-    });
+  it(
+    'exits 1 with an error event when it cannot connect, or the token belongs to another application ' + 'version',
+    async () => {
+      const refused = await cli(
+        'device',
+        'simulate',
+        '--json',
+        '--app-version',
+        'smart-meter-v1',
+        '--token',
+        'meter-001-token',
+        '--mqtt-url',
+        'mqtt://127.0.0.1:9',
+      );
+      expect(refused.exitCode).toBe(1);
+      expect(JSON.parse(refused.stdout.trim().split('\n')[0])).toMatchObject({
+        event: 'error',
+        token: 'meter-001-token',
+        message: expect.stringContaining('Cannot connect'),
+      });
 
-    const wrongVersion = await cli(
-      'device',
-      'simulate',
-      '--json',
-      '--app-version',
-      'smart-meter-v1',
-      '--token',
-      'meter-004-token',
-      ...url,
-    );
-    expect(wrongVersion.exitCode).toBe(1);
-    expect(JSON.parse(wrongVersion.stdout.trim().split('\n')[0])).toMatchObject({
-      event: 'error',
-      message: expect.stringContaining('smart-meter-v2'),
-    });
-  });
+      const wrongVersion = await cli(
+        'device',
+        'simulate',
+        '--json',
+        '--app-version',
+        'smart-meter-v1',
+        '--token',
+        'meter-004-token',
+        ...url,
+      );
+      expect(wrongVersion.exitCode).toBe(1);
+      expect(JSON.parse(wrongVersion.stdout.trim().split('\n')[0])).toMatchObject({
+        event: 'error',
+        message: expect.stringContaining('smart-meter-v2'),
+      });
+    },
+  );
 });
 
 describe('platform-emu device against an emulator with --auth on', async () => {
@@ -600,39 +616,44 @@ describe('platform-emu device simulate against a broker with --mqtt-auth basic',
     expect(JSON.parse(wrong.stdout.trim().split('\n')[0])).toMatchObject({
       event: 'error',
       token: 'meter-001-token',
-      message: `The broker at ${emulator.mqttUrl} refused the connection (CONNACK 4): bad user name or password (user name "meter-001").`,
+      message:
+        `The broker at ${emulator.mqttUrl} refused the connection (CONNACK 4): bad user name or password (user ` +
+        `name "meter-001").`,
     });
   });
 });
 
 describe('platform-emu device simulate against `platform-emu start`', () => {
-  it('finds the emulator and its MQTT port through the data directory, and exits 1 when the emulator goes away', async () => {
-    const data = await mkdtemp(join(tmpdir(), 'device-start-'));
-    const server = execa('node', [BIN, 'start', '--port', '0', '--mqtt-port', '0', '--data', data, '--quiet'], {
-      reject: false,
-      env: cleanEnv(),
-      extendEnv: false,
-    });
-    await new Promise<void>((resolve) => server.stdout!.once('data', () => resolve()));
+  it(
+    'finds the emulator and its MQTT port through the data directory, and exits 1 when the emulator goes ' + 'away',
+    async () => {
+      const data = await mkdtemp(join(tmpdir(), 'device-start-'));
+      const server = execa('node', [BIN, 'start', '--port', '0', '--mqtt-port', '0', '--data', data, '--quiet'], {
+        reject: false,
+        env: cleanEnv(),
+        extendEnv: false,
+      });
+      await new Promise<void>((resolve) => server.stdout!.once('data', () => resolve()));
 
-    const sim = simulator('--app-version', 'smart-meter-v1', '--token', 'meter-001-token', '--data', data);
-    await sim.next('connected');
-    const called = await cli(
-      'call',
-      'POST',
-      '/endpoints/meter-001/commands/reboot?waitTimeout=20',
-      '-d',
-      '{"in":5}',
-      '--data-dir',
-      data,
-    );
-    expect(called.exitCode).toBe(0);
-    expect(JSON.parse(called.stdout)).toEqual({ in: 5 });
+      const sim = simulator('--app-version', 'smart-meter-v1', '--token', 'meter-001-token', '--data', data);
+      await sim.next('connected');
+      const called = await cli(
+        'call',
+        'POST',
+        '/endpoints/meter-001/commands/reboot?waitTimeout=20',
+        '-d',
+        '{"in":5}',
+        '--data-dir',
+        data,
+      );
+      expect(called.exitCode).toBe(0);
+      expect(JSON.parse(called.stdout)).toEqual({ in: 5 });
 
-    server.kill('SIGINT');
-    expect((await server).exitCode).toBe(0);
-    const result = await sim.proc;
-    expect(result.exitCode).toBe(1);
-    expect(sim.events.find((e) => e.event === 'error')?.message).toContain('lost');
-  });
+      server.kill('SIGINT');
+      expect((await server).exitCode).toBe(0);
+      const result = await sim.proc;
+      expect(result.exitCode).toBe(1);
+      expect(sim.events.find((e) => e.event === 'error')?.message).toContain('lost');
+    },
+  );
 });

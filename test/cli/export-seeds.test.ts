@@ -29,30 +29,33 @@ describe('an export without secrets seeds a new emulator', async () => {
   const exported = join(dir, 'state.json');
   writeFileSync(exported, JSON.stringify(first.exportState()));
 
-  it('takes the secrets of fixture records from the fixtures and makes the others, shown once on the handle', async () => {
-    expect(created.status).toBe(201);
-    const second = await startEmulator({
-      port: 0,
-      mqttPort: 0,
-      inMemory: true,
-      import: exported,
-      log: () => undefined,
-    });
-    try {
-      const stored = collectionsOf(second);
-      expect(stored.tenants.acme.client_backend_secret).toBe('acme-backend-secret');
-      expect(stored['realm-clients']['acme/acme-backend'].secret).toBe('acme-backend-secret');
-      const tenantId = created.body.id as string;
-      const made = second.generatedSecrets.find((s) => s.collection === 'tenants' && s.id === tenantId);
-      expect(made?.value).toMatch(/^[\w-]{24}$/);
-      // The tenant's backend client is one of its realm's clients: the same secret for both.
-      const client = stored.tenants[tenantId].client_backend_id as string;
-      expect(stored['realm-clients'][`${tenantId}/${client}`].secret).toBe(made!.value);
-      expect(second.generatedSecrets.every((s) => s.id.startsWith(tenantId))).toBe(true);
-    } finally {
-      await second.stop();
-    }
-  });
+  it(
+    'takes the secrets of fixture records from the fixtures and makes the others, shown once on the ' + 'handle',
+    async () => {
+      expect(created.status).toBe(201);
+      const second = await startEmulator({
+        port: 0,
+        mqttPort: 0,
+        inMemory: true,
+        import: exported,
+        log: () => undefined,
+      });
+      try {
+        const stored = collectionsOf(second);
+        expect(stored.tenants.acme.client_backend_secret).toBe('acme-backend-secret');
+        expect(stored['realm-clients']['acme/acme-backend'].secret).toBe('acme-backend-secret');
+        const tenantId = created.body.id as string;
+        const made = second.generatedSecrets.find((s) => s.collection === 'tenants' && s.id === tenantId);
+        expect(made?.value).toMatch(/^[\w-]{24}$/);
+        // The tenant's backend client is one of its realm's clients: the same secret for both.
+        const client = stored.tenants[tenantId].client_backend_id as string;
+        expect(stored['realm-clients'][`${tenantId}/${client}`].secret).toBe(made!.value);
+        expect(second.generatedSecrets.every((s) => s.id.startsWith(tenantId))).toBe(true);
+      } finally {
+        await second.stop();
+      }
+    },
+  );
 
   it('PUT /_emu/state answers the secrets it made, and 204 when it made none', async () => {
     const other = await startTestEmulator({ fixtures: 'none' });

@@ -67,25 +67,28 @@ describe('platform-emu mail', async () => {
   const call = api(emulator);
   const url = ['--url', emulator.url];
 
-  it('follows the whole loop: a recipient is created, its mail printed, the link opened, the recipient VERIFIED', async () => {
-    const follow = follower(...url);
-    try {
-      const created = await call('POST', EMAIL, { body: { recipient: 'follow@acme.test' } });
-      const mail = await follow.mailTo('follow@acme.test');
-      expect(mail).toMatchObject({
-        to: 'follow@acme.test',
-        links: [expect.stringContaining(`/recipients/${created.body.id}/verification/`)],
-      });
-      const opened = await call('GET', mail.links[0].slice(emulator.url.length));
-      expect(opened.body).toEqual({ id: created.body.id, recipient: 'follow@acme.test', state: 'VERIFIED' });
-      // A second mail reaches the same running command.
-      await call('POST', EMAIL, { body: { recipient: 'follow-2@acme.test' } });
-      expect((await follow.mailTo('follow-2@acme.test')).id).toBeGreaterThan(mail.id);
-    } finally {
-      const result = await follow.stop();
-      expect(result.exitCode === 0 || result.signal === 'SIGTERM').toBe(true);
-    }
-  });
+  it(
+    'follows the whole loop: a recipient is created, its mail printed, the link opened, the recipient ' + 'VERIFIED',
+    async () => {
+      const follow = follower(...url);
+      try {
+        const created = await call('POST', EMAIL, { body: { recipient: 'follow@acme.test' } });
+        const mail = await follow.mailTo('follow@acme.test');
+        expect(mail).toMatchObject({
+          to: 'follow@acme.test',
+          links: [expect.stringContaining(`/recipients/${created.body.id}/verification/`)],
+        });
+        const opened = await call('GET', mail.links[0].slice(emulator.url.length));
+        expect(opened.body).toEqual({ id: created.body.id, recipient: 'follow@acme.test', state: 'VERIFIED' });
+        // A second mail reaches the same running command.
+        await call('POST', EMAIL, { body: { recipient: 'follow-2@acme.test' } });
+        expect((await follow.mailTo('follow-2@acme.test')).id).toBeGreaterThan(mail.id);
+      } finally {
+        const result = await follow.stop();
+        expect(result.exitCode === 0 || result.signal === 'SIGTERM').toBe(true);
+      }
+    },
+  );
 
   it('prints the captured mail as text or as a JSON array, filtered by --to', async () => {
     await call('POST', EMAIL, { body: { recipient: 'print@acme.test' } });

@@ -49,7 +49,8 @@ describe('device simulate --telemetry end to end', async () => {
     const at = new Date(sample.timestamp).toISOString();
     const stored = await api(emulator)(
       'GET',
-      `/epts/api/v1/applications/tracker/time-series/data?endpointId=tracker-003&timeSeriesName=speed,n&fromDate=${at}&toDate=${at}&includeTime=both`,
+      `/epts/api/v1/applications/tracker/time-series/data?endpointId=tracker-003&timeSeriesName=speed,n` +
+        `&fromDate=${at}&toDate=${at}&includeTime=both`,
     );
     expect(stored.body).toEqual([
       {

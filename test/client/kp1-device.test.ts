@@ -36,47 +36,50 @@ describe('Kp1Device', async () => {
     await expect(device.time()).rejects.toThrow('The device was stopped.');
   });
 
-  it('observe() answers like request() and turns the pushes of that resource, on both topics, into push events', async () => {
-    const device = await Kp1Device.connect({
-      mqttUrl: emulator.mqttUrl,
-      appVersion: 'tracker-v1',
-      token: 'tracker-001-token',
-    });
-    const pushes: Array<[string, string, unknown]> = [];
-    device.on('push', (extension: string, resource: string, payload: unknown) =>
-      pushes.push([extension, resource, payload]),
-    );
-    const first = await device.observe('cmx', 'config/json');
-    expect(first).toMatchObject({
-      ok: true,
-      payload: {
-        configId: expect.any(String),
-        statusCode: 200,
-        reasonPhrase: 'ok',
-        config: { gpsIntervalSeconds: 30, geofence: 'city' },
-      },
-    });
-    // Saying which configId it has: nothing new, `{}`.
-    expect(
-      (await device.observe('cmx', 'config/json', { configId: (first.payload as { configId: string }).configId }))
-        .payload,
-    ).toEqual({});
+  it(
+    'observe() answers like request() and turns the pushes of that resource, on both topics, into push ' + 'events',
+    async () => {
+      const device = await Kp1Device.connect({
+        mqttUrl: emulator.mqttUrl,
+        appVersion: 'tracker-v1',
+        token: 'tracker-001-token',
+      });
+      const pushes: Array<[string, string, unknown]> = [];
+      device.on('push', (extension: string, resource: string, payload: unknown) =>
+        pushes.push([extension, resource, payload]),
+      );
+      const first = await device.observe('cmx', 'config/json');
+      expect(first).toMatchObject({
+        ok: true,
+        payload: {
+          configId: expect.any(String),
+          statusCode: 200,
+          reasonPhrase: 'ok',
+          config: { gpsIntervalSeconds: 30, geofence: 'city' },
+        },
+      });
+      // Saying which configId it has: nothing new, `{}`.
+      expect(
+        (await device.observe('cmx', 'config/json', { configId: (first.payload as { configId: string }).configId }))
+          .payload,
+      ).toEqual({});
 
-    const put = await api(emulator)('PUT', '/ecr/api/v1/endpoints/tracker-001/app-versions/tracker-v1', {
-      body: { gpsIntervalSeconds: 5 },
-    });
-    expect(put.status).toBe(201);
-    // The pushes were sent before the reply to a later request: on `config/json/status` and on the reply topic of each
-    // observe request.
-    expect((await device.time()).ok).toBe(true);
-    const pushed = [
-      'cmx',
-      'config/json',
-      { configId: expect.any(String), statusCode: 200, reasonPhrase: 'ok', config: { gpsIntervalSeconds: 5 } },
-    ];
-    expect(pushes).toEqual([pushed, pushed, pushed]);
-    await device.close();
-  });
+      const put = await api(emulator)('PUT', '/ecr/api/v1/endpoints/tracker-001/app-versions/tracker-v1', {
+        body: { gpsIntervalSeconds: 5 },
+      });
+      expect(put.status).toBe(201);
+      // The pushes were sent before the reply to a later request: on `config/json/status` and on the reply topic of
+      // each observe request.
+      expect((await device.time()).ok).toBe(true);
+      const pushed = [
+        'cmx',
+        'config/json',
+        { configId: expect.any(String), statusCode: 200, reasonPhrase: 'ok', config: { gpsIntervalSeconds: 5 } },
+      ];
+      expect(pushes).toEqual([pushed, pushed, pushed]);
+      await device.close();
+    },
+  );
 
   it('its MQTT client id is random: the token, a credential, never shows in it', async () => {
     const [a, b] = [

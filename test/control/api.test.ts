@@ -31,22 +31,27 @@ describe('the in-process API for test suites', () => {
     }
   });
 
-  it('the examples of docs/api.md are in it verbatim, and they pass (a per-file emulator, and one from a globalSetup)', async () => {
-    const doc = readFileSync(API_DOC, 'utf8');
-    for (const file of ['per-file.test.ts', 'global-setup.ts', 'shared.test.ts', 'vitest.config.ts']) {
-      expect(doc, file).toContain(readFileSync(`${EXAMPLES}${file}`, 'utf8').trim());
-    }
-    // The examples import 'platform-emu': the package itself, built (npm test builds first).
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && !name.startsWith('PLATFORM_EMU_')),
-    );
-    const run = await execa('npx', ['vitest', 'run', '--root', EXAMPLES], {
-      cwd: EXAMPLES,
-      env: { ...env, NO_COLOR: '1' },
-      extendEnv: false,
-      reject: false,
-    });
-    expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
-    expect(run.stdout).toMatch(/Tests\s+6 passed/);
-  }, 120_000);
+  it(
+    'the examples of docs/api.md are in it verbatim, and they pass (a per-file emulator, and one from a ' +
+      'globalSetup)',
+    async () => {
+      const doc = readFileSync(API_DOC, 'utf8');
+      for (const file of ['per-file.test.ts', 'global-setup.ts', 'shared.test.ts', 'vitest.config.ts']) {
+        expect(doc, file).toContain(readFileSync(`${EXAMPLES}${file}`, 'utf8').trim());
+      }
+      // The examples import 'platform-emu': the package itself, built (npm test builds first).
+      const env = Object.fromEntries(
+        Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && !name.startsWith('PLATFORM_EMU_')),
+      );
+      const run = await execa('npx', ['vitest', 'run', '--root', EXAMPLES], {
+        cwd: EXAMPLES,
+        env: { ...env, NO_COLOR: '1' },
+        extendEnv: false,
+        reject: false,
+      });
+      expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
+      expect(run.stdout).toMatch(/Tests\s+6 passed/);
+    },
+    120_000,
+  );
 });

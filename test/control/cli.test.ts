@@ -101,7 +101,10 @@ describe('platform-emu logs', async () => {
     const lines = await cli(['logs', '--service', 'epr', ...url]);
     expect(lines.exitCode).toBe(0);
     expect(String(lines.stdout)).toMatch(
-      /^\d\d:\d\d:\d\d\.\d{3}\s+200\s+GET\s+\/epr\/api\/v1\/endpoints\/meter-001\s+acme meter-001\s+[\d.]+ ms\n.*\s404\s+GET/,
+      new RegExp(
+        String.raw`^\d\d:\d\d:\d\d\.\d{3}\s+200\s+GET\s+\/epr\/api\/v1\/endpoints\/meter-001\s+acme ` +
+          String.raw`meter-001\s+[\d.]+ ms\n.*\s404\s+GET`,
+      ),
     );
     const json = await cli(['logs', '--status', '404', '--json', ...url]);
     expect(

@@ -71,23 +71,26 @@ describe('HTTP faults', async () => {
     await call('DELETE', '/_emu/faults');
   });
 
-  it("hit a service's operations in both spellings: a fault on /epr also hits the bare /api/v1 path epr answers", async () => {
-    await addFault({ kind: 'http', path: '/epr', status: 503 });
-    // The bare spelling `platform-emu call` uses: GET /api/v1/endpoints/{id} is the endpoint register's.
-    expect((await call('GET', '/api/v1/endpoints/meter-001')).status).toBe(503);
-    expect((await call('GET', '/epr/api/v1/endpoints/meter-001')).status).toBe(503);
-    // The configuration registry's listing at /ecr is another service, and so is its bare path.
-    expect((await call('GET', '/ecr/api/v1/endpoints/meter-001')).status).toBe(200);
-    expect((await call('GET', '/api/v1/applications/smart-meter')).status).not.toBe(503);
-    await call('DELETE', '/_emu/faults');
+  it(
+    "hit a service's operations in both spellings: a fault on /epr also hits the bare /api/v1 path epr " + 'answers',
+    async () => {
+      await addFault({ kind: 'http', path: '/epr', status: 503 });
+      // The bare spelling `platform-emu call` uses: GET /api/v1/endpoints/{id} is the endpoint register's.
+      expect((await call('GET', '/api/v1/endpoints/meter-001')).status).toBe(503);
+      expect((await call('GET', '/epr/api/v1/endpoints/meter-001')).status).toBe(503);
+      // The configuration registry's listing at /ecr is another service, and so is its bare path.
+      expect((await call('GET', '/ecr/api/v1/endpoints/meter-001')).status).toBe(200);
+      expect((await call('GET', '/api/v1/applications/smart-meter')).status).not.toBe(503);
+      await call('DELETE', '/_emu/faults');
 
-    // A fault on the bare spelling hits the prefixed one of the same operation, and not another service's.
-    await addFault({ kind: 'http', path: '/api/v1/endpoints/meter-001', method: 'GET', status: 500 });
-    expect((await call('GET', '/epr/api/v1/endpoints/meter-001')).status).toBe(500);
-    expect((await call('GET', '/api/v1/endpoints/meter-001')).status).toBe(500);
-    expect((await call('GET', '/ecr/api/v1/endpoints/meter-001')).status).toBe(200);
-    await call('DELETE', '/_emu/faults');
-  });
+      // A fault on the bare spelling hits the prefixed one of the same operation, and not another service's.
+      await addFault({ kind: 'http', path: '/api/v1/endpoints/meter-001', method: 'GET', status: 500 });
+      expect((await call('GET', '/epr/api/v1/endpoints/meter-001')).status).toBe(500);
+      expect((await call('GET', '/api/v1/endpoints/meter-001')).status).toBe(500);
+      expect((await call('GET', '/ecr/api/v1/endpoints/meter-001')).status).toBe(200);
+      await call('DELETE', '/_emu/faults');
+    },
+  );
 
   it('are validated: 400 naming the problem, nothing added', async () => {
     for (const bad of [

@@ -66,18 +66,21 @@ describe('the control plane with auth on', async () => {
     expect((await call('POST', '/_emu/token', { token: emulator.adminToken, body: {} })).status).toBe(200);
   });
 
-  it("refuses a tenant's token (403) and a forged one (401); accepts any emulator-signed token with emulator:admin", async () => {
-    const tenantToken = emulator.token();
-    const denied = await call('GET', '/_emu/state', { token: tenantToken });
-    expect(denied.status).toBe(403);
-    expect(denied.body.message).toContain('emulator:admin');
-    expect((await call('GET', '/_emu/state', { token: 'not.a.jwt' })).status).toBe(401);
-    const forged = jwt.sign({ scope: 'emulator:admin' }, 'guessed', { algorithm: 'HS256' });
-    expect((await call('GET', '/_emu/state', { token: forged })).status).toBe(401);
-    expect((await call('GET', '/_emu/state', { token: emulator.token({ scopes: ['emulator:admin'] }) })).status).toBe(
-      200,
-    );
-  });
+  it(
+    "refuses a tenant's token (403) and a forged one (401); accepts any emulator-signed token with " + 'emulator:admin',
+    async () => {
+      const tenantToken = emulator.token();
+      const denied = await call('GET', '/_emu/state', { token: tenantToken });
+      expect(denied.status).toBe(403);
+      expect(denied.body.message).toContain('emulator:admin');
+      expect((await call('GET', '/_emu/state', { token: 'not.a.jwt' })).status).toBe(401);
+      const forged = jwt.sign({ scope: 'emulator:admin' }, 'guessed', { algorithm: 'HS256' });
+      expect((await call('GET', '/_emu/state', { token: forged })).status).toBe(401);
+      expect((await call('GET', '/_emu/state', { token: emulator.token({ scopes: ['emulator:admin'] }) })).status).toBe(
+        200,
+      );
+    },
+  );
 
   it('the event stream also takes the admin token as access_token (EventSource sends no headers)', async () => {
     const recorded = new Promise((resolve) => internalContext(emulator).events.once(REQUEST_RECORDED, resolve));
@@ -143,41 +146,49 @@ describe('the admin token in the data directory', () => {
 describe('requests from web pages', async () => {
   const emulator = await startTestEmulator();
 
-  it('a cross-origin state change is refused, even as a "simple" text/plain POST; own origin and non-browsers pass', async () => {
-    const wipe = await api(emulator)('POST', '/_emu/reset', {
-      rawBody: '{}',
-      headers: { 'content-type': 'text/plain', origin: 'http://evil.example' },
-    });
-    expect(wipe.status).toBe(403);
-    expect(wipe.body.message).toContain('Cross-origin');
-    expect(wipe.headers.get('access-control-allow-origin')).toBeNull();
-    expect((await api(emulator)('POST', '/_emu/reset', { headers: { origin: 'null' } })).status).toBe(403);
-    expect(
-      (
-        await api(emulator)('POST', '/_emu/faults', {
-          body: { kind: 'http', path: '/x', status: 500 },
-          headers: { origin: 'http://evil.example' },
-        })
-      ).status,
-    ).toBe(403);
-    expect((await api(emulator)('GET', '/_emu/faults')).body).toEqual([]);
+  it(
+    'a cross-origin state change is refused, even as a "simple" text/plain POST; own origin and non-browsers ' + 'pass',
+    async () => {
+      const wipe = await api(emulator)('POST', '/_emu/reset', {
+        rawBody: '{}',
+        headers: { 'content-type': 'text/plain', origin: 'http://evil.example' },
+      });
+      expect(wipe.status).toBe(403);
+      expect(wipe.body.message).toContain('Cross-origin');
+      expect(wipe.headers.get('access-control-allow-origin')).toBeNull();
+      expect((await api(emulator)('POST', '/_emu/reset', { headers: { origin: 'null' } })).status).toBe(403);
+      expect(
+        (
+          await api(emulator)('POST', '/_emu/faults', {
+            body: { kind: 'http', path: '/x', status: 500 },
+            headers: { origin: 'http://evil.example' },
+          })
+        ).status,
+      ).toBe(403);
+      expect((await api(emulator)('GET', '/_emu/faults')).body).toEqual([]);
 
-    expect((await api(emulator)('POST', '/_emu/reset', { headers: { origin: emulator.url } })).status).toBe(204);
-    expect((await api(emulator)('POST', '/_emu/reset')).status).toBe(204);
-    expect((await api(emulator)('GET', '/_emu/health', { headers: { origin: 'http://evil.example' } })).status).toBe(
-      200,
-    );
-  });
+      expect((await api(emulator)('POST', '/_emu/reset', { headers: { origin: emulator.url } })).status).toBe(204);
+      expect((await api(emulator)('POST', '/_emu/reset')).status).toBe(204);
+      expect((await api(emulator)('GET', '/_emu/health', { headers: { origin: 'http://evil.example' } })).status).toBe(
+        200,
+      );
+    },
+  );
 
-  it('a foreign Host is refused on every route while bound to loopback (DNS rebinding), naming --allow-host', async () => {
-    const refused = await rawRequest(emulator.url, 'GET', '/epr/api/v1/endpoints', { host: 'evil.example:8080' });
-    expect(refused.status).toBe(403);
-    expect(refused.body.message).toContain('--allow-host evil.example');
-    expect((await rawRequest(emulator.url, 'GET', '/_emu/health', { host: 'rebind.attacker.test' })).status).toBe(403);
-    for (const host of ['localhost:1234', '127.0.0.1', '[::1]:8080', 'LOCALHOST']) {
-      expect((await rawRequest(emulator.url, 'GET', '/_emu/health', { host })).status, host).toBe(200);
-    }
-  });
+  it(
+    'a foreign Host is refused on every route while bound to loopback (DNS rebinding), naming ' + '--allow-host',
+    async () => {
+      const refused = await rawRequest(emulator.url, 'GET', '/epr/api/v1/endpoints', { host: 'evil.example:8080' });
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toContain('--allow-host evil.example');
+      expect((await rawRequest(emulator.url, 'GET', '/_emu/health', { host: 'rebind.attacker.test' })).status).toBe(
+        403,
+      );
+      for (const host of ['localhost:1234', '127.0.0.1', '[::1]:8080', 'LOCALHOST']) {
+        expect((await rawRequest(emulator.url, 'GET', '/_emu/health', { host })).status, host).toBe(200);
+      }
+    },
+  );
 
   it('--allow-host adds names; bound to another address any Host passes unless names are given', async () => {
     const allowed = await startTestEmulator({ allowHosts: ['emu.local'] });

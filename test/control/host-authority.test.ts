@@ -35,27 +35,30 @@ describe('Host is parsed as a URL authority', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
 
-  it('refuses user info in Host (localhost:21000@evil.example names evil.example), with 400 and nothing done', async () => {
-    const refused = await rawRequest(
-      emulator.url,
-      'POST',
-      '/automation/api/v1/notification-types/email/recipients',
-      { host: 'localhost:21000@evil.example' },
-      { recipient: 'userinfo@acme.test' },
-    );
-    expect(refused.status).toBe(400);
-    expect(refused.body.message).toMatch(/user info/);
-    expect((await call('GET', `/_emu/mail?to=${encodeURIComponent('userinfo@acme.test')}`)).body).toEqual([]);
-    for (const host of [
-      'localhost@evil.example',
-      'user:pass@localhost',
-      'localhost/evil',
-      'localhost:99999',
-      'local host',
-    ]) {
-      expect((await rawRequest(emulator.url, 'GET', '/_emu/health', { host })).status, host).toBe(400);
-    }
-  });
+  it(
+    'refuses user info in Host (localhost:21000@evil.example names evil.example), with 400 and nothing ' + 'done',
+    async () => {
+      const refused = await rawRequest(
+        emulator.url,
+        'POST',
+        '/automation/api/v1/notification-types/email/recipients',
+        { host: 'localhost:21000@evil.example' },
+        { recipient: 'userinfo@acme.test' },
+      );
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toMatch(/user info/);
+      expect((await call('GET', `/_emu/mail?to=${encodeURIComponent('userinfo@acme.test')}`)).body).toEqual([]);
+      for (const host of [
+        'localhost@evil.example',
+        'user:pass@localhost',
+        'localhost/evil',
+        'localhost:99999',
+        'local host',
+      ]) {
+        expect((await rawRequest(emulator.url, 'GET', '/_emu/health', { host })).status, host).toBe(400);
+      }
+    },
+  );
 
   it('builds links and Location from the parsed host only', async () => {
     const created = await rawRequest(

@@ -9,7 +9,8 @@ describe('the journal and the event stream redact every secret-like query parame
   it('code, passwd, pass, pwd and names with secret, token or password in them', async () => {
     const stream = await openStream(emulator.url);
     const query =
-      'code=auth-code-1&state=kept-state&passwd=pw-2&pass=pw-3&pwd=pw-4&api_secret=s-5&refresh_token=t-6&id_token_hint=t-7' +
+      'code=auth-code-1&state=kept-state&passwd=pw-2&pass=pw-3&pwd=pw-4&api_secret=s-5&refresh_token=t-6' +
+      '&id_token_hint=t-7' +
       '&new_password=pw-8&code_verifier=v-9&Pass%77ord=pw-10&limit=5';
     await call('GET', `/_emu/ui/?${query}`);
     const journaled = (await call('GET', '/_emu/requests?path=/_emu/ui')).body.at(-1);

@@ -118,79 +118,89 @@ describe('devices are kept apart on the broker', async () => {
     expect(response.body).toEqual({ rebooted: true });
   }
 
-  it('gives eavesdroppers nothing of kp1/: kp1/# and kp1/+/cex/+/# are refused, # and +/+/+/+/# get the other topics only', async () => {
-    const endpoint = await registerEndpoint(emulator);
-    const wide = await TestDevice.connect(emulator);
-    await wide.subscribe('#');
-    await wide.subscribe('+/+/+/+/#');
-    const refused = await TestDevice.connect(emulator);
-    await expect(refused.subscribe('kp1/#')).rejects.toMatchObject({ packet: { granted: [128] } });
-    await expect(refused.subscribe('kp1/+/cex/+/#')).rejects.toMatchObject({ packet: { granted: [128] } });
-    // $SYS/ would name the subscriptions of the others, their tokens with them.
-    await expect(refused.subscribe('$SYS/#')).rejects.toMatchObject({ packet: { granted: [128] } });
-    expect(
-      logs.lines.some((line) =>
-        line.includes('subscribed to "kp1/#": refused (0x80): under kp1/ a subscription must name the endpoint token'),
-      ),
-    ).toBe(true);
+  it(
+    'gives eavesdroppers nothing of kp1/: kp1/# and kp1/+/cex/+/# are refused, # and +/+/+/+/# get the other ' +
+      'topics only',
+    async () => {
+      const endpoint = await registerEndpoint(emulator);
+      const wide = await TestDevice.connect(emulator);
+      await wide.subscribe('#');
+      await wide.subscribe('+/+/+/+/#');
+      const refused = await TestDevice.connect(emulator);
+      await expect(refused.subscribe('kp1/#')).rejects.toMatchObject({ packet: { granted: [128] } });
+      await expect(refused.subscribe('kp1/+/cex/+/#')).rejects.toMatchObject({ packet: { granted: [128] } });
+      // $SYS/ would name the subscriptions of the others, their tokens with them.
+      await expect(refused.subscribe('$SYS/#')).rejects.toMatchObject({ packet: { granted: [128] } });
+      expect(
+        logs.lines.some((line) =>
+          line.includes(
+            'subscribed to "kp1/#": refused (0x80): under kp1/ a subscription must name the endpoint token',
+          ),
+        ),
+      ).toBe(true);
 
-    const device = await TestDevice.connect(emulator);
-    await commandExchange(device, endpoint);
+      const device = await TestDevice.connect(emulator);
+      await commandExchange(device, endpoint);
 
-    // The refused client is still connected and served.
-    expect((await refused.request(`kp1/smart-meter-v1/tsx/${endpoint.token}`)).ok).toBe(true);
-    // Deliveries to one client keep their order: once these arrive, anything of kp1/ would have arrived before.
-    await device.publish('other/a/b/c/done', 'x');
-    await wide.waitFor((m) => m.topic === 'other/a/b/c/done');
-    expect(wide.onTopic('other/a/b/c/done')).toHaveLength(1);
-    expect(kp1(wide.messages)).toEqual([]);
-    // Its request made it the connection that speaks for the endpoint: it is told what the endpoint has not applied.
-    expect(
-      kp1(refused.messages)
-        .map((m) => m.topic)
-        .sort(),
-    ).toEqual([
-      `kp1/smart-meter-v1/cmx/${endpoint.token}/config/json/status`,
-      `kp1/smart-meter-v1/cmx_ota/${endpoint.token}/config/json/status`,
-      `kp1/smart-meter-v1/tsx/${endpoint.token}/1/status`,
-    ]);
-  });
+      // The refused client is still connected and served.
+      expect((await refused.request(`kp1/smart-meter-v1/tsx/${endpoint.token}`)).ok).toBe(true);
+      // Deliveries to one client keep their order: once these arrive, anything of kp1/ would have arrived before.
+      await device.publish('other/a/b/c/done', 'x');
+      await wide.waitFor((m) => m.topic === 'other/a/b/c/done');
+      expect(wide.onTopic('other/a/b/c/done')).toHaveLength(1);
+      expect(kp1(wide.messages)).toEqual([]);
+      // Its request made it the connection that speaks for the endpoint: it is told what the endpoint has not applied.
+      expect(
+        kp1(refused.messages)
+          .map((m) => m.topic)
+          .sort(),
+      ).toEqual([
+        `kp1/smart-meter-v1/cmx/${endpoint.token}/config/json/status`,
+        `kp1/smart-meter-v1/cmx_ota/${endpoint.token}/config/json/status`,
+        `kp1/smart-meter-v1/tsx/${endpoint.token}/1/status`,
+      ]);
+    },
+  );
 
-  it('delivers everything of an endpoint to a subscription naming its token, as the mosquitto session of docs/devices.md', async () => {
-    const endpoint = await registerEndpoint(emulator);
-    const base = endpoint.topic('cex');
-    const watcher = await TestDevice.connect(emulator);
-    await watcher.subscribe(`kp1/smart-meter-v1/cex/${endpoint.token}/#`);
-    const other = await registerEndpoint(emulator);
-    const otherWatcher = await TestDevice.connect(emulator);
-    await otherWatcher.subscribe(`kp1/+/+/${other.token}/#`);
+  it(
+    'delivers everything of an endpoint to a subscription naming its token, as the mosquitto session of ' +
+      'docs/devices.md',
+    async () => {
+      const endpoint = await registerEndpoint(emulator);
+      const base = endpoint.topic('cex');
+      const watcher = await TestDevice.connect(emulator);
+      await watcher.subscribe(`kp1/smart-meter-v1/cex/${endpoint.token}/#`);
+      const other = await registerEndpoint(emulator);
+      const otherWatcher = await TestDevice.connect(emulator);
+      await otherWatcher.subscribe(`kp1/+/+/${other.token}/#`);
 
-    // Each mosquitto_pub is a connection of its own that closes after its publish.
-    const poll = await TestDevice.connect(emulator);
-    await poll.publish(`${base}/command/reboot/1`, '{}');
-    await watcher.waitFor((m) => m.topic === `${base}/command/reboot/1/status`);
-    await poll.close();
-    const answer = invoke(endpoint.endpointId, 'reboot', { delay: 1 }, 10);
-    const push = await watcher.waitFor((m) => m.topic === `${base}/command/reboot/status`);
-    const [{ id }] = push.payload as Array<{ id: number }>;
-    const result = await TestDevice.connect(emulator);
-    await result.publish(`${base}/result/reboot/2`, [{ id, statusCode: 200, payload: { rebooted: true } }]);
-    expect((await answer).body).toEqual({ rebooted: true });
-    await watcher.waitFor((m) => m.topic === `${base}/result/reboot/2/status`);
+      // Each mosquitto_pub is a connection of its own that closes after its publish.
+      const poll = await TestDevice.connect(emulator);
+      await poll.publish(`${base}/command/reboot/1`, '{}');
+      await watcher.waitFor((m) => m.topic === `${base}/command/reboot/1/status`);
+      await poll.close();
+      const answer = invoke(endpoint.endpointId, 'reboot', { delay: 1 }, 10);
+      const push = await watcher.waitFor((m) => m.topic === `${base}/command/reboot/status`);
+      const [{ id }] = push.payload as Array<{ id: number }>;
+      const result = await TestDevice.connect(emulator);
+      await result.publish(`${base}/result/reboot/2`, [{ id, statusCode: 200, payload: { rebooted: true } }]);
+      expect((await answer).body).toEqual({ rebooted: true });
+      await watcher.waitFor((m) => m.topic === `${base}/result/reboot/2/status`);
 
-    expect(watcher.messages.map((m) => [m.topic, m.payload])).toEqual([
-      [`${base}/command/reboot/1`, {}],
-      [`${base}/command/reboot/1/status`, []],
-      [`${base}/command/reboot/status`, [{ id, payload: { delay: 1 } }]],
-      [`${base}/result/reboot/2`, [{ id, statusCode: 200, payload: { rebooted: true } }]],
-      [`${base}/result/reboot/2/status`, undefined],
-    ]);
-    // A watcher of another token saw none of it.
-    const otherDevice = await TestDevice.connect(emulator);
-    await otherDevice.request(`kp1/smart-meter-v1/tsx/${other.token}`);
-    await otherWatcher.waitFor((m) => m.topic.endsWith('/1/status'));
-    expect(otherWatcher.messages.every((m) => m.topic.includes(other.token))).toBe(true);
-  });
+      expect(watcher.messages.map((m) => [m.topic, m.payload])).toEqual([
+        [`${base}/command/reboot/1`, {}],
+        [`${base}/command/reboot/1/status`, []],
+        [`${base}/command/reboot/status`, [{ id, payload: { delay: 1 } }]],
+        [`${base}/result/reboot/2`, [{ id, statusCode: 200, payload: { rebooted: true } }]],
+        [`${base}/result/reboot/2/status`, undefined],
+      ]);
+      // A watcher of another token saw none of it.
+      const otherDevice = await TestDevice.connect(emulator);
+      await otherDevice.request(`kp1/smart-meter-v1/tsx/${other.token}`);
+      await otherWatcher.waitFor((m) => m.topic.endsWith('/1/status'));
+      expect(otherWatcher.messages.every((m) => m.topic.includes(other.token))).toBe(true);
+    },
+  );
 
   it('drops replies and pushes forged by a client, and the real exchange goes on', async () => {
     const endpoint = await registerEndpoint(emulator);
@@ -266,36 +276,40 @@ describe('devices are kept apart on the broker', async () => {
     });
   });
 
-  it('keeps nothing retained under kp1/: a retained request is answered and delivered unretained; other topics retain', async () => {
-    const endpoint = await registerEndpoint(emulator);
-    const path = `kp1/smart-meter-v1/tsx/${endpoint.token}`;
-    const watcher = await TestDevice.connect(emulator);
-    await watcher.subscribe(`${path}/#`);
-    const retainFlags: Array<[string, boolean]> = [];
-    watcher.client.on('message', (topic, _body, packet) => retainFlags.push([topic, packet.retain]));
+  it(
+    'keeps nothing retained under kp1/: a retained request is answered and delivered unretained; other topics ' +
+      'retain',
+    async () => {
+      const endpoint = await registerEndpoint(emulator);
+      const path = `kp1/smart-meter-v1/tsx/${endpoint.token}`;
+      const watcher = await TestDevice.connect(emulator);
+      await watcher.subscribe(`${path}/#`);
+      const retainFlags: Array<[string, boolean]> = [];
+      watcher.client.on('message', (topic, _body, packet) => retainFlags.push([topic, packet.retain]));
 
-    const device = await TestDevice.connect(emulator);
-    const reply = device.waitFor((m) => m.topic === `${path}/1/status`);
-    await device.client.publishAsync(`${path}/1`, '', { qos: 1, retain: true });
-    expect((await reply).payload).toMatchObject({ timestamp: expect.any(Number) });
-    await device.client.publishAsync('other/retained', 'kept', { qos: 1, retain: true });
-    await watcher.waitFor((m) => m.topic === `${path}/1/status`);
-    expect(retainFlags).toEqual([
-      [`${path}/1`, false],
-      [`${path}/1/status`, false],
-    ]);
-    await logs.waitFor(new RegExp(`retained message on ${path}/1: nothing under kp1/ is retained`));
+      const device = await TestDevice.connect(emulator);
+      const reply = device.waitFor((m) => m.topic === `${path}/1/status`);
+      await device.client.publishAsync(`${path}/1`, '', { qos: 1, retain: true });
+      expect((await reply).payload).toMatchObject({ timestamp: expect.any(Number) });
+      await device.client.publishAsync('other/retained', 'kept', { qos: 1, retain: true });
+      await watcher.waitFor((m) => m.topic === `${path}/1/status`);
+      expect(retainFlags).toEqual([
+        [`${path}/1`, false],
+        [`${path}/1/status`, false],
+      ]);
+      await logs.waitFor(new RegExp(`retained message on ${path}/1: nothing under kp1/ is retained`));
 
-    // A later subscriber gets the retained message outside kp1/, and none under it.
-    const late = await TestDevice.connect(emulator);
-    const lateRetained: string[] = [];
-    late.client.on('message', (topic, _body, packet) => packet.retain && lateRetained.push(topic));
-    await late.subscribe(`${path}/#`);
-    await late.subscribe('other/#');
-    await late.waitFor((m) => m.topic === 'other/retained');
-    await late.request(path);
-    expect(lateRetained).toEqual(['other/retained']);
-  });
+      // A later subscriber gets the retained message outside kp1/, and none under it.
+      const late = await TestDevice.connect(emulator);
+      const lateRetained: string[] = [];
+      late.client.on('message', (topic, _body, packet) => packet.retain && lateRetained.push(topic));
+      await late.subscribe(`${path}/#`);
+      await late.subscribe('other/#');
+      await late.waitFor((m) => m.topic === 'other/retained');
+      await late.request(path);
+      expect(lateRetained).toEqual(['other/retained']);
+    },
+  );
 
   it('answers a device that subscribes before it first publishes exactly once per reply and push', async () => {
     for (const filters of [['command/+/status', 'command/reboot/+/+', 'result/reboot/+/+'], ['#'], ['kp1/#']]) {
@@ -354,7 +368,8 @@ describe('the MQTT packet size limit', async () => {
     // The packet: two bytes of topic length, the topic and the payload.
     await logs.waitFor(
       new RegExp(
-        `MQTT client oversize-${process.pid} sent an MQTT packet of ${limit + 1 + 2 + 'big/topic'.length} bytes, over the limit of ${limit}`,
+        `MQTT client oversize-${process.pid} sent an MQTT packet of ${limit + 1 + 2 + 'big/topic'.length} ` +
+          `bytes, over the limit of ${limit}`,
       ),
     );
 

@@ -37,7 +37,8 @@ describe('dcx: data samples become time series points', async () => {
     const points = (
       await call(
         'GET',
-        `${SM}/data?endpointId=${endpoint.endpointId}&timeSeriesName=humidity&fromDate=2019-01-01T00:00:00Z&toDate=2100-01-01T00:00:00Z`,
+        `${SM}/data?endpointId=${endpoint.endpointId}&timeSeriesName=humidity&fromDate=2019-01-01T00:00:00Z` +
+          `&toDate=2100-01-01T00:00:00Z`,
       )
     ).body[0][endpoint.endpointId].humidity;
     expect(points.slice(0, 2)).toEqual([
@@ -138,46 +139,52 @@ describe('dcx: data samples become time series points', async () => {
     });
   });
 
-  it('auto-extracts numeric fields as auto~<field> where the settings say autoExtract (the default fixtures do)', async () => {
-    // The exchange of the platform's tutorial "Collecting data from a device": no request id, no subscription.
-    const endpoint = await registerEndpoint(emulator);
-    const device = await TestDevice.connect(emulator);
-    await device.publish(`${endpoint.topic('dcx')}/json`, {
-      timestamp: 1_714_146_067_123,
-      temperature: 21,
-      humidity: 40,
-      label: 'x',
-    });
-    const points = await eventually(
-      () => last(endpoint.endpointId, 'auto~temperature,auto~humidity'),
-      (value) => value !== undefined && value['auto~humidity'] !== undefined,
-    );
-    expect(points).toEqual({
-      'auto~temperature': [{ timestamp: '2024-04-26T15:41:07.123Z', values: { value: 21 } }],
-      'auto~humidity': [{ timestamp: '2024-04-26T15:41:07.123Z', values: { value: 40 } }],
-    });
-    expect((await config()).some((d: { name: string }) => d.name === 'auto~label')).toBe(false);
-  });
+  it(
+    'auto-extracts numeric fields as auto~<field> where the settings say autoExtract (the default fixtures ' + 'do)',
+    async () => {
+      // The exchange of the platform's tutorial "Collecting data from a device": no request id, no subscription.
+      const endpoint = await registerEndpoint(emulator);
+      const device = await TestDevice.connect(emulator);
+      await device.publish(`${endpoint.topic('dcx')}/json`, {
+        timestamp: 1_714_146_067_123,
+        temperature: 21,
+        humidity: 40,
+        label: 'x',
+      });
+      const points = await eventually(
+        () => last(endpoint.endpointId, 'auto~temperature,auto~humidity'),
+        (value) => value !== undefined && value['auto~humidity'] !== undefined,
+      );
+      expect(points).toEqual({
+        'auto~temperature': [{ timestamp: '2024-04-26T15:41:07.123Z', values: { value: 21 } }],
+        'auto~humidity': [{ timestamp: '2024-04-26T15:41:07.123Z', values: { value: 40 } }],
+      });
+      expect((await config()).some((d: { name: string }) => d.name === 'auto~label')).toBe(false);
+    },
+  );
 
-  it("does not auto-extract when the version's epts settings say autoExtract: false (per-field series asked)", async () => {
-    const settings = await call(
-      'PUT',
-      '/tekton/api/v1/app-configs/applications/smart-meter/app-versions/smart-meter-v2',
-      {
-        body: { epts: { autoExtract: false, fieldSeries: true } },
-      },
-    );
-    expect(settings.status).toBeLessThan(300);
-    const endpoint = await registerEndpoint(emulator, 'smart-meter-v2');
-    const device = await TestDevice.connect(emulator);
-    expect((await device.request(`${endpoint.topic('dcx')}/json`, { ts: '2024-03-01T00:00:00Z', gust: 12 })).ok).toBe(
-      true,
-    );
-    expect(await last(endpoint.endpointId, 'gust')).toEqual({
-      gust: [{ timestamp: '2024-03-01T00:00:00.000Z', values: { value: 12 } }],
-    });
-    expect((await config()).some((d: { name: string }) => d.name === 'auto~gust')).toBe(false);
-  });
+  it(
+    "does not auto-extract when the version's epts settings say autoExtract: false (per-field series " + 'asked)',
+    async () => {
+      const settings = await call(
+        'PUT',
+        '/tekton/api/v1/app-configs/applications/smart-meter/app-versions/smart-meter-v2',
+        {
+          body: { epts: { autoExtract: false, fieldSeries: true } },
+        },
+      );
+      expect(settings.status).toBeLessThan(300);
+      const endpoint = await registerEndpoint(emulator, 'smart-meter-v2');
+      const device = await TestDevice.connect(emulator);
+      expect((await device.request(`${endpoint.topic('dcx')}/json`, { ts: '2024-03-01T00:00:00Z', gust: 12 })).ok).toBe(
+        true,
+      );
+      expect(await last(endpoint.endpointId, 'gust')).toEqual({
+        gust: [{ timestamp: '2024-03-01T00:00:00.000Z', values: { value: 12 } }],
+      });
+      expect((await config()).some((d: { name: string }) => d.name === 'auto~gust')).toBe(false);
+    },
+  );
 
   it('works over the HTTP binding too', async () => {
     const endpoint = await registerEndpoint(emulator);
@@ -191,29 +198,33 @@ describe('dcx: data samples become time series points', async () => {
     ]);
   });
 
-  it('a client that only publishes samples (no request id, no subscription) is readable at once and receives its commands', async () => {
-    const endpoint = await registerEndpoint(emulator);
-    const device = await TestDevice.connect(emulator);
-    // As the platform's tutorial client: samples with the token only, never a request id, never SUBSCRIBE.
-    await device.publish(`${endpoint.topic('dcx')}/json`, [{ timestamp: Date.UTC(2024, 5, 1), voltage: 229.5 }], 1);
-    const seen = await eventually(
-      () => last(endpoint.endpointId, 'voltage'),
-      (bySeries) => bySeries.voltage.length > 0,
-    );
-    expect(seen.voltage).toEqual([{ timestamp: '2024-06-01T00:00:00.000Z', values: { value: 229.5 } }]);
+  it(
+    'a client that only publishes samples (no request id, no subscription) is readable at once and receives its ' +
+      'commands',
+    async () => {
+      const endpoint = await registerEndpoint(emulator);
+      const device = await TestDevice.connect(emulator);
+      // As the platform's tutorial client: samples with the token only, never a request id, never SUBSCRIBE.
+      await device.publish(`${endpoint.topic('dcx')}/json`, [{ timestamp: Date.UTC(2024, 5, 1), voltage: 229.5 }], 1);
+      const seen = await eventually(
+        () => last(endpoint.endpointId, 'voltage'),
+        (bySeries) => bySeries.voltage.length > 0,
+      );
+      expect(seen.voltage).toEqual([{ timestamp: '2024-06-01T00:00:00.000Z', values: { value: 229.5 } }]);
 
-    const invocation = call('POST', `/cex/api/v1/endpoints/${endpoint.endpointId}/commands/reboot?waitTimeout=10`, {
-      body: { delay: 1 },
-    });
-    const push = await device.waitFor((m) => m.topic === `${endpoint.topic('cex')}/command/reboot/status`, 8000);
-    const [command] = push.payload;
-    expect(command.payload).toEqual({ delay: 1 });
-    await device.publish(`${endpoint.topic('cex')}/result/reboot`, [
-      { id: command.id, statusCode: 200, payload: { rebooted: true } },
-    ]);
-    const answered = await invocation;
-    expect(answered.status).toBe(200);
-    expect(answered.body).toEqual({ rebooted: true });
-    expect(device.messages.every((m) => !m.topic.includes('/dcx/'))).toBe(true);
-  });
+      const invocation = call('POST', `/cex/api/v1/endpoints/${endpoint.endpointId}/commands/reboot?waitTimeout=10`, {
+        body: { delay: 1 },
+      });
+      const push = await device.waitFor((m) => m.topic === `${endpoint.topic('cex')}/command/reboot/status`, 8000);
+      const [command] = push.payload;
+      expect(command.payload).toEqual({ delay: 1 });
+      await device.publish(`${endpoint.topic('cex')}/result/reboot`, [
+        { id: command.id, statusCode: 200, payload: { rebooted: true } },
+      ]);
+      const answered = await invocation;
+      expect(answered.status).toBe(200);
+      expect(answered.body).toEqual({ rebooted: true });
+      expect(device.messages.every((m) => !m.topic.includes('/dcx/'))).toBe(true);
+    },
+  );
 });

@@ -33,23 +33,28 @@ describe('a flood of MQTT CONNECTs with wrong passwords', async () => {
   });
   const call = api(emulator);
 
-  it(`runs at most ${PASSWORD_CHECKS_RUNNING} checks with ${PASSWORD_CHECKS_WAITING} waiting, refuses the rest as "server unavailable", and durable writes go on`, async () => {
-    const created = await call('POST', '/ccm/api/v1/basic-credentials', {
-      body: { username: 'flooded', password: 'right-password' },
-    });
-    expect(created.status).toBe(201);
-    const attempts = Array.from({ length: FLOOD }, (_, i) =>
-      connect(emulator.mqttUrl, i % 2 === 0 ? 'flooded' : `nobody-${i}`, 'wrong-password'),
-    );
-    // A durable write made while every check slot is taken still answers (the thread pool keeps threads for the disk).
-    const written = await call('POST', '/epr/api/v1/endpoints', {
-      body: { endpointId: 'during-flood', appVersion: { name: 'smart-meter-v1' } },
-    });
-    expect(written.status).toBe(201);
-    const outcomes = await Promise.all(attempts);
-    expect(outcomes.filter((o) => o !== SERVER_UNAVAILABLE && o !== BAD_USERNAME_OR_PASSWORD)).toEqual([]);
-    expect(outcomes.filter((o) => o === SERVER_UNAVAILABLE).length).toBeGreaterThan(0);
-    // Once the flood is over, the right password gets in again.
-    expect(await connect(emulator.mqttUrl, 'flooded', 'right-password')).toBe('ok');
-  });
+  it(
+    `runs at most ${PASSWORD_CHECKS_RUNNING} checks with ${PASSWORD_CHECKS_WAITING} waiting, refuses the rest ` +
+      `as "server unavailable", and durable writes go on`,
+    async () => {
+      const created = await call('POST', '/ccm/api/v1/basic-credentials', {
+        body: { username: 'flooded', password: 'right-password' },
+      });
+      expect(created.status).toBe(201);
+      const attempts = Array.from({ length: FLOOD }, (_, i) =>
+        connect(emulator.mqttUrl, i % 2 === 0 ? 'flooded' : `nobody-${i}`, 'wrong-password'),
+      );
+      // A durable write made while every check slot is taken still answers (the thread pool keeps threads for the
+      // disk).
+      const written = await call('POST', '/epr/api/v1/endpoints', {
+        body: { endpointId: 'during-flood', appVersion: { name: 'smart-meter-v1' } },
+      });
+      expect(written.status).toBe(201);
+      const outcomes = await Promise.all(attempts);
+      expect(outcomes.filter((o) => o !== SERVER_UNAVAILABLE && o !== BAD_USERNAME_OR_PASSWORD)).toEqual([]);
+      expect(outcomes.filter((o) => o === SERVER_UNAVAILABLE).length).toBeGreaterThan(0);
+      // Once the flood is over, the right password gets in again.
+      expect(await connect(emulator.mqttUrl, 'flooded', 'right-password')).toBe('ok');
+    },
+  );
 });

@@ -41,14 +41,18 @@ describe('MQTT protocol versions', async () => {
     }
   });
 
-  it('refuses an MQTT 5 CONNECT with CONNACK 1 (unacceptable protocol version), which the client reports, and logs why', async () => {
-    const seen = new Promise<void>((resolve) => (logged = resolve));
-    const refused = mqtt.connectAsync(emulator.mqttUrl, { protocolVersion: 5, reconnectPeriod: 0 });
-    await expect(refused).rejects.toMatchObject({
-      code: 1,
-      message: expect.stringMatching(/Unacceptable protocol version/i),
-    });
-    await seen;
-    expect(lines.some((line) => /speaks MQTT 3\.1 and 3\.1\.1/.test(line))).toBe(true);
-  });
+  it(
+    'refuses an MQTT 5 CONNECT with CONNACK 1 (unacceptable protocol version), which the client reports, and ' +
+      'logs why',
+    async () => {
+      const seen = new Promise<void>((resolve) => (logged = resolve));
+      const refused = mqtt.connectAsync(emulator.mqttUrl, { protocolVersion: 5, reconnectPeriod: 0 });
+      await expect(refused).rejects.toMatchObject({
+        code: 1,
+        message: expect.stringMatching(/Unacceptable protocol version/i),
+      });
+      await seen;
+      expect(lines.some((line) => /speaks MQTT 3\.1 and 3\.1\.1/.test(line))).toBe(true);
+    },
+  );
 });

@@ -87,20 +87,24 @@ describe('MQTT persistent sessions belong to the identity that made them', async
     return { endpoint, commands };
   }
 
-  it('refuses another identity (no credentials, or other credentials) with CONNACK 2; the owner gets its queued push', async () => {
-    const owner = await credential('owner-one');
-    const other = await credential('other-one');
-    const { commands } = await ownerWithQueuedPush('meter-session-1', owner);
+  it(
+    'refuses another identity (no credentials, or other credentials) with CONNACK 2; the owner gets its queued ' +
+      'push',
+    async () => {
+      const owner = await credential('owner-one');
+      const other = await credential('other-one');
+      const { commands } = await ownerWithQueuedPush('meter-session-1', owner);
 
-    expect(await connect(emulator.mqttUrl, { clientId: 'meter-session-1', clean: false })).toBe(IDENTIFIER_REJECTED);
-    expect(await connect(emulator.mqttUrl, { clientId: 'meter-session-1', clean: false, ...other })).toBe(
-      IDENTIFIER_REJECTED,
-    );
-    expect(await connect(emulator.mqttUrl, { clientId: 'meter-session-1', clean: true })).toBe(IDENTIFIER_REJECTED);
+      expect(await connect(emulator.mqttUrl, { clientId: 'meter-session-1', clean: false })).toBe(IDENTIFIER_REJECTED);
+      expect(await connect(emulator.mqttUrl, { clientId: 'meter-session-1', clean: false, ...other })).toBe(
+        IDENTIFIER_REJECTED,
+      );
+      expect(await connect(emulator.mqttUrl, { clientId: 'meter-session-1', clean: true })).toBe(IDENTIFIER_REJECTED);
 
-    const back = connected(await connect(emulator.mqttUrl, { clientId: 'meter-session-1', clean: false, ...owner }));
-    expect(await back.next((t) => t === commands)).toBe(commands);
-  });
+      const back = connected(await connect(emulator.mqttUrl, { clientId: 'meter-session-1', clean: false, ...owner }));
+      expect(await back.next((t) => t === commands)).toBe(commands);
+    },
+  );
 
   it('does not kick a connected owner off: the takeover is refused and the owner keeps receiving', async () => {
     const owner = await credential('owner-two');
@@ -121,25 +125,34 @@ describe('MQTT persistent sessions belong to the identity that made them', async
     expect(live.client.connected).toBe(true);
   });
 
-  it('lets the owner itself reconnect while its old connection is still open (MQTT takeover by the same identity)', async () => {
-    const owner = await credential('owner-three');
-    const first = connected(await connect(emulator.mqttUrl, { clientId: 'meter-session-3', clean: false, ...owner }));
-    const kicked = new Promise<void>((resolve) => first.client.once('close', () => resolve()));
-    const second = connected(await connect(emulator.mqttUrl, { clientId: 'meter-session-3', clean: false, ...owner }));
-    await kicked;
-    expect(second.client.connected).toBe(true);
-  });
+  it(
+    'lets the owner itself reconnect while its old connection is still open (MQTT takeover by the same ' + 'identity)',
+    async () => {
+      const owner = await credential('owner-three');
+      const first = connected(await connect(emulator.mqttUrl, { clientId: 'meter-session-3', clean: false, ...owner }));
+      const kicked = new Promise<void>((resolve) => first.client.once('close', () => resolve()));
+      const second = connected(
+        await connect(emulator.mqttUrl, { clientId: 'meter-session-3', clean: false, ...owner }),
+      );
+      await kicked;
+      expect(second.client.connected).toBe(true);
+    },
+  );
 
-  it('an anonymous session keeps nothing under kp1/ across a disconnect: a client reusing its id gets no queued push', async () => {
-    const { endpoint, commands } = await ownerWithQueuedPush('meter-session-4', {});
-    const next = connected(await connect(emulator.mqttUrl, { clientId: 'meter-session-4', clean: false }));
-    await drained(next, 'session-4');
-    expect(next.topics.filter((t) => t.startsWith('kp1/'))).toEqual([]);
-    // Nor does a later push reach it through the session's old subscription.
-    await invoke(endpoint.endpointId, 'reboot');
-    await drained(next, 'session-4-again');
-    expect(next.topics).not.toContain(commands);
-  });
+  it(
+    'an anonymous session keeps nothing under kp1/ across a disconnect: a client reusing its id gets no queued ' +
+      'push',
+    async () => {
+      const { endpoint, commands } = await ownerWithQueuedPush('meter-session-4', {});
+      const next = connected(await connect(emulator.mqttUrl, { clientId: 'meter-session-4', clean: false }));
+      await drained(next, 'session-4');
+      expect(next.topics.filter((t) => t.startsWith('kp1/'))).toEqual([]);
+      // Nor does a later push reach it through the session's old subscription.
+      await invoke(endpoint.endpointId, 'reboot');
+      await drained(next, 'session-4-again');
+      expect(next.topics).not.toContain(commands);
+    },
+  );
 
   it('a client taking over a connected anonymous session inherits none of its kp1/ subscriptions', async () => {
     const endpoint = await registerEndpoint(emulator);

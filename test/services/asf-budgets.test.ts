@@ -12,7 +12,8 @@ const CAPPED = /a list or map grew past 100000 elements, the emulator's limit/;
 const bigMap = (entries: number) => Object.fromEntries(Array.from({ length: entries }, (_, i) => [`k${i}`, i]));
 /** `ctx.big` held 10,000 times in one list, and a copy of it that differs only in its last entry. */
 const LIST_OF_MAPS =
-  "def copy = new HashMap(ctx.big); copy.put('k39999', -1); def l = []; for (int i = 0; i < 10000; i++) { l.add(ctx.big) } ";
+  "def copy = new HashMap(ctx.big); copy.put('k39999', -1); def l = []; for (int i = 0; i < 10000; i++) { " +
+  'l.add(ctx.big) } ';
 
 /** The analytics facade's budgets hold inside every collection method and processor, not only between statements. */
 describe('analytics facade: budgets inside methods and processors', async () => {

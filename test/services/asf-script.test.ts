@@ -90,7 +90,8 @@ describe('analytics facade: scripts', async () => {
   describe('fields of ctx, comparisons, branches, loops', () => {
     it('reads and writes nested fields, by name and by index; lists with negative indexes', async () => {
       const source = await after(
-        "ctx.out = ctx.a.b + ctx['c d'] + ctx.list[-1]; ctx.a.b = 'changed'; ctx.list[0] = 'first'; ctx['new field'] = [:]",
+        "ctx.out = ctx.a.b + ctx['c d'] + ctx.list[-1]; ctx.a.b = 'changed'; ctx.list[0] = 'first'; ctx['new " +
+          "field'] = [:]",
         {
           a: { b: 'B' },
           'c d': 'C',
@@ -108,7 +109,9 @@ describe('analytics facade: scripts', async () => {
 
     it('if / else, ternary, elvis, null-safe access, comparisons', async () => {
       const source = await after(
-        "if (ctx.t > 30) { ctx.level = 'hot' } else if (ctx.t >= 10) { ctx.level = 'mild' } else { ctx.level = 'cold' } ctx.even = ctx.t % 2 == 0 ? 'yes' : 'no'; ctx.owner = ctx.owner ?: 'nobody'; ctx.city = ctx.site?.city; ctx.eq = 1 == 1.0 && 'a' != 'b' && !(2 < 1)",
+        "if (ctx.t > 30) { ctx.level = 'hot' } else if (ctx.t >= 10) { ctx.level = 'mild' } else { ctx.level " +
+          "= 'cold' } ctx.even = ctx.t % 2 == 0 ? 'yes' : 'no'; ctx.owner = ctx.owner ?: 'nobody'; ctx.city = " +
+          "ctx.site?.city; ctx.eq = 1 == 1.0 && 'a' != 'b' && !(2 < 1)",
         { t: 21 },
       );
       expect(source).toEqual({ t: 21, level: 'mild', even: 'no', owner: 'nobody', city: null, eq: true });
@@ -116,7 +119,11 @@ describe('analytics facade: scripts', async () => {
 
     it('for, while with break and continue, for-each over a list; declarations and maps and lists', async () => {
       const source = await after(
-        "int sum = 0; for (int i = 1; i <= 10; i++) { if (i == 5) { continue } sum += i } ctx.sum = sum; def n = 0; while (true) { n++; if (n > 3) break; } ctx.n = n; List upper = new ArrayList(); for (def s : ctx.tags) { upper.add(s.toUpperCase()) } ctx.upper = upper; Map m = ['k': 1]; m.put('j', 2); m.remove('k'); ctx.m = m; ctx.keys = ctx.m.keySet(); ctx.has = ctx.containsKey('tags') && !ctx.containsKey('nope'); ctx.size = ctx.tags.size()",
+        'int sum = 0; for (int i = 1; i <= 10; i++) { if (i == 5) { continue } sum += i } ctx.sum = sum; def ' +
+          'n = 0; while (true) { n++; if (n > 3) break; } ctx.n = n; List upper = new ArrayList(); for (def s ' +
+          ": ctx.tags) { upper.add(s.toUpperCase()) } ctx.upper = upper; Map m = ['k': 1]; m.put('j', 2); " +
+          "m.remove('k'); ctx.m = m; ctx.keys = ctx.m.keySet(); ctx.has = ctx.containsKey('tags') && " +
+          "!ctx.containsKey('nope'); ctx.size = ctx.tags.size()",
         { tags: ['a', 'b'] },
       );
       expect(source).toEqual({
@@ -213,8 +220,10 @@ describe('analytics facade: scripts', async () => {
 
   describe('hostile scripts stop without harm', () => {
     it('an endless loop stops at the loop limit (or the time limit, on a slow machine)', async () => {
-      const limits =
-        /^(The maximum number of statements that can be executed in a loop has been reached\.|the simulation took longer than 1000 ms, the emulator's limit)$/;
+      const limits = new RegExp(
+        String.raw`^(The maximum number of statements that can be executed in a loop has been ` +
+          String.raw`reached\.|the simulation took longer than 1000 ms, the emulator's limit)$`,
+      );
       for (const source of ['while (true) {}', 'for (;;) { ctx.x = 1 }', 'int i = 0; while (i >= 0) { i = 1 }']) {
         const cause = await failure(source);
         expect(cause.type).toBe('circuit_breaking_exception');
@@ -251,7 +260,8 @@ describe('analytics facade: scripts', async () => {
 
     it('prototype names are plain fields: nothing reaches an object prototype', async () => {
       const source = await after(
-        "ctx.viaProto = ctx.__proto__; ctx.viaConstructor = ctx.constructor; ctx['__proto__'] = 'a field'; ctx.nested = [:]; ctx.nested.__proto__ = 'also a field'; ctx.prototype = params.__proto__",
+        "ctx.viaProto = ctx.__proto__; ctx.viaConstructor = ctx.constructor; ctx['__proto__'] = 'a field'; " +
+          "ctx.nested = [:]; ctx.nested.__proto__ = 'also a field'; ctx.prototype = params.__proto__",
         {},
         {},
       );

@@ -30,24 +30,27 @@ describe('analytics facade', async () => {
   });
 
   describe('pipelines', () => {
-    it('PUT creates and replaces, GET answers it under the stored name (tenant-prefixed), DELETE removes it', async () => {
-      const definition = {
-        description: 'sets the OS',
-        processors: [{ set: { field: 'host.os.name', value: '{{os}}' } }],
-      };
-      const put = await call('PUT', `${PIPELINE}/set_os`, { body: definition });
-      expect(put.status).toBe(200);
-      expect(put.body).toEqual({ acknowledged: true });
-      expect((await call('GET', `${PIPELINE}/set_os`)).body).toEqual({ 'acme-set_os': definition });
-      const replaced = { processors: [{ lowercase: { field: 'os' } }] };
-      expect((await call('PUT', `${PIPELINE}/set_os`, { body: replaced })).body).toEqual({ acknowledged: true });
-      expect((await call('GET', `${PIPELINE}/set_os`)).body).toEqual({ 'acme-set_os': replaced });
-      const deleted = await call('DELETE', `${PIPELINE}/set_os`);
-      expect(deleted.status).toBe(200);
-      expect(deleted.body).toEqual({ acknowledged: true });
-      expect((await call('GET', `${PIPELINE}/set_os`)).status).toBe(404);
-      expect((await call('DELETE', `${PIPELINE}/set_os`)).status).toBe(404);
-    });
+    it(
+      'PUT creates and replaces, GET answers it under the stored name (tenant-prefixed), DELETE removes ' + 'it',
+      async () => {
+        const definition = {
+          description: 'sets the OS',
+          processors: [{ set: { field: 'host.os.name', value: '{{os}}' } }],
+        };
+        const put = await call('PUT', `${PIPELINE}/set_os`, { body: definition });
+        expect(put.status).toBe(200);
+        expect(put.body).toEqual({ acknowledged: true });
+        expect((await call('GET', `${PIPELINE}/set_os`)).body).toEqual({ 'acme-set_os': definition });
+        const replaced = { processors: [{ lowercase: { field: 'os' } }] };
+        expect((await call('PUT', `${PIPELINE}/set_os`, { body: replaced })).body).toEqual({ acknowledged: true });
+        expect((await call('GET', `${PIPELINE}/set_os`)).body).toEqual({ 'acme-set_os': replaced });
+        const deleted = await call('DELETE', `${PIPELINE}/set_os`);
+        expect(deleted.status).toBe(200);
+        expect(deleted.body).toEqual({ acknowledged: true });
+        expect((await call('GET', `${PIPELINE}/set_os`)).status).toBe(404);
+        expect((await call('DELETE', `${PIPELINE}/set_os`)).status).toBe(404);
+      },
+    );
 
     it.each([
       [{}, /processors is required/],
@@ -215,36 +218,39 @@ describe('analytics facade', async () => {
       });
     });
 
-    it('set, append, rename, remove, lowercase, uppercase, trim, convert (the mutate test of the search engine)', async () => {
-      const source = await sourceOf(
-        [
-          { set: { field: 'new_field', value: 'new_value' } },
-          { append: { field: 'new_field', value: ['item2', 'item3', 'item4'] } },
-          { rename: { field: 'field_to_rename', target_field: 'renamed_field' } },
-          { remove: { field: 'field_to_remove' } },
-          { lowercase: { field: 'field_to_lowercase' } },
-          { uppercase: { field: 'field_to_uppercase' } },
-          { trim: { field: 'field_to_trim' } },
-          { convert: { field: 'field_to_convert', type: 'integer' } },
-        ],
-        {
-          field_to_rename: 'value',
-          field_to_remove: 'old_value',
-          field_to_lowercase: 'LOWERCASE',
-          field_to_uppercase: 'uppercase',
-          field_to_trim: '   trimmed   ',
-          field_to_convert: ['127', '0', '0', '1'],
-        },
-      );
-      expect(source).toEqual({
-        new_field: ['new_value', 'item2', 'item3', 'item4'],
-        renamed_field: 'value',
-        field_to_lowercase: 'lowercase',
-        field_to_uppercase: 'UPPERCASE',
-        field_to_trim: 'trimmed',
-        field_to_convert: [127, 0, 0, 1],
-      });
-    });
+    it(
+      'set, append, rename, remove, lowercase, uppercase, trim, convert (the mutate test of the search ' + 'engine)',
+      async () => {
+        const source = await sourceOf(
+          [
+            { set: { field: 'new_field', value: 'new_value' } },
+            { append: { field: 'new_field', value: ['item2', 'item3', 'item4'] } },
+            { rename: { field: 'field_to_rename', target_field: 'renamed_field' } },
+            { remove: { field: 'field_to_remove' } },
+            { lowercase: { field: 'field_to_lowercase' } },
+            { uppercase: { field: 'field_to_uppercase' } },
+            { trim: { field: 'field_to_trim' } },
+            { convert: { field: 'field_to_convert', type: 'integer' } },
+          ],
+          {
+            field_to_rename: 'value',
+            field_to_remove: 'old_value',
+            field_to_lowercase: 'LOWERCASE',
+            field_to_uppercase: 'uppercase',
+            field_to_trim: '   trimmed   ',
+            field_to_convert: ['127', '0', '0', '1'],
+          },
+        );
+        expect(source).toEqual({
+          new_field: ['new_value', 'item2', 'item3', 'item4'],
+          renamed_field: 'value',
+          field_to_lowercase: 'lowercase',
+          field_to_uppercase: 'UPPERCASE',
+          field_to_trim: 'trimmed',
+          field_to_convert: [127, 0, 0, 1],
+        });
+      },
+    );
 
     it("set on _index changes the document's index, not its source", async () => {
       const [result] = await simulate(
@@ -348,7 +354,8 @@ describe('analytics facade', async () => {
                   set: {
                     field: 'error',
                     value:
-                      '{{ _ingest.on_failure_processor_type }}:{{ _ingest.on_failure_processor_tag }}:{{ _ingest.on_failure_message }}',
+                      '{{ _ingest.on_failure_processor_type }}:{{ _ingest.on_failure_processor_tag }}:{{ ' +
+                      '_ingest.on_failure_message }}',
                   },
                 },
               ],
@@ -466,71 +473,82 @@ describe('analytics facade', async () => {
       expect(failed.error.reason).toBe('field [n] of type [java.lang.Integer] cannot be cast to [java.lang.String]');
     });
 
-    it('set: override false, ignore_empty_value, field templates, objects with templates, _source. and _ingest. paths', async () => {
-      expect(await sourceOf([{ set: { field: 'a', value: 2, override: false } }], { a: 1 })).toEqual({ a: 1 });
-      expect(await sourceOf([{ set: { field: 'a', value: 2, override: false } }], { a: null })).toEqual({ a: 2 });
-      expect(await sourceOf([{ set: { field: 'copy', value: '{{missing}}', ignore_empty_value: true } }], {})).toEqual(
-        {},
-      );
-      expect(await sourceOf([{ set: { field: 'copy', value: '{{missing}}' } }], {})).toEqual({ copy: '' });
-      expect(
-        await sourceOf([{ set: { field: 'by_{{kind}}', value: { name: '{{name}}', n: 1 } } }], {
+    it(
+      'set: override false, ignore_empty_value, field templates, objects with templates, _source. and _ingest. ' +
+        'paths',
+      async () => {
+        expect(await sourceOf([{ set: { field: 'a', value: 2, override: false } }], { a: 1 })).toEqual({ a: 1 });
+        expect(await sourceOf([{ set: { field: 'a', value: 2, override: false } }], { a: null })).toEqual({ a: 2 });
+        expect(
+          await sourceOf([{ set: { field: 'copy', value: '{{missing}}', ignore_empty_value: true } }], {}),
+        ).toEqual({});
+        expect(await sourceOf([{ set: { field: 'copy', value: '{{missing}}' } }], {})).toEqual({ copy: '' });
+        expect(
+          await sourceOf([{ set: { field: 'by_{{kind}}', value: { name: '{{name}}', n: 1 } } }], {
+            kind: 'meter',
+            name: 'm1',
+          }),
+        ).toEqual({
           kind: 'meter',
           name: 'm1',
-        }),
-      ).toEqual({
-        kind: 'meter',
-        name: 'm1',
-        by_meter: { name: 'm1', n: 1 },
-      });
-      expect(await sourceOf([{ set: { field: '_source.x', value: '{{_source.y}}' } }], { y: 'v' })).toEqual({
-        x: 'v',
-        y: 'v',
-      });
-      const stamped = await sourceOf([{ set: { field: 'received', value: '{{_ingest.timestamp}}' } }], {});
-      expect(stamped.received).toMatch(TIMESTAMP);
-      const [failed] = await simulate([{ set: { field: 'a.b', value: 1 } }], [{ _source: { a: 'text' } }]);
-      expect(failed.error.reason).toBe(
-        'cannot set [b] with parent object of type [java.lang.String] as part of path [a.b]',
-      );
-    });
+          by_meter: { name: 'm1', n: 1 },
+        });
+        expect(await sourceOf([{ set: { field: '_source.x', value: '{{_source.y}}' } }], { y: 'v' })).toEqual({
+          x: 'v',
+          y: 'v',
+        });
+        const stamped = await sourceOf([{ set: { field: 'received', value: '{{_ingest.timestamp}}' } }], {});
+        expect(stamped.received).toMatch(TIMESTAMP);
+        const [failed] = await simulate([{ set: { field: 'a.b', value: 1 } }], [{ _source: { a: 'text' } }]);
+        expect(failed.error.reason).toBe(
+          'cannot set [b] with parent object of type [java.lang.String] as part of path [a.b]',
+        );
+      },
+    );
 
-    it('templates: {{x}} escapes for JSON by default, {{{x}}} does not; media_type text/plain (search engine issue 71359)', async () => {
-      const source = await sourceOf(
-        [
-          { set: { field: 'escaped', value: '{{bar}}' } },
-          { set: { field: 'raw', value: '{{{bar}}}' } },
-          { set: { field: 'plain', value: '{{bar}}', media_type: 'text/plain' } },
-          { set: { field: 'form', value: '{{q}}', media_type: 'application/x-www-form-urlencoded' } },
-        ],
-        { bar: '\\"', q: 'a b&c' },
-      );
-      expect(source).toMatchObject({ escaped: '\\\\\\"', raw: '\\"', plain: '\\"', form: 'a+b%26c' });
-    });
+    it(
+      'templates: {{x}} escapes for JSON by default, {{{x}}} does not; media_type text/plain (search engine ' +
+        'issue 71359)',
+      async () => {
+        const source = await sourceOf(
+          [
+            { set: { field: 'escaped', value: '{{bar}}' } },
+            { set: { field: 'raw', value: '{{{bar}}}' } },
+            { set: { field: 'plain', value: '{{bar}}', media_type: 'text/plain' } },
+            { set: { field: 'form', value: '{{q}}', media_type: 'application/x-www-form-urlencoded' } },
+          ],
+          { bar: '\\"', q: 'a b&c' },
+        );
+        expect(source).toMatchObject({ escaped: '\\\\\\"', raw: '\\"', plain: '\\"', form: 'a+b%26c' });
+      },
+    );
 
-    it('if: a processor runs only where its condition holds (conditional processor test, null-safe access)', async () => {
-      const conditional = { set: { if: "ctx.conditional_field == 'bar'", field: 'target', value: 'set' } };
-      expect(await sourceOf([conditional], { conditional_field: 'bar' })).toEqual({
-        conditional_field: 'bar',
-        target: 'set',
-      });
-      expect(await sourceOf([conditional], { conditional_field: 'foo' })).toEqual({ conditional_field: 'foo' });
-      const guest = { set: { if: "ctx?.network?.name == 'Guest'", field: 'guest', value: true } };
-      expect(await sourceOf([guest], { network: { name: 'Guest' } })).toEqual({
-        network: { name: 'Guest' },
-        guest: true,
-      });
-      expect(await sourceOf([guest], {})).toEqual({});
-      const [notBoolean] = await simulate(
-        [{ set: { if: 'ctx.a', field: 'b', value: 1 } }],
-        [{ _source: { a: 'yes' } }],
-      );
-      expect(notBoolean.error.reason).toMatch(/if condition must answer true or false/);
-      const [writes] = await simulate(
-        [{ set: { if: "ctx.a = 'changed'; return true", field: 'b', value: 1 } }],
-        [{ _source: { a: 'x' } }],
-      );
-      expect(writes.error.caused_by).toMatchObject({ type: 'unsupported_operation_exception' });
-    });
+    it(
+      'if: a processor runs only where its condition holds (conditional processor test, null-safe ' + 'access)',
+      async () => {
+        const conditional = { set: { if: "ctx.conditional_field == 'bar'", field: 'target', value: 'set' } };
+        expect(await sourceOf([conditional], { conditional_field: 'bar' })).toEqual({
+          conditional_field: 'bar',
+          target: 'set',
+        });
+        expect(await sourceOf([conditional], { conditional_field: 'foo' })).toEqual({ conditional_field: 'foo' });
+        const guest = { set: { if: "ctx?.network?.name == 'Guest'", field: 'guest', value: true } };
+        expect(await sourceOf([guest], { network: { name: 'Guest' } })).toEqual({
+          network: { name: 'Guest' },
+          guest: true,
+        });
+        expect(await sourceOf([guest], {})).toEqual({});
+        const [notBoolean] = await simulate(
+          [{ set: { if: 'ctx.a', field: 'b', value: 1 } }],
+          [{ _source: { a: 'yes' } }],
+        );
+        expect(notBoolean.error.reason).toMatch(/if condition must answer true or false/);
+        const [writes] = await simulate(
+          [{ set: { if: "ctx.a = 'changed'; return true", field: 'b', value: 1 } }],
+          [{ _source: { a: 'x' } }],
+        );
+        expect(writes.error.caused_by).toMatchObject({ type: 'unsupported_operation_exception' });
+      },
+    );
   });
 });

@@ -131,21 +131,24 @@ describe('automation connector', async () => {
     expect((await call('GET', `${EMAIL}/${created.body.id}`)).body.state).toBe('UNVERIFIED');
   });
 
-  it('resend sends a new mail whose link replaces the old one; a verified recipient has nothing to resend', async () => {
-    const created = await call('POST', EMAIL, { body: { recipient: 'resend@acme.test' } });
-    const resent = await call('POST', `${EMAIL}/${created.body.id}/verification`);
-    expect(resent.status).toBe(200);
-    expect(resent.body).toEqual(created.body);
-    const [first, second] = await mailTo('resend@acme.test');
-    expect(second.id).toBeGreaterThan(first.id);
-    expect(second.links[0]).not.toBe(first.links[0]);
-    expect((await call('GET', pathOf(first.links[0]))).status).toBe(400);
-    expect((await call('GET', pathOf(second.links[0]))).status).toBe(200);
-    const again = await call('POST', `${EMAIL}/${created.body.id}/verification`);
-    expect(again.status).toBe(400);
-    expect(again.body.message).toMatch(/verified already/);
-    expect((await call('POST', `${EMAIL}/999999/verification`)).status).toBe(404);
-  });
+  it(
+    'resend sends a new mail whose link replaces the old one; a verified recipient has nothing to ' + 'resend',
+    async () => {
+      const created = await call('POST', EMAIL, { body: { recipient: 'resend@acme.test' } });
+      const resent = await call('POST', `${EMAIL}/${created.body.id}/verification`);
+      expect(resent.status).toBe(200);
+      expect(resent.body).toEqual(created.body);
+      const [first, second] = await mailTo('resend@acme.test');
+      expect(second.id).toBeGreaterThan(first.id);
+      expect(second.links[0]).not.toBe(first.links[0]);
+      expect((await call('GET', pathOf(first.links[0]))).status).toBe(400);
+      expect((await call('GET', pathOf(second.links[0]))).status).toBe(200);
+      const again = await call('POST', `${EMAIL}/${created.body.id}/verification`);
+      expect(again.status).toBe(400);
+      expect(again.body.message).toMatch(/verified already/);
+      expect((await call('POST', `${EMAIL}/999999/verification`)).status).toBe(404);
+    },
+  );
 
   it('PUT /verify verifies all listed ids, or none when one is unknown', async () => {
     const a = (await call('POST', EMAIL, { body: { recipient: 'a@verify.test' } })).body;

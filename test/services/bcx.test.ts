@@ -218,26 +218,29 @@ describe('binary data collection', async () => {
       }
     });
 
-    it('GET .../binary-data/list filters by endpointId, part of the name (any case), dates; pages and sorts', async () => {
-      const names = async (query: string) =>
-        (await call('GET', `${SM}/binary-data/list?${query}`)).body.map((b: { name: string }) => b.name);
-      expect(await names('name=PHOTO')).toEqual(['Photo-A', 'photo-b']);
-      expect(await names('endpointId=meter-002')).toEqual(['photo-b']);
-      expect(await names('sort=DESC&limit=2')).toEqual(['photo-b', 'log']);
-      expect(await names('offset=1&limit=1')).toEqual(['log']);
-      expect(await names(`fromDate=${encodeURIComponent(second.body.createdDate)}`)).toEqual(
-        expect.arrayContaining(['log', 'photo-b']),
-      );
-      expect(await names('toDate=2000-01-01T00:00:00Z')).toEqual([]);
-      for (const query of [
-        'sort=up',
-        'limit=-1',
-        'fromDate=soon',
-        'fromDate=2024-02-01T00:00:00Z&toDate=2024-01-01T00:00:00Z',
-      ]) {
-        expect((await call('GET', `${SM}/binary-data/list?${query}`)).status, query).toBe(400);
-      }
-    });
+    it(
+      'GET .../binary-data/list filters by endpointId, part of the name (any case), dates; pages and ' + 'sorts',
+      async () => {
+        const names = async (query: string) =>
+          (await call('GET', `${SM}/binary-data/list?${query}`)).body.map((b: { name: string }) => b.name);
+        expect(await names('name=PHOTO')).toEqual(['Photo-A', 'photo-b']);
+        expect(await names('endpointId=meter-002')).toEqual(['photo-b']);
+        expect(await names('sort=DESC&limit=2')).toEqual(['photo-b', 'log']);
+        expect(await names('offset=1&limit=1')).toEqual(['log']);
+        expect(await names(`fromDate=${encodeURIComponent(second.body.createdDate)}`)).toEqual(
+          expect.arrayContaining(['log', 'photo-b']),
+        );
+        expect(await names('toDate=2000-01-01T00:00:00Z')).toEqual([]);
+        for (const query of [
+          'sort=up',
+          'limit=-1',
+          'fromDate=soon',
+          'fromDate=2024-02-01T00:00:00Z&toDate=2024-01-01T00:00:00Z',
+        ]) {
+          expect((await call('GET', `${SM}/binary-data/list?${query}`)).status, query).toBe(400);
+        }
+      },
+    );
 
     it('deletes a blob (204), after which it is 404; another endpoint’s blob is 404 on this endpoint', async () => {
       const doomed = await upload(own, '/binary-data?name=doomed', 'bye', meter1);

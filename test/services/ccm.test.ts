@@ -141,27 +141,30 @@ describe('credentials manager: basic credentials', async () => {
     expect((await call('GET', `${CCM}/basic-credentials/${id}`)).body.updatedDate >= before).toBe(true);
   });
 
-  it('changes a password (given, or generated) and answers it once; 400 beyond 72 or when Revoked; 404 unknown', async () => {
-    const id = await credentialIn('Active');
-    const given = await call('PATCH', `${CCM}/basic-credentials/${id}/password`, {
-      body: { password: 'new password' },
-    });
-    expect(given.status).toBe(200);
-    expect(given.body).toEqual({ password: 'new password' });
-    const generated = await call('PATCH', `${CCM}/basic-credentials/${id}/password`, { body: {} });
-    expect(generated.body.password).toMatch(/^[A-Za-z0-9]{24}$/);
-    const empty = await call('PATCH', `${CCM}/basic-credentials/${id}/password`);
-    expect(empty.status).toBe(200);
-    expect(empty.body.password).toMatch(/^[A-Za-z0-9]{24}$/);
-    expect(
-      (await call('PATCH', `${CCM}/basic-credentials/${id}/password`, { body: { password: 'p'.repeat(73) } })).status,
-    ).toBe(400);
-    expect((await call('PATCH', `${CCM}/basic-credentials/nope/password`, { body: {} })).status).toBe(404);
-    const revoked = await credentialIn('Revoked');
-    const refused = await call('PATCH', `${CCM}/basic-credentials/${revoked}/password`, { body: {} });
-    expect(refused.status).toBe(400);
-    expect(refused.body.message).toMatch(/revoked/);
-  });
+  it(
+    'changes a password (given, or generated) and answers it once; 400 beyond 72 or when Revoked; 404 ' + 'unknown',
+    async () => {
+      const id = await credentialIn('Active');
+      const given = await call('PATCH', `${CCM}/basic-credentials/${id}/password`, {
+        body: { password: 'new password' },
+      });
+      expect(given.status).toBe(200);
+      expect(given.body).toEqual({ password: 'new password' });
+      const generated = await call('PATCH', `${CCM}/basic-credentials/${id}/password`, { body: {} });
+      expect(generated.body.password).toMatch(/^[A-Za-z0-9]{24}$/);
+      const empty = await call('PATCH', `${CCM}/basic-credentials/${id}/password`);
+      expect(empty.status).toBe(200);
+      expect(empty.body.password).toMatch(/^[A-Za-z0-9]{24}$/);
+      expect(
+        (await call('PATCH', `${CCM}/basic-credentials/${id}/password`, { body: { password: 'p'.repeat(73) } })).status,
+      ).toBe(400);
+      expect((await call('PATCH', `${CCM}/basic-credentials/nope/password`, { body: {} })).status).toBe(404);
+      const revoked = await credentialIn('Revoked');
+      const refused = await call('PATCH', `${CCM}/basic-credentials/${revoked}/password`, { body: {} });
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toMatch(/revoked/);
+    },
+  );
 });
 
 describe('credentials manager: X.509 credentials', async () => {
@@ -244,40 +247,44 @@ describe('credentials manager with auth on: scopes and tenants', async () => {
     expect((await call('POST', `${CCM}/x509-credentials`, { token: readOnly, body: {} })).status).toBe(403);
   });
 
-  it('a tenant sees and changes only its own credentials; usernames are unique within a tenant (spec 3: "tenant-wide unique")', async () => {
-    const mine = await call('POST', `${CCM}/basic-credentials`, { token: acme, body: { username: 'acme-device' } });
-    expect(mine.status).toBe(201);
-    expect((await call('GET', `${CCM}/basic-credentials`, { token: globex })).body.map((c: any) => c.id)).not.toContain(
-      mine.body.id,
-    );
-    expect((await call('GET', `${CCM}/basic-credentials/${mine.body.id}`, { token: globex })).status).toBe(404);
-    expect(
-      (
-        await call('PATCH', `${CCM}/basic-credentials/${mine.body.id}/state`, {
-          token: globex,
-          body: { state: 'Revoked' },
-        })
-      ).status,
-    ).toBe(404);
-    expect(
-      (await call('PATCH', `${CCM}/basic-credentials/${mine.body.id}/password`, { token: globex, body: {} })).status,
-    ).toBe(404);
-    expect((await call('GET', `${CCM}/basic-credentials/${mine.body.id}`, { token: acme })).body.state).toBe(
-      'Inactive',
-    );
-    expect(
-      (await call('POST', `${CCM}/basic-credentials`, { token: acme, body: { username: 'acme-device' } })).status,
-    ).toBe(409);
-    const same = await call('POST', `${CCM}/basic-credentials`, { token: globex, body: { username: 'acme-device' } });
-    expect(same.status).toBe(201);
-    expect(same.body.id).not.toBe(mine.body.id);
-    const cert = await call('POST', `${CCM}/x509-credentials`, {
-      token: acme,
-      body: { certificate: pem('x509-device-001.pem') },
-    });
-    expect((await call('GET', `${CCM}/x509-credentials`, { token: globex })).body).toEqual([]);
-    expect((await call('GET', `${CCM}/x509-credentials/${cert.body.id}`, { token: globex })).status).toBe(404);
-  });
+  it(
+    'a tenant sees and changes only its own credentials; usernames are unique within a tenant (spec 3: ' +
+      '"tenant-wide unique")',
+    async () => {
+      const mine = await call('POST', `${CCM}/basic-credentials`, { token: acme, body: { username: 'acme-device' } });
+      expect(mine.status).toBe(201);
+      expect(
+        (await call('GET', `${CCM}/basic-credentials`, { token: globex })).body.map((c: any) => c.id),
+      ).not.toContain(mine.body.id);
+      expect((await call('GET', `${CCM}/basic-credentials/${mine.body.id}`, { token: globex })).status).toBe(404);
+      expect(
+        (
+          await call('PATCH', `${CCM}/basic-credentials/${mine.body.id}/state`, {
+            token: globex,
+            body: { state: 'Revoked' },
+          })
+        ).status,
+      ).toBe(404);
+      expect(
+        (await call('PATCH', `${CCM}/basic-credentials/${mine.body.id}/password`, { token: globex, body: {} })).status,
+      ).toBe(404);
+      expect((await call('GET', `${CCM}/basic-credentials/${mine.body.id}`, { token: acme })).body.state).toBe(
+        'Inactive',
+      );
+      expect(
+        (await call('POST', `${CCM}/basic-credentials`, { token: acme, body: { username: 'acme-device' } })).status,
+      ).toBe(409);
+      const same = await call('POST', `${CCM}/basic-credentials`, { token: globex, body: { username: 'acme-device' } });
+      expect(same.status).toBe(201);
+      expect(same.body.id).not.toBe(mine.body.id);
+      const cert = await call('POST', `${CCM}/x509-credentials`, {
+        token: acme,
+        body: { certificate: pem('x509-device-001.pem') },
+      });
+      expect((await call('GET', `${CCM}/x509-credentials`, { token: globex })).body).toEqual([]);
+      expect((await call('GET', `${CCM}/x509-credentials/${cert.body.id}`, { token: globex })).status).toBe(404);
+    },
+  );
 });
 
 describe('no password is readable anywhere', async () => {

@@ -174,13 +174,16 @@ describe('command invocation over REST', async () => {
     expect(Date.parse(custom.retainUntil) - Date.parse(custom.createdAt)).toBe(720 * 3_600_000);
   });
 
-  it('second revision: waitTimeout and commandRetentionTtl (default 720 hours); pending until the retention ends', async () => {
-    const record = stored((await post('?waitTimeout=0&commandRetentionTtl=2')).body.commandId);
-    expect(record.expiresAt).toBeUndefined();
-    expect(Date.parse(record.retainUntil) - Date.parse(record.createdAt)).toBe(2 * 3_600_000);
-    const byDefault = stored((await post('?waitTimeout=0')).body.commandId);
-    expect(Date.parse(byDefault.retainUntil) - Date.parse(byDefault.createdAt)).toBe(720 * 3_600_000);
-  });
+  it(
+    'second revision: waitTimeout and commandRetentionTtl (default 720 hours); pending until the retention ' + 'ends',
+    async () => {
+      const record = stored((await post('?waitTimeout=0&commandRetentionTtl=2')).body.commandId);
+      expect(record.expiresAt).toBeUndefined();
+      expect(Date.parse(record.retainUntil) - Date.parse(record.createdAt)).toBe(2 * 3_600_000);
+      const byDefault = stored((await post('?waitTimeout=0')).body.commandId);
+      expect(Date.parse(byDefault.retainUntil) - Date.parse(byDefault.createdAt)).toBe(720 * 3_600_000);
+    },
+  );
 
   const invalid: Array<[string, string, RegExp]> = [
     [
@@ -202,12 +205,15 @@ describe('command invocation over REST', async () => {
     });
   }
 
-  it('400 for a command type that is not alphanumeric, and for a body that is not JSON under application/json', async () => {
-    expect((await post('?waitTimeout=0', { body: {} }, 'meter-001', 're-boot')).status).toBe(400);
-    const bad = await post('?waitTimeout=0', { rawBody: '{"a":', headers: { 'content-type': 'application/json' } });
-    expect(bad.status).toBe(400);
-    expect(bad.body.message).toMatch(/not valid JSON.*text\/plain/);
-  });
+  it(
+    '400 for a command type that is not alphanumeric, and for a body that is not JSON under ' + 'application/json',
+    async () => {
+      expect((await post('?waitTimeout=0', { body: {} }, 'meter-001', 're-boot')).status).toBe(400);
+      const bad = await post('?waitTimeout=0', { rawBody: '{"a":', headers: { 'content-type': 'application/json' } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.message).toMatch(/not valid JSON.*text\/plain/);
+    },
+  );
 
   it('stores text/plain without validation and delivers it as a string', async () => {
     const response = await post(

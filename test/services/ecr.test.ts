@@ -21,23 +21,26 @@ describe('endpoint configuration registry', async () => {
   };
 
   describe('per endpoint (raw shape, the default)', () => {
-    it('PUT creates (201, Location, ETag = configId), updates (204, new ETag), GET returns the payload as stored', async () => {
-      const id = await newTracker();
-      const created = await call('PUT', one(id, 'tracker-v1'), json({ interval: 10 }));
-      expect(created.status).toBe(201);
-      expect(created.headers.get('location')).toBe(`${emulator.url}${one(id, 'tracker-v1')}`);
-      const firstTag = created.headers.get('etag')!;
-      expect(firstTag).toMatch(/^"[0-9a-f-]{36}"$/);
-      const updated = await call('PUT', one(id, 'tracker-v1'), json({ interval: 20 }));
-      expect(updated.status).toBe(204);
-      expect(updated.headers.get('etag')).not.toBe(firstTag);
-      const got = await call('GET', one(id, 'tracker-v1'));
-      expect(got.status).toBe(200);
-      expect(got.body).toEqual({ interval: 20 });
-      expect(got.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(got.headers.get('etag')).toBe(updated.headers.get('etag'));
-      expect(got.headers.get('last-modified')).toBeTruthy();
-    });
+    it(
+      'PUT creates (201, Location, ETag = configId), updates (204, new ETag), GET returns the payload as ' + 'stored',
+      async () => {
+        const id = await newTracker();
+        const created = await call('PUT', one(id, 'tracker-v1'), json({ interval: 10 }));
+        expect(created.status).toBe(201);
+        expect(created.headers.get('location')).toBe(`${emulator.url}${one(id, 'tracker-v1')}`);
+        const firstTag = created.headers.get('etag')!;
+        expect(firstTag).toMatch(/^"[0-9a-f-]{36}"$/);
+        const updated = await call('PUT', one(id, 'tracker-v1'), json({ interval: 20 }));
+        expect(updated.status).toBe(204);
+        expect(updated.headers.get('etag')).not.toBe(firstTag);
+        const got = await call('GET', one(id, 'tracker-v1'));
+        expect(got.status).toBe(200);
+        expect(got.body).toEqual({ interval: 20 });
+        expect(got.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(got.headers.get('etag')).toBe(updated.headers.get('etag'));
+        expect(got.headers.get('last-modified')).toBeTruthy();
+      },
+    );
 
     it('keeps any JSON value, also under application/json;charset=utf-8', async () => {
       const id = await newTracker();
@@ -111,22 +114,25 @@ describe('endpoint configuration registry', async () => {
       expect((await call('GET', one(id, 'tracker-v1'))).status).toBe(404);
     });
 
-    it('404 for an unknown endpoint, a version of another application, an unknown version, another tenant', async () => {
-      for (const path of [
-        one('nope', 'tracker-v1'),
-        one('tracker-001', 'smart-meter-v1'),
-        one('tracker-001', 'nope'),
-        one('thermo-001', 'thermostat-v1'),
-      ]) {
-        for (const method of ['PUT', 'GET', 'DELETE']) {
-          const response = await call(method, path, method === 'PUT' ? json({ a: 1 }) : {});
-          expect(response.status, `${method} ${path}`).toBe(404);
-          expect(response.body.message).toMatch(/no endpoint|has no version/);
+    it(
+      '404 for an unknown endpoint, a version of another application, an unknown version, another ' + 'tenant',
+      async () => {
+        for (const path of [
+          one('nope', 'tracker-v1'),
+          one('tracker-001', 'smart-meter-v1'),
+          one('tracker-001', 'nope'),
+          one('thermo-001', 'thermostat-v1'),
+        ]) {
+          for (const method of ['PUT', 'GET', 'DELETE']) {
+            const response = await call(method, path, method === 'PUT' ? json({ a: 1 }) : {});
+            expect(response.status, `${method} ${path}`).toBe(404);
+            expect(response.body.message).toMatch(/no endpoint|has no version/);
+          }
         }
-      }
-      expect((await call('GET', `${ECR}/endpoints/nope`)).status).toBe(404);
-      expect((await call('GET', `${ECR}/endpoints/thermo-001`)).status).toBe(404);
-    });
+        expect((await call('GET', `${ECR}/endpoints/nope`)).status).toBe(404);
+        expect((await call('GET', `${ECR}/endpoints/thermo-001`)).status).toBe(404);
+      },
+    );
 
     it('400 naming the reason for a "." or ".." endpoint id, sent as is or percent-encoded; nothing is written', async () => {
       /** The path exactly as given: fetch (WHATWG URL) would remove the dot segments, as clients do. */
@@ -351,16 +357,20 @@ describe('endpoint configuration registry', async () => {
     });
   });
 
-  it('GET /service-instances lists the three services with their prefixes; ecr declares its version configuration schema', async () => {
-    const list = await call('GET', '/app-manager/api/v1/service-instances');
-    const byName = new Map(list.body.map((s: any) => [s.name, s]));
-    for (const prefix of ['ecr', 'otao', 'tekton'])
-      expect(byName.get(prefix)).toMatchObject({ urlPrefix: `/${prefix}`, serviceGroup: 'device' });
-    expect(byName.get('ecr')).toMatchObject({ appVersionConfigurationSchemaPresent: true });
-    const ecr = await call('GET', '/app-manager/api/v1/service-instances/ecr?include=appVersionConfigurationSchema');
-    expect(ecr.body.appVersionConfigurationSchema.properties).toHaveProperty('configSchema');
-    expect(ecr.body.appVersionConfigurationSchema.properties).toHaveProperty('configSchemaRequired');
-  });
+  it(
+    'GET /service-instances lists the three services with their prefixes; ecr declares its version ' +
+      'configuration schema',
+    async () => {
+      const list = await call('GET', '/app-manager/api/v1/service-instances');
+      const byName = new Map(list.body.map((s: any) => [s.name, s]));
+      for (const prefix of ['ecr', 'otao', 'tekton'])
+        expect(byName.get(prefix)).toMatchObject({ urlPrefix: `/${prefix}`, serviceGroup: 'device' });
+      expect(byName.get('ecr')).toMatchObject({ appVersionConfigurationSchemaPresent: true });
+      const ecr = await call('GET', '/app-manager/api/v1/service-instances/ecr?include=appVersionConfigurationSchema');
+      expect(ecr.body.appVersionConfigurationSchema.properties).toHaveProperty('configSchema');
+      expect(ecr.body.appVersionConfigurationSchema.properties).toHaveProperty('configSchemaRequired');
+    },
+  );
 });
 
 describe('endpoint configuration registry, envelope shape (--compat ecr=envelope)', async () => {

@@ -108,16 +108,19 @@ describe('endpoint register', async () => {
   describe('GET /endpoints', () => {
     const list = async (query: string) => (await call('GET', `${EPR}/endpoints?${query}`)).body;
 
-    it('lists the tenant’s endpoints with totalElements, without metadata unless included, filters always present', async () => {
-      const body = await list('applicationName=smart-meter');
-      expect(body.totalElements).toBe(6);
-      expect(body.content[0]).toEqual({
-        endpointId: 'meter-001',
-        createdDate: expect.any(String),
-        appVersion: { name: 'smart-meter-v1', registeredDate: expect.any(String) },
-        filters: [],
-      });
-    });
+    it(
+      'lists the tenant’s endpoints with totalElements, without metadata unless included, filters always ' + 'present',
+      async () => {
+        const body = await list('applicationName=smart-meter');
+        expect(body.totalElements).toBe(6);
+        expect(body.content[0]).toEqual({
+          endpointId: 'meter-001',
+          createdDate: expect.any(String),
+          appVersion: { name: 'smart-meter-v1', registeredDate: expect.any(String) },
+          filters: [],
+        });
+      },
+    );
 
     it('filters by several endpointIds (repeated or comma-separated) and by version', async () => {
       expect(

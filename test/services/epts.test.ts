@@ -327,7 +327,8 @@ describe('endpoint time series', async () => {
       expect((await call('PUT', `${SM}/data`, { body: { 'meter-003': { voltage: points } } })).status).toBe(204);
       const response = await call(
         'GET',
-        `${SM}/data?endpointId=meter-003&timeSeriesName=voltage&fromDate=2024-01-01T00:00:00Z&toDate=2024-01-02T00:00:00Z&includeTime=both`,
+        `${SM}/data?endpointId=meter-003&timeSeriesName=voltage&fromDate=2024-01-01T00:00:00Z` +
+          `&toDate=2024-01-02T00:00:00Z&includeTime=both`,
       );
       expect(response.headers.get('transfer-encoding')).toBe('chunked');
       expect(response.body.map((chunk: any) => chunk['meter-003'].voltage.length)).toEqual([1000, 1000, 500]);

@@ -264,48 +264,53 @@ describe('identity and access manager: policies, attachment, resource policies, 
     expect((await call('PUT', `${IAM}/users/nope/policy`, { body: { statements } })).status).toBe(404);
   });
 
-  it('creates groups with members and policies, nested by parentID; lists them; 400 and 409 as documented', async () => {
-    const p = await policy('group-policy');
-    const member = await user();
-    const top = await call('POST', `${IAM}/groups`, {
-      body: { name: 'engineering', displayName: 'Engineering', users: [member.id], policyIDs: [p.id] },
-    });
-    expect(top.status).toBe(201);
-    expect(top.body.data).toEqual({
-      id: expect.any(String),
-      tenantID: 'acme',
-      name: 'engineering',
-      displayName: 'Engineering',
-      path: '/engineering',
-      krn: 'krn:iam:acme::group/engineering',
-      policyIDs: [p.id],
-      created: expect.any(String),
-      updated: expect.any(String),
-    });
-    const child = (await call('POST', `${IAM}/groups`, { body: { name: 'firmware', parentID: top.body.data.id } })).body
-      .data;
-    expect(child).toMatchObject({
-      path: '/engineering/firmware',
-      krn: 'krn:iam:acme::group/engineering/firmware',
-      parentID: top.body.data.id,
-      displayName: 'firmware',
-    });
-    const listedMember = (await call('GET', `${IAM}/users?pageSize=1000`)).body.data.find(
-      (x: any) => x.id === member.id,
-    );
-    expect(listedMember).toMatchObject({ groups: [top.body.data.id], defaultGroup: 'engineering' });
-    expect((await call('POST', `${IAM}/groups`, { body: { name: 'engineering' } })).status).toBe(409);
-    expect((await call('POST', `${IAM}/groups`, { body: { name: 'firmware' } })).status).toBe(201);
-    expectBare(await call('POST', `${IAM}/groups`, { body: { name: 'x', parentID: 'nope' } }), 400, /no group nope/);
-    expectBare(await call('POST', `${IAM}/groups`, { body: { name: 'y', users: ['nope'] } }), 400, /no user nope/);
-    expectBare(await call('POST', `${IAM}/groups`, { body: { name: 'a b' } }), 400);
-    const groups = await call('GET', `${IAM}/groups?sort=path&sortOrder=asc`);
-    expect(groups.body).toMatchObject({ count: 3, page: 1, pageSize: 3 });
-    expect(groups.body.data.map((g: any) => g.path)).toEqual(['/engineering', '/engineering/firmware', '/firmware']);
-    expect(
-      (await call('GET', `${IAM}/groups?pageSize=1&page=2&sort=path&sortOrder=asc`)).body.data.map((g: any) => g.path),
-    ).toEqual(['/engineering/firmware']);
-  });
+  it(
+    'creates groups with members and policies, nested by parentID; lists them; 400 and 409 as ' + 'documented',
+    async () => {
+      const p = await policy('group-policy');
+      const member = await user();
+      const top = await call('POST', `${IAM}/groups`, {
+        body: { name: 'engineering', displayName: 'Engineering', users: [member.id], policyIDs: [p.id] },
+      });
+      expect(top.status).toBe(201);
+      expect(top.body.data).toEqual({
+        id: expect.any(String),
+        tenantID: 'acme',
+        name: 'engineering',
+        displayName: 'Engineering',
+        path: '/engineering',
+        krn: 'krn:iam:acme::group/engineering',
+        policyIDs: [p.id],
+        created: expect.any(String),
+        updated: expect.any(String),
+      });
+      const child = (await call('POST', `${IAM}/groups`, { body: { name: 'firmware', parentID: top.body.data.id } }))
+        .body.data;
+      expect(child).toMatchObject({
+        path: '/engineering/firmware',
+        krn: 'krn:iam:acme::group/engineering/firmware',
+        parentID: top.body.data.id,
+        displayName: 'firmware',
+      });
+      const listedMember = (await call('GET', `${IAM}/users?pageSize=1000`)).body.data.find(
+        (x: any) => x.id === member.id,
+      );
+      expect(listedMember).toMatchObject({ groups: [top.body.data.id], defaultGroup: 'engineering' });
+      expect((await call('POST', `${IAM}/groups`, { body: { name: 'engineering' } })).status).toBe(409);
+      expect((await call('POST', `${IAM}/groups`, { body: { name: 'firmware' } })).status).toBe(201);
+      expectBare(await call('POST', `${IAM}/groups`, { body: { name: 'x', parentID: 'nope' } }), 400, /no group nope/);
+      expectBare(await call('POST', `${IAM}/groups`, { body: { name: 'y', users: ['nope'] } }), 400, /no user nope/);
+      expectBare(await call('POST', `${IAM}/groups`, { body: { name: 'a b' } }), 400);
+      const groups = await call('GET', `${IAM}/groups?sort=path&sortOrder=asc`);
+      expect(groups.body).toMatchObject({ count: 3, page: 1, pageSize: 3 });
+      expect(groups.body.data.map((g: any) => g.path)).toEqual(['/engineering', '/engineering/firmware', '/firmware']);
+      expect(
+        (await call('GET', `${IAM}/groups?pageSize=1&page=2&sort=path&sortOrder=asc`)).body.data.map(
+          (g: any) => g.path,
+        ),
+      ).toEqual(['/engineering/firmware']);
+    },
+  );
 });
 
 describe('identity and access manager with auth on', async () => {
@@ -357,139 +362,152 @@ describe('identity and access manager with auth on', async () => {
   });
 });
 
-describe("coherence: an identity and access manager user logs in to the tenant's realm, with its policies' scopes", async () => {
-  const emulator = await startTestEmulator({ auth: 'on' });
-  const call = api(emulator);
-  const admin = await tokenFor(emulator);
+describe(
+  "coherence: an identity and access manager user logs in to the tenant's realm, with its policies' " + 'scopes',
+  async () => {
+    const emulator = await startTestEmulator({ auth: 'on' });
+    const call = api(emulator);
+    const admin = await tokenFor(emulator);
 
-  async function login(realm: string, username: string, password: string, clientId = `${realm}-frontend`) {
-    const response = await fetch(`${emulator.url}/auth/realms/${realm}/protocol/openid-connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'password', client_id: clientId, username, password }),
-    });
-    return { status: response.status, body: (await response.json()) as any };
-  }
-  const post = async (path: string, body: unknown) => {
-    const response = await call('POST', `${IAM}${path}`, { token: admin, body });
-    expect(response.status, `${path} ${response.headers.get('x-platform-emu-message')}`).toBeLessThan(300);
-    return response.body?.data;
-  };
+    async function login(realm: string, username: string, password: string, clientId = `${realm}-frontend`) {
+      const response = await fetch(`${emulator.url}/auth/realms/${realm}/protocol/openid-connect/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'password', client_id: clientId, username, password }),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    }
+    const post = async (path: string, body: unknown) => {
+      const response = await call('POST', `${IAM}${path}`, { token: admin, body });
+      expect(response.status, `${path} ${response.headers.get('x-platform-emu-message')}`).toBeLessThan(300);
+      return response.body?.data;
+    };
 
-  it('is allowed and refused exactly as the attached policy says (allow minus deny, `*` suffixes)', async () => {
-    const policy = await post('/policies', {
-      name: 'field-engineer',
-      statements: [
-        { effect: 'allow', actions: ['endpoint:*', 'application:read', 'platform:tenant:read', 'no:such:scope'] },
-        { effect: 'deny', actions: ['endpoint:update'] },
-      ],
+    it('is allowed and refused exactly as the attached policy says (allow minus deny, `*` suffixes)', async () => {
+      const policy = await post('/policies', {
+        name: 'field-engineer',
+        statements: [
+          { effect: 'allow', actions: ['endpoint:*', 'application:read', 'platform:tenant:read', 'no:such:scope'] },
+          { effect: 'deny', actions: ['endpoint:update'] },
+        ],
+      });
+      const user = await post(
+        '/users',
+        newUser({ username: 'field-eng', enabled: true, password: 's3cret', confirmPassword: 's3cret' }),
+      );
+      expect(
+        (
+          await call('POST', `${IAM}/users/${user.id}/policies/attach`, {
+            token: admin,
+            body: { policyIDs: [policy.id] },
+          })
+        ).status,
+      ).toBe(204);
+
+      const granted = await login('acme', 'field-eng', 's3cret');
+      expect(granted.status).toBe(200);
+      // endpoint:* is every endpoint scope but the denied one; the platform family is never a tenant user's.
+      const endpointScopes = allScopes(services).filter((s) => s.startsWith('endpoint:') && s !== 'endpoint:update');
+      expect(endpointScopes).toContain('endpoint:read');
+      expect(granted.body.scope.split(' ').sort()).toEqual(['application:read', ...endpointScopes].sort());
+      const token = granted.body.access_token;
+      expect((await call('GET', '/epr/api/v1/endpoints', { token })).status).toBe(200);
+      expect((await call('GET', '/app-manager/api/v1/applications', { token })).status).toBe(200);
+      // Denied: command invocation answers a missing scope with 404 ("not found or denied").
+      const denied = await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot', {
+        token,
+        body: { payload: {} },
+      });
+      expect(denied.status).toBe(404);
+      const allowedScope = await tokenFor(emulator, { scopes: ['endpoint:update'] });
+      expect(
+        (
+          await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', {
+            token: allowedScope,
+            body: { payload: {} },
+          })
+        ).status,
+      ).not.toBe(404);
+      expect(
+        (await call('POST', '/epr/api/v1/endpoints', { token, body: { appVersion: { name: 'tracker-v1' } } })).status,
+      ).toBe(403);
+      expect((await call('GET', '/tenant-manager/api/v1/tenants', { token })).status).toBe(403);
+      expectBare(await call('GET', `${IAM}/users`, { token }), 403);
     });
-    const user = await post(
-      '/users',
-      newUser({ username: 'field-eng', enabled: true, password: 's3cret', confirmPassword: 's3cret' }),
+
+    it(
+      "adds the policies of the user's groups and their parents; detaching takes scopes away from the next " + 'token',
+      async () => {
+        const creators = await post('/policies', {
+          name: 'creators',
+          statements: [{ effect: 'allow', actions: ['application:endpoint:create'] }],
+        });
+        const readers = await post('/policies', {
+          name: 'iam-readers',
+          statements: [{ effect: 'allow', actions: ['iam:user:read'] }],
+        });
+        const own = await post('/policies', {
+          name: 'own',
+          statements: [{ effect: 'allow', actions: ['endpoint:read'] }],
+        });
+        const parent = await post('/groups', { name: 'ops', policyIDs: [readers.id] });
+        const child = await post('/groups', { name: 'installers', parentID: parent.id, policyIDs: [creators.id] });
+        const user = await post(
+          '/users',
+          newUser({ username: 'installer', enabled: true, groups: [child.id], policyIDs: [own.id] }),
+        );
+
+        const first = await login('acme', 'installer', 'pw-1');
+        expect(first.body.scope.split(' ').sort()).toEqual([
+          'application:endpoint:create',
+          'endpoint:read',
+          'iam:user:read',
+        ]);
+        const registered = await call('POST', '/epr/api/v1/endpoints', {
+          token: first.body.access_token,
+          body: { appVersion: { name: 'tracker-v1' } },
+        });
+        expect(registered.status).toBe(201);
+        expect((await call('GET', `${IAM}/users`, { token: first.body.access_token })).status).toBe(200);
+
+        await call('POST', `${IAM}/users/${user.id}/policies/detach`, { token: admin, body: { policyIDs: [own.id] } });
+        const second = await login('acme', 'installer', 'pw-1');
+        expect(second.body.scope.split(' ').sort()).toEqual(['application:endpoint:create', 'iam:user:read']);
+        expect((await call('GET', '/epr/api/v1/endpoints', { token: second.body.access_token })).status).toBe(403);
+      },
     );
-    expect(
-      (
-        await call('POST', `${IAM}/users/${user.id}/policies/attach`, {
-          token: admin,
-          body: { policyIDs: [policy.id] },
-        })
-      ).status,
-    ).toBe(204);
 
-    const granted = await login('acme', 'field-eng', 's3cret');
-    expect(granted.status).toBe(200);
-    // endpoint:* is every endpoint scope but the denied one; the platform family is never a tenant user's.
-    const endpointScopes = allScopes(services).filter((s) => s.startsWith('endpoint:') && s !== 'endpoint:update');
-    expect(endpointScopes).toContain('endpoint:read');
-    expect(granted.body.scope.split(' ').sort()).toEqual(['application:read', ...endpointScopes].sort());
-    const token = granted.body.access_token;
-    expect((await call('GET', '/epr/api/v1/endpoints', { token })).status).toBe(200);
-    expect((await call('GET', '/app-manager/api/v1/applications', { token })).status).toBe(200);
-    // Denied: command invocation answers a missing scope with 404 ("not found or denied").
-    const denied = await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot', {
-      token,
-      body: { payload: {} },
-    });
-    expect(denied.status).toBe(404);
-    const allowedScope = await tokenFor(emulator, { scopes: ['endpoint:update'] });
-    expect(
-      (
-        await call('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', {
-          token: allowedScope,
-          body: { payload: {} },
-        })
-      ).status,
-    ).not.toBe(404);
-    expect(
-      (await call('POST', '/epr/api/v1/endpoints', { token, body: { appVersion: { name: 'tracker-v1' } } })).status,
-    ).toBe(403);
-    expect((await call('GET', '/tenant-manager/api/v1/tenants', { token })).status).toBe(403);
-    expectBare(await call('GET', `${IAM}/users`, { token }), 403);
-  });
-
-  it("adds the policies of the user's groups and their parents; detaching takes scopes away from the next token", async () => {
-    const creators = await post('/policies', {
-      name: 'creators',
-      statements: [{ effect: 'allow', actions: ['application:endpoint:create'] }],
-    });
-    const readers = await post('/policies', {
-      name: 'iam-readers',
-      statements: [{ effect: 'allow', actions: ['iam:user:read'] }],
-    });
-    const own = await post('/policies', { name: 'own', statements: [{ effect: 'allow', actions: ['endpoint:read'] }] });
-    const parent = await post('/groups', { name: 'ops', policyIDs: [readers.id] });
-    const child = await post('/groups', { name: 'installers', parentID: parent.id, policyIDs: [creators.id] });
-    const user = await post(
-      '/users',
-      newUser({ username: 'installer', enabled: true, groups: [child.id], policyIDs: [own.id] }),
+    it(
+      'refuses a wrong password, a disabled user, a user of another realm, and an unknown client; no client is ' +
+        'fine',
+      async () => {
+        await post('/users', newUser({ username: 'disabled-user' }));
+        await post('/users', newUser({ username: 'enabled-user', enabled: true }));
+        expect((await login('acme', 'enabled-user', 'wrong')).body).toMatchObject({ error: 'invalid_grant' });
+        expect((await login('acme', 'enabled-user', 'wrong')).status).toBe(401);
+        const disabled = await login('acme', 'disabled-user', 'pw-1');
+        expect(disabled.status).toBe(400);
+        expect(disabled.body).toMatchObject({
+          error: 'invalid_grant',
+          error_description: expect.stringMatching(/disabled/),
+        });
+        expect((await login('globex', 'enabled-user', 'pw-1', 'globex-frontend')).status).toBe(401);
+        expect((await login('acme', 'enabled-user', 'pw-1', 'nope')).body.error).toBe('invalid_client');
+        const noClient = await fetch(`${emulator.url}/auth/realms/acme/protocol/openid-connect/token`, {
+          method: 'POST',
+          body: new URLSearchParams({ grant_type: 'password', username: 'enabled-user', password: 'pw-1' }),
+        });
+        expect(noClient.status).toBe(200);
+        // A user without policies gets a token without scopes.
+        expect(((await noClient.json()) as any).scope).toBe('');
+      },
     );
 
-    const first = await login('acme', 'installer', 'pw-1');
-    expect(first.body.scope.split(' ').sort()).toEqual([
-      'application:endpoint:create',
-      'endpoint:read',
-      'iam:user:read',
-    ]);
-    const registered = await call('POST', '/epr/api/v1/endpoints', {
-      token: first.body.access_token,
-      body: { appVersion: { name: 'tracker-v1' } },
+    it('a deleted user cannot log in', async () => {
+      const user = await post('/users', newUser({ username: 'leaving', enabled: true }));
+      expect((await login('acme', 'leaving', 'pw-1')).status).toBe(200);
+      await call('POST', `${IAM}/users/delete`, { token: admin, body: { userIDs: [user.id] } });
+      expect((await login('acme', 'leaving', 'pw-1')).status).toBe(401);
     });
-    expect(registered.status).toBe(201);
-    expect((await call('GET', `${IAM}/users`, { token: first.body.access_token })).status).toBe(200);
-
-    await call('POST', `${IAM}/users/${user.id}/policies/detach`, { token: admin, body: { policyIDs: [own.id] } });
-    const second = await login('acme', 'installer', 'pw-1');
-    expect(second.body.scope.split(' ').sort()).toEqual(['application:endpoint:create', 'iam:user:read']);
-    expect((await call('GET', '/epr/api/v1/endpoints', { token: second.body.access_token })).status).toBe(403);
-  });
-
-  it('refuses a wrong password, a disabled user, a user of another realm, and an unknown client; no client is fine', async () => {
-    await post('/users', newUser({ username: 'disabled-user' }));
-    await post('/users', newUser({ username: 'enabled-user', enabled: true }));
-    expect((await login('acme', 'enabled-user', 'wrong')).body).toMatchObject({ error: 'invalid_grant' });
-    expect((await login('acme', 'enabled-user', 'wrong')).status).toBe(401);
-    const disabled = await login('acme', 'disabled-user', 'pw-1');
-    expect(disabled.status).toBe(400);
-    expect(disabled.body).toMatchObject({
-      error: 'invalid_grant',
-      error_description: expect.stringMatching(/disabled/),
-    });
-    expect((await login('globex', 'enabled-user', 'pw-1', 'globex-frontend')).status).toBe(401);
-    expect((await login('acme', 'enabled-user', 'pw-1', 'nope')).body.error).toBe('invalid_client');
-    const noClient = await fetch(`${emulator.url}/auth/realms/acme/protocol/openid-connect/token`, {
-      method: 'POST',
-      body: new URLSearchParams({ grant_type: 'password', username: 'enabled-user', password: 'pw-1' }),
-    });
-    expect(noClient.status).toBe(200);
-    // A user without policies gets a token without scopes.
-    expect(((await noClient.json()) as any).scope).toBe('');
-  });
-
-  it('a deleted user cannot log in', async () => {
-    const user = await post('/users', newUser({ username: 'leaving', enabled: true }));
-    expect((await login('acme', 'leaving', 'pw-1')).status).toBe(200);
-    await call('POST', `${IAM}/users/delete`, { token: admin, body: { userIDs: [user.id] } });
-    expect((await login('acme', 'leaving', 'pw-1')).status).toBe(401);
-  });
-});
+  },
+);

@@ -130,35 +130,39 @@ describe('over-the-air orchestrator', async () => {
   });
 
   describe('PUT (update) and DELETE', () => {
-    it('PUT answers 204; rolloutStrategy is required; given fields replace, absent ones stay; metadata null removes', async () => {
-      await call('POST', software('tracker', '6.0.0'), {
-        body: { specification: { s: 1 }, metadata: { m: 1 }, upgradableFrom: ['3.2.0'] },
-      });
-      const update = await call('PUT', software('tracker', '6.0.0'), {
-        body: { rolloutStrategy: 'targeted', filters: [{ filterId: 'li-ion' }] },
-      });
-      expect(update.status, update.text).toBe(204);
-      expect((await call('GET', software('tracker', '6.0.0'))).body).toEqual({
-        appName: 'tracker',
-        version: '6.0.0',
-        specification: { s: 1 },
-        metadata: { m: 1 },
-        upgradableFrom: ['3.2.0'],
-        rolloutStrategy: 'targeted',
-        filters: [{ filterId: 'li-ion' }],
-      });
-      await call('PUT', software('tracker', '6.0.0'), {
-        body: { rolloutStrategy: 'general', metadata: null, upgradableFrom: [], filters: [] },
-      });
-      expect((await call('GET', software('tracker', '6.0.0'))).body).toEqual({
-        appName: 'tracker',
-        version: '6.0.0',
-        specification: { s: 1 },
-        upgradableFrom: [],
-        rolloutStrategy: 'general',
-        filters: [],
-      });
-    });
+    it(
+      'PUT answers 204; rolloutStrategy is required; given fields replace, absent ones stay; metadata null ' +
+        'removes',
+      async () => {
+        await call('POST', software('tracker', '6.0.0'), {
+          body: { specification: { s: 1 }, metadata: { m: 1 }, upgradableFrom: ['3.2.0'] },
+        });
+        const update = await call('PUT', software('tracker', '6.0.0'), {
+          body: { rolloutStrategy: 'targeted', filters: [{ filterId: 'li-ion' }] },
+        });
+        expect(update.status, update.text).toBe(204);
+        expect((await call('GET', software('tracker', '6.0.0'))).body).toEqual({
+          appName: 'tracker',
+          version: '6.0.0',
+          specification: { s: 1 },
+          metadata: { m: 1 },
+          upgradableFrom: ['3.2.0'],
+          rolloutStrategy: 'targeted',
+          filters: [{ filterId: 'li-ion' }],
+        });
+        await call('PUT', software('tracker', '6.0.0'), {
+          body: { rolloutStrategy: 'general', metadata: null, upgradableFrom: [], filters: [] },
+        });
+        expect((await call('GET', software('tracker', '6.0.0'))).body).toEqual({
+          appName: 'tracker',
+          version: '6.0.0',
+          specification: { s: 1 },
+          upgradableFrom: [],
+          rolloutStrategy: 'general',
+          filters: [],
+        });
+      },
+    );
 
     it('400 without rolloutStrategy or with a specification; nothing changes', async () => {
       const before = (await call('GET', software('smart-meter', '1.1.0'))).body;

@@ -31,31 +31,37 @@ describe('spec 1: a 400 never carries an ETag', async () => {
   });
 });
 
-describe('application configuration service: PATCH denied is 404 ("application not found, ..., or denied")', async () => {
-  const emulator = await startTestEmulator({ auth: 'on' });
+describe(
+  'application configuration service: PATCH denied is 404 ("application not found, ..., or ' + 'denied")',
+  async () => {
+    const emulator = await startTestEmulator({ auth: 'on' });
 
-  it('a token without application:update gets 404, one with it 204', async () => {
-    const path = '/tekton/api/v1/app-configs/applications/smart-meter/app-versions/smart-meter-v1';
-    const patch = [{ op: 'add', path: '/reviewed', value: true }];
-    const reader = await tokenFor(emulator, { scopes: ['application:read'] });
-    expect((await api(emulator)('PATCH', path, { body: patch, token: reader })).status).toBe(404);
-    const writer = await tokenFor(emulator, { scopes: ['application:update'] });
-    expect((await api(emulator)('PATCH', path, { body: patch, token: writer })).status).toBe(204);
-  });
-});
+    it('a token without application:update gets 404, one with it 204', async () => {
+      const path = '/tekton/api/v1/app-configs/applications/smart-meter/app-versions/smart-meter-v1';
+      const patch = [{ op: 'add', path: '/reviewed', value: true }];
+      const reader = await tokenFor(emulator, { scopes: ['application:read'] });
+      expect((await api(emulator)('PATCH', path, { body: patch, token: reader })).status).toBe(404);
+      const writer = await tokenFor(emulator, { scopes: ['application:update'] });
+      expect((await api(emulator)('PATCH', path, { body: patch, token: writer })).status).toBe(204);
+    });
+  },
+);
 
 describe('tenant manager', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
 
-  it('subscription_type is PERMANENT or RENEWAL ("subscription_type | PERMANENT, RENEWAL"); anything else is 400', async () => {
-    const wrong = await call('POST', `${TM}/tenants`, { body: { ...tenantRequest, subscription_type: 'TRIAL' } });
-    expect(wrong.status).toBe(400);
-    expect(wrong.body.message).toMatch(/subscription_type must be one of "PERMANENT", "RENEWAL"/);
-    const renewal = await call('POST', `${TM}/tenants`, { body: { ...tenantRequest, subscription_type: 'RENEWAL' } });
-    expect(renewal.status, renewal.text).toBe(201);
-    expect(renewal.body.subscription_type).toBe('RENEWAL');
-  });
+  it(
+    'subscription_type is PERMANENT or RENEWAL ("subscription_type | PERMANENT, RENEWAL"); anything else is ' + '400',
+    async () => {
+      const wrong = await call('POST', `${TM}/tenants`, { body: { ...tenantRequest, subscription_type: 'TRIAL' } });
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.message).toMatch(/subscription_type must be one of "PERMANENT", "RENEWAL"/);
+      const renewal = await call('POST', `${TM}/tenants`, { body: { ...tenantRequest, subscription_type: 'RENEWAL' } });
+      expect(renewal.status, renewal.text).toBe(201);
+      expect(renewal.body.subscription_type).toBe('RENEWAL');
+    },
+  );
 
   it('a status or subscription_type filter outside the values the spec lists is 400', async () => {
     expect((await call('GET', `${TM}/tenants?status=AVAILABLE`)).status).toBe(200);
@@ -121,17 +127,20 @@ describe('credentials manager: usernames are "tenant-wide unique"; an MQTT login
     expect(again.body.message).toMatch(/already registered in tenant acme/);
   });
 
-  it('<tenantId>/<username> logs in as that tenant’s credential; a bare username only where one tenant holds it', async () => {
-    expect(await connect(emulator.mqttUrl, 'acme/gateway-1', 'acme-password')).toBe('ok');
-    expect(await connect(emulator.mqttUrl, 'globex/gateway-1', 'globex-password')).toBe('ok');
-    expect(await connect(emulator.mqttUrl, 'globex/gateway-1', 'acme-password')).toBe(4);
-    // Two tenants hold gateway-1: the bare name names neither.
-    expect(await connect(emulator.mqttUrl, 'gateway-1', 'acme-password')).toBe(4);
-    // The fixtures' meter-001 is acme's alone: the bare name still works, as devices configured before did.
-    expect(await connect(emulator.mqttUrl, 'meter-001', 'meter-001-password')).toBe('ok');
-    expect(await connect(emulator.mqttUrl, 'acme/meter-001', 'meter-001-password')).toBe('ok');
-    expect(await connect(emulator.mqttUrl, 'globex/meter-001', 'meter-001-password')).toBe(4);
-  });
+  it(
+    '<tenantId>/<username> logs in as that tenant’s credential; a bare username only where one tenant holds ' + 'it',
+    async () => {
+      expect(await connect(emulator.mqttUrl, 'acme/gateway-1', 'acme-password')).toBe('ok');
+      expect(await connect(emulator.mqttUrl, 'globex/gateway-1', 'globex-password')).toBe('ok');
+      expect(await connect(emulator.mqttUrl, 'globex/gateway-1', 'acme-password')).toBe(4);
+      // Two tenants hold gateway-1: the bare name names neither.
+      expect(await connect(emulator.mqttUrl, 'gateway-1', 'acme-password')).toBe(4);
+      // The fixtures' meter-001 is acme's alone: the bare name still works, as devices configured before did.
+      expect(await connect(emulator.mqttUrl, 'meter-001', 'meter-001-password')).toBe('ok');
+      expect(await connect(emulator.mqttUrl, 'acme/meter-001', 'meter-001-password')).toBe('ok');
+      expect(await connect(emulator.mqttUrl, 'globex/meter-001', 'meter-001-password')).toBe(4);
+    },
+  );
 });
 
 describe('application manager: name auto-generation is a service setting', async () => {
@@ -178,18 +187,22 @@ describe('identity and access manager', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
 
-  it('Location on 201 (spec 1: "Location headers on creation"), and the user resource policy name matches ^[a-zA-Z0-9_-]*$', async () => {
-    const user = await call('POST', '/iam/api/v1/users', {
-      body: { email: 'jo.doe@acme.com', username: 'jo.doe@acme', password: 'pw-1', confirmPassword: 'pw-1' },
-    });
-    expect(user.status, user.text).toBe(201);
-    expect(user.headers.get('location')).toBe(`${emulator.url}/iam/api/v1/users/${user.body.data.id}`);
-    const group = await call('POST', '/iam/api/v1/groups', { body: { name: 'reviewers' } });
-    expect(group.headers.get('location')).toBe(`${emulator.url}/iam/api/v1/groups/${group.body.data.id}`);
-    const policy = await call('GET', `/iam/api/v1/users/${user.body.data.id}/policy`);
-    expect(policy.body.data.name).toMatch(/^[a-zA-Z0-9_-]*$/);
-    expect(policy.body.data.name).toBe('jo_doe_acme-resource-policy');
-  });
+  it(
+    'Location on 201 (spec 1: "Location headers on creation"), and the user resource policy name matches ' +
+      '^[a-zA-Z0-9_-]*$',
+    async () => {
+      const user = await call('POST', '/iam/api/v1/users', {
+        body: { email: 'jo.doe@acme.com', username: 'jo.doe@acme', password: 'pw-1', confirmPassword: 'pw-1' },
+      });
+      expect(user.status, user.text).toBe(201);
+      expect(user.headers.get('location')).toBe(`${emulator.url}/iam/api/v1/users/${user.body.data.id}`);
+      const group = await call('POST', '/iam/api/v1/groups', { body: { name: 'reviewers' } });
+      expect(group.headers.get('location')).toBe(`${emulator.url}/iam/api/v1/groups/${group.body.data.id}`);
+      const policy = await call('GET', `/iam/api/v1/users/${user.body.data.id}/policy`);
+      expect(policy.body.data.name).toMatch(/^[a-zA-Z0-9_-]*$/);
+      expect(policy.body.data.name).toBe('jo_doe_acme-resource-policy');
+    },
+  );
 });
 
 describe('endpoint configuration registry: a form body is not a configuration', async () => {

@@ -39,22 +39,25 @@ describe('application configuration service', async () => {
     }
   });
 
-  it('404 for an unknown application, an unknown version, a version of another application, another tenant', async () => {
-    for (const path of [
-      CONFIG('nope', 'tracker-v1'),
-      CONFIG('tracker', 'nope'),
-      CONFIG('tracker', 'smart-meter-v1'),
-      CONFIG('thermostat', 'thermostat-v1'),
-    ]) {
-      for (const method of ['GET', 'PUT', 'PATCH']) {
-        const body =
-          method === 'PATCH' ? [{ op: 'add', path: '/x', value: 1 }] : method === 'PUT' ? { x: 1 } : undefined;
-        const response = await call(method, path, { body });
-        expect(response.status, `${method} ${path}`).toBe(404);
-        expect(response.body.message).toMatch(/There is no application|has no version/);
+  it(
+    '404 for an unknown application, an unknown version, a version of another application, another ' + 'tenant',
+    async () => {
+      for (const path of [
+        CONFIG('nope', 'tracker-v1'),
+        CONFIG('tracker', 'nope'),
+        CONFIG('tracker', 'smart-meter-v1'),
+        CONFIG('thermostat', 'thermostat-v1'),
+      ]) {
+        for (const method of ['GET', 'PUT', 'PATCH']) {
+          const body =
+            method === 'PATCH' ? [{ op: 'add', path: '/x', value: 1 }] : method === 'PUT' ? { x: 1 } : undefined;
+          const response = await call(method, path, { body });
+          expect(response.status, `${method} ${path}`).toBe(404);
+          expect(response.body.message).toMatch(/There is no application|has no version/);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('400 for malformed JSON on PUT', async () => {
     const response = await call('PUT', tracker, { rawBody: '{"a":', headers: { 'content-type': 'application/json' } });
@@ -192,30 +195,40 @@ describe('application configuration service', async () => {
       expect(response.body.message).toMatch(/Invalid request body/);
     });
 
-    it('refuses with 413, storing nothing, a patch whose copies would grow the configuration past the body limit', async () => {
-      await call('PUT', path, { body: { d: ['x'.repeat(30)] } });
-      const before = (await call('GET', path)).body;
-      // A few hundred bytes, each operation doubling the document: 2^30 times its size without the bound.
-      const doubling = Array.from({ length: 30 }, () => ({ op: 'copy', from: '/d', path: '/d/0' }));
-      const response = await call('PATCH', path, { body: doubling });
-      expect(response.status).toBe(413);
-      expect(response.body.message).toMatch(
-        /The patch was not applied: after operation \[1\d\] \(copy \/d\/0\) the configuration would be larger than the body limit of 1048576 bytes/,
-      );
-      expect((await call('GET', path)).body).toEqual(before);
-    });
+    it(
+      'refuses with 413, storing nothing, a patch whose copies would grow the configuration past the body ' + 'limit',
+      async () => {
+        await call('PUT', path, { body: { d: ['x'.repeat(30)] } });
+        const before = (await call('GET', path)).body;
+        // A few hundred bytes, each operation doubling the document: 2^30 times its size without the bound.
+        const doubling = Array.from({ length: 30 }, () => ({ op: 'copy', from: '/d', path: '/d/0' }));
+        const response = await call('PATCH', path, { body: doubling });
+        expect(response.status).toBe(413);
+        expect(response.body.message).toMatch(
+          new RegExp(
+            String.raw`The patch was not applied: after operation \[1\d\] \(copy \/d\/0\) the configuration would be ` +
+              String.raw`larger than the body limit of 1048576 bytes`,
+          ),
+        );
+        expect((await call('GET', path)).body).toEqual(before);
+      },
+    );
 
-    it('refuses with 400 a patch that copies more than 16 times the body limit in all, even if each copy is removed again', async () => {
-      await call('PUT', path, { body: { big: 'y'.repeat(200_000) } });
-      const churn = Array.from({ length: 90 }, () => [
-        { op: 'copy', from: '/big', path: '/copy' },
-        { op: 'remove', path: '/copy' },
-      ]).flat();
-      const response = await call('PATCH', path, { body: churn });
-      expect(response.status).toBe(400);
-      expect(response.body.message).toMatch(/adds, copies and tests more than 16 times the body limit/);
-      expect(Object.keys((await call('GET', path)).body)).toEqual(['big']);
-    });
+    it(
+      'refuses with 400 a patch that copies more than 16 times the body limit in all, even if each copy is ' +
+        'removed again',
+      async () => {
+        await call('PUT', path, { body: { big: 'y'.repeat(200_000) } });
+        const churn = Array.from({ length: 90 }, () => [
+          { op: 'copy', from: '/big', path: '/copy' },
+          { op: 'remove', path: '/copy' },
+        ]).flat();
+        const response = await call('PATCH', path, { body: churn });
+        expect(response.status).toBe(400);
+        expect(response.body.message).toMatch(/adds, copies and tests more than 16 times the body limit/);
+        expect(Object.keys((await call('GET', path)).body)).toEqual(['big']);
+      },
+    );
 
     it('400 for a PATCH without a body', async () => {
       const response = await call('PATCH', path);

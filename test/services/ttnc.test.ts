@@ -184,42 +184,45 @@ describe('LoRaWAN connector', async () => {
       await patch(1, { status: 'ACTIVE' });
     });
 
-    it('devices: replaced as a whole, each linked to an endpoint of the application, ids kept by lnsDeviceId', async () => {
-      const before = (await emu('GET', `${TTNC}/integrations/1`)).body.devices;
-      const replaced = await patch(1, {
-        devices: [
-          { lnsDeviceId: 'eui-70b3d57ed0000002', endpointId: 'tracker-002', name: 'Tracker 2 again' },
+    it(
+      'devices: replaced as a whole, each linked to an endpoint of the application, ids kept by ' + 'lnsDeviceId',
+      async () => {
+        const before = (await emu('GET', `${TTNC}/integrations/1`)).body.devices;
+        const replaced = await patch(1, {
+          devices: [
+            { lnsDeviceId: 'eui-70b3d57ed0000002', endpointId: 'tracker-002', name: 'Tracker 2 again' },
+            {
+              lnsDeviceId: 'eui-70b3d57ed0000003',
+              endpointId: 'tracker-003',
+              name: 'Tracker 3',
+              description: 'new',
+              appVersionName: 'tracker-v1',
+            },
+          ],
+        });
+        expect(replaced.status).toBe(200);
+        expect(replaced.body.devices).toEqual([
           {
+            id: before[1].id,
+            appVersionName: 'tracker-v1',
+            lnsDeviceId: 'eui-70b3d57ed0000002',
+            endpointId: 'tracker-002',
+            name: 'Tracker 2 again',
+            status: 'ACTIVE',
+          },
+          {
+            id: expect.any(Number),
+            appVersionName: 'tracker-v1',
             lnsDeviceId: 'eui-70b3d57ed0000003',
             endpointId: 'tracker-003',
             name: 'Tracker 3',
             description: 'new',
-            appVersionName: 'tracker-v1',
+            status: 'ACTIVE',
           },
-        ],
-      });
-      expect(replaced.status).toBe(200);
-      expect(replaced.body.devices).toEqual([
-        {
-          id: before[1].id,
-          appVersionName: 'tracker-v1',
-          lnsDeviceId: 'eui-70b3d57ed0000002',
-          endpointId: 'tracker-002',
-          name: 'Tracker 2 again',
-          status: 'ACTIVE',
-        },
-        {
-          id: expect.any(Number),
-          appVersionName: 'tracker-v1',
-          lnsDeviceId: 'eui-70b3d57ed0000003',
-          endpointId: 'tracker-003',
-          name: 'Tracker 3',
-          description: 'new',
-          status: 'ACTIVE',
-        },
-      ]);
-      expect((await emu('GET', `${TTNC}/integrations/1`)).body.devices).toEqual(replaced.body.devices);
-    });
+        ]);
+        expect((await emu('GET', `${TTNC}/integrations/1`)).body.devices).toEqual(replaced.body.devices);
+      },
+    );
 
     it.each([
       [
@@ -259,22 +262,25 @@ describe('LoRaWAN connector', async () => {
     });
   });
 
-  it('lnsApiKeyId is in no export, journal or event unless secrets are asked for, and a redacted export keeps it', async () => {
-    const own = await startTestEmulator();
-    const call = api(own);
-    const created = await call('POST', `${TTNC}/integrations`, { body: integration() });
-    expect(created.status).toBe(201);
-    const exported = await call('GET', '/_emu/state');
-    expect(exported.text).not.toContain(KEY);
-    expect((await call('GET', '/_emu/requests')).text).not.toContain(KEY);
-    expect((await call('GET', '/_emu/state?includeSecrets=true')).text).toContain(KEY);
-    expect((await call('PUT', '/_emu/state', { body: exported.body })).status).toBe(204);
-    const stored = INTEGRATIONS.get(internalContext(own), String(created.body.id)) as unknown as Record<
-      string,
-      unknown
-    >;
-    expect(stored.lnsApiKeyId).toBe(KEY);
-  });
+  it(
+    'lnsApiKeyId is in no export, journal or event unless secrets are asked for, and a redacted export keeps ' + 'it',
+    async () => {
+      const own = await startTestEmulator();
+      const call = api(own);
+      const created = await call('POST', `${TTNC}/integrations`, { body: integration() });
+      expect(created.status).toBe(201);
+      const exported = await call('GET', '/_emu/state');
+      expect(exported.text).not.toContain(KEY);
+      expect((await call('GET', '/_emu/requests')).text).not.toContain(KEY);
+      expect((await call('GET', '/_emu/state?includeSecrets=true')).text).toContain(KEY);
+      expect((await call('PUT', '/_emu/state', { body: exported.body })).status).toBe(204);
+      const stored = INTEGRATIONS.get(internalContext(own), String(created.body.id)) as unknown as Record<
+        string,
+        unknown
+      >;
+      expect(stored.lnsApiKeyId).toBe(KEY);
+    },
+  );
 
   it('a fixture integration must name an application and endpoints of the fixtures', async () => {
     const own = await startTestEmulator();

@@ -45,32 +45,35 @@ describe('simulateDevice: configuration (cmx) and software (cmx_ota)', async () 
   const listing = async (endpointId: string) =>
     (await rest('GET', `/ecr/api/v1/endpoints/${endpointId}`)).body as Array<Record<string, any>>;
 
-  it('applies the configuration offered on start and each one pushed later, once each, and reports them applied', async () => {
-    const device = await simulate({ appVersion: 'smart-meter-v1', token: 'meter-001-token', software: false });
-    // Resolved only once the first offer was applied.
-    const [first] = await listing('meter-001');
-    expect(offersOf(device)).toEqual([
-      { event: 'config', configId: first.configId, config: { reportingIntervalSeconds: 60, tariff: 'day-night' } },
-      { event: 'config-applied', configId: first.configId },
-    ]);
-    expect(device.configId).toBe(first.configId);
-    expect(first).toMatchObject({ appliedConfigId: first.configId, appliedDate: expect.any(String) });
+  it(
+    'applies the configuration offered on start and each one pushed later, once each, and reports them ' + 'applied',
+    async () => {
+      const device = await simulate({ appVersion: 'smart-meter-v1', token: 'meter-001-token', software: false });
+      // Resolved only once the first offer was applied.
+      const [first] = await listing('meter-001');
+      expect(offersOf(device)).toEqual([
+        { event: 'config', configId: first.configId, config: { reportingIntervalSeconds: 60, tariff: 'day-night' } },
+        { event: 'config-applied', configId: first.configId },
+      ]);
+      expect(device.configId).toBe(first.configId);
+      expect(first).toMatchObject({ appliedConfigId: first.configId, appliedDate: expect.any(String) });
 
-    const put = await rest('PUT', '/ecr/api/v1/endpoints/meter-001/app-versions/smart-meter-v1', {
-      body: { reportingIntervalSeconds: 30, tariff: 'flat' },
-    });
-    expect(put.status).toBe(204);
-    const pushed = await device.next('config', (e) => e.configId !== first.configId);
-    expect(pushed.config).toEqual({ reportingIntervalSeconds: 30, tariff: 'flat' });
-    await device.next('config-applied', (e) => e.configId === pushed.configId);
-    expect(device.configId).toBe(pushed.configId);
-    const [second] = await listing('meter-001');
-    expect(second).toMatchObject({ configId: pushed.configId, appliedConfigId: pushed.configId });
+      const put = await rest('PUT', '/ecr/api/v1/endpoints/meter-001/app-versions/smart-meter-v1', {
+        body: { reportingIntervalSeconds: 30, tariff: 'flat' },
+      });
+      expect(put.status).toBe(204);
+      const pushed = await device.next('config', (e) => e.configId !== first.configId);
+      expect(pushed.config).toEqual({ reportingIntervalSeconds: 30, tariff: 'flat' });
+      await device.next('config-applied', (e) => e.configId === pushed.configId);
+      expect(device.configId).toBe(pushed.configId);
+      const [second] = await listing('meter-001');
+      expect(second).toMatchObject({ configId: pushed.configId, appliedConfigId: pushed.configId });
 
-    // The push came on the plain topic and on the observe request's reply topic: handled once.
-    await roundTrip(device, 'meter-001');
-    expect(offersOf(device).filter((e) => e.event === 'config')).toHaveLength(2);
-  });
+      // The push came on the plain topic and on the observe request's reply topic: handled once.
+      await roundTrip(device, 'meter-001');
+      expect(offersOf(device).filter((e) => e.event === 'config')).toHaveLength(2);
+    },
+  );
 
   it('shows "no configuration" once, and again only after a configuration came and went', async () => {
     // smart-meter-v2 has no default configuration, and meter-005 none of its own.
@@ -134,44 +137,47 @@ describe('simulateDevice: configuration (cmx) and software (cmx_ota)', async () 
     );
   });
 
-  it("'reject' reports every offer rejected with 400: the registry records it, the software stays as it was", async () => {
-    const device = await simulate({
-      appVersion: 'smart-meter-v1',
-      token: 'meter-003-token',
-      config: 'reject',
-      software: 'reject',
-    });
-    expect(offersOf(device)).toEqual([
-      { event: 'config', configId: expect.any(String), config: { reportingIntervalSeconds: 900, tariff: 'flat' } },
-      {
-        event: 'config-rejected',
-        configId: expect.any(String),
-        statusCode: 400,
-        reasonPhrase: 'Rejected by the simulated device.',
-      },
-      { event: 'software', version: '1.0.0', specification: expect.any(Object) },
-      {
-        event: 'software-rejected',
-        version: '1.0.0',
-        statusCode: 400,
-        reasonPhrase: 'Rejected by the simulated device.',
-      },
-    ]);
-    const rejectedId = (offersOf(device)[1] as { configId: string }).configId;
-    const [item] = await listing('meter-003');
-    expect(item).toMatchObject({
-      rejection: { configId: rejectedId, statusCode: 400, reasonPhrase: 'Rejected by the simulated device.' },
-    });
-    expect(item.appliedConfigId).toBeUndefined();
-    expect(device.configId).toBeUndefined();
-    expect(device.softwareVersion).toBeUndefined();
-    expect(
-      (await rest('GET', '/epr/api/v1/endpoints/meter-003?include=metadata')).body.metadata.softwareVersion,
-    ).toBeUndefined();
-    // A rejection changes no offer, so nothing more is pushed.
-    await roundTrip(device, 'meter-003');
-    expect(offersOf(device)).toHaveLength(4);
-  });
+  it(
+    "'reject' reports every offer rejected with 400: the registry records it, the software stays as it " + 'was',
+    async () => {
+      const device = await simulate({
+        appVersion: 'smart-meter-v1',
+        token: 'meter-003-token',
+        config: 'reject',
+        software: 'reject',
+      });
+      expect(offersOf(device)).toEqual([
+        { event: 'config', configId: expect.any(String), config: { reportingIntervalSeconds: 900, tariff: 'flat' } },
+        {
+          event: 'config-rejected',
+          configId: expect.any(String),
+          statusCode: 400,
+          reasonPhrase: 'Rejected by the simulated device.',
+        },
+        { event: 'software', version: '1.0.0', specification: expect.any(Object) },
+        {
+          event: 'software-rejected',
+          version: '1.0.0',
+          statusCode: 400,
+          reasonPhrase: 'Rejected by the simulated device.',
+        },
+      ]);
+      const rejectedId = (offersOf(device)[1] as { configId: string }).configId;
+      const [item] = await listing('meter-003');
+      expect(item).toMatchObject({
+        rejection: { configId: rejectedId, statusCode: 400, reasonPhrase: 'Rejected by the simulated device.' },
+      });
+      expect(item.appliedConfigId).toBeUndefined();
+      expect(device.configId).toBeUndefined();
+      expect(device.softwareVersion).toBeUndefined();
+      expect(
+        (await rest('GET', '/epr/api/v1/endpoints/meter-003?include=metadata')).body.metadata.softwareVersion,
+      ).toBeUndefined();
+      // A rejection changes no offer, so nothing more is pushed.
+      await roundTrip(device, 'meter-003');
+      expect(offersOf(device)).toHaveLength(4);
+    },
+  );
 
   it('config: false and software: false ask for neither', async () => {
     const events: DeviceEvent[] = [];

@@ -36,7 +36,9 @@ describe('simulateDevice against a broker with mqttAuth: basic', async () => {
     expect((wrong as DeviceConnectError).failures).toEqual([
       {
         token: 'meter-001-token',
-        message: `The broker at ${emulator.mqttUrl} refused the connection (CONNACK 4): bad user name or password (user name "meter-001").`,
+        message:
+          `The broker at ${emulator.mqttUrl} refused the connection (CONNACK 4): bad user name or password ` +
+          `(user name "meter-001").`,
       },
     ]);
     await expect(simulateDevice(device)).rejects.toThrow(

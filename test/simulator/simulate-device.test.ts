@@ -33,72 +33,75 @@ describe('simulateDevice against an emulator in the same process', async () => {
     return device;
   };
 
-  it('answers per its rules and their templates; the device status and reason are recorded on the command', async () => {
-    const device = await simulate({
-      appVersion: 'smart-meter-v1',
-      token: 'meter-001-token',
-      endpointId: 'meter-001',
-      rules: {
-        commands: {
-          setTemp: {
-            statusCode: 200,
-            reasonPhrase: 'Set',
-            payload: { setpoint: '{{payload.value}}', note: 'set to {{payload.value}} on {{endpointId}}' },
+  it(
+    'answers per its rules and their templates; the device status and reason are recorded on the ' + 'command',
+    async () => {
+      const device = await simulate({
+        appVersion: 'smart-meter-v1',
+        token: 'meter-001-token',
+        endpointId: 'meter-001',
+        rules: {
+          commands: {
+            setTemp: {
+              statusCode: 200,
+              reasonPhrase: 'Set',
+              payload: { setpoint: '{{payload.value}}', note: 'set to {{payload.value}} on {{endpointId}}' },
+            },
+            fail: { statusCode: 500, reasonPhrase: 'Heater broken' },
           },
-          fail: { statusCode: 500, reasonPhrase: 'Heater broken' },
+          default: { statusCode: 404, reasonPhrase: 'Unknown command' },
         },
-        default: { statusCode: 404, reasonPhrase: 'Unknown command' },
-      },
-    });
-    expect(device).toMatchObject({
-      token: 'meter-001-token',
-      appVersion: 'smart-meter-v1',
-      endpointId: 'meter-001',
-      mqttUrl: emulator.mqttUrl,
-      answered: 0,
-    });
-    expect(await device.next('connected')).toMatchObject({
-      token: 'meter-001-token',
-      mqttUrl: emulator.mqttUrl,
-      endpointId: 'meter-001',
-    });
+      });
+      expect(device).toMatchObject({
+        token: 'meter-001-token',
+        appVersion: 'smart-meter-v1',
+        endpointId: 'meter-001',
+        mqttUrl: emulator.mqttUrl,
+        answered: 0,
+      });
+      expect(await device.next('connected')).toMatchObject({
+        token: 'meter-001-token',
+        mqttUrl: emulator.mqttUrl,
+        endpointId: 'meter-001',
+      });
 
-    const set = await rest('POST', '/cex/api/v1/endpoints/meter-001/commands/setTemp?waitTimeout=20', {
-      body: { value: 21.5 },
-    });
-    expect(set.status).toBe(200);
-    expect(set.body).toEqual({ setpoint: 21.5, note: 'set to 21.5 on meter-001' });
-    const command = await device.next('command', (e) => e.commandType === 'setTemp');
-    expect(command).toMatchObject({
-      token: 'meter-001-token',
-      payload: { value: 21.5 },
-      commandId: expect.any(Number),
-    });
-    expect(await device.next('answered', (e) => e.commandType === 'setTemp')).toEqual({
-      event: 'answered',
-      token: 'meter-001-token',
-      commandType: 'setTemp',
-      commandId: command.commandId,
-      statusCode: 200,
-      reasonPhrase: 'Set',
-      payload: { setpoint: 21.5, note: 'set to 21.5 on meter-001' },
-    });
+      const set = await rest('POST', '/cex/api/v1/endpoints/meter-001/commands/setTemp?waitTimeout=20', {
+        body: { value: 21.5 },
+      });
+      expect(set.status).toBe(200);
+      expect(set.body).toEqual({ setpoint: 21.5, note: 'set to 21.5 on meter-001' });
+      const command = await device.next('command', (e) => e.commandType === 'setTemp');
+      expect(command).toMatchObject({
+        token: 'meter-001-token',
+        payload: { value: 21.5 },
+        commandId: expect.any(Number),
+      });
+      expect(await device.next('answered', (e) => e.commandType === 'setTemp')).toEqual({
+        event: 'answered',
+        token: 'meter-001-token',
+        commandType: 'setTemp',
+        commandId: command.commandId,
+        statusCode: 200,
+        reasonPhrase: 'Set',
+        payload: { setpoint: 21.5, note: 'set to 21.5 on meter-001' },
+      });
 
-    expect(
-      (await rest('POST', '/cex/api/v1/endpoints/meter-001/commands/fail?waitTimeout=20', { body: {} })).status,
-    ).toBe(200);
-    const failed = await device.next('answered', (e) => e.commandType === 'fail');
-    const record = await rest('GET', `/cex/api/v1/endpoints/meter-001/commands/fail/${failed.commandId}`);
-    expect(record.body).toMatchObject({ statusCode: 500, reasonPhrase: 'Heater broken' });
-    expect(
-      (await rest('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=20', { body: {} })).status,
-    ).toBe(200);
-    expect(await device.next('answered', (e) => e.commandType === 'reboot')).toMatchObject({
-      statusCode: 404,
-      reasonPhrase: 'Unknown command',
-    });
-    expect(device.answered).toBe(3);
-  });
+      expect(
+        (await rest('POST', '/cex/api/v1/endpoints/meter-001/commands/fail?waitTimeout=20', { body: {} })).status,
+      ).toBe(200);
+      const failed = await device.next('answered', (e) => e.commandType === 'fail');
+      const record = await rest('GET', `/cex/api/v1/endpoints/meter-001/commands/fail/${failed.commandId}`);
+      expect(record.body).toMatchObject({ statusCode: 500, reasonPhrase: 'Heater broken' });
+      expect(
+        (await rest('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=20', { body: {} })).status,
+      ).toBe(200);
+      expect(await device.next('answered', (e) => e.commandType === 'reboot')).toMatchObject({
+        statusCode: 404,
+        reasonPhrase: 'Unknown command',
+      });
+      expect(device.answered).toBe(3);
+    },
+  );
 
   it('echoes the request payload with 200 by default; registers itself and publishes metadata when asked', async () => {
     const events: DeviceEvent[] = [];
@@ -135,29 +138,33 @@ describe('simulateDevice against an emulator in the same process', async () => {
     expect(echoed.body).toEqual({ precise: true, n: [1, 2] });
   });
 
-  it('on start, answers the commands left outstanding for the types its rules name; an "ignore" rule leaves the caller with 202', async () => {
-    const before = await rest('POST', '/cex/api/v1/endpoints/meter-002/commands/calibrate?waitTimeout=0', {
-      body: { level: 3 },
-    });
-    expect(before.status).toBe(202);
-    const device = await simulate({
-      appVersion: 'smart-meter-v1',
-      token: 'meter-002-token',
-      rules: await rulesFile({
-        commands: { calibrate: { payload: { calibrated: '{{payload.level}}' } }, slow: { ignore: true } },
-      }),
-    });
-    expect((await device.next('answered', (e) => e.commandType === 'calibrate')).payload).toEqual({ calibrated: 3 });
-    expect((await rest('GET', new URL(before.headers.get('location')!).pathname)).body).toMatchObject({
-      status: 'executed',
-      responsePayload: { calibrated: 3 },
-    });
+  it(
+    'on start, answers the commands left outstanding for the types its rules name; an "ignore" rule leaves the ' +
+      'caller with 202',
+    async () => {
+      const before = await rest('POST', '/cex/api/v1/endpoints/meter-002/commands/calibrate?waitTimeout=0', {
+        body: { level: 3 },
+      });
+      expect(before.status).toBe(202);
+      const device = await simulate({
+        appVersion: 'smart-meter-v1',
+        token: 'meter-002-token',
+        rules: await rulesFile({
+          commands: { calibrate: { payload: { calibrated: '{{payload.level}}' } }, slow: { ignore: true } },
+        }),
+      });
+      expect((await device.next('answered', (e) => e.commandType === 'calibrate')).payload).toEqual({ calibrated: 3 });
+      expect((await rest('GET', new URL(before.headers.get('location')!).pathname)).body).toMatchObject({
+        status: 'executed',
+        responsePayload: { calibrated: 3 },
+      });
 
-    const slow = rest('POST', '/cex/api/v1/endpoints/meter-002/commands/slow?waitTimeout=1', { body: {} });
-    const ignored = await device.next('ignored', (e) => e.commandType === 'slow');
-    expect((await slow).status).toBe(202);
-    expect(device.events.some((e) => e.event === 'answered' && e.commandId === ignored.commandId)).toBe(false);
-  });
+      const slow = rest('POST', '/cex/api/v1/endpoints/meter-002/commands/slow?waitTimeout=1', { body: {} });
+      const ignored = await device.next('ignored', (e) => e.commandType === 'slow');
+      expect((await slow).status).toBe(202);
+      expect(device.events.some((e) => e.event === 'answered' && e.commandId === ignored.commandId)).toBe(false);
+    },
+  );
 
   it('decide answers instead of the rules, given the rule answer as a suggestion', async () => {
     const device = await simulate({
@@ -178,33 +185,37 @@ describe('simulateDevice against an emulator in the same process', async () => {
     expect(await device.next('answered')).toMatchObject({ statusCode: 201, reasonPhrase: 'Made' });
   });
 
-  it('sends a telemetry sample every interval; each one reported accepted is readable at once through time-series/last', async () => {
-    let made = 0;
-    const device = await simulate({
-      appVersion: 'tracker-v1',
-      token: 'tracker-001-token',
-      telemetry: { sample: () => ({ n: ++made, timestamp: 1714146067000 + made }), intervalMs: 10 },
-    });
-    const third = await device.next('telemetry', (e) => e.sample.n === 3);
-    expect(third).toEqual({
-      event: 'telemetry',
-      token: 'tracker-001-token',
-      sample: { n: 3, timestamp: 1714146067003 },
-      accepted: true,
-    });
-    const last = await rest(
-      'GET',
-      '/epts/api/v1/applications/tracker/time-series/last?endpointId=tracker-001&timeSeriesName=n',
-    );
-    expect(last.status).toBe(200);
-    const [point] = last.body['tracker-001'].n;
-    // The third sample at least; a later one may have been stored since.
-    expect(point.values.value).toBeGreaterThanOrEqual(3);
-    expect(Date.parse(point.timestamp)).toBe(1714146067000 + point.values.value);
-    const reported = device.events.filter((e) => e.event === 'telemetry');
-    expect(reported.map((e) => e.sample.n)).toEqual(expect.arrayContaining([1, 2, 3]));
-    expect(device.events.some((e) => e.event === 'error')).toBe(false);
-  });
+  it(
+    'sends a telemetry sample every interval; each one reported accepted is readable at once through ' +
+      'time-series/last',
+    async () => {
+      let made = 0;
+      const device = await simulate({
+        appVersion: 'tracker-v1',
+        token: 'tracker-001-token',
+        telemetry: { sample: () => ({ n: ++made, timestamp: 1714146067000 + made }), intervalMs: 10 },
+      });
+      const third = await device.next('telemetry', (e) => e.sample.n === 3);
+      expect(third).toEqual({
+        event: 'telemetry',
+        token: 'tracker-001-token',
+        sample: { n: 3, timestamp: 1714146067003 },
+        accepted: true,
+      });
+      const last = await rest(
+        'GET',
+        '/epts/api/v1/applications/tracker/time-series/last?endpointId=tracker-001&timeSeriesName=n',
+      );
+      expect(last.status).toBe(200);
+      const [point] = last.body['tracker-001'].n;
+      // The third sample at least; a later one may have been stored since.
+      expect(point.values.value).toBeGreaterThanOrEqual(3);
+      expect(Date.parse(point.timestamp)).toBe(1714146067000 + point.values.value);
+      const reported = device.events.filter((e) => e.event === 'telemetry');
+      expect(reported.map((e) => e.sample.n)).toEqual(expect.arrayContaining([1, 2, 3]));
+      expect(device.events.some((e) => e.event === 'error')).toBe(false);
+    },
+  );
 
   it('a telemetry spec makes samples with a timestamp', async () => {
     const device = await simulate({
@@ -292,19 +303,22 @@ describe('simulateDevice against an emulator in the same process', async () => {
     );
   });
 
-  it('fails with DeviceConnectError when it cannot connect, or the token belongs to another application version', async () => {
-    const refused = await simulateDevice({
-      mqttUrl: 'mqtt://127.0.0.1:9',
-      appVersion: 'smart-meter-v1',
-      token: 'meter-001-token',
-    }).catch((err: unknown) => err);
-    expect(refused).toBeInstanceOf(DeviceConnectError);
-    expect((refused as DeviceConnectError).failures).toEqual([
-      { token: 'meter-001-token', message: expect.stringContaining('Cannot connect to mqtt://127.0.0.1:9') },
-    ]);
-    const wrongVersion = simulateDevice({ emulator, appVersion: 'smart-meter-v1', token: 'meter-004-token' });
-    await expect(wrongVersion).rejects.toThrow(/403 .*smart-meter-v2/);
-  });
+  it(
+    'fails with DeviceConnectError when it cannot connect, or the token belongs to another application ' + 'version',
+    async () => {
+      const refused = await simulateDevice({
+        mqttUrl: 'mqtt://127.0.0.1:9',
+        appVersion: 'smart-meter-v1',
+        token: 'meter-001-token',
+      }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(DeviceConnectError);
+      expect((refused as DeviceConnectError).failures).toEqual([
+        { token: 'meter-001-token', message: expect.stringContaining('Cannot connect to mqtt://127.0.0.1:9') },
+      ]);
+      const wrongVersion = simulateDevice({ emulator, appVersion: 'smart-meter-v1', token: 'meter-004-token' });
+      await expect(wrongVersion).rejects.toThrow(/403 .*smart-meter-v2/);
+    },
+  );
 });
 
 describe('simulateDevice when the emulator goes away or wants tokens', () => {

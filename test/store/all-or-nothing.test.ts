@@ -74,89 +74,100 @@ describe('a value nested too deeply', () => {
     await emulator.stop();
   });
 
-  it('is refused by the store itself before it is applied: no sequence number used, counters kept for the next line', async () => {
-    const dir = freshDir();
-    const store = await Store.open({ dir, warn: () => undefined });
-    const id = store.nextId('things');
-    let value: Record<string, unknown> = { leaf: true };
-    for (let i = 0; i < MAX_JSON_DEPTH; i++) value = { value };
-    const refused = await store.put('things', String(id), value).catch((err: Error) => err);
-    expect(refused).toBeInstanceOf(JsonDepthError);
-    expect(refused).toBeInstanceOf(StoreValueError);
-    expect((refused as JsonDepthError).limit).toBe(MAX_JSON_DEPTH);
-    expect(store.revision).toBe(0);
-    expect(store.get('things', String(id))).toBeUndefined();
+  it(
+    'is refused by the store itself before it is applied: no sequence number used, counters kept for the next ' +
+      'line',
+    async () => {
+      const dir = freshDir();
+      const store = await Store.open({ dir, warn: () => undefined });
+      const id = store.nextId('things');
+      let value: Record<string, unknown> = { leaf: true };
+      for (let i = 0; i < MAX_JSON_DEPTH; i++) value = { value };
+      const refused = await store.put('things', String(id), value).catch((err: Error) => err);
+      expect(refused).toBeInstanceOf(JsonDepthError);
+      expect(refused).toBeInstanceOf(StoreValueError);
+      expect((refused as JsonDepthError).limit).toBe(MAX_JSON_DEPTH);
+      expect(store.revision).toBe(0);
+      expect(store.get('things', String(id))).toBeUndefined();
 
-    // Exactly at the limit is fine.
-    let atLimit: Record<string, unknown> = { leaf: true };
-    for (let i = 1; i < MAX_JSON_DEPTH; i++) atLimit = { value: atLimit };
-    await store.put('things', 'at-limit', atLimit);
-    expect(store.revision).toBe(1);
-    const log = readFileSync(join(dir, 'mutations.jsonl'), 'utf8');
-    expect(JSON.parse(log.trim())).toMatchObject({ s: 1, c: { things: 1 } });
-    await store.close();
+      // Exactly at the limit is fine.
+      let atLimit: Record<string, unknown> = { leaf: true };
+      for (let i = 1; i < MAX_JSON_DEPTH; i++) atLimit = { value: atLimit };
+      await store.put('things', 'at-limit', atLimit);
+      expect(store.revision).toBe(1);
+      const log = readFileSync(join(dir, 'mutations.jsonl'), 'utf8');
+      expect(JSON.parse(log.trim())).toMatchObject({ s: 1, c: { things: 1 } });
+      await store.close();
 
-    const reopened = await Store.open({ dir, warn: () => undefined });
-    expect(reopened.get('things', 'at-limit')).toEqual(atLimit);
-    expect(reopened.nextId('things')).toBe(2);
-    await reopened.close();
-  });
+      const reopened = await Store.open({ dir, warn: () => undefined });
+      expect(reopened.get('things', 'at-limit')).toEqual(atLimit);
+      expect(reopened.nextId('things')).toBe(2);
+      await reopened.close();
+    },
+  );
 });
 
 describe('ids', () => {
-  it('refuses __proto__ as an id with 400; constructor, prototype and toString survive export and restart', async () => {
-    let emulator = await start(freshDir());
-    let call = api(emulator);
-    const register = (endpointId: string) =>
-      call('POST', '/epr/api/v1/endpoints', {
-        body: { appVersion: { name: 'smart-meter-v1' }, endpointId, metadata: { id: endpointId } },
+  it(
+    'refuses __proto__ as an id with 400; constructor, prototype and toString survive export and ' + 'restart',
+    async () => {
+      let emulator = await start(freshDir());
+      let call = api(emulator);
+      const register = (endpointId: string) =>
+        call('POST', '/epr/api/v1/endpoints', {
+          body: { appVersion: { name: 'smart-meter-v1' }, endpointId, metadata: { id: endpointId } },
+        });
+
+      const proto = await register('__proto__');
+      expect(proto.status).toBe(400);
+      expect(proto.body.message).toMatch(/__proto__/);
+      const names = ['constructor', 'prototype', 'toString'];
+      for (const name of names) expect((await register(name)).status).toBe(201);
+
+      const exported = (await call('GET', '/_emu/state')).body.collections.endpoints;
+      for (const name of names) expect(Object.hasOwn(exported, name) && exported[name].metadata).toEqual({ id: name });
+      expect(Object.hasOwn(exported, '__proto__')).toBe(false);
+
+      emulator = await restart(emulator);
+      call = api(emulator);
+      const saved = JSON.parse(readFileSync(join(emulator.dataDir!, 'state.json'), 'utf8')).collections.endpoints;
+      for (const name of names) {
+        expect(saved[name]?.endpointId).toBe(name);
+        expect((await call('GET', `/epr/api/v1/endpoints/${name}`)).body).toMatchObject({ endpointId: name });
+      }
+      await emulator.stop();
+    },
+  );
+
+  it(
+    'refuses an id that is not a string (a tenant with a numeric id) instead of writing a log line no start can ' +
+      'read',
+    async () => {
+      let emulator = await start(freshDir());
+      let call = api(emulator);
+      const versions = Object.fromEntries(
+        [
+          'realm_template_version',
+          'realm_scopes_version',
+          'client_backend_version',
+          'client_frontend_version',
+          'roles_version',
+          'resources_version',
+        ].map((f) => [f, 1]),
+      );
+      const created = await call('POST', '/tenant-manager/api/v1/tenants', {
+        body: { id: 12345, realm_name: 'numeric', ...versions },
       });
+      expect(created.status).toBe(400);
+      expect(created.body.message).toMatch(/string/);
 
-    const proto = await register('__proto__');
-    expect(proto.status).toBe(400);
-    expect(proto.body.message).toMatch(/__proto__/);
-    const names = ['constructor', 'prototype', 'toString'];
-    for (const name of names) expect((await register(name)).status).toBe(201);
-
-    const exported = (await call('GET', '/_emu/state')).body.collections.endpoints;
-    for (const name of names) expect(Object.hasOwn(exported, name) && exported[name].metadata).toEqual({ id: name });
-    expect(Object.hasOwn(exported, '__proto__')).toBe(false);
-
-    emulator = await restart(emulator);
-    call = api(emulator);
-    const saved = JSON.parse(readFileSync(join(emulator.dataDir!, 'state.json'), 'utf8')).collections.endpoints;
-    for (const name of names) {
-      expect(saved[name]?.endpointId).toBe(name);
-      expect((await call('GET', `/epr/api/v1/endpoints/${name}`)).body).toMatchObject({ endpointId: name });
-    }
-    await emulator.stop();
-  });
-
-  it('refuses an id that is not a string (a tenant with a numeric id) instead of writing a log line no start can read', async () => {
-    let emulator = await start(freshDir());
-    let call = api(emulator);
-    const versions = Object.fromEntries(
-      [
-        'realm_template_version',
-        'realm_scopes_version',
-        'client_backend_version',
-        'client_frontend_version',
-        'roles_version',
-        'resources_version',
-      ].map((f) => [f, 1]),
-    );
-    const created = await call('POST', '/tenant-manager/api/v1/tenants', {
-      body: { id: 12345, realm_name: 'numeric', ...versions },
-    });
-    expect(created.status).toBe(400);
-    expect(created.body.message).toMatch(/string/);
-
-    emulator = await restart(emulator);
-    call = api(emulator);
-    const tenants = (await call('GET', '/tenant-manager/api/v1/tenants')).body;
-    expect(JSON.stringify(tenants)).not.toContain('numeric');
-    await emulator.stop();
-  });
+      emulator = await restart(emulator);
+      call = api(emulator);
+      const tenants = (await call('GET', '/tenant-manager/api/v1/tenants')).body;
+      expect(JSON.stringify(tenants)).not.toContain('numeric');
+      await emulator.stop();
+    },
+  );
 
   it('is checked by the store for every mutation of a commit before any of them applies', async () => {
     const dir = freshDir();

@@ -234,7 +234,8 @@ describe('an emulator killed with SIGKILL while clients write', () => {
   });
 
   it(
-    `loses no acknowledged endpoint, point, sample or blob across ${ROUNDS} crashes right after compactions (seed ${seed})`,
+    `loses no acknowledged endpoint, point, sample or blob across ${ROUNDS} crashes right after compactions ` +
+      `(seed ${seed})`,
     async () => {
       const acknowledged = WRITERS.map(() => new Map<string, string>());
       for (let round = 0; round < ROUNDS; round++) {
@@ -265,7 +266,8 @@ describe('an emulator killed with SIGKILL while clients write', () => {
         // The long run's figure (docs/state.md).
         const counts = WRITERS.map((writer, w) => `${acknowledged[w].size} ${writer.name}`).join(', ');
         process.stdout.write(
-          `crash run: ${ROUNDS} kills, 0 of ${acknowledged.reduce((n, a) => n + a.size, 0)} acknowledged writes lost (${counts})\n`,
+          `crash run: ${ROUNDS} kills, 0 of ${acknowledged.reduce((n, a) => n + a.size, 0)} acknowledged ` +
+            `writes lost (${counts})\n`,
         );
       }
 

@@ -75,49 +75,53 @@ const register = (call: ReturnType<typeof api>, endpointId: string, metadata: ob
   call('POST', '/epr/api/v1/endpoints', { body: { appVersion: { name: 'smart-meter-v1' }, endpointId, metadata } });
 
 describe.skipIf(!disk.dir)('a full disk', () => {
-  it('never acknowledges a line cut short; the failed change is gone from memory, health says why, and writing resumes when there is room', async () => {
-    const dataDir = join(disk.dir!, `data-${++dirs}`);
-    const warnings: string[] = [];
-    const emulator = await start(dataDir, warnings);
-    const call = api(emulator);
-    const log = join(dataDir, 'mutations.jsonl');
-    expect((await register(call, 'before-full')).status).toBe(201);
-    const logBefore = readFileSync(log, 'utf8');
+  it(
+    'never acknowledges a line cut short; the failed change is gone from memory, health says why, and writing ' +
+      'resumes when there is room',
+    async () => {
+      const dataDir = join(disk.dir!, `data-${++dirs}`);
+      const warnings: string[] = [];
+      const emulator = await start(dataDir, warnings);
+      const call = api(emulator);
+      const log = join(dataDir, 'mutations.jsonl');
+      expect((await register(call, 'before-full')).status).toBe(201);
+      const logBefore = readFileSync(log, 'utf8');
 
-    fillDisk();
-    const failed = await register(call, 'cut-short', bigMetadata);
-    expect(failed.status).toBeGreaterThanOrEqual(500);
-    expect(failed.body.message).toMatch(/could not be written to disk \(ENOSPC/);
-    // The log holds exactly the acknowledged lines: the partial one was cut off again.
-    expect(readFileSync(log, 'utf8')).toBe(logBefore);
-    expect((await call('GET', '/epr/api/v1/endpoints/cut-short')).status).toBe(404);
-    expect((await call('GET', '/_emu/state')).body.collections.endpoints).not.toHaveProperty('cut-short');
+      fillDisk();
+      const failed = await register(call, 'cut-short', bigMetadata);
+      expect(failed.status).toBeGreaterThanOrEqual(500);
+      expect(failed.body.message).toMatch(/could not be written to disk \(ENOSPC/);
+      // The log holds exactly the acknowledged lines: the partial one was cut off again.
+      expect(readFileSync(log, 'utf8')).toBe(logBefore);
+      expect((await call('GET', '/epr/api/v1/endpoints/cut-short')).status).toBe(404);
+      expect((await call('GET', '/_emu/state')).body.collections.endpoints).not.toHaveProperty('cut-short');
 
-    const failing = await call('GET', '/_emu/health');
-    expect(failing.status).toBe(503);
-    expect(failing.body).toMatchObject({
-      status: 'failing',
-      message: expect.stringMatching(/could not be written to disk \(ENOSPC/),
-    });
+      const failing = await call('GET', '/_emu/health');
+      expect(failing.status).toBe(503);
+      expect(failing.body).toMatchObject({
+        status: 'failing',
+        message: expect.stringMatching(/could not be written to disk \(ENOSPC/),
+      });
 
-    freeDisk();
-    expect((await register(call, 'after-space')).status).toBe(201);
-    const healthy = await call('GET', '/_emu/health');
-    expect(healthy.status).toBe(200);
-    expect(healthy.body.status).toBe('ready');
+      freeDisk();
+      expect((await register(call, 'after-space')).status).toBe(201);
+      const healthy = await call('GET', '/_emu/health');
+      expect(healthy.status).toBe(200);
+      expect(healthy.body.status).toBe('ready');
 
-    await emulator.stop();
-    const saved = JSON.parse(readFileSync(join(dataDir, 'state.json'), 'utf8')).collections.endpoints;
-    expect(Object.keys(saved)).toEqual(expect.arrayContaining(['before-full', 'after-space']));
-    expect(saved).not.toHaveProperty('cut-short');
+      await emulator.stop();
+      const saved = JSON.parse(readFileSync(join(dataDir, 'state.json'), 'utf8')).collections.endpoints;
+      expect(Object.keys(saved)).toEqual(expect.arrayContaining(['before-full', 'after-space']));
+      expect(saved).not.toHaveProperty('cut-short');
 
-    const again = await start(dataDir, warnings);
-    const after = api(again);
-    expect((await after('GET', '/epr/api/v1/endpoints/before-full')).status).toBe(200);
-    expect((await after('GET', '/epr/api/v1/endpoints/after-space')).status).toBe(200);
-    expect((await after('GET', '/epr/api/v1/endpoints/cut-short')).status).toBe(404);
-    expect(warnings.join('\n')).not.toMatch(/torn/);
-  });
+      const again = await start(dataDir, warnings);
+      const after = api(again);
+      expect((await after('GET', '/epr/api/v1/endpoints/before-full')).status).toBe(200);
+      expect((await after('GET', '/epr/api/v1/endpoints/after-space')).status).toBe(200);
+      expect((await after('GET', '/epr/api/v1/endpoints/cut-short')).status).toBe(404);
+      expect(warnings.join('\n')).not.toMatch(/torn/);
+    },
+  );
 
   it('fails concurrent requests, undoing each (updates too), and keeps ids handed out for the next line', async () => {
     const dataDir = join(disk.dir!, `data-${++dirs}`);
@@ -159,41 +163,44 @@ describe.skipIf(!disk.dir)('a full disk', () => {
     ).toBe(3);
   });
 
-  it('rejects every commit of a batch whose write falls short, small ones included, and undoes them newest first', async () => {
-    const dataDir = join(disk.dir!, `data-${++dirs}`);
-    const store = await Store.open({ dir: dataDir, warn: () => undefined });
-    try {
-      await store.put('things', 'seed', { version: 1 });
-      fillDisk();
-      // Made in one turn of the event loop, so written as one batch: the small line alone would still fit.
-      const batch = [
-        store.put('things', 'small', { n: 1 }),
-        store.put('things', 'seed', { version: 2 }),
-        store.put('things', 'big', bigMetadata),
-        store.delete('things', 'seed'),
-      ];
-      const outcomes = await Promise.allSettled(batch);
-      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
-      expect((outcomes[0] as PromiseRejectedResult).reason).toBeInstanceOf(StoreWriteError);
-      expect(store.get('things', 'small')).toBeUndefined();
-      expect(store.get('things', 'big')).toBeUndefined();
-      expect(store.get('things', 'seed')).toEqual({ version: 1 });
-      expect(store.revision).toBe(1);
-      expect(store.failure).toMatch(/ENOSPC/);
+  it(
+    'rejects every commit of a batch whose write falls short, small ones included, and undoes them newest ' + 'first',
+    async () => {
+      const dataDir = join(disk.dir!, `data-${++dirs}`);
+      const store = await Store.open({ dir: dataDir, warn: () => undefined });
+      try {
+        await store.put('things', 'seed', { version: 1 });
+        fillDisk();
+        // Made in one turn of the event loop, so written as one batch: the small line alone would still fit.
+        const batch = [
+          store.put('things', 'small', { n: 1 }),
+          store.put('things', 'seed', { version: 2 }),
+          store.put('things', 'big', bigMetadata),
+          store.delete('things', 'seed'),
+        ];
+        const outcomes = await Promise.allSettled(batch);
+        expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+        expect((outcomes[0] as PromiseRejectedResult).reason).toBeInstanceOf(StoreWriteError);
+        expect(store.get('things', 'small')).toBeUndefined();
+        expect(store.get('things', 'big')).toBeUndefined();
+        expect(store.get('things', 'seed')).toEqual({ version: 1 });
+        expect(store.revision).toBe(1);
+        expect(store.failure).toMatch(/ENOSPC/);
 
-      freeDisk();
-      await store.put('things', 'later', { n: 2 });
-      expect(store.failure).toBeUndefined();
-      expect(store.revision).toBe(2);
-    } finally {
-      await store.close();
-    }
-    const lines = readFileSync(join(dataDir, 'state.json'), 'utf8');
-    expect(JSON.parse(lines)).toMatchObject({
-      seq: 2,
-      collections: { things: { seed: { version: 1 }, later: { n: 2 } } },
-    });
-  });
+        freeDisk();
+        await store.put('things', 'later', { n: 2 });
+        expect(store.failure).toBeUndefined();
+        expect(store.revision).toBe(2);
+      } finally {
+        await store.close();
+      }
+      const lines = readFileSync(join(dataDir, 'state.json'), 'utf8');
+      expect(JSON.parse(lines)).toMatchObject({
+        seq: 2,
+        collections: { things: { seed: { version: 1 }, later: { n: 2 } } },
+      });
+    },
+  );
 
   it('keeps the old state when an imported one cannot be written, and the log stays readable', async () => {
     const dataDir = join(disk.dir!, `data-${++dirs}`);

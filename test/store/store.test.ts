@@ -79,23 +79,27 @@ describe('the mutation log', () => {
     await Promise.all([store.close(), reopened.close()]);
   });
 
-  it('treats a complete last line without its newline as torn (its write never finished, so it was never acknowledged)', async () => {
-    const dir = freshDir();
-    mkdirSync(dir);
-    writeFileSync(join(dir, LOG), logLine(1, 'a') + logLine(2, 'b').trimEnd());
-    const { opening, warnings } = openStore(dir);
-    const store = await opening;
-    expect(warnings).toHaveLength(1);
-    expect(store.has('things', 'b')).toBe(false);
-    await store.put('things', 'c', { id: 'c' });
-    expect(
-      readFileSync(join(dir, LOG), 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l).s),
-    ).toEqual([1, 2]);
-    await store.close();
-  });
+  it(
+    'treats a complete last line without its newline as torn (its write never finished, so it was never ' +
+      'acknowledged)',
+    async () => {
+      const dir = freshDir();
+      mkdirSync(dir);
+      writeFileSync(join(dir, LOG), logLine(1, 'a') + logLine(2, 'b').trimEnd());
+      const { opening, warnings } = openStore(dir);
+      const store = await opening;
+      expect(warnings).toHaveLength(1);
+      expect(store.has('things', 'b')).toBe(false);
+      await store.put('things', 'c', { id: 'c' });
+      expect(
+        readFileSync(join(dir, LOG), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l).s),
+      ).toEqual([1, 2]);
+      await store.close();
+    },
+  );
 
   it('leaves a torn line alone when the directory is only read (token, fixtures export)', async () => {
     const dir = freshDir();
@@ -134,17 +138,21 @@ describe('the mutation log', () => {
     );
   });
 
-  it('refuses a log that does not follow its snapshot (state.json lost), instead of starting with part of the state', async () => {
-    const dir = freshDir();
-    mkdirSync(dir);
-    writeFileSync(join(dir, LOG), logLine(7, 'g') + logLine(8, 'h'));
-    const error = await openStore(dir).opening.catch((err: Error) => err);
-    expect(error).toBeInstanceOf(StoreError);
-    expect((error as Error).message).toMatch(
-      /line 1 holds mutation 7 where mutation 1 was expected \(state\.json ends at mutation 0\)/,
-    );
-    expect(existsSync(join(dir, LOCK))).toBe(false);
-  });
+  it(
+    'refuses a log that does not follow its snapshot (state.json lost), instead of starting with part of the ' +
+      'state',
+    async () => {
+      const dir = freshDir();
+      mkdirSync(dir);
+      writeFileSync(join(dir, LOG), logLine(7, 'g') + logLine(8, 'h'));
+      const error = await openStore(dir).opening.catch((err: Error) => err);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as Error).message).toMatch(
+        /line 1 holds mutation 7 where mutation 1 was expected \(state\.json ends at mutation 0\)/,
+      );
+      expect(existsSync(join(dir, LOCK))).toBe(false);
+    },
+  );
 
   it('skips the lines a snapshot already holds (a crash between the snapshot and emptying the log)', async () => {
     const dir = freshDir();
@@ -290,15 +298,18 @@ describe('the lock on a data directory', () => {
     await emulator.stop();
   });
 
-  it('is taken over when it names this very pid but this process does not hold it (pid reused after a restart)', async () => {
-    const dir = freshDir();
-    mkdirSync(dir);
-    writeFileSync(join(dir, LOCK), JSON.stringify({ pid: process.pid, startedAt: '2020-01-01T00:00:00.000Z' }));
-    const { opening, warnings } = openStore(dir);
-    const store = await opening;
-    expect(warnings.join('\n')).toMatch(/stale lock/);
-    await store.close();
-  });
+  it(
+    'is taken over when it names this very pid but this process does not hold it (pid reused after a ' + 'restart)',
+    async () => {
+      const dir = freshDir();
+      mkdirSync(dir);
+      writeFileSync(join(dir, LOCK), JSON.stringify({ pid: process.pid, startedAt: '2020-01-01T00:00:00.000Z' }));
+      const { opening, warnings } = openStore(dir);
+      const store = await opening;
+      expect(warnings.join('\n')).toMatch(/stale lock/);
+      await store.close();
+    },
+  );
 });
 
 describe('a data directory that cannot be one', () => {

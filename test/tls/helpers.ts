@@ -26,7 +26,9 @@ export async function generateCertificate(
 export const setCertificateState = (emulator: RunningEmulator, id: string, state: string) =>
   api(emulator)('PATCH', `${CCM}/x509-credentials/${id}/state`, { body: { state } });
 
-/** An MQTTS connection trusting the emulator's root certificate: the client, or the CONNACK code / error of its refusal. */
+/**
+ * An MQTTS connection trusting the emulator's root certificate: the client, or the CONNACK code / error of its refusal.
+ */
 export async function connectTls(
   emulator: RunningEmulator,
   options: IClientOptions = {},

@@ -12,18 +12,21 @@ describe('MQTT over TLS, one-way (--tls-client-auth off, the default)', async ()
   const emulator = await startTestEmulator();
   const call = api(emulator);
 
-  it('serves MQTTS on a free port beside plain MQTT, with a server certificate the root certificate signs', async () => {
-    expect(emulator.mqttsUrl).toMatch(/^mqtts:\/\/127\.0\.0\.1:\d+$/);
-    expect(emulator.mqttsPort).not.toBe(emulator.mqttPort);
-    const root = await call('GET', '/_emu/tls/ca.pem');
-    expect(root.status).toBe(200);
-    expect(root.headers.get('content-type')).toMatch(/application\/x-pem-file/);
-    expect(root.text).toBe(emulator.caCertificate);
-    expect(new X509Certificate(root.text).ca).toBe(true);
-    expect((await call('GET', `${CCM}/root-certificate`)).text).toBe(emulator.caCertificate);
-    const health = (await call('GET', '/_emu/health')).body;
-    expect(health.mqtts).toMatchObject({ url: emulator.mqttsUrl, port: emulator.mqttsPort, clientAuth: 'off' });
-  });
+  it(
+    'serves MQTTS on a free port beside plain MQTT, with a server certificate the root certificate ' + 'signs',
+    async () => {
+      expect(emulator.mqttsUrl).toMatch(/^mqtts:\/\/127\.0\.0\.1:\d+$/);
+      expect(emulator.mqttsPort).not.toBe(emulator.mqttPort);
+      const root = await call('GET', '/_emu/tls/ca.pem');
+      expect(root.status).toBe(200);
+      expect(root.headers.get('content-type')).toMatch(/application\/x-pem-file/);
+      expect(root.text).toBe(emulator.caCertificate);
+      expect(new X509Certificate(root.text).ca).toBe(true);
+      expect((await call('GET', `${CCM}/root-certificate`)).text).toBe(emulator.caCertificate);
+      const health = (await call('GET', '/_emu/health')).body;
+      expect(health.mqtts).toMatchObject({ url: emulator.mqttsUrl, port: emulator.mqttsPort, clientAuth: 'off' });
+    },
+  );
 
   it('a client trusting the root certificate connects without a certificate and speaks KP1', async () => {
     const client = (await connectTls(emulator)) as MqttClient;
@@ -44,18 +47,21 @@ describe('MQTT over TLS, one-way (--tls-client-auth off, the default)', async ()
     }
   });
 
-  it('a certificate the credentials manager holds is used: its first use makes it Active and sets lastUseDate', async () => {
-    const generated = await generateCertificate(emulator, { commonName: 'meter-001' });
-    expect(generated.state).toBe('Inactive');
-    const client = (await connectTls(emulator, {
-      cert: generated.certificateChain,
-      key: generated.privateKey,
-    })) as MqttClient;
-    expect(client.connected).toBe(true);
-    const used = (await call('GET', `${CCM}/x509-credentials/${generated.id}`)).body;
-    expect(used).toMatchObject({ state: 'Active', lastUseDate: expect.any(String) });
-    await client.endAsync();
-  });
+  it(
+    'a certificate the credentials manager holds is used: its first use makes it Active and sets ' + 'lastUseDate',
+    async () => {
+      const generated = await generateCertificate(emulator, { commonName: 'meter-001' });
+      expect(generated.state).toBe('Inactive');
+      const client = (await connectTls(emulator, {
+        cert: generated.certificateChain,
+        key: generated.privateKey,
+      })) as MqttClient;
+      expect(client.connected).toBe(true);
+      const used = (await call('GET', `${CCM}/x509-credentials/${generated.id}`)).body;
+      expect(used).toMatchObject({ state: 'Active', lastUseDate: expect.any(String) });
+      await client.endAsync();
+    },
+  );
 
   it('a garbage handshake is dropped, and the listener keeps serving', async () => {
     const { connect } = await import('node:net');
@@ -88,25 +94,29 @@ describe('mutual TLS (--tls-client-auth required)', async () => {
     });
   });
 
-  it('admits a client with its certificate only while it is Inactive or Active, and disconnects it at once when suspended', async () => {
-    const generated = await generateCertificate(emulator, { commonName: 'meter-002' });
-    const tls = { cert: generated.certificateChain, key: generated.privateKey };
-    const client = (await connectTls(emulator, tls)) as MqttClient;
-    expect(client.connected).toBe(true);
-    expect((await kp1Request(client, TIME_TOPIC, {})).outcome).toBe('status');
-    const gone = closed(client);
-    expect((await setCertificateState(emulator, generated.id, 'Suspended')).status).toBe(204);
-    await gone;
-    expect(await connectTls(emulator, tls)).toEqual({ refused: NOT_AUTHORIZED });
-    expect((await setCertificateState(emulator, generated.id, 'Active')).status).toBe(204);
-    const again = (await connectTls(emulator, tls)) as MqttClient;
-    expect(again.connected).toBe(true);
-    const goneAgain = closed(again);
-    expect((await setCertificateState(emulator, generated.id, 'Revoked')).status).toBe(204);
-    await goneAgain;
-    expect(await connectTls(emulator, tls)).toEqual({ refused: NOT_AUTHORIZED });
-    expect((await setCertificateState(emulator, generated.id, 'Active')).status).toBe(400);
-  });
+  it(
+    'admits a client with its certificate only while it is Inactive or Active, and disconnects it at once when ' +
+      'suspended',
+    async () => {
+      const generated = await generateCertificate(emulator, { commonName: 'meter-002' });
+      const tls = { cert: generated.certificateChain, key: generated.privateKey };
+      const client = (await connectTls(emulator, tls)) as MqttClient;
+      expect(client.connected).toBe(true);
+      expect((await kp1Request(client, TIME_TOPIC, {})).outcome).toBe('status');
+      const gone = closed(client);
+      expect((await setCertificateState(emulator, generated.id, 'Suspended')).status).toBe(204);
+      await gone;
+      expect(await connectTls(emulator, tls)).toEqual({ refused: NOT_AUTHORIZED });
+      expect((await setCertificateState(emulator, generated.id, 'Active')).status).toBe(204);
+      const again = (await connectTls(emulator, tls)) as MqttClient;
+      expect(again.connected).toBe(true);
+      const goneAgain = closed(again);
+      expect((await setCertificateState(emulator, generated.id, 'Revoked')).status).toBe(204);
+      await goneAgain;
+      expect(await connectTls(emulator, tls)).toEqual({ refused: NOT_AUTHORIZED });
+      expect((await setCertificateState(emulator, generated.id, 'Active')).status).toBe(400);
+    },
+  );
 
   it('refuses an expired certificate on the virtual clock', async () => {
     const generated = await generateCertificate(emulator, { ttl: 'PT1H' });
@@ -155,30 +165,38 @@ describe('tenants and mutual TLS (--auth on)', async () => {
     ).toBe(404);
   });
 
-  it('a tenant that requires certificates refuses its endpoints to clients without one, while the others stay one-way', async () => {
-    expect((await call('PUT', `${CCM}/tls-settings`, { body: { clientAuth: 'required' }, token: acme })).body).toEqual({
-      clientAuth: 'required',
-      inherited: false,
-      emulatorDefault: 'off',
-    });
-    expect((await call('GET', `${CCM}/tls-settings`, { token: globex })).body).toEqual({
-      clientAuth: 'off',
-      inherited: true,
-      emulatorDefault: 'off',
-    });
-    const anonymous = (await connectTls(emulator)) as MqttClient;
-    expect(anonymous.connected).toBe(true);
-    const gone = closed(anonymous);
-    anonymous.publish(`${TIME_TOPIC}/1`, '{}', { qos: 1 });
-    await gone;
-    expect((await call('PUT', `${CCM}/tls-settings`, { body: { clientAuth: null }, token: acme })).body).toMatchObject({
-      clientAuth: 'off',
-      inherited: true,
-    });
-    const admitted = (await connectTls(emulator)) as MqttClient;
-    expect((await kp1Request(admitted, TIME_TOPIC, {})).outcome).toBe('status');
-    await admitted.endAsync();
-  });
+  it(
+    'a tenant that requires certificates refuses its endpoints to clients without one, while the others stay ' +
+      'one-way',
+    async () => {
+      expect(
+        (await call('PUT', `${CCM}/tls-settings`, { body: { clientAuth: 'required' }, token: acme })).body,
+      ).toEqual({
+        clientAuth: 'required',
+        inherited: false,
+        emulatorDefault: 'off',
+      });
+      expect((await call('GET', `${CCM}/tls-settings`, { token: globex })).body).toEqual({
+        clientAuth: 'off',
+        inherited: true,
+        emulatorDefault: 'off',
+      });
+      const anonymous = (await connectTls(emulator)) as MqttClient;
+      expect(anonymous.connected).toBe(true);
+      const gone = closed(anonymous);
+      anonymous.publish(`${TIME_TOPIC}/1`, '{}', { qos: 1 });
+      await gone;
+      expect(
+        (await call('PUT', `${CCM}/tls-settings`, { body: { clientAuth: null }, token: acme })).body,
+      ).toMatchObject({
+        clientAuth: 'off',
+        inherited: true,
+      });
+      const admitted = (await connectTls(emulator)) as MqttClient;
+      expect((await kp1Request(admitted, TIME_TOPIC, {})).outcome).toBe('status');
+      await admitted.endAsync();
+    },
+  );
 });
 
 async function tempDir(): Promise<string> {

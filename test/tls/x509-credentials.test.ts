@@ -11,36 +11,39 @@ describe('POST /x509-credentials/generate', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
 
-  it('answers 201 with the Inactive record, the chain up to the root and the private key, which is never stored', async () => {
-    const response = await call('POST', `${CCM}/x509-credentials/generate`, {
-      body: { commonName: 'meter-001', ttl: 'P30D' },
-    });
-    expect(response.status).toBe(201);
-    expect(response.headers.get('location')).toBe(`${emulator.url}${CCM}/x509-credentials/${response.body.id}`);
-    expect(response.headers.get('cache-control')).toBe('no-store');
-    const { certificateChain, privateKey, ...record } = response.body;
-    expect(record).toEqual({
-      id: expect.any(String),
-      state: 'Inactive',
-      serialNumber: expect.stringMatching(/^\d+$/),
-      commonName: 'meter-001',
-      invalidAfter: expect.any(String),
-      createdDate: expect.any(String),
-      updatedDate: expect.any(String),
-    });
-    const days = (Date.parse(record.invalidAfter) - Date.parse(record.createdDate)) / 86_400_000;
-    expect(Math.round(days)).toBe(30);
-    const [leaf, root] = certificateChain.split(/(?<=-----END CERTIFICATE-----\n)/);
-    const certificate = new X509Certificate(leaf);
-    expect(certificate.subject).toContain('CN=meter-001');
-    expect(certificate.checkIssued(new X509Certificate(root))).toBe(true);
-    expect(root).toBe(emulator.caCertificate);
-    expect(certificate.checkPrivateKey(createPrivateKey(privateKey))).toBe(true);
-    expect(BigInt(`0x${certificate.serialNumber}`).toString(10)).toBe(record.serialNumber);
-    // Listed like any X.509 credential; the key is in no answer and no export, secrets included.
-    expect((await call('GET', `${CCM}/x509-credentials`)).body).toContainEqual(record);
-    expect(JSON.stringify(emulator.exportState({ includeSecrets: true }))).not.toContain(privateKey.split('\n')[1]);
-  });
+  it(
+    'answers 201 with the Inactive record, the chain up to the root and the private key, which is never ' + 'stored',
+    async () => {
+      const response = await call('POST', `${CCM}/x509-credentials/generate`, {
+        body: { commonName: 'meter-001', ttl: 'P30D' },
+      });
+      expect(response.status).toBe(201);
+      expect(response.headers.get('location')).toBe(`${emulator.url}${CCM}/x509-credentials/${response.body.id}`);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      const { certificateChain, privateKey, ...record } = response.body;
+      expect(record).toEqual({
+        id: expect.any(String),
+        state: 'Inactive',
+        serialNumber: expect.stringMatching(/^\d+$/),
+        commonName: 'meter-001',
+        invalidAfter: expect.any(String),
+        createdDate: expect.any(String),
+        updatedDate: expect.any(String),
+      });
+      const days = (Date.parse(record.invalidAfter) - Date.parse(record.createdDate)) / 86_400_000;
+      expect(Math.round(days)).toBe(30);
+      const [leaf, root] = certificateChain.split(/(?<=-----END CERTIFICATE-----\n)/);
+      const certificate = new X509Certificate(leaf);
+      expect(certificate.subject).toContain('CN=meter-001');
+      expect(certificate.checkIssued(new X509Certificate(root))).toBe(true);
+      expect(root).toBe(emulator.caCertificate);
+      expect(certificate.checkPrivateKey(createPrivateKey(privateKey))).toBe(true);
+      expect(BigInt(`0x${certificate.serialNumber}`).toString(10)).toBe(record.serialNumber);
+      // Listed like any X.509 credential; the key is in no answer and no export, secrets included.
+      expect((await call('GET', `${CCM}/x509-credentials`)).body).toContainEqual(record);
+      expect(JSON.stringify(emulator.exportState({ includeSecrets: true }))).not.toContain(privateKey.split('\n')[1]);
+    },
+  );
 
   it('generates a Common Name when none is given, and lasts a year by default', async () => {
     const generated = await generateCertificate(emulator);

@@ -7,7 +7,9 @@ import { hasChromium, CHROMIUM, launchBrowser } from './browser.js';
 
 if (!hasChromium) console.warn(`Skipping the dashboard's fleet tests: no Chromium at ${CHROMIUM}.`);
 
-/** A fleet the page can show: events applied to what is shown, a page's connection states, a frame's updates at once. */
+/**
+ * A fleet the page can show: events applied to what is shown, a page's connection states, a frame's updates at once.
+ */
 describe.skipIf(!hasChromium)('the dashboard with a fleet', () => {
   let emulator: RunningEmulator;
   let browser: Browser;

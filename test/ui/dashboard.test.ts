@@ -6,7 +6,8 @@ import { hasChromium, CHROMIUM, launchBrowser, screenshot, seriousViolations } f
 
 if (!hasChromium)
   console.warn(
-    `Skipping the dashboard's browser test: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`,
+    `Skipping the dashboard's browser test: no Chromium at ${CHROMIUM} (apt-get install chromium, or set ` +
+      `CHROMIUM_PATH).`,
   );
 
 /** A user's path through the dashboard, in one browser and one page. */

@@ -78,7 +78,8 @@ describe.skipIf(!hasChromium || !present)(
       await page.waitForSelector('tr.endpoint');
       expect(await page.locator('.endpointId').allTextContents()).toContain('meter-001');
 
-      // The tutorial saves with PUT /epr/api/v1/endpoints/{id}/metadata/location (issue 28, REST half): 404 until merged.
+      // The tutorial saves with PUT /epr/api/v1/endpoints/{id}/metadata/location (issue 28, REST half): 404 until
+      // merged.
       const row = page.locator('tr.endpoint', { hasText: 'meter-001' });
       await row.locator('input.location').fill('Lviv, roof');
       const saved = page.waitForResponse(

@@ -19,7 +19,9 @@ export function lineChart(label, points, { width = 560, height = 150, unit } = {
     height,
     viewBox: `0 0 ${width} ${height}`,
     role: 'img',
-    'aria-label': `${label}: ${points.length} points${points.length ? `, last ${points.at(-1).v}${unit ? ` ${unit}` : ''}` : ''}`,
+    'aria-label':
+      `${label}: ${points.length} ` +
+      `points${points.length ? `, last ${points.at(-1).v}${unit ? ` ${unit}` : ''}` : ''}`,
   });
   if (points.length === 0) return chart;
   const ts = points.map((p) => p.t);

@@ -93,7 +93,8 @@ export async function render(main, _params, { tenant } = {}) {
     h(
       'p',
       { class: 'hint' },
-      "Devices run in the emulator's process and answer commands by their rule; other command types are echoed. Templates like {{payload}} work as in device simulate.",
+      "Devices run in the emulator's process and answer commands by their rule; other command types are " +
+        'echoed. Templates like {{payload}} work as in device simulate.',
     ),
     h(
       'form',

@@ -122,7 +122,9 @@ async function configSection(endpoint, can, cleanups) {
             { class: 'muted' },
             `configId ${config.configId}, updated ${time(config.updatedDate)}. `,
             config.appliedConfigId
-              ? `The device applied ${config.appliedConfigId === config.configId ? 'this configuration' : config.appliedConfigId} at ${time(config.appliedDate)}.`
+              ? `The device applied ` +
+                  `${config.appliedConfigId === config.configId ? 'this configuration' : config.appliedConfigId} ` +
+                  `at ${time(config.appliedDate)}.`
               : 'The device has not reported it applied.',
           )
         : h('p', { class: 'muted' }, 'No configuration of its own for this version.'),

@@ -116,7 +116,8 @@ export async function render(main) {
     h(
       'p',
       { class: 'hint' },
-      'Newest first, live. Select an entry to see it whole, under its row. Headers and bodies are never journaled; secret query values read <redacted>.',
+      'Newest first, live. Select an entry to see it whole, under its row. Headers and bodies are never ' +
+        'journaled; secret query values read <redacted>.',
     ),
     h(
       'table',

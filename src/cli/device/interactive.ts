@@ -16,10 +16,14 @@ async function askOne(command: ReceivedCommand, suggested: Answer): Promise<Answ
     {
       type: 'select',
       name: 'choice',
-      message: `${command.token}: command ${command.commandType} #${command.commandId} with payload ${show(command.payload)}. Answer?`,
+      message:
+        `${command.token}: command ${command.commandType} #${command.commandId} with payload ` +
+        `${show(command.payload)}. Answer?`,
       choices: [
         {
-          name: `${suggested.statusCode}${suggested.reasonPhrase ? ` ${suggested.reasonPhrase}` : ''} with ${show(suggested.payload)} (suggested)`,
+          name:
+            `${suggested.statusCode}${suggested.reasonPhrase ? ` ${suggested.reasonPhrase}` : ''} with ` +
+            `${show(suggested.payload)} (suggested)`,
           value: 'suggested',
         },
         { name: 'another status code and payload', value: 'custom' },

@@ -29,7 +29,8 @@ export function planFleet(options: {
     throw new CliError(`--fleet ${size} does not match the ${tokens.length} tokens given.`, 2);
   if (size > 1 && single && tokens.length === 1 && !hasPlaceholder(tokens[0])) {
     throw new CliError(
-      `--fleet ${size} needs distinct tokens: write the token as a pattern, like --token 'meter-{nnn}-token', or list ${size} tokens.`,
+      `--fleet ${size} needs distinct tokens: write the token as a pattern, like --token 'meter-{nnn}-token', ` +
+        `or list ${size} tokens.`,
       2,
     );
   }

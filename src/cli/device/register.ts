@@ -57,7 +57,8 @@ export function registerCommand(): Command {
       `
 Examples:
   $ platform-emu device register --app-version smart-meter-v1
-  $ platform-emu device register --app-version smart-meter-v1 --id meter-100 --token meter-100-token --metadata '{"model":"m1"}'
+  $ platform-emu device register --app-version smart-meter-v1 --id meter-100 --token meter-100-token --metadata ` +
+        `'{"model":"m1"}'
   $ TOKEN=$(platform-emu device register --app-version tracker-v1 --json | jq -r .token)`,
     )
     .action(run);

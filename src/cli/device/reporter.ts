@@ -23,9 +23,15 @@ function statusColor(code: number) {
 function human(line: Line): string {
   switch (line.event) {
     case 'registered':
-      return `${chalk.green('registered')} endpoint ${chalk.bold(line.endpointId)} in ${line.appVersion}, token ${chalk.bold(line.token)}`;
+      return (
+        `${chalk.green('registered')} endpoint ${chalk.bold(line.endpointId)} in ${line.appVersion}, token ` +
+        `${chalk.bold(line.token)}`
+      );
     case 'connected':
-      return `${chalk.green('connected')} to ${line.mqttUrl} as ${line.appVersion}${line.endpointId ? ` (endpoint ${line.endpointId})` : ''}; waiting for commands`;
+      return (
+        `${chalk.green('connected')} to ${line.mqttUrl} as ` +
+        `${line.appVersion}${line.endpointId ? ` (endpoint ${line.endpointId})` : ''}; waiting for commands`
+      );
     case 'metadata':
       return `${chalk.green('metadata')} published ${compact(line.metadata)}`;
     case 'command':
@@ -47,7 +53,10 @@ function human(line: Line): string {
         .join(' ');
     }
     case 'ignored':
-      return `${chalk.yellow('ignored')} ${chalk.bold(line.commandType)} #${line.commandId} (rule "ignore": never answered)`;
+      return (
+        `${chalk.yellow('ignored')} ${chalk.bold(line.commandType)} #${line.commandId} (rule "ignore": never ` +
+        `answered)`
+      );
     case 'config':
       return line.configId === ''
         ? `${chalk.cyan('config')}${namedAs(line)} none offered (no configuration for this version)`
@@ -60,7 +69,10 @@ function human(line: Line): string {
     case 'config-applied':
       return `${chalk.green('config-applied')}${namedAs(line)} ${chalk.bold(line.configId)}`;
     case 'config-rejected':
-      return `${chalk.yellow('config-rejected')}${namedAs(line)} ${chalk.bold(line.configId)} ${chalk.yellow(`${line.statusCode} ${line.reasonPhrase}`)}`;
+      return (
+        `${chalk.yellow('config-rejected')}${namedAs(line)} ${chalk.bold(line.configId)} ` +
+        `${chalk.yellow(`${line.statusCode} ${line.reasonPhrase}`)}`
+      );
     case 'software':
       return line.version === ''
         ? `${chalk.cyan('software')} none offered`
@@ -70,15 +82,24 @@ function human(line: Line): string {
     case 'software-applied':
       return `${chalk.green('software-applied')} ${chalk.bold(line.version)}`;
     case 'software-rejected':
-      return `${chalk.yellow('software-rejected')} ${chalk.bold(line.version)} ${chalk.yellow(`${line.statusCode} ${line.reasonPhrase}`)}`;
+      return (
+        `${chalk.yellow('software-rejected')} ${chalk.bold(line.version)} ` +
+        `${chalk.yellow(`${line.statusCode} ${line.reasonPhrase}`)}`
+      );
     case 'uploaded':
-      return `${chalk.green('uploaded')} ${line.name} as blob ${chalk.bold(line.blobId)} (${line.size} bytes) ${chalk.dim(line.url)}`;
+      return (
+        `${chalk.green('uploaded')} ${line.name} as blob ${chalk.bold(line.blobId)} (${line.size} bytes) ` +
+        `${chalk.dim(line.url)}`
+      );
     case 'telemetry':
       return chalk.dim(`telemetry ${compact(line.sample)}`);
     case 'error':
       return chalk.red(`error ${line.statusCode ? `${line.statusCode} ` : ''}${line.message}`);
     case 'stopped':
-      return `stopped ${line.devices} device${line.devices === 1 ? '' : 's'}; ${line.answered} command${line.answered === 1 ? '' : 's'} answered`;
+      return (
+        `stopped ${line.devices} device${line.devices === 1 ? '' : 's'}; ${line.answered} ` +
+        `command${line.answered === 1 ? '' : 's'} answered`
+      );
   }
 }
 

@@ -28,7 +28,8 @@ async function run(options: SimulateOptions): Promise<void> {
 export function simulateCommand(): Command {
   const command = new Command('simulate')
     .description(
-      'Connect as one or more devices over MQTT (KP1) and answer commands: echo by default, or per rules, or interactively.',
+      'Connect as one or more devices over MQTT (KP1) and answer commands: echo by default, or per rules, or ' +
+        'interactively.',
     )
     .requiredOption('--app-version <name>', 'application version of the device(s)')
     .addOption(
@@ -81,7 +82,9 @@ export function simulateCommand(): Command {
     .option('--upload <file>', 'upload this file once as a blob (bcx upload token, then POST /bcx/api/v1/binary-data)')
     .option(
       '--json',
-      'one JSON line per event on stdout (registered, connected, metadata, config, config-applied, config-rejected, software, software-applied, software-rejected, uploaded, command, answered, ignored, telemetry, error, stopped)',
+      'one JSON line per event on stdout (registered, connected, metadata, config, config-applied, ' +
+        'config-rejected, software, software-applied, software-rejected, uploaded, command, answered, ignored, ' +
+        'telemetry, error, stopped)',
     )
     .addOption(
       new Option('--mqtt-url <url>', "MQTT URL of the KP1 broker (default: the emulator's, from /_emu/health)").env(
@@ -111,11 +114,15 @@ Examples:
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token --rules rules.json --json
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-002-token --interactive
   $ platform-emu device simulate --app-version smart-meter-v1 --fleet 3 --token 'meter-{nnn}-token'
-  $ platform-emu device simulate --app-version tracker-v1 --register --fleet 50 --telemetry 'lat=52.0..52.6,lon=13.0..13.8' --interval 5000
-  $ platform-emu device simulate --app-version smart-meter-v1 --token meter-003-token --metadata '{"firmware":"1.2.0"}'
+  $ platform-emu device simulate --app-version tracker-v1 --register --fleet 50 --telemetry ` +
+        `'lat=52.0..52.6,lon=13.0..13.8' --interval 5000
+  $ platform-emu device simulate --app-version smart-meter-v1 --token meter-003-token --metadata ` +
+        `'{"firmware":"1.2.0"}'
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-002-token --upload photo.jpg
-  $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token --username meter-001 --password meter-001-password
-  $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token --tls --cert client.crt --key client.key`,
+  $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token --username meter-001 ` +
+        `--password meter-001-password
+  $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token --tls --cert client.crt ` +
+        `--key client.key`,
     )
     .action(run);
 }

@@ -13,7 +13,10 @@ export async function connectTarget(options: TargetOptions): Promise<EmulatorTar
   });
 }
 
-/** The MQTT URL: `--mqtt-url`, else what the emulator reports in `/_emu/health` or its lock (its MQTTS URL with `--tls`). */
+/**
+ * The MQTT URL: `--mqtt-url`, else what the emulator reports in `/_emu/health` or its lock (its MQTTS URL with
+ * `--tls`).
+ */
 export function mqttUrlOf(
   target: EmulatorTarget | undefined,
   options: TargetOptions & { mqttUrl?: string },
@@ -26,7 +29,8 @@ export function mqttUrlOf(
     : (target?.health.mqtt?.url ?? lock?.mqttUrl);
   if (typeof reported === 'string' && reported) return reported;
   throw new CliError(
-    `The emulator at ${target?.client.baseUrl ?? 'the given URL'} reports no ${tls ? 'MQTTS' : 'MQTT'} URL; pass --mqtt-url ${tls ? 'mqtts' : 'mqtt'}://host:port.`,
+    `The emulator at ${target?.client.baseUrl ?? 'the given URL'} reports no ${tls ? 'MQTTS' : 'MQTT'} URL; ` +
+      `pass --mqtt-url ${tls ? 'mqtts' : 'mqtt'}://host:port.`,
   );
 }
 

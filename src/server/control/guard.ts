@@ -21,7 +21,8 @@ function checkOrigin(req: Request): void {
   if (origin === `http://${host}` || origin === `https://${host}`) return;
   throw new HttpError(
     403,
-    `Cross-origin requests may not change the emulator (Origin ${origin}): the control plane only accepts them from its own origin or from non-browser clients.`,
+    `Cross-origin requests may not change the emulator (Origin ${origin}): the control plane only accepts ` +
+      `them from its own origin or from non-browser clients.`,
   );
 }
 
@@ -57,8 +58,10 @@ export function controlGuard(ctx: EmuContext, adminToken: () => string) {
     const token = bearerOf(req);
     if (token === undefined) {
       throw unauthorized(
-        `The control plane needs the emulator's admin token when it runs with --auth on: "Authorization: Bearer <admin token>" (scope ${EMULATOR_ADMIN_SCOPE}). ` +
-          'It is in the data directory\'s emulator.lock ("adminToken"), on the handle of startEmulator (adminToken), or the --admin-token given at start.',
+        `The control plane needs the emulator's admin token when it runs with --auth on: "Authorization: ` +
+          `Bearer <admin token>" (scope ${EMULATOR_ADMIN_SCOPE}). ` +
+          'It is in the data directory\'s emulator.lock ("adminToken"), on the handle of startEmulator ' +
+          '(adminToken), or the --admin-token given at start.',
       );
     }
     if (token === adminToken()) return next();
@@ -74,7 +77,8 @@ export function controlGuard(ctx: EmuContext, adminToken: () => string) {
     if (!scopes.includes(EMULATOR_ADMIN_SCOPE)) {
       throw new HttpError(
         403,
-        `The token lacks the scope ${EMULATOR_ADMIN_SCOPE} that the control plane (/_emu) requires: use the emulator's admin token.`,
+        `The token lacks the scope ${EMULATOR_ADMIN_SCOPE} that the control plane (/_emu) requires: use the ` +
+          `emulator's admin token.`,
       );
     }
     next();

@@ -149,7 +149,8 @@ export function keepStoredSecrets(
     if (stored !== undefined) return stored;
     if (!fallback) {
       throw new FixtureError(
-        `${source}: collections.${collection}["${id}"].${field} is ${REDACTED} and no stored record holds it to keep; export with secrets (includeSecrets=true, fixtures export --include-secrets).`,
+        `${source}: collections.${collection}["${id}"].${field} is ${REDACTED} and no stored record holds it ` +
+          `to keep; export with secrets (includeSecrets=true, fixtures export --include-secrets).`,
       );
     }
     const defined = fixtureRecord(fallback.fixture, collection, id, document.collections[collection]?.[id])?.[field];

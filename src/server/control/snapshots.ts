@@ -15,7 +15,8 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 export function checkSnapshotName(name: unknown): string {
   if (typeof name !== 'string' || !NAME.test(name)) {
     throw badRequest(
-      `The snapshot name ${JSON.stringify(name)} is not valid: 1 to 100 letters, digits, ".", "_" and "-", starting with a letter or digit (no path separators).`,
+      `The snapshot name ${JSON.stringify(name)} is not valid: 1 to 100 letters, digits, ".", "_" and "-", ` +
+        `starting with a letter or digit (no path separators).`,
     );
   }
   return name;
@@ -33,7 +34,8 @@ export async function snapshotDocument(ctx: EmuContext, name: string): Promise<S
   if (document === undefined) throw notFound(`There is no snapshot ${name}; GET /_emu/snapshots lists them.`);
   if (typeof document?.schemaVersion === 'number' && document.schemaVersion > SCHEMA_VERSION) {
     throw conflict(
-      `Snapshot ${name} was saved by a newer platform-emu (state schema ${document.schemaVersion}; this one reads up to ${SCHEMA_VERSION}): ` +
+      `Snapshot ${name} was saved by a newer platform-emu (state schema ${document.schemaVersion}; this one ` +
+        `reads up to ${SCHEMA_VERSION}): ` +
         'upgrade platform-emu to restore it. Nothing was changed.',
     );
   }

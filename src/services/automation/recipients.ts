@@ -76,7 +76,8 @@ const newToken = () => randomBytes(24).toString('base64url');
  * used (`linkBase` is `{schema}://{host}/<prefix>/api/v1`).
  */
 export const verificationLink = (linkBase: string, r: Recipient) =>
-  `${linkBase}/notification-types/${r.notificationType}/recipients/${r.id}/verification/${encodeURIComponent(r.verificationToken)}`;
+  `${linkBase}/notification-types/${r.notificationType}/recipients/${r.id}/verification/` +
+  `${encodeURIComponent(r.verificationToken)}`;
 
 function verificationMail(linkBase: string, r: Recipient): OutgoingMail {
   const link = verificationLink(linkBase, r);
@@ -84,7 +85,9 @@ function verificationMail(linkBase: string, r: Recipient): OutgoingMail {
     tenantId: r.tenantId,
     to: r.recipient,
     subject: 'Confirm your e-mail address for notifications',
-    text: `Hello,\n\nthis address was added as a notification recipient. To receive notifications, confirm it by opening this link:\n\n${link}\n\nIf you did not expect this e-mail, ignore it.\n`,
+    text:
+      `Hello,\n\nthis address was added as a notification recipient. To receive notifications, confirm it by ` +
+      `opening this link:\n\n${link}\n\nIf you did not expect this e-mail, ignore it.\n`,
     links: [link],
   };
 }
@@ -160,7 +163,8 @@ export async function verifyByToken(
   if (!recipient || recipient.notificationType !== type) throw notFound(`There is no ${type} recipient ${id}.`);
   if (recipient.verificationToken !== token) {
     throw badRequest(
-      `The verification token is not valid for recipient ${id}: it is mistyped, or a newer verification e-mail replaced it.`,
+      `The verification token is not valid for recipient ${id}: it is mistyped, or a newer verification ` +
+        `e-mail replaced it.`,
     );
   }
   const next = verified(ctx, recipient);

@@ -8,7 +8,9 @@ export function attachment(filename: string): string {
   const plain = `attachment; filename="${ascii}"`;
   return ascii === filename
     ? plain
-    : `${plain}; filename*=UTF-8''${encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+    : `${plain}; ` +
+        `filename*=UTF-8''` +
+        `${encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
 }
 
 /**
@@ -24,7 +26,8 @@ export async function sendPayload(
   const stored = await payloadFiles(req.ctx).read(payload.file);
   if (!stored)
     throw notFound(
-      `The payload file of ${filename} is missing from the data directory (a state imported without its payload files?).`,
+      `The payload file of ${filename} is missing from the data directory (a state imported without its ` +
+        `payload files?).`,
     );
   res.status(200).set({
     'Content-Type': 'application/octet-stream',

@@ -41,7 +41,8 @@ function filenameOf(req: Request): string {
   const name = pathParam(req, 'filename');
   if (name === '' || name === '.' || name.includes('..') || /[/\\\0]/.test(name) || Buffer.byteLength(name) > 255) {
     throw badRequest(
-      `Invalid file name ${JSON.stringify(name.slice(0, 300))}: a file name is at most 255 bytes, without "..", "/", "\\" or NUL.`,
+      `Invalid file name ${JSON.stringify(name.slice(0, 300))}: a file name is at most 255 bytes, without ` +
+        `"..", "/", "\\" or NUL.`,
     );
   }
   return name;
@@ -88,7 +89,8 @@ function checkDeclaredSize(req: Request): void {
   if (declared > limit)
     throw new HttpError(
       413,
-      `The upload of ${declared} bytes is larger than the limit of ${limit} bytes (flag --upload-limit); nothing was kept.`,
+      `The upload of ${declared} bytes is larger than the limit of ${limit} bytes (flag --upload-limit); ` +
+        `nothing was kept.`,
     );
 }
 

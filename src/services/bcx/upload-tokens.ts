@@ -38,16 +38,19 @@ const forbidden = (message: string) => new HttpError(403, message);
 export function uploaderOf(ctx: EmuContext, token: string | undefined): Endpoint {
   if (!token)
     throw forbidden(
-      'This upload needs the header X-Auth-Token: an upload token the endpoint gets over KP1 (kp1/<appVersionName>/bcx/<endpointToken>/token).',
+      'This upload needs the header X-Auth-Token: an upload token the endpoint gets over KP1 ' +
+        '(kp1/<appVersionName>/bcx/<endpointToken>/token).',
     );
   const record = UPLOAD_TOKENS.get(ctx, token);
   if (!record)
     throw forbidden(
-      'The X-Auth-Token is not an upload token of this emulator; get one with kp1/<appVersionName>/bcx/<endpointToken>/token.',
+      'The X-Auth-Token is not an upload token of this emulator; get one with ' +
+        'kp1/<appVersionName>/bcx/<endpointToken>/token.',
     );
   if (Date.parse(record.expiresDate) <= ctx.clock.now().getTime()) {
     throw forbidden(
-      `The X-Auth-Token expired at ${record.expiresDate}; get a new one with kp1/<appVersionName>/bcx/<endpointToken>/token.`,
+      `The X-Auth-Token expired at ${record.expiresDate}; get a new one with ` +
+        `kp1/<appVersionName>/bcx/<endpointToken>/token.`,
     );
   }
   const endpoint = findEndpoint(ctx, record.tenantId, record.endpointId);

@@ -152,7 +152,8 @@ export async function changeCredentialState(
   if (!PERMITTED_MOVES[credential.state].includes(state)) {
     const allowed = PERMITTED_MOVES[credential.state];
     throw badRequest(
-      `Basic credentials in state ${credential.state} cannot move to ${state}${allowed.length ? `; permitted: ${allowed.join(', ')}` : ' (Revoked is final)'}.`,
+      `Basic credentials in state ${credential.state} cannot move to ` +
+        `${state}${allowed.length ? `; permitted: ${allowed.join(', ')}` : ' (Revoked is final)'}.`,
     );
   }
   await BASIC_CREDENTIALS.put(ctx, id, { ...credential, state, updatedDate: ctx.clock.nowIso() });

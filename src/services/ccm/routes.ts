@@ -58,7 +58,8 @@ function certificateOf(req: Request): string {
   const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
   if (body.trim() === '')
     throw badRequest(
-      'The request body is missing: send { "certificate": "<PEM>" }, or the PEM with Content-Type: application/x-pem-file.',
+      'The request body is missing: send { "certificate": "<PEM>" }, or the PEM with Content-Type: ' +
+        'application/x-pem-file.',
     );
   if (req.is(PEM_TYPES)) return body;
   let parsed: unknown;
@@ -66,7 +67,8 @@ function certificateOf(req: Request): string {
     parsed = JSON.parse(body);
   } catch (err) {
     throw badRequest(
-      `The request body is not valid JSON: ${(err as Error).message}. A bare PEM needs Content-Type: application/x-pem-file.`,
+      `The request body is not valid JSON: ${(err as Error).message}. A bare PEM needs Content-Type: ` +
+        `application/x-pem-file.`,
     );
   }
   const problem = schemaProblem(x509CreateSchema, parsed);
@@ -227,7 +229,8 @@ export const routes: Route[] = [
     path: '/tls-settings',
     scope: 'tenant:x509-credentials:update',
     summary:
-      "Switch the tenant's TLS client certificate authentication: required, off, or null for --tls-client-auth (emulator addition)",
+      "Switch the tenant's TLS client certificate authentication: required, off, or null for " +
+      '--tls-client-auth (emulator addition)',
     addition: true,
     bodySchema: tlsSettingSchema,
     handler: async (req, res) => {

@@ -50,7 +50,10 @@ export const x509CredentialRecord = tenantRecord([
   'updatedDate',
 ]);
 
-/** `POST /x509-credentials/generate`: both optional; the CN's characters and the TTL's range are checked by the domain function. */
+/**
+ * `POST /x509-credentials/generate`: both optional; the CN's characters and the TTL's range are checked by the domain
+ * function.
+ */
 export const x509GenerateSchema = typedSchema({
   type: 'object',
   properties: {

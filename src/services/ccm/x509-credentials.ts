@@ -93,7 +93,10 @@ export async function createX509Credential(ctx: EmuContext, tenantId: string, pe
   return credential;
 }
 
-/** `PATCH /x509-credentials/{id}/state`: the moves basic credentials have; a suspension or revocation disconnects its clients. */
+/**
+ * `PATCH /x509-credentials/{id}/state`: the moves basic credentials have; a suspension or revocation disconnects its
+ * clients.
+ */
 export async function changeX509State(
   ctx: EmuContext,
   tenantId: string,
@@ -105,7 +108,8 @@ export async function changeX509State(
   const allowed = PERMITTED_MOVES[credential.state];
   if (!allowed.includes(state)) {
     throw badRequest(
-      `X.509 credentials in state ${credential.state} cannot move to ${state}${allowed.length ? `; permitted: ${allowed.join(', ')}` : ' (Revoked is final)'}.`,
+      `X.509 credentials in state ${credential.state} cannot move to ` +
+        `${state}${allowed.length ? `; permitted: ${allowed.join(', ')}` : ' (Revoked is final)'}.`,
     );
   }
   await X509_CREDENTIALS.put(ctx, id, { ...credential, state, updatedDate: ctx.clock.nowIso() });

@@ -55,7 +55,8 @@ export async function generateX509Credential(
   const commonName = request.commonName ?? `device-${randomBytes(6).toString('hex')}`;
   if (!COMMON_NAME_PATTERN.test(commonName)) {
     throw badRequest(
-      `commonName must be 1 to 64 letters, digits, spaces (not at either end) or -._:@; got ${JSON.stringify(commonName)}.`,
+      `commonName must be 1 to 64 letters, digits, spaces (not at either end) or -._:@; got ` +
+        `${JSON.stringify(commonName)}.`,
     );
   }
   const lifetime = ttlMs(request.ttl ?? DEFAULT_TTL);

@@ -173,7 +173,8 @@ export async function reportResults(
     const status = effectiveStatus(command, now);
     if (status === 'EXPIRED')
       throw conflict(
-        `Command ${result.id} expired at ${command.expiresAt} (its commandTtl) before this result arrived; nothing was recorded.`,
+        `Command ${result.id} expired at ${command.expiresAt} (its commandTtl) before this result arrived; ` +
+          `nothing was recorded.`,
       );
     if (status === 'EXECUTED')
       throw conflict(`Command ${result.id} already has a result (status ${command.statusCode}); nothing was recorded.`);

@@ -25,7 +25,8 @@ export function invocationOf(req: Request): Invocation {
     const value = queryInt(req, name);
     if (value !== undefined && value > max) {
       throw badRequest(
-        `Query parameter ${name} must not exceed the asynchronous request timeout of ${max} seconds (flag --async-timeout); got ${value}.`,
+        `Query parameter ${name} must not exceed the asynchronous request timeout of ${max} seconds (flag ` +
+          `--async-timeout); got ${value}.`,
       );
     }
     return value;
@@ -34,7 +35,8 @@ export function invocationOf(req: Request): Invocation {
   const waitTimeout = wait('waitTimeout');
   if (awaitTimeout !== undefined && waitTimeout !== undefined && awaitTimeout !== waitTimeout) {
     throw badRequest(
-      'Give the wait once: awaitTimeout (first revision) or waitTimeout (second revision), not both with different values.',
+      'Give the wait once: awaitTimeout (first revision) or waitTimeout (second revision), not both with ' +
+        'different values.',
     );
   }
   const commandTtl = queryInt(req, 'commandTtl', { min: 1, max: MAX_TTL_MS });
@@ -64,7 +66,8 @@ export function commandPayloadOf(req: Request): unknown {
   if (!isJsonType(type)) {
     throw new HttpError(
       415,
-      `A command payload is application/json or text/plain; got ${type}. With curl, add -H 'Content-Type: application/json'.`,
+      `A command payload is application/json or text/plain; got ${type}. With curl, add -H 'Content-Type: ` +
+        `application/json'.`,
     );
   }
   const text = raw.toString('utf8');
@@ -73,7 +76,8 @@ export function commandPayloadOf(req: Request): unknown {
     return JSON.parse(text);
   } catch (err) {
     throw badRequest(
-      `The request body is not valid JSON (${(err as Error).message}); send text/plain to store a payload without validation.`,
+      `The request body is not valid JSON (${(err as Error).message}); send text/plain to store a payload ` +
+        `without validation.`,
     );
   }
 }

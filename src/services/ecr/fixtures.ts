@@ -62,7 +62,11 @@ export const configurationFixtures: FixtureSection = {
           : endpointConfigKey(endpointId, version.name, configName);
       if (seen.has(key))
         throw new FixtureError(
-          `${where}: the ${endpointId === undefined ? 'default ' : ''}${describeConfig(configName)}${endpointId === undefined ? '' : ' of this endpoint'} for ${version.name} is given twice.`,
+          `${where}: the ` +
+            `${endpointId === undefined ? 'default ' : ''}${describeConfig(configName)}${
+              endpointId === undefined ? '' : ' of this endpoint'
+            } ` +
+            `for ${version.name} is given twice.`,
         );
       seen.add(key);
       let payload: ConfigPayload;

@@ -27,13 +27,15 @@ export function payloadOf(req: Request): ConfigPayload {
   const raw = Buffer.isBuffer(req.body) ? req.body : undefined;
   if (!raw || raw.length === 0)
     throw badRequest(
-      'The request body is missing: send the configuration payload (any JSON, or text/plain, or application/octet-stream).',
+      'The request body is missing: send the configuration payload (any JSON, or text/plain, or ' +
+        'application/octet-stream).',
     );
   const type = (req.headers['content-type'] ?? JSON_TYPE).split(';')[0].trim().toLowerCase() || JSON_TYPE;
   if (REFUSED.has(type)) {
     throw new HttpError(
       415,
-      `Content-Type ${type} is not accepted for a configuration: send application/json, text/plain or application/octet-stream (curl: -H 'Content-Type: application/json').`,
+      `Content-Type ${type} is not accepted for a configuration: send application/json, text/plain or ` +
+        `application/octet-stream (curl: -H 'Content-Type: application/json').`,
     );
   }
   if (isJsonType(type)) {
@@ -41,7 +43,8 @@ export function payloadOf(req: Request): ConfigPayload {
       return { contentType: type, kind: 'json', value: JSON.parse(raw.toString('utf8')) };
     } catch (err) {
       throw badRequest(
-        `The request body is not valid JSON (${(err as Error).message}); send text/plain or application/octet-stream to store it as is.`,
+        `The request body is not valid JSON (${(err as Error).message}); send text/plain or ` +
+          `application/octet-stream to store it as is.`,
       );
     }
   }

@@ -136,7 +136,8 @@ export function requireVersionOfEndpoint(ctx: EmuContext, endpoint: Endpoint, ap
   const version = findTenantVersion(ctx, endpoint.tenantId, appVersionName);
   if (!version || version.appName !== endpoint.appName) {
     throw notFound(
-      `Endpoint ${endpoint.endpointId} belongs to application ${endpoint.appName}, which has no version ${appVersionName}.`,
+      `Endpoint ${endpoint.endpointId} belongs to application ${endpoint.appName}, which has no version ` +
+        `${appVersionName}.`,
     );
   }
   return version;

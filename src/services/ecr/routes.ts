@@ -92,7 +92,8 @@ function getOne(req: Request, res: Response) {
     req,
     res,
     record,
-    `Endpoint ${endpoint.endpointId} has no configuration${named(configName)} of its own for application version ${version.name}.`,
+    `Endpoint ${endpoint.endpointId} has no configuration${named(configName)} of its own for application ` +
+      `version ${version.name}.`,
   );
 }
 

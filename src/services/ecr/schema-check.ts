@@ -77,7 +77,8 @@ export function checkPayload(ctx: EmuContext, appVersionName: string, payload: C
       return;
     case 'missing':
       throw notFound(
-        `The configuration of ${where} requires a configuration schema (ecr.configSchemaRequired) and none is set; set ecr.configSchema in the application configuration service first.`,
+        `The configuration of ${where} requires a configuration schema (ecr.configSchemaRequired) and none is ` +
+          `set; set ecr.configSchema in the application configuration service first.`,
       );
     case 'broken':
       throw new HttpError(
@@ -88,7 +89,8 @@ export function checkPayload(ctx: EmuContext, appVersionName: string, payload: C
       if (!rule.validate(payloadValue(payload))) {
         throw new HttpError(
           422,
-          `The configuration does not satisfy the configuration schema of ${where}: ${describeSchemaErrors(rule.validate.errors ?? [], 'the configuration')}.`,
+          `The configuration does not satisfy the configuration schema of ${where}: ` +
+            `${describeSchemaErrors(rule.validate.errors ?? [], 'the configuration')}.`,
         );
       }
   }

@@ -28,7 +28,8 @@ export const endpointFixtures: FixtureSection = {
       const version = findVersion(ctx, item.appVersion as string);
       if (!version)
         throw new FixtureError(
-          `endpoints[${i}] (${item.endpointId}): appVersion ${item.appVersion} is not a version of any application in the fixtures.`,
+          `endpoints[${i}] (${item.endpointId}): appVersion ${item.appVersion} is not a version of any ` +
+            `application in the fixtures.`,
         );
       let endpoint;
       try {
@@ -74,7 +75,8 @@ export const filterFixtures: FixtureSection = {
       const app = findApplicationOfAnyTenant(ctx, item.applicationName as string);
       if (!app)
         throw new FixtureError(
-          `endpointFilters[${i}] (${item.filterId}): applicationName ${item.applicationName} is not an application in the fixtures.`,
+          `endpointFilters[${i}] (${item.filterId}): applicationName ${item.applicationName} is not an ` +
+            `application in the fixtures.`,
         );
       const problem = matchProblem(item.match);
       if (problem) throw new FixtureError(`endpointFilters[${i}] (${item.filterId}): ${problem}.`);

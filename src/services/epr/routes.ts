@@ -53,7 +53,9 @@ function list(req: Request, res: Response) {
 function getOne(req: Request, res: Response) {
   const include = includes(req);
   const endpoint = requireEndpoint(req.ctx, req.principal.tenantId, pathParam(req, 'endpointId'));
-  const revision = `${ENDPOINTS.rev(req.ctx, endpoint.endpointId)}${include.has('filters') ? `.${ENDPOINT_FILTERS.rev(req.ctx)}` : ''}`;
+  const revision = `${ENDPOINTS.rev(req.ctx, endpoint.endpointId)}${
+    include.has('filters') ? `.${ENDPOINT_FILTERS.rev(req.ctx)}` : ''
+  }`;
   if (notModified(req, res, { revision, lastModified: endpoint.updatedDate })) return;
   res.json(present(req, endpoint, include));
 }

@@ -14,7 +14,10 @@ export function checkEndpointState(collections: Collections): string | undefined
     const key = `${endpoint.appName}\u0000${endpoint.token}`;
     const other = tokens.get(key);
     if (other !== undefined) {
-      return `collections.${ENDPOINTS.name}["${id}"]: its token is also the token of endpoint "${other}"; tokens are unique within an application (${endpoint.appName})`;
+      return (
+        `collections.${ENDPOINTS.name}["${id}"]: its token is also the token of endpoint "${other}"; tokens are ` +
+        `unique within an application (${endpoint.appName})`
+      );
     }
     tokens.set(key, id);
   }

@@ -115,12 +115,15 @@ export function eptsSettings(ctx: EmuContext, appVersionName: string): EptsSetti
   if (settings instanceof Error)
     throw new HttpError(
       503,
-      `The time-series settings of application version ${appVersionName} (its "epts" configuration in the application configuration service) are unusable: ${settings.message}.`,
+      `The time-series settings of application version ${appVersionName} (its "epts" configuration in the ` +
+        `application configuration service) are unusable: ${settings.message}.`,
     );
   return settings;
 }
 
-/** The platform's auto-extraction: each numeric top-level field becomes series `auto~<field>` with the value `value`. */
+/**
+ * The platform's auto-extraction: each numeric top-level field becomes series `auto~<field>` with the value `value`.
+ */
 export function autoExtracted(sample: Record<string, unknown>, skip: string | undefined): Array<[string, number]> {
   const found: Array<[string, number]> = [];
   for (const [field, value] of Object.entries(sample)) {

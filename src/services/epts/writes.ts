@@ -19,13 +19,15 @@ function checkValues(definition: Definition, values: Record<string, unknown>, wh
   const unknown = Object.keys(values).filter((v) => !definition.values.includes(v));
   if (unknown.length > 0) {
     throw badRequest(
-      `${where}.values has ${unknown.join(', ')}, not a value of time series ${definition.name} (its values: ${definition.values.join(', ')}).`,
+      `${where}.values has ${unknown.join(', ')}, not a value of time series ${definition.name} (its values: ` +
+        `${definition.values.join(', ')}).`,
     );
   }
   const missing = definition.values.filter((v) => !Object.hasOwn(values, v));
   if (missing.length > 0) {
     throw badRequest(
-      `${where}.values lacks ${missing.join(', ')} of time series ${definition.name}; send null for a value that is not known.`,
+      `${where}.values lacks ${missing.join(', ')} of time series ${definition.name}; send null for a value ` +
+        `that is not known.`,
     );
   }
 }
@@ -57,7 +59,8 @@ export async function writeTimeSeriesData(ctx: EmuContext, target: WriteTarget, 
         const time = parseIsoTime(point.timestamp);
         if (time === undefined)
           throw badRequest(
-            `${where}.timestamp must be an ISO 8601 datetime with a zone, like 2024-04-26T15:41:07Z; got "${point.timestamp}".`,
+            `${where}.timestamp must be an ISO 8601 datetime with a zone, like 2024-04-26T15:41:07Z; got ` +
+              `"${point.timestamp}".`,
           );
         checkValues(definitions.get(name)!, point.values, where);
         addPoint(batch, endpointId, name, { time, values: point.values });

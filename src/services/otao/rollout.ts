@@ -106,8 +106,8 @@ export interface SoftwareReport {
 
 /**
  * An accepted report makes the version the endpoint's current software (metadata `softwareVersion`, through the
- * endpoint register); its next offer follows the graph from there and is pushed when it changed. A rejection (any status
- * but 2xx) changes nothing: the device stays on its version and is offered the same software again.
+ * endpoint register); its next offer follows the graph from there and is pushed when it changed. A rejection (any
+ * status but 2xx) changes nothing: the device stays on its version and is offered the same software again.
  */
 export async function reportSoftwareApplied(
   ctx: EmuContext,
@@ -116,7 +116,8 @@ export async function reportSoftwareApplied(
 ): Promise<void> {
   if (!reportsApplied(report.statusCode)) {
     ctx.log(
-      `Endpoint ${endpoint.endpointId} rejected software ${report.configId}: ${report.statusCode}${report.reasonPhrase ? ` ${report.reasonPhrase}` : ''}`,
+      `Endpoint ${endpoint.endpointId} rejected software ${report.configId}: ` +
+        `${report.statusCode}${report.reasonPhrase ? ` ${report.reasonPhrase}` : ''}`,
     );
     return;
   }

@@ -39,7 +39,8 @@ export function isSemanticVersion(value: string): boolean {
 export function checkVersion(value: string, what = 'The software version'): string {
   if (!isSemanticVersion(value))
     throw badRequest(
-      `${what} must be a semantic version like 1.2.0 (MAJOR.MINOR.PATCH, optional -prerelease and +build); got "${value}".`,
+      `${what} must be a semantic version like 1.2.0 (MAJOR.MINOR.PATCH, optional -prerelease and +build); ` +
+        `got "${value}".`,
     );
   return value;
 }
@@ -101,7 +102,8 @@ export function newSoftware(
   const clash = softwareOf(ctx, app.name).find((s) => sameVersion(s.version, version));
   if (clash)
     throw conflict(
-      `Application ${app.name} has software version ${clash.version} already${clash.version === version ? '' : ' (the same version by precedence)'}.`,
+      `Application ${app.name} has software version ${clash.version} ` +
+        `already${clash.version === version ? '' : ' (the same version by precedence)'}.`,
     );
   checkInput(ctx, app, version, input);
   return {
@@ -128,7 +130,8 @@ export function updatedSoftware(
 ): Software {
   if (Object.hasOwn(input, 'specification')) {
     throw badRequest(
-      'specification is not accepted on update: software is immutable; create a new version (POST) with the new specification.',
+      'specification is not accepted on update: software is immutable; create a new version (POST) with the ' +
+        'new specification.',
     );
   }
   checkInput(ctx, app, current.version, input);

@@ -117,7 +117,8 @@ export async function patchAppConfig(ctx: EmuContext, version: AppVersion, patch
   const tooLarge = (i: number, operation: Operation) =>
     new HttpError(
       413,
-      `The patch was not applied: after operation [${i}] (${operation.op} ${operation.path}) the configuration would be larger than the body limit of ${limit} bytes (flag --body-limit).`,
+      `The patch was not applied: after operation [${i}] (${operation.op} ${operation.path}) the ` +
+        `configuration would be larger than the body limit of ${limit} bytes (flag --body-limit).`,
     );
   // One operation at a time on a copy, so that a failure names its operation (the library reports index 0 for some).
   // The copy's objects have no prototype: `/toString` is missing unless the configuration has that key.
@@ -133,7 +134,8 @@ export async function patchAppConfig(ctx: EmuContext, version: AppVersion, patch
     work += added;
     if (work > PATCH_WORK_LIMITS * limit) {
       throw badRequest(
-        `The patch was not applied: by operation [${i}] it adds, copies and tests more than ${PATCH_WORK_LIMITS} times the body limit (${limit} bytes) in all.`,
+        `The patch was not applied: by operation [${i}] it adds, copies and tests more than ` +
+          `${PATCH_WORK_LIMITS} times the body limit (${limit} bytes) in all.`,
       );
     }
     try {

@@ -13,7 +13,10 @@ export function checkTenantState(collections: Collections): string | undefined {
   for (const [id, tenant] of Object.entries(tenants)) {
     const owner = realms.get(tenant.realm_name);
     if (owner !== undefined) {
-      return `collections.${TENANTS.name}["${id}"]: realm_name "${String(tenant.realm_name)}" is already the realm of tenant ${owner}`;
+      return (
+        `collections.${TENANTS.name}["${id}"]: realm_name "${String(tenant.realm_name)}" is already the realm ` +
+        `of tenant ${owner}`
+      );
     }
     realms.set(tenant.realm_name, id);
   }
@@ -21,7 +24,10 @@ export function checkTenantState(collections: Collections): string | undefined {
     for (const [id, record] of Object.entries(records)) {
       const tenantId = record.tenantId;
       if (typeof tenantId === 'string' && !Object.hasOwn(tenants, tenantId)) {
-        return `collections.${name}["${id}"]: tenantId "${tenantId}" is not a tenant of the document (its tenants: ${Object.keys(tenants).join(', ') || 'none'})`;
+        return (
+          `collections.${name}["${id}"]: tenantId "${tenantId}" is not a tenant of the document (its tenants: ` +
+          `${Object.keys(tenants).join(', ') || 'none'})`
+        );
       }
     }
   }

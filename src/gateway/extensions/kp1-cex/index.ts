@@ -12,7 +12,8 @@ const RESULT_FIELDS = ['id', 'statusCode', 'reasonPhrase', 'payload'];
 function resultsOf(payload: unknown): DeviceResult[] {
   if (!Array.isArray(payload) || payload.length === 0) {
     throw invalidPayload(
-      `The result payload must be a non-empty array like [{"id": 1, "statusCode": 200, "payload": ...}]; got ${payload === undefined ? 'nothing' : describeValue(payload)}.`,
+      `The result payload must be a non-empty array like [{"id": 1, "statusCode": 200, "payload": ...}]; got ` +
+        `${payload === undefined ? 'nothing' : describeValue(payload)}.`,
     );
   }
   const seen = new Set<number>();

@@ -33,11 +33,13 @@ export function appliedReportOf(payload: unknown): AppliedReport {
   } = optionalObject(payload, ['configId', 'statusCode', 'reasonPhrase'], 'applied/json');
   if (typeof configId !== 'string' || configId === '')
     throw invalidPayload(
-      `configId is required: the non-empty id of the configuration the device applied; got ${configId === undefined ? 'nothing' : describeValue(configId)}.`,
+      `configId is required: the non-empty id of the configuration the device applied; got ` +
+        `${configId === undefined ? 'nothing' : describeValue(configId)}.`,
     );
   if (!Number.isSafeInteger(statusCode) || (statusCode as number) < 100 || (statusCode as number) > 599) {
     throw invalidPayload(
-      `statusCode must be an HTTP-style integer from 100 to 599 (default 200; 400 or more rejects); got ${describeValue(statusCode)}.`,
+      `statusCode must be an HTTP-style integer from 100 to 599 (default 200; 400 or more rejects); got ` +
+        `${describeValue(statusCode)}.`,
     );
   }
   if (reasonPhrase !== undefined && typeof reasonPhrase !== 'string')

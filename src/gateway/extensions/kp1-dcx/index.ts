@@ -43,7 +43,8 @@ function timeOf(value: unknown, field: string, where: string, format?: Timestamp
 function checkSeriesName(name: string, where: string): void {
   if (name === '' || name.includes(',')) {
     throw invalidPayload(
-      `${where}: "${name}" cannot name a time series (it must be non-empty and without commas, which separate names in queries).`,
+      `${where}: "${name}" cannot name a time series (it must be non-empty and without commas, which separate ` +
+        `names in queries).`,
     );
   }
 }
@@ -66,7 +67,8 @@ function sampleTime(
     if (value !== undefined) return { time: timeOf(value, shown, where, setting.format), field };
     if (setting.fallback === 'receipt-time') return { time: receivedAt, field };
     throw invalidPayload(
-      `${where} has no ${shown}, where the application's time-series settings read the time (epts.timestamp; fallback "fail").`,
+      `${where} has no ${shown}, where the application's time-series settings read the time (epts.timestamp; ` +
+        `fallback "fail").`,
     );
   }
   const timeFields = TIME_FIELDS.filter((f) => Object.hasOwn(sample, f));

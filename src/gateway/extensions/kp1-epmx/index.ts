@@ -17,7 +17,8 @@ function checkKey(key: unknown, where: string): string {
 function metadataOf(payload: unknown): Record<string, unknown> {
   if (!isPlainObject(payload) || Object.keys(payload).length === 0) {
     throw invalidPayload(
-      `The metadata payload must be a JSON object with at least one key, like {"serial": "A1"}; got ${payload === undefined ? 'nothing' : describeValue(payload)}.`,
+      `The metadata payload must be a JSON object with at least one key, like {"serial": "A1"}; got ` +
+        `${payload === undefined ? 'nothing' : describeValue(payload)}.`,
     );
   }
   for (const key of Object.keys(payload)) checkKey(key, `Key "${key}"`);
@@ -46,7 +47,8 @@ function mergedMetadataOf(payload: unknown): Record<string, unknown> {
 function keyListOf(payload: unknown): string[] {
   if (!Array.isArray(payload) || payload.length === 0) {
     throw invalidPayload(
-      `The payload must be a non-empty array of metadata key names, like ["serial"]; got ${payload === undefined ? 'nothing' : describeValue(payload)}.`,
+      `The payload must be a non-empty array of metadata key names, like ["serial"]; got ` +
+        `${payload === undefined ? 'nothing' : describeValue(payload)}.`,
     );
   }
   const keys = payload.map((key, i) => checkKey(key, `Key [${i}]`));

@@ -40,7 +40,10 @@ export function localTime(now: Date, timeZone: string): string {
   );
   const offset = Math.round((wall - now.getTime()) / 60_000);
   const sign = offset < 0 ? '-' : '+';
-  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}.${pad(now.getUTCMilliseconds(), 3)}${sign}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`;
+  return (
+    `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}.` +
+    `${pad(now.getUTCMilliseconds(), 3)}${sign}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`
+  );
 }
 
 /**

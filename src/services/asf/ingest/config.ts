@@ -82,7 +82,8 @@ export class ProcessorConfig {
     } catch (err) {
       if (err instanceof ScriptCompileError)
         this.fail(
-          `[${name}] cannot be compiled: ${err.reason} (at character ${err.at} of ${JSON.stringify(excerpt(source, err.at))})`,
+          `[${name}] cannot be compiled: ${err.reason} (at character ${err.at} of ` +
+            `${JSON.stringify(excerpt(source, err.at))})`,
         );
       throw err;
     }
@@ -93,7 +94,8 @@ export class ProcessorConfig {
     const unknown = Object.keys(this.options).filter((k) => !this.used.has(k));
     if (unknown.length > 0)
       this.fail(
-        `the processor [${this.type}] doesn't support one or more provided configuration parameters [${unknown.join(', ')}] in the emulator`,
+        `the processor [${this.type}] doesn't support one or more provided configuration parameters ` +
+          `[${unknown.join(', ')}] in the emulator`,
       );
   }
 }

@@ -149,7 +149,8 @@ function stringProcessor(change: (s: string) => string) {
           value.map((item) => {
             if (typeof item !== 'string')
               throw ingestFailure(
-                `value [${javaString(item)}] of type [${javaType(item)}] in list field [${field}] cannot be cast to [java.lang.String]`,
+                `value [${javaString(item)}] of type [${javaType(item)}] in list field [${field}] cannot be ` +
+                  `cast to [java.lang.String]`,
               );
             return change(item);
           }),

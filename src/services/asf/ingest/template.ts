@@ -67,7 +67,8 @@ export function compileTemplate(text: string, mediaType: MediaType = 'applicatio
       sigil === '$'
     ) {
       throw new TemplateError(
-        `the template tag {{${body}}} (sections, partials and delimiters) is not supported by the emulator; use {{field}} or {{{field}}}`,
+        `the template tag {{${body}}} (sections, partials and delimiters) is not supported by the emulator; ` +
+          `use {{field}} or {{{field}}}`,
       );
     }
     const raw = triple || sigil === '&';

@@ -26,7 +26,10 @@ export const LIMITS = {
   collectionSize: 100_000,
   /** Milliseconds one simulation request may compute. */
   timeMs: 1000,
-  /** Milliseconds of an inline simulation (`POST /_ingest/pipeline/simulate/`) with `--auth on`, where it needs no token. */
+  /**
+   * Milliseconds of an inline simulation (`POST /_ingest/pipeline/simulate/`) with `--auth on`, where it needs no
+   * token.
+   */
   openTimeMs: 100,
 };
 
@@ -76,7 +79,8 @@ export function spend(budget: Budget, units: number): void {
   budget.allocated += units;
   if (budget.allocated > LIMITS.allocation) {
     throw limitError(
-      `the simulation made more than ${LIMITS.allocation} characters and elements, the emulator's memory limit for one request`,
+      `the simulation made more than ${LIMITS.allocation} characters and elements, the emulator's memory ` +
+        `limit for one request`,
     );
   }
 }

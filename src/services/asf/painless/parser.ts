@@ -278,7 +278,8 @@ class Parser {
       const op = this.tokens[this.pos++];
       if (op.text === '===' || op.text === '!==')
         throw new ScriptCompileError(
-          `the identity operator ${op.text} is not supported by the emulator's script subset; use ${op.text.slice(0, 2)}`,
+          `the identity operator ${op.text} is not supported by the emulator's script subset; use ` +
+            `${op.text.slice(0, 2)}`,
           op.at,
         );
       left = { k: 'binary', at: op.at, op: op.text, left, right: this.nest(op.at, () => this.binary(level + 1)) };
@@ -402,7 +403,8 @@ class Parser {
         const args = this.arguments();
         if (args.length !== STATIC_ARITY[qualified])
           throw new ScriptCompileError(
-            `${qualified}() takes ${STATIC_ARITY[qualified]} argument(s) in the emulator's script subset; got ${args.length}`,
+            `${qualified}() takes ${STATIC_ARITY[qualified]} argument(s) in the emulator's script subset; got ` +
+              `${args.length}`,
             member.at,
           );
         return { k: 'static', at, cls: token.text, name: member.text, args };
