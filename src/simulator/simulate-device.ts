@@ -30,7 +30,8 @@ export interface BehaviourOptions {
   config?: OfferHandling;
   /**
    * Named configurations (7/CMP use case 3: `cmx` `config/json/<name>`) to observe as well, each handled like the
-   * default one (`config` says how); names are letters, digits, `_` and `-`, up to 64, not only digits, not `status` or `error`.
+   * default one (`config` says how); names are letters, digits, `_` and `-`, up to 64, not only digits, not `status` or
+   * `error`.
    */
   configNames?: readonly string[];
   /**

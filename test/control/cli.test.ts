@@ -32,7 +32,8 @@ describe('reset, snapshot, clock and faults from the CLI', async () => {
   };
   const endpoint = (id: string) => api(emulator)('GET', `/epr/api/v1/endpoints/${id}`, { token: emulator.token() });
 
-  // One CLI process per step: each test stays well inside its time on a busy machine. They share the emulator, in order.
+  // One CLI process per step: each test stays well inside its time on a busy machine. They share the emulator, in
+  // order.
   it('snapshots: save, list, restore and delete', async () => {
     await run('snapshot', 'save', 'seeded');
     await api(emulator)('POST', '/epr/api/v1/endpoints', {

@@ -194,36 +194,36 @@ describe('the endpoints online now, a page at a time: /_emu/connections/online',
         },
       });
 
-    // One connection speaking for every endpoint; its requests are handled in order, so after the last reply all are
-    // online. That reply queues behind 1,099 requests (and the configuration each endpoint is sent), which takes
-    // longer than a single reply's usual 3 s on a busy machine: wait for it up to the test's own time.
-    const device = await TestDevice.connect(emulator);
-    for (let i = 0; i < COUNT - 1; i++) await device.publish(`kp1/${versionOf(i)}/tsx/${ids[i]}-token`);
-    const last = await device.request(`kp1/${versionOf(COUNT - 1)}/tsx/${ids[COUNT - 1]}-token`, '', 0, 45_000);
-    expect(last.ok).toBe(true);
+      // One connection speaking for every endpoint; its requests are handled in order, so after the last reply all are
+      // online. That reply queues behind 1,099 requests (and the configuration each endpoint is sent), which takes
+      // longer than a single reply's usual 3 s on a busy machine: wait for it up to the test's own time.
+      const device = await TestDevice.connect(emulator);
+      for (let i = 0; i < COUNT - 1; i++) await device.publish(`kp1/${versionOf(i)}/tsx/${ids[i]}-token`);
+      const last = await device.request(`kp1/${versionOf(COUNT - 1)}/tsx/${ids[COUNT - 1]}-token`, '', 0, 45_000);
+      expect(last.ok).toBe(true);
 
-    const first = await online();
-    expect(first.status).toBe(200);
-    expect(first.body.totalElements).toBe(COUNT);
-    expect(first.body.content).toHaveLength(50);
-    const registerOrder = (await call('GET', '/epr/api/v1/endpoints?limit=0&include=metadata')).body.content.filter(
-      (e: { endpointId: string }) => e.endpointId.startsWith('online-'),
-    );
-    // As the register lists an endpoint with include=metadata (without its filters), plus the connection.
-    const { filters: _filters, ...expected } = registerOrder[0];
-    expect(first.body.content[0]).toEqual({
-      ...expected,
-      connection: {
-        endpointId: expected.endpointId,
-        online: true,
-        transport: 'mqtt',
-        clientId: device.client.options.clientId,
-        lastSeen: expect.any(String),
-        connectedSince: expect.any(String),
-        // How it logged in: plain MQTT without credentials.
-        login: { tls: false },
-      },
-    });
+      const first = await online();
+      expect(first.status).toBe(200);
+      expect(first.body.totalElements).toBe(COUNT);
+      expect(first.body.content).toHaveLength(50);
+      const registerOrder = (await call('GET', '/epr/api/v1/endpoints?limit=0&include=metadata')).body.content.filter(
+        (e: { endpointId: string }) => e.endpointId.startsWith('online-'),
+      );
+      // As the register lists an endpoint with include=metadata (without its filters), plus the connection.
+      const { filters: _filters, ...expected } = registerOrder[0];
+      expect(first.body.content[0]).toEqual({
+        ...expected,
+        connection: {
+          endpointId: expected.endpointId,
+          online: true,
+          transport: 'mqtt',
+          clientId: device.client.options.clientId,
+          lastSeen: expect.any(String),
+          connectedSince: expect.any(String),
+          // How it logged in: plain MQTT without credentials.
+          login: { tls: false },
+        },
+      });
 
       // When the connection closes, every endpoint it spoke for goes offline at once.
       const stream = await openStream(emulator.url, '?types=connection');
