@@ -1,3 +1,4 @@
+import { percentDecoded } from './percent-decoding.js';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { HttpMethod } from '../contract.js';
 import { segmentsOf } from './path-template.js';
@@ -35,12 +36,9 @@ function compile(route: MatchedRoute): Compiled {
 /** express's parameter decoding: only values with a `%`; a malformed one is a 400 naming it. */
 function decodeParam(value: string): string {
   if (!value.includes('%')) return value;
-  try {
-    return decodeURIComponent(value);
-  } catch (err) {
-    if (err instanceof URIError) Object.assign(err, { message: `Failed to decode param '${value}'`, status: 400 });
-    throw err;
-  }
+  const decoded = percentDecoded(value);
+  if (decoded === undefined) throw Object.assign(new URIError(`Failed to decode param '${value}'`), { status: 400 });
+  return decoded;
 }
 
 /** express's automatic OPTIONS answer: the methods of the routes on the path, sorted, as `Allow` and as the body. */
