@@ -145,6 +145,8 @@ export default {
     return bench.using(
       () => bench.startEmulator({ dataDir: state.dir }),
       async (emulator) => {
+        // Figures 12c/12d: the dashboard open on the overview and the endpoints page, watched while the fleet runs.
+        const dashboard = await watchDashboard(bench, emulator.url, seconds);
         const log = fleetLog();
         const spot = { seen: 0, checked: 0, late: [] };
         const spotChecks = new Set();
@@ -204,8 +206,7 @@ export default {
           `fleet: ${devices} devices connected ${Math.round(performance.now() - simulator.startedAt)} ms ` +
             `after spawning the simulator`,
         );
-        // Figures 12c/12d: the dashboard open on the overview and the endpoints page while the fleet runs.
-        const dashboard = await watchDashboard(bench, emulator.url, seconds);
+        await dashboard?.start();
 
         const from = Date.now() - 1000;
         log.timedFrom = Date.now() + warmupSeconds * 1000;

@@ -27,7 +27,7 @@ async function taskSeconds(cdp) {
   return metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0;
 }
 
-/** One page, opened and read; from `watchFrom()` on it counts the requests it makes. */
+/** One page, opened and read; from `watchFrom()` on it counts its long tasks and the requests it makes. */
 async function openPage(browser, url, [name, hash, ready]) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.setDefaultTimeout(60_000);
@@ -108,10 +108,11 @@ function rows(pages, { devices, commandsPerSecond }) {
 }
 
 /**
- * Opens the dashboard of the emulator at `url` on the overview and the endpoints page and starts watching them.
- * Resolves with `{ stop(sizes) }`, which resolves with the rows 12c/12d; without Chromium, says so and resolves
- * with undefined (the run then has no rows 12c/12d, as 12b). A figure that fails before calling `stop()` leaves the
- * browser open no longer than `seconds` plus two minutes (an open browser would keep the bench from exiting).
+ * Opens the dashboard of the emulator at `url` on the overview and the endpoints page. Resolves with `{ start(),
+ * stop(sizes) }`: `start()` begins the watch, `stop()` resolves with the rows 12c/12d. Without Chromium, says so and
+ * resolves with undefined (the run then has no rows 12c/12d, as 12b). A figure that fails before calling `stop()`
+ * leaves the browser open no longer than `seconds` plus five minutes (an open browser would keep the bench from
+ * exiting).
  */
 export async function watchDashboard(bench, url, seconds) {
   if (!existsSync(CHROMIUM)) {
@@ -132,13 +133,15 @@ export async function watchDashboard(bench, url, seconds) {
       '--disable-sync',
     ],
   });
-  const closing = setTimeout(() => browser.close(), (seconds + 120) * 1000).unref();
+  const closing = setTimeout(() => browser.close(), (seconds + 300) * 1000).unref();
   const close = () => (clearTimeout(closing), browser.close());
   try {
     const pages = [];
     for (const page of PAGES) pages.push(await openPage(browser, url, page));
-    for (const page of pages) await page.watchFrom();
     return {
+      async start() {
+        for (const page of pages) await page.watchFrom();
+      },
       async stop(sizes) {
         try {
           const figures = [];
