@@ -1,7 +1,7 @@
 import { adminToken, api } from './lib/api.js';
 import { beginSignIn, finishSignIn, permissions, signOut } from './lib/auth.js';
 import { fill, field, h } from './lib/dom.js';
-import { connectEvents } from './lib/events.js';
+import { connectEvents, followJournal } from './lib/events.js';
 import * as overview from './pages/overview.js';
 import * as endpoints from './pages/endpoints.js';
 import * as endpoint from './pages/endpoint.js';
@@ -36,6 +36,7 @@ async function show() {
     if (route?.[2] === link.getAttribute('href')) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
+  followJournal(Boolean(route?.[1].followsJournal));
   if (!route) return fill(main, h('h1', {}, 'Not found'), h('p', {}, 'No page at ', hash, '.'));
   const [pattern, page, , needsAdmin] = route;
   const params = pattern.exec(hash).slice(1).map(decodeURIComponent);

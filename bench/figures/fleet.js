@@ -5,6 +5,7 @@
 // reads of `.../time-series/last` after replies check that it is readable by then.
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { watchDashboard } from '../lib/dashboard-watch.js';
 import { httpJson, httpRequest } from '../lib/http.js';
 import { runToEnd, startServer, stopProcess } from '../lib/processes.js';
 import { measure } from '../lib/report.js';
@@ -144,6 +145,8 @@ export default {
     return bench.using(
       () => bench.startEmulator({ dataDir: state.dir }),
       async (emulator) => {
+        // Figures 12c/12d: the dashboard open on the overview and the endpoints page, watched while the fleet runs.
+        const dashboard = await watchDashboard(bench, emulator.url, seconds);
         const log = fleetLog();
         const spot = { seen: 0, checked: 0, late: [] };
         const spotChecks = new Set();
@@ -203,6 +206,7 @@ export default {
           `fleet: ${devices} devices connected ${Math.round(performance.now() - simulator.startedAt)} ms ` +
             `after spawning the simulator`,
         );
+        await dashboard?.start();
 
         const from = Date.now() - 1000;
         log.timedFrom = Date.now() + warmupSeconds * 1000;
@@ -211,6 +215,7 @@ export default {
         const sampler = setInterval(() => (peakRss = Math.max(peakRss, emulator.rss())), 250);
         // Half a second more, for the replies to the samples of the last second.
         await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 500));
+        const dashboardRows = (await dashboard?.stop({ devices, commandsPerSecond })) ?? [];
         const commandResults = await commands.stop();
         clearInterval(sampler);
         const rssAtEnd = emulator.rss();
@@ -300,6 +305,7 @@ export default {
               `${(rssAtEnd / MB).toFixed(1)} MB at the end, with ${devices} MQTT connections and ` +
               `${stored.points} points`,
           }),
+          ...dashboardRows,
         ];
       },
     );

@@ -89,4 +89,37 @@ describe.skipIf(!hasChromium)('the dashboard with a fleet', () => {
     expect(counts.additions).toBeLessThan(burst);
     expect(await page.locator('table').last().locator('tbody tr').count()).toBe(10);
   });
+
+  it("receives the journal's entries only on the pages that list them", async () => {
+    // What the page's event streams deliver, as the browser's network layer sees it.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    const received: string[] = [];
+    cdp.on('Network.eventSourceMessageReceived', (message) => received.push(message.eventName));
+    const call = api(emulator);
+    const sample = () => call('POST', '/kp1/smart-meter-v1/dcx/meter-001-token/json', { body: { temperature: 21 } });
+
+    // A fresh load: the streams must open after the network is watched.
+    await page.goto('about:blank');
+    await page.goto(`${emulator.url}/_emu/ui/#/endpoints`);
+    await page
+      .getByTestId('endpoints-summary')
+      .getByText(/^Endpoints 1–/)
+      .waitFor();
+    await page.getByText('events: live').waitFor();
+    for (let i = 0; i < 5; i++) expect((await sample()).status).toBe(200);
+    // A faults event after the samples, on the stream the page follows: once it is in, so would the samples be.
+    const fault = { kind: 'http', path: '/nowhere', status: 503 };
+    expect((await call('POST', '/_emu/faults', { body: fault })).status).toBe(201);
+    expect((await call('DELETE', '/_emu/faults')).status).toBe(204);
+    await expect.poll(() => received.includes('faults')).toBe(true);
+    expect(received.filter((type) => type === 'kp1' || type === 'request')).toEqual([]);
+
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await expect
+      .poll(async () => (expect((await sample()).status).toBe(200), received.includes('kp1')), { timeout: 10_000 })
+      .toBe(true);
+    await cdp.detach();
+  });
 });

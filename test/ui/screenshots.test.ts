@@ -56,3 +56,46 @@ describe.skipIf(!hasChromium)('the dashboard at 1280 and 390 px wide', () => {
     }, 90_000);
   }
 });
+
+/**
+ * The pages of `--auth on` at both widths: the dashboard's sign-in, the realm's login page, an endpoint as a viewer
+ * sees it (what needs endpoint:update disabled) and the admin token's page (`<page>-<width>.png`).
+ */
+describe.skipIf(!hasChromium)('the dashboard with auth on at 1280 and 390 px wide', () => {
+  let emulator: RunningEmulator;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator({ auth: 'on' });
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(() => browser?.close());
+
+  for (const width of [1280, 390]) {
+    it(`shows the sign-in, viewer and admin token pages at ${width} px`, async () => {
+      // A context of its own for each width: the user's token lives in the tab's sessionStorage.
+      const context = await browser.newContext({ viewport: { width, height: width === 390 ? 844 : 800 } });
+      const page = await context.newPage();
+      page.setDefaultTimeout(15_000);
+      const take = async (name: string, heading: string) => {
+        await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+        await screenshot(page, `${name}-${width}`);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(overflow, `${name} at ${width} px`).toBeLessThanOrEqual(0);
+      };
+      await page.goto(`${emulator.url}/_emu/ui/#/endpoints/meter-001`);
+      await take('sign-in', 'Sign in');
+      await page.getByLabel('Realm').fill('acme');
+      await page.getByRole('button', { name: /Sign in with the realm/ }).click();
+      await take('sign-in-realm', 'Sign in to acme');
+      await page.getByLabel('User name').fill('viewer@acme.test');
+      await page.getByLabel('Password').fill('viewer-password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText('(needs the scope endpoint:update)').first().waitFor();
+      await take('endpoint-viewer', 'Endpoint meter-001');
+      await page.getByRole('link', { name: 'Journal' }).click();
+      await take('admin-token', 'Admin token needed');
+      await context.close();
+    }, 90_000);
+  }
+});

@@ -15,6 +15,12 @@ async function readEndpoint(endpointId) {
   return { endpoint: answer.body, etag: answer.headers.get('etag') ?? undefined };
 }
 
+/**
+ * The page follows its endpoint's KP1 messages and uploads (`kp1`, `request` events): the dashboard follows the
+ * journal's entries while it is shown.
+ */
+export const followsJournal = true;
+
 /** One endpoint: metadata, configuration, commands, telemetry, blobs and files, software. */
 export async function render(main, [endpointId], { can, tenant }) {
   const { endpoint, etag } = await readEndpoint(endpointId);

@@ -15,6 +15,9 @@ function matches(entry, f) {
   return true;
 }
 
+/** The page lists journal entries (`request`, `kp1` events): the dashboard follows them while it is shown. */
+export const followsJournal = true;
+
 /** A live tail of REST requests and KP1 messages, filtered, each entry's detail on selection. */
 export async function render(main) {
   const type = h(

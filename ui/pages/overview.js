@@ -13,6 +13,9 @@ const definition = (pairs) =>
 export const serviceRows = (health) =>
   health.services.map((s) => ({ title: s.title, name: s.name, url: s.url, records: s.records }));
 
+/** The page lists journal entries (`request`, `kp1` events): the dashboard follows them while it is shown. */
+export const followsJournal = true;
+
 /**
  * What runs and what is in it: the emulator's addresses, its services and their records, tenants, applications, devices
  * online now, the last requests.
