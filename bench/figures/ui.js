@@ -1,9 +1,8 @@
 // Figure 12: the dashboard: what a first visit downloads (gzip) and its first paint from the local server.
-import { existsSync } from 'node:fs';
+import { launchChromium } from '../lib/chromium.js';
 import { measure } from '../lib/report.js';
 import { median } from '../lib/stats.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const KB = 1024;
 
 /** First contentful paint of a URL in a fresh browser context (nothing cached), in ms. */
@@ -40,24 +39,8 @@ export default {
         target: { on: 'value', op: '<', limit: 300 },
       }),
     ];
-    if (!existsSync(CHROMIUM)) {
-      bench.log(`figure 12b skipped: no Chromium at ${CHROMIUM}`);
-      return rows;
-    }
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium(bench, 'figure 12b');
+    if (!browser) return rows;
     try {
       const emulator = await bench.sharedEmulator();
       const page = bench.file('bare-page.json', {

@@ -2,10 +2,9 @@
 // endpoints page (each in its own tab), both following `/_emu/events` as a user's would; `stop()` tells, per page,
 // its long tasks (PerformanceObserver 'longtask': count and ms per minute), how busy its main thread was in all
 // (DevTools `Performance.getMetrics` TaskDuration) and the requests it made per minute, and closes the browser.
-import { existsSync } from 'node:fs';
+import { launchChromium } from './chromium.js';
 import { measure } from './report.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const MINUTE = 60_000;
 
 /** [name, hash, what shows once the page has read what it shows] */
@@ -115,24 +114,8 @@ function rows(pages, { devices, commandsPerSecond }) {
  * exiting).
  */
 export async function watchDashboard(bench, url, seconds) {
-  if (!existsSync(CHROMIUM)) {
-    bench.log(`figures 12c/12d skipped: no Chromium at ${CHROMIUM}`);
-    return undefined;
-  }
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchChromium(bench, 'figures 12c/12d');
+  if (!browser) return undefined;
   const closing = setTimeout(() => browser.close(), (seconds + 300) * 1000).unref();
   const close = () => (clearTimeout(closing), browser.close());
   try {

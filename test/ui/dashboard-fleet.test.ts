@@ -122,4 +122,16 @@ describe.skipIf(!hasChromium)('the dashboard with a fleet', () => {
       .toBe(true);
     await cdp.detach();
   });
+  it('keeps showing events where no animation frame runs, as in a hidden tab (nothing piles up)', async () => {
+    const hidden = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    hidden.setDefaultTimeout(15_000);
+    // A background tab draws no frames: requestAnimationFrame's callbacks never run there.
+    await hidden.addInitScript(() => (window.requestAnimationFrame = () => 0));
+    await hidden.goto(`${emulator.url}/_emu/ui/`);
+    await hidden.getByText('events: live').waitFor();
+    const probe = '/epr/api/v1/endpoints/hidden-tab-probe';
+    expect((await api(emulator)('GET', probe)).status).toBe(404);
+    await hidden.locator('table').last().getByText(probe).waitFor();
+    await hidden.close();
+  });
 });

@@ -69,21 +69,25 @@ export const table = (caption, headers, rows) =>
 
 /**
  * `const add = perFrame((items) => ...)`: items passed to `add(item)` are handed over together once per animation
- * frame, so that a burst of events costs one DOM update, not one per event.
+ * frame, so that a burst of events costs one DOM update, not one per event. A hidden tab draws no frames, so a
+ * timer flushes as well (browsers run it at least once a minute in a background tab): what waits stays bounded.
  */
 export function perFrame(flush) {
   let pending = [];
   let scheduled = false;
+  const run = () => {
+    if (!scheduled) return;
+    const items = pending;
+    pending = [];
+    scheduled = false;
+    flush(items);
+  };
   return (item) => {
     pending.push(item);
     if (scheduled) return;
     scheduled = true;
-    requestAnimationFrame(() => {
-      const items = pending;
-      pending = [];
-      scheduled = false;
-      flush(items);
-    });
+    requestAnimationFrame(run);
+    setTimeout(run, 1000);
   };
 }
 
