@@ -118,13 +118,13 @@ const reference = {
 for (const [name, rows] of results) {
   const ms = median(rows.map((r) => r.ms));
   const base = reference[name.split(' ')[0]] ?? ms;
+  const wall = rows.map((r) => r.ms);
+  const growth = rows.map((r) => r.growth);
+  const cpu = median(rows.map((r) => r.cpu)).toFixed(0);
   console.log(
-    `${name.padEnd(22)} ${ms.toFixed(0).padStart(5)} ms (${Math.min(...rows.map((r) => r.ms)).toFixed(0)}-` +
-      `${Math.max(...rows.map((r) => r.ms)).toFixed(0)})  ratio ${(base / ms).toFixed(2)}  ` +
-      `cpu ${median(rows.map((r) => r.cpu))
-        .toFixed(0)
-        .padStart(4)} ms  ` +
-      `rss growth ${median(rows.map((r) => r.growth)).toFixed(1)} MB (max ${Math.max(...rows.map((r) => r.growth)).toFixed(1)})`,
+    `${name.padEnd(22)} ${ms.toFixed(0).padStart(5)} ms (${Math.min(...wall).toFixed(0)}-` +
+      `${Math.max(...wall).toFixed(0)})  ratio ${(base / ms).toFixed(2)}  cpu ${cpu.padStart(4)} ms  ` +
+      `rss growth ${median(growth).toFixed(1)} MB (max ${Math.max(...growth).toFixed(1)})`,
   );
 }
 rmSync(dir, { recursive: true, force: true });
