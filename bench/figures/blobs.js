@@ -19,7 +19,7 @@ const CLIENT_BUFFER = MB;
 const DEVICE = { appVersion: 'smart-meter-v1', token: 'meter-001-token', app: 'smart-meter', endpointId: 'meter-001' };
 
 /** A file of `bytes` bytes that no layer can compress or deduplicate. */
-async function payloadFile(path, bytes) {
+export async function payloadFile(path, bytes) {
   const handle = await open(path, 'w');
   try {
     for (let written = 0; written < bytes; written += MB)
@@ -55,7 +55,7 @@ async function withPeakRss(rss, work) {
  * other is read, and a buffer is read into again only once the socket has taken it (the write's callback). A file
  * stream would allocate a new buffer for every read, work of the bench's own that costs as much as the transfer.
  */
-function upload(url, headers, file, bytes) {
+export function upload(url, headers, file, bytes) {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
@@ -111,7 +111,7 @@ async function sendFile(file, destination) {
  * socket delivers into a new buffer, and write them through a file stream: three times the CPU of the server's
  * side, so that the figure measured the bench's client (docs/performance.md, figure 8).
  */
-function download(url, path, file) {
+export function download(url, path, file) {
   const { hostname, port, host } = new URL(url);
   return new Promise((resolve, reject) => {
     const fd = openSync(file, 'w');

@@ -7,6 +7,7 @@ import { errorHandler, HttpError } from './errors.js';
 import { applyHttpFault, faultsOf } from './faults.js';
 import { crossOrigin } from './cross-origin.js';
 import { hostCheck } from './host-check.js';
+import { leanJson } from './json-answer.js';
 import { requestJournal } from './journal.js';
 import { methodNotAllowed, mountedAt, serviceRouter } from './router.js';
 import { bareOperations } from './service-list.js';
@@ -30,6 +31,7 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.response.json = leanJson(app.response.json);
   // Hot path first: a service prefix is one map lookup, before the control plane, KP1 and OIDC mounts.
   // A service's routes are registered on its first request: a start pays nothing for the services it never calls.
   const verify = tokenVerifier(ctx);

@@ -5,6 +5,7 @@ import { authenticate, type Principal } from './authenticate.js';
 import type { Route } from '../contract.js';
 import { checkJsonDepth } from '../store/index.js';
 import { HttpError } from './errors.js';
+import { jsonBody } from './json-body.js';
 import type { ValidateFunction } from 'ajv';
 import { compileSchema, describeSchemaError } from '../schema/json-schema.js';
 import { bySpecificity, templatePattern } from './path-template.js';
@@ -110,7 +111,10 @@ export function serviceRouter(
   routes: readonly Route[],
   verify: ((token: string) => Principal) | undefined,
 ): RequestHandler {
-  const json = express.json({ limit: ctx.config.bodyLimit, strict: false, type: () => true });
+  const json = jsonBody(
+    ctx.config.bodyLimit,
+    express.json({ limit: ctx.config.bodyLimit, strict: false, type: () => true }),
+  );
   const raw = express.raw({ limit: ctx.config.bodyLimit, type: () => true });
   const parsers = (route: Route, body: 'json' | 'raw' | 'form'): RequestHandler[] => {
     const limit = route.bodyLimit;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Transform, type Readable, type Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { StoreWriteError } from './errors.js';
+import { streamedBytes } from './scavenge.js';
 
 /** An upload that went past its limit: nothing of it was kept. */
 export class PayloadTooLarge extends Error {
@@ -132,6 +133,7 @@ export class BlobFiles {
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         size += chunk.length;
+        streamedBytes(chunk.length);
         done(null, size > limit ? undefined : chunk);
       },
     });

@@ -9,10 +9,11 @@ import { assertBuilt, startProcess, type EmulatorProcess } from '../store/emulat
 const MB = 1024 * 1024;
 const SIZE = 100 * MB;
 /**
- * What a 100 MB upload and download may add to the emulator's resident memory at most. Streaming measures 30-40 MB
- * here (64 KB chunks that the garbage collector frees lazily); holding the payload would be 100 MB and more.
+ * What a 100 MB upload and download may add to the emulator's resident memory at most (figure 8c's target).
+ * Streaming measures about 11 MB here with a scavenge every 8 MiB of payload (src/store/scavenge.ts), 35 MB without
+ * (node:http's 64 KiB chunks, freed lazily); holding the payload would be 100 MB and more.
  */
-const ALLOWED_GROWTH = 64 * MB;
+const ALLOWED_GROWTH = 30 * MB;
 
 /** Resident memory of a process now, from /proc (Linux). */
 function residentBytes(pid: number): number {
@@ -82,7 +83,7 @@ describe.skipIf(!existsSync('/proc/self/status'))('a 100 MB payload is streamed,
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('uploads and downloads 100 MB with the emulator growing by less than 64 MB', { timeout: 60_000 }, async () => {
+  it('uploads and downloads 100 MB with the emulator growing by less than 30 MB', { timeout: 60_000 }, async () => {
     emulator = await startProcess([
       '--port',
       '0',
