@@ -131,7 +131,8 @@ describe('the house plan', () => {
     'cli/start.ts -> auth/keys.ts',
     'cli/start.ts -> services/index.ts',
     'cli/start.ts -> server/compat-choices.ts',
-    'cli/start.ts -> services/tenant-manager/tenants.ts',
+    'cli/start-banner.ts -> emulator.ts',
+    'cli/start-banner.ts -> services/tenant-manager/tenants.ts',
     // `call` and `token` check a body, a bare path and scopes against the route table without loading the emulator.
     'cli/call.ts -> services/operations.ts',
     'cli/call.ts -> schema/json-schema.ts',
