@@ -51,8 +51,13 @@ function banner(emulator: RunningEmulator, options: StartOptions, modules: Banne
     `${chalk.bold('Health')}    ${url}/_emu/health`,
     `${chalk.bold('Dashboard')} ${chalk.cyan(`${url}/_emu/ui/`)}`,
     ...(options.auth === 'on' ? [`${chalk.bold('Admin')}     ${adminHint(emulator, options)}`] : []),
-    `${chalk.bold('MQTT')}      ${chalk.cyan(emulator.mqttUrl)}   ${chalk.dim('(KP1 devices; also POST /kp1/... on the REST port)')}`,
-    `${chalk.bold('MQTTS')}     ${chalk.cyan(emulator.mqttsUrl)}   ${chalk.dim(`(TLS, client certificates ${options.tlsClientAuth === 'required' ? 'required' : 'optional'}; root certificate: ${cliName()} tls ca, or ${url}/_emu/tls/ca.pem)`)}`,
+    `${chalk.bold('MQTT')}      ${chalk.cyan(emulator.mqttUrl)}   ` +
+      chalk.dim('(KP1 devices; also POST /kp1/... on the REST port)'),
+    `${chalk.bold('MQTTS')}     ${chalk.cyan(emulator.mqttsUrl)}   ` +
+      chalk.dim(
+        `(TLS, client certificates ${options.tlsClientAuth === 'required' ? 'required' : 'optional'}; ` +
+          `root certificate: ${cliName()} tls ca, or ${url}/_emu/tls/ca.pem)`,
+      ),
     ...(emulator.httpsUrl
       ? [`${chalk.bold('HTTPS')}     ${chalk.cyan(emulator.httpsUrl)}   ${chalk.dim('(the REST port over TLS)')}`]
       : []),

@@ -58,7 +58,8 @@ beforeAll(async () => {
   const online = await npm(['install', '--prefer-offline'], consumer);
   if (online.exitCode === 0) return;
   installError = /E(NOTFOUND|AI_AGAIN|CONNREFUSED|CONNRESET|TIMEDOUT|NOTCACHED)|network/i.test(online.stderr)
-    ? `skipped: the npm cache lacks the runtime dependencies and the registry is unreachable (${online.stderr.split('\n')[0]})`
+    ? 'skipped: the npm cache lacks the runtime dependencies and the registry is unreachable ' +
+      `(${online.stderr.split('\n')[0]})`
     : `npm install failed:\n${online.stderr}`;
 }, 300_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
