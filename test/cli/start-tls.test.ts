@@ -26,7 +26,7 @@ async function start(dir: string) {
 const servedCa = async (url: string) => (await fetch(`${url}/_emu/tls/ca.pem`)).text();
 
 describe('start on a new data directory', () => {
-  it('makes its certificate authority at the first start and keeps it; MQTTS shows a certificate it signed', async () => {
+  it('makes its certificate authority at the first start and keeps it; MQTTS shows a certificate of it', async () => {
     const dir = join(root, 'data');
     const first = await start(dir);
     const stored = JSON.parse(readFileSync(join(dir, 'tls-ca.json'), 'utf8')) as { certificate: string };
