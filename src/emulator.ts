@@ -85,7 +85,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const { port } = await listen(server, config.port, config.host);
     status.url = listeningUrl('http', config.host, port);
     if (config.httpsPort !== undefined) {
-      https = httpsTwin(server, tls);
+      https = httpsTwin(server, await tls());
       const secure = await listen(https, config.httpsPort, config.host).catch((err: NodeJS.ErrnoException) => {
         throw err.code === 'EADDRINUSE'
           ? new Error(

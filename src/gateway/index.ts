@@ -2,7 +2,7 @@ import type { EmuContext } from '../context.js';
 import { faultAwareDevices } from './faults.js';
 import { startMqtt } from './mqtt.js';
 import { startMqtts } from './tls-listener.js';
-import type { ServerCredentials } from '../tls/server-credentials.js';
+import type { ServerCredentialsSource } from '../tls/server-credentials.js';
 
 export { kp1HttpRouter } from './http.js';
 export { connectionLogin } from './connection-login.js';
@@ -23,11 +23,16 @@ export interface Gateway {
  * (0 picks a free one), and the
  * push function the services use (`ctx.devices.push`). The HTTP binding is mounted separately (`kp1HttpRouter`).
  */
-export async function startGateway(ctx: EmuContext, tls: ServerCredentials): Promise<Gateway> {
+export async function startGateway(ctx: EmuContext, tls: ServerCredentialsSource): Promise<Gateway> {
   const mqtt = await startMqtt(ctx, { host: ctx.config.host, port: ctx.config.mqttPort });
   let mqtts;
   try {
-    mqtts = await startMqtts(ctx, { host: ctx.config.host, port: ctx.config.mqttsPort, ...tls, handle: mqtt.handle });
+    mqtts = await startMqtts(ctx, {
+      host: ctx.config.host,
+      port: ctx.config.mqttsPort,
+      credentials: tls,
+      handle: mqtt.handle,
+    });
   } catch (err) {
     await mqtt.close();
     throw err;

@@ -30,7 +30,7 @@ async function createBroker(ctx: EmuContext, delivery: MqttDelivery, requests: M
   const { Aedes: Broker } = await import('aedes');
   const broker = await Broker.createBroker({ authenticate: mqttAuthenticate(ctx) });
   delivery.attach(broker, applyBrokerRules(broker, ctx.log));
-  guardSessions(broker, ctx.log);
+  guardSessions(ctx, broker);
   useCredentials(ctx, broker);
   broker.on('publish', (packet, client) => {
     if (!client || !isKp1Topic(packet.topic) || isPlatformTopic(packet.topic)) return;

@@ -1,4 +1,6 @@
 import type { Aedes, AuthenticateError, Client } from 'aedes';
+import type { EmuContext } from '../context.js';
+import { credentialOfLogin } from '../services/ccm/basic-credentials.js';
 import { isKp1Topic } from './broker-rules.js';
 import { tlsPeerOf } from './tls-listener.js';
 
@@ -17,12 +19,17 @@ export const IDENTIFIER_REJECTED = 2;
 const ANONYMOUS = 'anonymous';
 
 /**
- * The identity a connection proves: its basic credentials' username (checked by the authenticate hook before this
- * is asked), else the client certificate it presented over TLS (the handshake proved it holds the key), else
- * anonymous.
+ * The identity a connection proves: the basic credentials its CONNECT username names (checked by the authenticate
+ * hook before this is asked), as their tenant and username, so that `acme/dev` and a bare `dev` of the one tenant
+ * holding `dev` are one identity; else the client certificate it presented over TLS (the handshake proved it holds
+ * the key), else anonymous.
  */
-export function connectionIdentity(client: Client, username: string | undefined): string {
-  if (username) return `basic:${username}`;
+export function connectionIdentity(ctx: EmuContext, client: Client, login: string | undefined): string {
+  if (login) {
+    const credential = credentialOfLogin(ctx, login);
+    // Gone since the check a moment ago: the login string is all there is to go by.
+    return credential ? `basic:${credential.tenantId}/${credential.username}` : `basic:${login}`;
+  }
   const certificate = tlsPeerOf(client.conn)?.certificate;
   return certificate ? `x509:${certificate.fingerprint256}` : ANONYMOUS;
 }
@@ -101,13 +108,13 @@ class SessionOwners {
  * Installs session ownership on the broker: its authenticate hook (whatever checks credentials) runs first, then
  * the session check; a disconnect releases what the connection held.
  */
-export function guardSessions(broker: Aedes, log: (message: string) => void): void {
-  const owners = new SessionOwners(broker, log);
+export function guardSessions(ctx: EmuContext, broker: Aedes): void {
+  const owners = new SessionOwners(broker, ctx.log);
   const checkCredentials: Authenticate = broker.authenticate;
   broker.authenticate = (client, username, password, done) => {
     checkCredentials.call(broker, client, username, password, (error, success) => {
       if (error || !success) return done(error, success);
-      owners.admit(client, connectionIdentity(client, username ?? undefined)).then(
+      owners.admit(client, connectionIdentity(ctx, client, username ?? undefined)).then(
         (admitted) => {
           if (admitted) return done(null, true);
           const refusal = Object.assign(

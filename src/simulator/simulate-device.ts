@@ -111,7 +111,8 @@ export async function behaviourFrom(options: BehaviourOptions): Promise<DeviceBe
   for (const name of options.configNames ?? []) {
     if (typeof name !== 'string' || !CONFIG_NAME_PATTERN.test(name))
       throw new SimulatorOptionsError(
-        `configNames: ${JSON.stringify(name)} is not a configuration name (letters, digits, _ and -, up to 64, not only digits, not status or error).`,
+        `configNames: ${JSON.stringify(name)} is not a configuration name (letters, digits, _ and -, up to 64, ` +
+          'not only digits, not status or error).',
       );
   }
   if (options.upload !== undefined) await checkReadable(options.upload);

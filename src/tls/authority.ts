@@ -1,25 +1,18 @@
-import { createPrivateKey, createPublicKey, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runtimeOf, type EmuContext } from '../context.js';
 import { makeCertificate, newKeyPair, privateKeyPem } from './certificates.js';
+import { CA_FILE, takePreparedAuthority } from './early-authority.js';
+import { newAuthority, type StoredAuthority } from './new-authority.js';
 
-/**
- * The local certificate authority of a data directory: beside `signing-key.json`, mode 600, never in a state export.
- */
-export const CA_FILE = 'tls-ca.json';
+export { CA_FILE };
 
 const DAY_MS = 24 * 3600 * 1000;
-const CA_LIFETIME_MS = 20 * 365 * DAY_MS;
-/** Server certificates are made at each start; a year is more than any run. */
+/** Server certificates are made by each run that needs one; a year is more than any run. */
 const SERVER_LIFETIME_MS = 365 * DAY_MS;
 /** Clocks of client and server may differ a little: a certificate is valid from a minute before it was made. */
 const CLOCK_SKEW_MS = 60 * 1000;
-
-interface StoredAuthority {
-  certificate: string;
-  privateKey: string;
-}
 
 /** A certificate and its private key, both PEM. */
 export interface IssuedCertificate {
@@ -39,18 +32,8 @@ export class CertificateAuthority {
   }
 
   static create(): CertificateAuthority {
-    const { privateKey, publicKey } = newKeyPair();
-    const now = Date.now();
-    const commonName = `platform-emu local CA ${randomBytes(4).toString('hex')}`;
-    const certificate = makeCertificate({
-      kind: 'authority',
-      commonName,
-      publicKey,
-      privateKey,
-      notBefore: new Date(now - DAY_MS),
-      notAfter: new Date(now + CA_LIFETIME_MS),
-    });
-    return new CertificateAuthority(certificate, privateKey);
+    const { certificate, privateKey } = newAuthority();
+    return new CertificateAuthority(certificate, createPrivateKey(privateKey));
   }
 
   /**
@@ -147,9 +130,16 @@ async function saveAuthority(dir: string, authority: CertificateAuthority): Prom
 
 /** The directory's authority, made and saved on its first start. */
 export async function loadOrMakeAuthority(dir: string): Promise<CertificateAuthority> {
+  const early = takePreparedAuthority(dir);
   const existing = await readAuthority(dir);
   if (existing) return existing;
-  const made = CertificateAuthority.create();
+  // Made in a worker while the modules loaded (the CLI's start), else here; a failed worker is no failed start.
+  const made = early
+    ? await early.then(
+        (stored) => CertificateAuthority.fromStored(stored, 'the certificate authority made for this start'),
+        () => CertificateAuthority.create(),
+      )
+    : CertificateAuthority.create();
   try {
     await saveAuthority(dir, made);
   } catch (err) {

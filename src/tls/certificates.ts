@@ -1,31 +1,7 @@
-import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
-import {
-  AlgorithmIdentifier,
-  AttributeTypeAndValue,
-  AttributeValue,
-  BasicConstraints,
-  Certificate,
-  ExtendedKeyUsage,
-  Extension,
-  Extensions,
-  GeneralName,
-  KeyUsage,
-  KeyUsageFlags,
-  Name,
-  RelativeDistinguishedName,
-  SubjectAlternativeName,
-  SubjectPublicKeyInfo,
-  TBSCertificate,
-  Validity,
-  Version,
-  id_ce_basicConstraints,
-  id_ce_extKeyUsage,
-  id_ce_keyUsage,
-  id_ce_subjectAltName,
-  id_kp_clientAuth,
-  id_kp_serverAuth,
-} from '@peculiar/asn1-x509';
+import type * as Asn1Schema from '@peculiar/asn1-schema';
+import type * as Asn1X509 from '@peculiar/asn1-x509';
 import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 
 /*
@@ -33,6 +9,19 @@ import { isIP } from 'node:net';
  * structures come from @peculiar/asn1-x509 (see docs/devices.md, "TLS and certificates", for why that library);
  * keys, signatures and verification are Node's own.
  */
+
+const require = createRequire(import.meta.url);
+let asn1: { schema: typeof Asn1Schema; x509: typeof Asn1X509 } | undefined;
+
+/**
+ * The ASN.1 library, required (it is CommonJS) when the first certificate is made: loading it is a good part of a
+ * start's module loading, and a start on a directory whose authority exists makes no certificate.
+ */
+const asn1Library = () =>
+  (asn1 ??= {
+    schema: require('@peculiar/asn1-schema') as typeof Asn1Schema,
+    x509: require('@peculiar/asn1-x509') as typeof Asn1X509,
+  });
 
 const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
 const COMMON_NAME = '2.5.4.3';
@@ -48,7 +37,8 @@ export const newKeyPair = (): KeyPair => generateKeyPairSync('ec', { namedCurve:
 
 export const privateKeyPem = (key: KeyObject) => key.export({ type: 'pkcs8', format: 'pem' }).toString();
 
-function distinguishedName(commonName: string): Name {
+function distinguishedName(commonName: string): Asn1X509.Name {
+  const { AttributeTypeAndValue, AttributeValue, Name, RelativeDistinguishedName } = asn1Library().x509;
   const attribute = (type: string, value: string) =>
     new RelativeDistinguishedName([
       new AttributeTypeAndValue({ type, value: new AttributeValue({ utf8String: value }) }),
@@ -56,8 +46,14 @@ function distinguishedName(commonName: string): Name {
   return new Name([attribute(ORGANIZATION, 'platform-emu'), attribute(COMMON_NAME, commonName)]);
 }
 
-const extension = (extnID: string, value: unknown, critical = false) =>
-  new Extension({ extnID, critical, extnValue: new OctetString(AsnConvert.serialize(value)) });
+function extension(extnID: string, value: unknown, critical = false): Asn1X509.Extension {
+  const { AsnConvert, OctetString } = asn1Library().schema;
+  return new (asn1Library().x509.Extension)({
+    extnID,
+    critical,
+    extnValue: new OctetString(AsnConvert.serialize(value)),
+  });
+}
 
 const arrayBuffer = (bytes: Buffer) =>
   bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;
@@ -91,7 +87,21 @@ export interface CertificateRequest {
   names?: readonly string[];
 }
 
-function extensionsFor(request: CertificateRequest): Extension[] {
+function extensionsFor(request: CertificateRequest): Asn1X509.Extension[] {
+  const {
+    BasicConstraints,
+    ExtendedKeyUsage,
+    GeneralName,
+    KeyUsage,
+    KeyUsageFlags,
+    SubjectAlternativeName,
+    id_ce_basicConstraints,
+    id_ce_extKeyUsage,
+    id_ce_keyUsage,
+    id_ce_subjectAltName,
+    id_kp_clientAuth,
+    id_kp_serverAuth,
+  } = asn1Library().x509;
   if (request.kind === 'authority') {
     return [
       extension(id_ce_basicConstraints, new BasicConstraints({ cA: true, pathLenConstraint: 0 }), true),
@@ -115,6 +125,9 @@ function extensionsFor(request: CertificateRequest): Extension[] {
 export function makeCertificate(request: CertificateRequest): string {
   const signingKey = request.issuer?.privateKey ?? request.privateKey;
   if (!signingKey) throw new Error('A self-signed certificate needs its private key.');
+  const { AsnConvert } = asn1Library().schema;
+  const { AlgorithmIdentifier, Certificate, Extensions, SubjectPublicKeyInfo, TBSCertificate, Validity, Version } =
+    asn1Library().x509;
   const algorithm = new AlgorithmIdentifier({ algorithm: ECDSA_WITH_SHA256 });
   const tbsCertificate = new TBSCertificate({
     version: Version.v3,

@@ -9,6 +9,9 @@ export interface ServerCredentials {
   key: string;
 }
 
+/** The server credentials, when first needed: the first MQTTS connection, or the start of HTTPS. */
+export type ServerCredentialsSource = () => Promise<ServerCredentials>;
+
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
 
 /** The names a server certificate covers: loopback, the `--allow-host` names, and the address bound to. */
@@ -26,10 +29,22 @@ async function readPem(path: string, what: string): Promise<string> {
   }
 }
 
-/** `--tls-cert`/`--tls-key`, checked to be a certificate and its key; else one the local authority signs now. */
-export async function serverCredentials(ctx: EmuContext): Promise<ServerCredentials> {
+/**
+ * `--tls-cert`/`--tls-key`, read and checked to be a certificate and its key at start; else one the local authority
+ * signs when first asked for (making a certificate loads the ASN.1 library: a start that no TLS client reaches makes
+ * none).
+ */
+export async function serverCredentials(ctx: EmuContext): Promise<ServerCredentialsSource> {
   const { tlsCert, tlsKey } = ctx.config;
-  if (!tlsCert && !tlsKey) return (await authorityOf(ctx)).issueServerPem(serverNames(ctx));
+  if (!tlsCert && !tlsKey) {
+    let issued: Promise<ServerCredentials> | undefined;
+    return () => (issued ??= authorityOf(ctx).then((authority) => authority.issueServerPem(serverNames(ctx))));
+  }
+  const given = await userCredentials(tlsCert, tlsKey);
+  return () => Promise.resolve(given);
+}
+
+async function userCredentials(tlsCert: string | undefined, tlsKey: string | undefined): Promise<ServerCredentials> {
   if (!tlsCert || !tlsKey)
     throw new Error('--tls-cert and --tls-key go together: give the certificate and its private key.');
   const [cert, key] = await Promise.all([

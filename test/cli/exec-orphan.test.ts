@@ -19,29 +19,35 @@ async function until(check: () => boolean, ms: number, what: string): Promise<vo
   }
 }
 
-it('exec ends the command it runs when its parent dies without passing a signal on (npx on a cancelled job)', async () => {
-  const pidFile = join(root, 'pids');
-  // The parent: a wrapper that starts exec and forwards nothing, as npm's does.
-  const wrapper = execa(
-    process.execPath,
-    [
-      '-e',
-      `require('node:child_process').spawn(process.execPath, process.argv.slice(1), { stdio: 'ignore' }); setInterval(() => {}, 1e6);`,
-      BIN,
-      'exec',
-      '--',
-      'sh',
-      '-c',
-      `echo "$$ $PPID" > ${JSON.stringify(pidFile)}.tmp && mv ${JSON.stringify(pidFile)}.tmp ${JSON.stringify(pidFile)} && exec sleep 300`,
-    ],
-    { reject: false },
-  );
-  await until(() => existsSync(pidFile), 60_000, 'the command to start');
-  const [command, exec] = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number);
-  expect(isProcessRunning(command)).toBe(true);
+it(
+  'exec ends the command it runs when its parent dies without passing a signal on (npx on a ' + 'cancelled job)',
+  async () => {
+    const pidFile = join(root, 'pids');
+    // The parent: a wrapper that starts exec and forwards nothing, as npm's does.
+    const wrapper = execa(
+      process.execPath,
+      [
+        '-e',
+        "require('node:child_process').spawn(process.execPath, process.argv.slice(1), { stdio: 'ignore' }); " +
+          'setInterval(() => {}, 1e6);',
+        BIN,
+        'exec',
+        '--',
+        'sh',
+        '-c',
+        `echo "$$ $PPID" > ${JSON.stringify(pidFile)}.tmp && ` +
+          `mv ${JSON.stringify(pidFile)}.tmp ${JSON.stringify(pidFile)} && exec sleep 300`,
+      ],
+      { reject: false },
+    );
+    await until(() => existsSync(pidFile), 60_000, 'the command to start');
+    const [command, exec] = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number);
+    expect(isProcessRunning(command)).toBe(true);
 
-  wrapper.kill('SIGKILL');
-  await wrapper;
-  await until(() => !isProcessRunning(command), 20_000, 'the command to end');
-  await until(() => !isProcessRunning(exec), 20_000, 'exec to stop its emulator and exit');
-}, 120_000);
+    wrapper.kill('SIGKILL');
+    await wrapper;
+    await until(() => !isProcessRunning(command), 20_000, 'the command to end');
+    await until(() => !isProcessRunning(exec), 20_000, 'exec to stop its emulator and exit');
+  },
+  120_000,
+);

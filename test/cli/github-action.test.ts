@@ -143,43 +143,48 @@ describe('action.yml', () => {
     );
   });
 
-  it('starts an emulator for the later steps, stops it with stop: true, and the export seeds the next job', async () => {
-    const outputs = await useAction({ auth: 'on' });
-    expect(outputs['start.url']).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(job.env.get('PLATFORM_EMU_URL')).toBe(outputs['start.url']);
-    expect(job.env.get('PLATFORM_EMU_MQTT_URL')).toMatch(/^mqtt:\/\/127\.0\.0\.1:\d+$/);
-    const dataDir = job.env.get('PLATFORM_EMU_DATA')!;
-    const { pid } = JSON.parse(readFileSync(join(dataDir, 'emulator.lock'), 'utf8')) as { pid: number };
+  it(
+    'starts an emulator for the later steps, stops it with stop: true, and the export seeds ' + 'the next job',
+    async () => {
+      const outputs = await useAction({ auth: 'on' });
+      expect(outputs['start.url']).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(job.env.get('PLATFORM_EMU_URL')).toBe(outputs['start.url']);
+      expect(job.env.get('PLATFORM_EMU_MQTT_URL')).toMatch(/^mqtt:\/\/127\.0\.0\.1:\d+$/);
+      const dataDir = job.env.get('PLATFORM_EMU_DATA')!;
+      const { pid } = JSON.parse(readFileSync(join(dataDir, 'emulator.lock'), 'utf8')) as { pid: number };
 
-    // A later step: the variables are there, the token opens the authenticated API, `platform-emu` is on PATH.
-    const later = await userStep(
-      [
-        'curl -sf -H "Authorization: Bearer $PLATFORM_EMU_TOKEN" "$PLATFORM_EMU_URL/epr/api/v1/endpoints" > /dev/null',
-        '! curl -sf "$PLATFORM_EMU_URL/epr/api/v1/endpoints" > /dev/null',
-        `platform-emu call POST /endpoints -d '{"endpointId":"ci-device","appVersion":{"name":"smart-meter-v1"}}'`,
-        'echo "mqtt at $PLATFORM_EMU_MQTT_URL"',
-      ].join('\n'),
-    );
-    expect(later.exitCode, `${later.stdout}\n${later.stderr}`).toBe(0);
-    expect(later.stdout).toContain('mqtt at mqtt://127.0.0.1:');
+      // A later step: the variables are there, the token opens the authenticated API, `platform-emu` is on PATH.
+      const later = await userStep(
+        [
+          'curl -sf -H "Authorization: Bearer $PLATFORM_EMU_TOKEN" ' +
+            '"$PLATFORM_EMU_URL/epr/api/v1/endpoints" > /dev/null',
+          '! curl -sf "$PLATFORM_EMU_URL/epr/api/v1/endpoints" > /dev/null',
+          `platform-emu call POST /endpoints -d '{"endpointId":"ci-device","appVersion":{"name":"smart-meter-v1"}}'`,
+          'echo "mqtt at $PLATFORM_EMU_MQTT_URL"',
+        ].join('\n'),
+      );
+      expect(later.exitCode, `${later.stdout}\n${later.stderr}`).toBe(0);
+      expect(later.stdout).toContain('mqtt at mqtt://127.0.0.1:');
 
-    await useAction({ stop: 'true', 'export-on-stop': 'emulator-state.json' });
-    expect(alive(pid)).toBe(false);
-    expect(existsSync(join(dataDir, 'emulator.lock'))).toBe(false);
-    const exported = readFileSync(join(workspace, 'emulator-state.json'), 'utf8');
-    expect(exported).toContain('ci-device');
+      await useAction({ stop: 'true', 'export-on-stop': 'emulator-state.json' });
+      expect(alive(pid)).toBe(false);
+      expect(existsSync(join(dataDir, 'emulator.lock'))).toBe(false);
+      const exported = readFileSync(join(workspace, 'emulator-state.json'), 'utf8');
+      expect(exported).toContain('ci-device');
 
-    // The next job: a fresh runner, seeded from the export.
-    job.env.clear();
-    job.path.length = 0;
-    await useAction({ import: 'emulator-state.json', 'data-dir': join(runnerTemp, 'next') });
-    const next = await userStep('platform-emu call GET /endpoints/ci-device --expect 200');
-    expect(next.exitCode, `${next.stdout}\n${next.stderr}`).toBe(0);
-    const nextPid = (JSON.parse(readFileSync(join(runnerTemp, 'next', 'emulator.lock'), 'utf8')) as { pid: number })
-      .pid;
-    await useAction({ stop: 'true', 'data-dir': join(runnerTemp, 'next') });
-    expect(alive(nextPid)).toBe(false);
-  }, 120_000);
+      // The next job: a fresh runner, seeded from the export.
+      job.env.clear();
+      job.path.length = 0;
+      await useAction({ import: 'emulator-state.json', 'data-dir': join(runnerTemp, 'next') });
+      const next = await userStep('platform-emu call GET /endpoints/ci-device --expect 200');
+      expect(next.exitCode, `${next.stdout}\n${next.stderr}`).toBe(0);
+      const nextPid = (JSON.parse(readFileSync(join(runnerTemp, 'next', 'emulator.lock'), 'utf8')) as { pid: number })
+        .pid;
+      await useAction({ stop: 'true', 'data-dir': join(runnerTemp, 'next') });
+      expect(alive(nextPid)).toBe(false);
+    },
+    120_000,
+  );
 
   it("docs/ci.md's workflow with the action runs as printed, and leaves nothing running", async () => {
     const doc = readFileSync(join(actionPath, 'docs/ci.md'), 'utf8');

@@ -193,42 +193,53 @@ async function startJson(args: string[]) {
 }
 
 describe('start --json, --import, --export-on-exit', () => {
-  it('prints one ready line, seeds from an export (--import, or --fixtures) and writes one at a clean stop', async () => {
-    const dir = freshDir();
-    mkdirSync(dir);
-    const first = join(dir, 'first.json');
-    const run1 = await startJson(['--in-memory', '--export-on-exit', first]);
-    expect(run1.info).toEqual({
-      url: expect.any(String),
-      mqttUrl: expect.any(String),
-      port: expect.any(Number),
-      mqttPort: expect.any(Number),
-      mqttsUrl: expect.stringMatching(/^mqtts:\/\//),
-      mqttsPort: expect.any(Number),
-      pid: expect.any(Number),
-      dataDir: null,
-    });
-    expect(await register(run1.info.url, 'from-run-1')).toBe(201);
-    expect(await run1.stop()).toBe(0);
-    expect(JSON.parse(readFileSync(first, 'utf8')).collections.endpoints).toHaveProperty('from-run-1');
-    // It holds client secrets in clear: readable by its owner only.
-    expect((statSync(first).mode & 0o777).toString(8)).toBe('600');
+  it(
+    'prints one ready line, seeds from an export (--import, or --fixtures) and writes one at a ' + 'clean stop',
+    async () => {
+      const dir = freshDir();
+      mkdirSync(dir);
+      const first = join(dir, 'first.json');
+      const run1 = await startJson(['--in-memory', '--export-on-exit', first]);
+      expect(run1.info).toEqual({
+        url: expect.any(String),
+        mqttUrl: expect.any(String),
+        port: expect.any(Number),
+        mqttPort: expect.any(Number),
+        mqttsUrl: expect.stringMatching(/^mqtts:\/\//),
+        mqttsPort: expect.any(Number),
+        pid: expect.any(Number),
+        dataDir: null,
+      });
+      expect(await register(run1.info.url, 'from-run-1')).toBe(201);
+      expect(await run1.stop()).toBe(0);
+      expect(JSON.parse(readFileSync(first, 'utf8')).collections.endpoints).toHaveProperty('from-run-1');
+      // It holds client secrets in clear: readable by its owner only.
+      expect((statSync(first).mode & 0o777).toString(8)).toBe('600');
 
-    const second = join(dir, 'second.json');
-    const run2 = await startJson(['--in-memory', '--fixtures', 'none', '--import', first, '--export-on-exit', second]);
-    expect(await register(run2.info.url, 'from-run-2')).toBe(201);
-    expect(await run2.stop()).toBe(0);
-    expect(Object.keys(JSON.parse(readFileSync(second, 'utf8')).collections.endpoints)).toEqual(
-      expect.arrayContaining(['from-run-1', 'from-run-2']),
-    );
+      const second = join(dir, 'second.json');
+      const run2 = await startJson([
+        '--in-memory',
+        '--fixtures',
+        'none',
+        '--import',
+        first,
+        '--export-on-exit',
+        second,
+      ]);
+      expect(await register(run2.info.url, 'from-run-2')).toBe(201);
+      expect(await run2.stop()).toBe(0);
+      expect(Object.keys(JSON.parse(readFileSync(second, 'utf8')).collections.endpoints)).toEqual(
+        expect.arrayContaining(['from-run-1', 'from-run-2']),
+      );
 
-    const run3 = await startJson(['--data-dir', join(dir, 'state'), '--fixtures', second]);
-    const listed = await (await fetch(`${run3.info.url}/epr/api/v1/endpoints?limit=0`)).json();
-    expect(listed.content.map((e: { endpointId: string }) => e.endpointId)).toEqual(
-      expect.arrayContaining(['from-run-1', 'from-run-2']),
-    );
-    expect(await run3.stop()).toBe(0);
-  });
+      const run3 = await startJson(['--data-dir', join(dir, 'state'), '--fixtures', second]);
+      const listed = await (await fetch(`${run3.info.url}/epr/api/v1/endpoints?limit=0`)).json();
+      expect(listed.content.map((e: { endpointId: string }) => e.endpointId)).toEqual(
+        expect.arrayContaining(['from-run-1', 'from-run-2']),
+      );
+      expect(await run3.stop()).toBe(0);
+    },
+  );
 });
 
 const hasScript = existsSync('/usr/bin/script') || existsSync('/bin/script');

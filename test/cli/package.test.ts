@@ -58,7 +58,8 @@ beforeAll(async () => {
   const online = await npm(['install', '--prefer-offline'], consumer);
   if (online.exitCode === 0) return;
   installError = /E(NOTFOUND|AI_AGAIN|CONNREFUSED|CONNRESET|TIMEDOUT|NOTCACHED)|network/i.test(online.stderr)
-    ? `skipped: the npm cache lacks the runtime dependencies and the registry is unreachable (${online.stderr.split('\n')[0]})`
+    ? 'skipped: the npm cache lacks the runtime dependencies and the registry is unreachable ' +
+      `(${online.stderr.split('\n')[0]})`
     : `npm install failed:\n${online.stderr}`;
 }, 300_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -87,6 +88,34 @@ describe('the published package', () => {
     expect(files.filter((f) => /\.[cm]?tsx?$/.test(f) && !/\.d\.ts$/.test(f) && !f.startsWith('docs/'))).toEqual([]);
     expect(files.filter((f) => /^(tsconfig[^/]*\.json|vitest\.config\.\w+|\.env)$/.test(f))).toEqual([]);
   });
+
+  it('ships source maps that carry their TypeScript sources (the package holds no src/)', () => {
+    const maps = files.filter((f) => f.endsWith('.js.map'));
+    expect(maps.length).toBeGreaterThan(100);
+    const withoutSources = maps.filter((map) => {
+      const { sources, sourcesContent } = JSON.parse(readFileSync(join(project, map), 'utf8')) as {
+        sources: string[];
+        sourcesContent?: string[];
+      };
+      return sourcesContent?.length !== sources.length || sourcesContent.some((text) => !text);
+    });
+    expect(withoutSources).toEqual([]);
+  });
+
+  it('installed, an error under --enable-source-maps names the src/ line and shows its TypeScript', async (context) => {
+    if (installError.startsWith('skipped')) context.skip(installError);
+    expect(installError).toBe('');
+    writeFileSync(
+      join(consumer, 'trace.mjs'),
+      "import { startEmulator } from 'platform-emu';\n" +
+        "await startEmulator({ inMemory: true, port: 0, mqttPort: 0, mqttsPort: 0, fixtures: 'missing.json' });\n",
+    );
+    const run = await execa('node', ['--enable-source-maps', 'trace.mjs'], { cwd: consumer, reject: false });
+    expect(run.exitCode).toBe(1);
+    // Node shows the throwing line from the map's sourcesContent: src/ is not in the package.
+    expect(run.stderr).toMatch(/node_modules\/platform-emu\/src\/seed\/load\.ts:\d+\n\s*throw new FixtureError\(/);
+    expect(run.stderr).toContain('Cannot read the fixture file');
+  }, 60_000);
 
   it('installed into an empty project, `npx platform-emu start` answers health', async (context) => {
     if (installError.startsWith('skipped')) context.skip(installError);

@@ -75,21 +75,25 @@ describe('what token and call load', async () => {
     expect(modules.filter((module) => module !== 'cli/token.js' && !OWN_MODULES.includes(module))).toEqual([]);
   });
 
-  it('call GET loads commander, its own module and the HTTP client only: no chalk into a pipe, no route table for a placed path', async () => {
-    const { packages, modules, stdout } = await imports([
-      'call',
-      'GET',
-      '/epr/api/v1/endpoints/meter-001',
-      '--url',
-      emulator.url,
-    ]);
-    expect(JSON.parse(stdout)).toMatchObject({ endpointId: 'meter-001' });
-    expect(packages).toEqual(['commander']);
-    expect(modules).toContain('cli/call.js');
-    // device-answer.js is call's own: how a command's empty answer is read from the command record.
-    const callModules = ['cli/call.js', 'cli/device-answer.js'];
-    expect(modules.filter((module) => !callModules.includes(module) && !OWN_MODULES.includes(module))).toEqual([]);
-  });
+  it(
+    'call GET loads commander, its own module and the HTTP client only: no chalk into a pipe, ' +
+      'no route table for a placed path',
+    async () => {
+      const { packages, modules, stdout } = await imports([
+        'call',
+        'GET',
+        '/epr/api/v1/endpoints/meter-001',
+        '--url',
+        emulator.url,
+      ]);
+      expect(JSON.parse(stdout)).toMatchObject({ endpointId: 'meter-001' });
+      expect(packages).toEqual(['commander']);
+      expect(modules).toContain('cli/call.js');
+      // device-answer.js is call's own: how a command's empty answer is read from the command record.
+      const callModules = ['cli/call.js', 'cli/device-answer.js'];
+      expect(modules.filter((module) => !callModules.includes(module) && !OWN_MODULES.includes(module))).toEqual([]);
+    },
+  );
 
   it('the check sees what a run does load: chalk where colours are wanted, every command for --help', async () => {
     const coloured = await imports(['call', 'GET', '/epr/api/v1/endpoints/meter-001', '--url', emulator.url], {

@@ -184,20 +184,23 @@ describe('platform-emu start with the control-plane flags', () => {
     await printed(emulator, /204\s+POST\s+\/_emu\/reset/);
   });
 
-  it('fixtures export of the running emulator redacts secrets, unless --include-secrets (a file of mode 0600)', async () => {
-    expect(emulator).toBeDefined();
-    const redacted = await cli(['fixtures', 'export', '--data', dir]);
-    expect(redacted.exitCode, String(redacted.stderr)).toBe(0);
-    expect(String(redacted.stdout)).toContain('"client_backend_secret": "<redacted>"');
-    expect(String(redacted.stdout)).not.toContain('acme-backend-secret');
-    const clear = await cli(['fixtures', 'export', '--include-secrets', '--data', dir]);
-    expect(String(clear.stdout)).toContain('acme-backend-secret');
-    const file = join(dir, 'with-secrets.json');
-    expect((await cli(['fixtures', 'export', file, '--include-secrets', '--data', dir])).exitCode).toBe(0);
-    expect(readFileSync(file, 'utf8')).toContain('acme-backend-secret');
-    // Secrets in clear: readable by its owner only.
-    expect((statSync(file).mode & 0o777).toString(8)).toBe('600');
-  });
+  it(
+    'fixtures export of the running emulator redacts secrets, unless --include-secrets (a file ' + 'of mode 0600)',
+    async () => {
+      expect(emulator).toBeDefined();
+      const redacted = await cli(['fixtures', 'export', '--data', dir]);
+      expect(redacted.exitCode, String(redacted.stderr)).toBe(0);
+      expect(String(redacted.stdout)).toContain('"client_backend_secret": "<redacted>"');
+      expect(String(redacted.stdout)).not.toContain('acme-backend-secret');
+      const clear = await cli(['fixtures', 'export', '--include-secrets', '--data', dir]);
+      expect(String(clear.stdout)).toContain('acme-backend-secret');
+      const file = join(dir, 'with-secrets.json');
+      expect((await cli(['fixtures', 'export', file, '--include-secrets', '--data', dir])).exitCode).toBe(0);
+      expect(readFileSync(file, 'utf8')).toContain('acme-backend-secret');
+      // Secrets in clear: readable by its owner only.
+      expect((statSync(file).mode & 0o777).toString(8)).toBe('600');
+    },
+  );
 
   it('fixtures export of the stopped directory redacts secrets too', async () => {
     expect((await emulator!.stop('SIGTERM')).exitCode).toBe(0);

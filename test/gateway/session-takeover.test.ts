@@ -106,6 +106,20 @@ describe('MQTT persistent sessions belong to the identity that made them', async
     },
   );
 
+  it('one credential is one identity: <tenant>/<username> and the bare username share its sessions', async () => {
+    const owner = await credential('owner-seven');
+    const qualified = { username: `acme/${owner.username}`, password: owner.password };
+    const made = await ownerWithQueuedPush('meter-session-7', qualified);
+    const bare = connected(await connect(emulator.mqttUrl, { clientId: 'meter-session-7', clean: false, ...owner }));
+    expect(await bare.next((t) => t === made.commands)).toBe(made.commands);
+
+    const again = await ownerWithQueuedPush('meter-session-8', owner);
+    const named = connected(
+      await connect(emulator.mqttUrl, { clientId: 'meter-session-8', clean: false, ...qualified }),
+    );
+    expect(await named.next((t) => t === again.commands)).toBe(again.commands);
+  });
+
   it('does not kick a connected owner off: the takeover is refused and the owner keeps receiving', async () => {
     const owner = await credential('owner-two');
     const endpoint = await registerEndpoint(emulator);

@@ -134,69 +134,75 @@ describe('endpoint configuration registry', async () => {
       },
     );
 
-    it('400 naming the reason for a "." or ".." endpoint id, sent as is or percent-encoded; nothing is written', async () => {
-      /** The path exactly as given: fetch (WHATWG URL) would remove the dot segments, as clients do. */
-      const asIs = (method: string, path: string, body?: string) =>
-        new Promise<{ status: number; message: string }>((resolve, reject) => {
-          const request = httpRequest(`${emulator.url}/`, { method, path }, (response) => {
-            let text = '';
-            response.setEncoding('utf8');
-            response.on('data', (chunk: string) => (text += chunk));
-            response.on('end', () => resolve({ status: response.statusCode!, message: JSON.parse(text).message }));
+    it(
+      '400 naming the reason for a "." or ".." endpoint id, sent as is or percent-encoded; ' + 'nothing is written',
+      async () => {
+        /** The path exactly as given: fetch (WHATWG URL) would remove the dot segments, as clients do. */
+        const asIs = (method: string, path: string, body?: string) =>
+          new Promise<{ status: number; message: string }>((resolve, reject) => {
+            const request = httpRequest(`${emulator.url}/`, { method, path }, (response) => {
+              let text = '';
+              response.setEncoding('utf8');
+              response.on('data', (chunk: string) => (text += chunk));
+              response.on('end', () => resolve({ status: response.statusCode!, message: JSON.parse(text).message }));
+            });
+            request.on('error', reject);
+            if (body !== undefined) request.setHeader('content-type', 'application/json');
+            request.end(body);
           });
-          request.on('error', reject);
-          if (body !== undefined) request.setHeader('content-type', 'application/json');
-          request.end(body);
-        });
-      const defaultBefore = await call('GET', `${ECR}/app-versions/tracker-v1`);
-      for (const id of ['.', '..', '%2e', '%2E%2E', '.%2e']) {
-        for (const [method, path, body] of [
-          ['PUT', one(id, 'tracker-v1'), '{"interval":1}'],
-          ['GET', one(id, 'tracker-v1')],
-          ['DELETE', one(id, 'tracker-v1')],
-          ['GET', `${ECR}/endpoints/${id}`],
-          ['PUT', `/api/v1/endpoints/${id}/app-versions/tracker-v1`, '{"interval":1}'],
-        ] as const) {
-          const response = await asIs(method, path, body);
-          expect(response.status, `${method} ${path}`).toBe(400);
-          expect(response.message).toMatch(/^Invalid endpoint id "\.{1,2}": an endpoint id is never "\." or "\.\."/);
-          expect(response.message).toContain("the version's default configuration");
+        const defaultBefore = await call('GET', `${ECR}/app-versions/tracker-v1`);
+        for (const id of ['.', '..', '%2e', '%2E%2E', '.%2e']) {
+          for (const [method, path, body] of [
+            ['PUT', one(id, 'tracker-v1'), '{"interval":1}'],
+            ['GET', one(id, 'tracker-v1')],
+            ['DELETE', one(id, 'tracker-v1')],
+            ['GET', `${ECR}/endpoints/${id}`],
+            ['PUT', `/api/v1/endpoints/${id}/app-versions/tracker-v1`, '{"interval":1}'],
+          ] as const) {
+            const response = await asIs(method, path, body);
+            expect(response.status, `${method} ${path}`).toBe(400);
+            expect(response.message).toMatch(/^Invalid endpoint id "\.{1,2}": an endpoint id is never "\." or "\.\."/);
+            expect(response.message).toContain("the version's default configuration");
+          }
         }
-      }
-      const defaultAfter = await call('GET', `${ECR}/app-versions/tracker-v1`);
-      expect([defaultAfter.status, defaultAfter.headers.get('etag')]).toEqual([
-        defaultBefore.status,
-        defaultBefore.headers.get('etag'),
-      ]);
+        const defaultAfter = await call('GET', `${ECR}/app-versions/tracker-v1`);
+        expect([defaultAfter.status, defaultAfter.headers.get('etag')]).toEqual([
+          defaultBefore.status,
+          defaultBefore.headers.get('etag'),
+        ]);
 
-      const id = await newTracker();
-      const batch = await call('PUT', `${ECR}/endpoints/batch`, {
-        body: { configPayload: { interval: 2 }, endpoints: { 'tracker-v1': [id, '..'] } },
-      });
-      expect(batch.status).toBe(400);
-      expect(batch.body.message).toMatch(/^Invalid endpoint id "\.\."/);
-      expect((await call('GET', one(id, 'tracker-v1'))).status).toBe(404);
-      // Registration refuses them too: no endpoint has such an id.
-      for (const endpointId of ['.', '..'])
-        expect(
-          (await call('POST', '/epr/api/v1/endpoints', { body: { appVersion: { name: 'tracker-v1' }, endpointId } }))
-            .status,
-        ).toBe(400);
-    });
+        const id = await newTracker();
+        const batch = await call('PUT', `${ECR}/endpoints/batch`, {
+          body: { configPayload: { interval: 2 }, endpoints: { 'tracker-v1': [id, '..'] } },
+        });
+        expect(batch.status).toBe(400);
+        expect(batch.body.message).toMatch(/^Invalid endpoint id "\.\."/);
+        expect((await call('GET', one(id, 'tracker-v1'))).status).toBe(404);
+        // Registration refuses them too: no endpoint has such an id.
+        for (const endpointId of ['.', '..'])
+          expect(
+            (await call('POST', '/epr/api/v1/endpoints', { body: { appVersion: { name: 'tracker-v1' }, endpointId } }))
+              .status,
+          ).toBe(400);
+      },
+    );
 
-    it('answers only its own configuration: 404 when it has none (the default does not count), also after DELETE', async () => {
-      const id = await newTracker();
-      expect((await call('GET', `${ECR}/app-versions/tracker-v1`)).status).toBe(200);
-      expect((await call('GET', one(id, 'tracker-v1'))).status).toBe(404);
-      expect((await call('GET', `${ECR}/endpoints/${id}`)).body).toEqual([]);
-      await call('PUT', one(id, 'tracker-v1'), json({ own: true }));
-      const deleted = await call('DELETE', one(id, 'tracker-v1'));
-      expect(deleted.status).toBe(204);
-      const after = await call('GET', one(id, 'tracker-v1'));
-      expect(after.status).toBe(404);
-      expect(after.body.message).toMatch(/no configuration of its own/);
-      expect((await call('DELETE', one(id, 'tracker-v1'))).status).toBe(404);
-    });
+    it(
+      'answers only its own configuration: 404 when it has none (the default does not count), ' + 'also after DELETE',
+      async () => {
+        const id = await newTracker();
+        expect((await call('GET', `${ECR}/app-versions/tracker-v1`)).status).toBe(200);
+        expect((await call('GET', one(id, 'tracker-v1'))).status).toBe(404);
+        expect((await call('GET', `${ECR}/endpoints/${id}`)).body).toEqual([]);
+        await call('PUT', one(id, 'tracker-v1'), json({ own: true }));
+        const deleted = await call('DELETE', one(id, 'tracker-v1'));
+        expect(deleted.status).toBe(204);
+        const after = await call('GET', one(id, 'tracker-v1'));
+        expect(after.status).toBe(404);
+        expect(after.body.message).toMatch(/no configuration of its own/);
+        expect((await call('DELETE', one(id, 'tracker-v1'))).status).toBe(404);
+      },
+    );
   });
 
   describe('optimistic locking and conditional reads', () => {

@@ -42,7 +42,9 @@ describe('simulateDevice against a broker with mqttAuth: basic', async () => {
       },
     ]);
     await expect(simulateDevice(device)).rejects.toThrow(
-      `The broker at ${emulator.mqttUrl} refused the connection (CONNACK 5): not authorized: the broker requires a user name and password, or (MQTTS) a client certificate the credentials manager holds and that is neither suspended, revoked nor expired.`,
+      `The broker at ${emulator.mqttUrl} refused the connection (CONNACK 5): not authorized: the broker requires a ` +
+        'user name and password, or (MQTTS) a client certificate the credentials manager holds and that is neither ' +
+        'suspended, revoked nor expired.',
     );
   });
 

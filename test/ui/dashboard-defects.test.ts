@@ -100,40 +100,44 @@ describe.skipIf(!hasChromium)('the dashboard tells the truth', () => {
     expect(payloadFirst).toBe(true);
   });
 
-  it("lists the command history by the types it knows: its application's at first, then arriving ones, or any named", async () => {
-    const asked: URLSearchParams[] = [];
-    const listen = (request: { url(): string }) => {
-      const url = new URL(request.url());
-      if (url.pathname === '/cex/api/v1/endpoints/commands') asked.push(url.searchParams);
-    };
-    page.on('request', listen);
-    const invoke = (type: string) =>
-      call('POST', `/cex/api/v1/endpoints/meter-004/commands/${type}?waitTimeout=0`, {
-        body: {},
-      });
-    expect((await invoke('alpha')).status).toBe(202);
-    await open('#/endpoints/meter-004', 'Endpoint meter-004');
-    const history = page.locator('section[aria-labelledby="commands-h"] tbody');
-    const listed = page.getByLabel('Types in the history (comma-separated)');
-    await history.locator('tr', { hasText: 'alpha' }).waitFor();
-    expect(await listed.inputValue()).toBe('alpha');
+  it(
+    "lists the command history by the types it knows: its application's at first, then " +
+      'arriving ones, or any named',
+    async () => {
+      const asked: URLSearchParams[] = [];
+      const listen = (request: { url(): string }) => {
+        const url = new URL(request.url());
+        if (url.pathname === '/cex/api/v1/endpoints/commands') asked.push(url.searchParams);
+      };
+      page.on('request', listen);
+      const invoke = (type: string) =>
+        call('POST', `/cex/api/v1/endpoints/meter-004/commands/${type}?waitTimeout=0`, {
+          body: {},
+        });
+      expect((await invoke('alpha')).status).toBe(202);
+      await open('#/endpoints/meter-004', 'Endpoint meter-004');
+      const history = page.locator('section[aria-labelledby="commands-h"] tbody');
+      const listed = page.getByLabel('Types in the history (comma-separated)');
+      await history.locator('tr', { hasText: 'alpha' }).waitFor();
+      expect(await listed.inputValue()).toBe('alpha');
 
-    // A type invoked elsewhere arrives in an event: the page learns it and asks for it.
-    expect((await invoke('beta')).status).toBe(202);
-    await history.locator('tr', { hasText: 'beta' }).waitFor();
-    expect(await listed.inputValue()).toBe('alpha, beta');
+      // A type invoked elsewhere arrives in an event: the page learns it and asks for it.
+      expect((await invoke('beta')).status).toBe(202);
+      await history.locator('tr', { hasText: 'beta' }).waitFor();
+      expect(await listed.inputValue()).toBe('alpha, beta');
 
-    await listed.fill('beta');
-    await page.getByRole('button', { name: 'List', exact: true }).click();
-    await expect.poll(() => history.locator('tr').allTextContents()).toEqual([expect.stringContaining('beta')]);
-    await listed.fill('');
-    await page.getByRole('button', { name: 'List', exact: true }).click();
-    await history.getByText('Name the command types to list').waitFor();
+      await listed.fill('beta');
+      await page.getByRole('button', { name: 'List', exact: true }).click();
+      await expect.poll(() => history.locator('tr').allTextContents()).toEqual([expect.stringContaining('beta')]);
+      await listed.fill('');
+      await page.getByRole('button', { name: 'List', exact: true }).click();
+      await history.getByText('Name the command types to list').waitFor();
 
-    page.off('request', listen);
-    expect(asked.length).toBeGreaterThan(0);
-    for (const query of asked) expect(query.get('commandTypes')).toMatch(/^[a-z,]+$/);
-  });
+      page.off('request', listen);
+      expect(asked.length).toBeGreaterThan(0);
+      for (const query of asked) expect(query.get('commandTypes')).toMatch(/^[a-z,]+$/);
+    },
+  );
 
   it("follows the device's applied configuration, its software and its blobs live", async () => {
     await open('#/endpoints/meter-001', 'Endpoint meter-001');

@@ -151,79 +151,86 @@ describe('the endpoints online now, a page at a time: /_emu/connections/online',
   const versionOf = (i: number) => (i % 10 === 0 ? 'smart-meter-v2' : 'smart-meter-v1');
   const online = (query = '') => call('GET', `/_emu/connections/online${query}`);
 
-  it("pages more than 1,000 online endpoints in the register's order and with its filters, each with its connection", async () => {
-    const register = (endpointId: string, version: string, metadata: Record<string, unknown>) =>
-      call('POST', '/epr/api/v1/endpoints', {
-        body: { appVersion: { name: version }, endpointId, endpointToken: `${endpointId}-token`, metadata },
+  it(
+    "pages more than 1,000 online endpoints in the register's order and with its filters, each " +
+      'with its connection',
+    async () => {
+      const register = (endpointId: string, version: string, metadata: Record<string, unknown>) =>
+        call('POST', '/epr/api/v1/endpoints', {
+          body: { appVersion: { name: version }, endpointId, endpointToken: `${endpointId}-token`, metadata },
+        });
+      for (let start = 0; start < COUNT; start += 100) {
+        const created = await Promise.all(
+          ids.slice(start, start + 100).map((id, j) => register(id, versionOf(start + j), { batch: (start + j) % 2 })),
+        );
+        expect(created.map((r) => r.status)).toEqual(created.map(() => 201));
+      }
+      expect((await register('never-online', 'smart-meter-v1', { batch: 1 })).status).toBe(201);
+
+      // One connection speaking for every endpoint; its requests are handled in order, so after the last reply all are
+      // online. That reply queues behind 1,099 requests (and the configuration each endpoint is sent), which takes
+      // longer than a single reply's usual 3 s on a busy machine: wait for it up to the test's own time.
+      const device = await TestDevice.connect(emulator);
+      for (let i = 0; i < COUNT - 1; i++) await device.publish(`kp1/${versionOf(i)}/tsx/${ids[i]}-token`);
+      const last = await device.request(`kp1/${versionOf(COUNT - 1)}/tsx/${ids[COUNT - 1]}-token`, '', 0, 45_000);
+      expect(last.ok).toBe(true);
+
+      const first = await online();
+      expect(first.status).toBe(200);
+      expect(first.body.totalElements).toBe(COUNT);
+      expect(first.body.content).toHaveLength(50);
+      const registerOrder = (await call('GET', '/epr/api/v1/endpoints?limit=0&include=metadata')).body.content.filter(
+        (e: { endpointId: string }) => e.endpointId.startsWith('online-'),
+      );
+      // As the register lists an endpoint with include=metadata (without its filters), plus the connection.
+      const { filters: _filters, ...expected } = registerOrder[0];
+      expect(first.body.content[0]).toEqual({
+        ...expected,
+        connection: {
+          endpointId: expected.endpointId,
+          online: true,
+          transport: 'mqtt',
+          clientId: device.client.options.clientId,
+          lastSeen: expect.any(String),
+          connectedSince: expect.any(String),
+          // How it logged in: plain MQTT without credentials.
+          login: { tls: false },
+        },
       });
-    for (let start = 0; start < COUNT; start += 100) {
-      const created = await Promise.all(
-        ids.slice(start, start + 100).map((id, j) => register(id, versionOf(start + j), { batch: (start + j) % 2 })),
-      );
-      expect(created.map((r) => r.status)).toEqual(created.map(() => 201));
-    }
-    expect((await register('never-online', 'smart-meter-v1', { batch: 1 })).status).toBe(201);
 
-    // One connection speaking for every endpoint; its requests are handled in order, so after the last reply all are
-    // online. That reply queues behind 1,099 requests (and the configuration each endpoint is sent), which takes
-    // longer than a single reply's usual 3 s on a busy machine: wait for it up to the test's own time.
-    const device = await TestDevice.connect(emulator);
-    for (let i = 0; i < COUNT - 1; i++) await device.publish(`kp1/${versionOf(i)}/tsx/${ids[i]}-token`);
-    const last = await device.request(`kp1/${versionOf(COUNT - 1)}/tsx/${ids[COUNT - 1]}-token`, '', 0, 45_000);
-    expect(last.ok).toBe(true);
+      const paged: string[] = [];
+      for (let offset = 0; offset < COUNT; offset += 500)
+        paged.push(
+          ...(await online(`?offset=${offset}&limit=500`)).body.content.map(
+            (e: { endpointId: string }) => e.endpointId,
+          ),
+        );
+      expect(paged).toEqual(registerOrder.map((e: { endpointId: string }) => e.endpointId));
+      expect((await online(`?offset=${COUNT}`)).body).toEqual({ totalElements: COUNT, content: [] });
+      expect((await online('?limit=0')).body.content).toHaveLength(COUNT);
 
-    const first = await online();
-    expect(first.status).toBe(200);
-    expect(first.body.totalElements).toBe(COUNT);
-    expect(first.body.content).toHaveLength(50);
-    const registerOrder = (await call('GET', '/epr/api/v1/endpoints?limit=0&include=metadata')).body.content.filter(
-      (e: { endpointId: string }) => e.endpointId.startsWith('online-'),
-    );
-    // As the register lists an endpoint with include=metadata (without its filters), plus the connection.
-    const { filters: _filters, ...expected } = registerOrder[0];
-    expect(first.body.content[0]).toEqual({
-      ...expected,
-      connection: {
-        endpointId: expected.endpointId,
-        online: true,
-        transport: 'mqtt',
-        clientId: device.client.options.clientId,
-        lastSeen: expect.any(String),
-        connectedSince: expect.any(String),
-        // How it logged in: plain MQTT without credentials.
-        login: { tls: false },
-      },
-    });
+      // The register's filters, as the dashboard sends them.
+      expect((await online('?applicationVersionName=smart-meter-v2')).body.totalElements).toBe(COUNT / 10);
+      expect(
+        (await online('?applicationName=smart-meter&metadataFilter=' + encodeURIComponent('{"batch":1}'))).body
+          .totalElements,
+      ).toBe(COUNT / 2);
+      const two = await online('?endpointId=online-0007,never-online');
+      expect(two.body).toEqual({
+        totalElements: 1,
+        content: [expect.objectContaining({ endpointId: 'online-0007', metadata: { batch: 1 } })],
+      });
+      expect((await online('?tenantId=globex')).body).toEqual({ totalElements: 0, content: [] });
 
-    const paged: string[] = [];
-    for (let offset = 0; offset < COUNT; offset += 500)
-      paged.push(
-        ...(await online(`?offset=${offset}&limit=500`)).body.content.map((e: { endpointId: string }) => e.endpointId),
-      );
-    expect(paged).toEqual(registerOrder.map((e: { endpointId: string }) => e.endpointId));
-    expect((await online(`?offset=${COUNT}`)).body).toEqual({ totalElements: COUNT, content: [] });
-    expect((await online('?limit=0')).body.content).toHaveLength(COUNT);
-
-    // The register's filters, as the dashboard sends them.
-    expect((await online('?applicationVersionName=smart-meter-v2')).body.totalElements).toBe(COUNT / 10);
-    expect(
-      (await online('?applicationName=smart-meter&metadataFilter=' + encodeURIComponent('{"batch":1}'))).body
-        .totalElements,
-    ).toBe(COUNT / 2);
-    const two = await online('?endpointId=online-0007,never-online');
-    expect(two.body).toEqual({
-      totalElements: 1,
-      content: [expect.objectContaining({ endpointId: 'online-0007', metadata: { batch: 1 } })],
-    });
-    expect((await online('?tenantId=globex')).body).toEqual({ totalElements: 0, content: [] });
-
-    // When the connection closes, every endpoint it spoke for goes offline at once.
-    const stream = await openStream(emulator.url, '?types=connection');
-    await device.close();
-    await stream.next((e) => e.data.endpointId.startsWith('online-') && !e.data.online);
-    expect((await online()).body).toEqual({ totalElements: 0, content: [] });
-    await stream.close();
-  }, 60_000);
+      // When the connection closes, every endpoint it spoke for goes offline at once.
+      const stream = await openStream(emulator.url, '?types=connection');
+      await device.close();
+      await stream.next((e) => e.data.endpointId.startsWith('online-') && !e.data.online);
+      expect((await online()).body).toEqual({ totalElements: 0, content: [] });
+      await stream.close();
+    },
+    60_000,
+  );
 
   it('refuses bad parameters with a message', async () => {
     const cases: Array<[string, number, RegExp]> = [

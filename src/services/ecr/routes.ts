@@ -156,7 +156,8 @@ const configNameQuery: QueryParam[] = [
   {
     name: 'configName',
     description:
-      'a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; letters, digits, _ and -, up to 64, not only digits, not status or error',
+      'a named configuration (7/CMP use case 3, cmx config/json/<configName>) instead of the default one; ' +
+      'letters, digits, _ and -, up to 64, not only digits, not status or error',
     schema: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
     addition: true,
   },
