@@ -43,6 +43,13 @@ export interface FleetOptions {
 /** Opening connections at once is fast; a bound keeps a large fleet from flooding the broker. */
 const CONNECT_CONCURRENCY = 20;
 
+/**
+ * Devices going through their start (metadata, configuration, software, polls, upload: a request and reply each) at
+ * once: ten thousand at once would ask the emulator tens of thousands of questions in one moment, and the last answers
+ * would come after the device's reply timeout.
+ */
+const START_CONCURRENCY = 200;
+
 /** Runs `work` over `items`, at most `limit` at a time, keeping the order of the results. */
 export async function inBatches<T, R>(
   items: T[],
@@ -101,8 +108,8 @@ export async function startDevices(
   { first = 0, total = devices.length }: { first?: number; total?: number } = {},
 ): Promise<void> {
   const intervalMs = behaviour.telemetry?.intervalMs ?? 0;
-  await Promise.all(
-    devices.map((device, i) => device.start(total > 1 ? Math.floor(((first + i) * intervalMs) / total) : 0)),
+  await inBatches(devices, START_CONCURRENCY, (device, i) =>
+    device.start(total > 1 ? Math.floor(((first + i) * intervalMs) / total) : 0),
   );
 }
 
