@@ -3,10 +3,13 @@
 // accepted sample is looked for through the time series API. Publish-to-readable is the time from a sample's
 // making to its KP1 reply: the gateway replies once the point is durable and in memory (spec 4 `dcx`), and spot
 // reads of `.../time-series/last` after replies check that it is readable by then.
+// Full runs add a fleet of 10,000 (6e-6h: 100 commands a second, the simulator spread over its default worker
+// threads, the emulator's health answers timed throughout); --quick and --smoke leave it out (see docs/performance.md).
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { workerCount } from '../../dist/cli/device/plan.js';
 import { httpJson, httpRequest } from '../lib/http.js';
-import { runToEnd, startServer, stopProcess } from '../lib/processes.js';
+import { rssOf, runToEnd, startServer, stopProcess } from '../lib/processes.js';
 import { measure } from '../lib/report.js';
 import { SERIES_NAME } from '../lib/state.js';
 import { percentile } from '../lib/stats.js';
@@ -16,8 +19,18 @@ const FSYNC = fileURLToPath(new URL('../references/fsync.js', import.meta.url));
 const VERSION = 'smart-meter-v1';
 const APP = 'smart-meter';
 const MB = 1024 * 1024;
-/** One accepted sample in this many is read back at once through `.../time-series/last`. */
-const SPOT_CHECK_EVERY = 50;
+/** About this many accepted samples a second are read back at once through `.../time-series/last`. */
+const SPOT_CHECKS_PER_SECOND = 20;
+/** How often the emulator's and the simulator's RSS are sampled, and the emulator's health asked. */
+const SAMPLE_EVERY_MS = 250;
+/** The store's points are counted over windows of this length, so that no one answer holds every point of a run. */
+const COUNT_WINDOW_MS = 10_000;
+
+/** The rows of a fleet run: their ids, and the targets that differ between the fleet of 1,000 and of 10,000. */
+export const FLEET_ROWS = {
+  thousand: { ids: ['6a', '6b', '6c', '6d'], p99Ms: 50, emulatorRssMb: 400 },
+  tenThousand: { ids: ['6e', '6f', '6g', '6h'], p99Ms: 100, emulatorRssMb: 1024, simulatorRssMb: 1024, healthMs: 50 },
+};
 
 /**
  * What the simulator's `--json` lines tell: samples accepted, errors, answers, and the publish-to-reply times of
@@ -94,24 +107,27 @@ function commandLoad(url, endpointIds, perSecond) {
   };
 }
 
-/** Every accepted sample, looked for in one `GET .../time-series/data` over the whole run (chunks of points). */
+/**
+ * Every accepted sample, looked for in `GET .../time-series/data` over the whole run (in windows of COUNT_WINDOW_MS,
+ * bounds included; a point on a bound is counted once).
+ */
 async function countStored(url, log, from, to) {
-  const query =
-    `timeSeriesName=${SERIES_NAME}&fromDate=${new Date(from).toISOString()}&toDate=` +
-    `${new Date(to).toISOString()}&includeTime=both`;
-  const chunks = await httpJson(`${url}/epts/api/v1/applications/${APP}/time-series/data?${query}`);
   const stored = new Map();
-  let points = 0;
-  for (const chunk of chunks) {
-    for (const [endpointId, bySeries] of Object.entries(chunk)) {
-      let times = stored.get(endpointId);
-      if (!times) stored.set(endpointId, (times = new Set()));
-      for (const point of bySeries[SERIES_NAME] ?? []) {
-        times.add(Date.parse(point.timestamp));
-        points++;
+  for (let start = from; start < to; start += COUNT_WINDOW_MS) {
+    const query =
+      `timeSeriesName=${SERIES_NAME}&fromDate=${new Date(start).toISOString()}&toDate=` +
+      `${new Date(Math.min(start + COUNT_WINDOW_MS, to)).toISOString()}&includeTime=both`;
+    const chunks = await httpJson(`${url}/epts/api/v1/applications/${APP}/time-series/data?${query}`);
+    for (const chunk of chunks) {
+      for (const [endpointId, bySeries] of Object.entries(chunk)) {
+        let times = stored.get(endpointId);
+        if (!times) stored.set(endpointId, (times = new Set()));
+        for (const point of bySeries[SERIES_NAME] ?? []) times.add(Date.parse(point.timestamp));
       }
     }
   }
+  let points = 0;
+  for (const times of stored.values()) points += times.size;
   let accepted = 0;
   let found = 0;
   for (const [token, times] of log.accepted) {
@@ -122,186 +138,255 @@ async function countStored(url, log, from, to) {
   return { accepted, found, points };
 }
 
+/** `GET /_emu/health` one at a time, as often as SAMPLE_EVERY_MS allows: each answer's time. */
+function healthProbe(url) {
+  const times = [];
+  let asking;
+  let stopped = false;
+  const ask = () => {
+    if (asking || stopped) return;
+    const started = performance.now();
+    asking = httpJson(`${url}/_emu/health`)
+      .then(() => times.push(performance.now() - started))
+      .catch(() => times.push(Infinity))
+      .finally(() => (asking = undefined));
+  };
+  const timer = setInterval(ask, SAMPLE_EVERY_MS);
+  ask();
+  return {
+    times,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await asking;
+      return times;
+    },
+  };
+}
+
 export default {
   name: 'fleet',
   async run(bench) {
-    const { devices, seconds, commandsPerSecond, warmupSeconds } = bench.profile.fleet;
-    const state = await bench.writeState('fleet-state', { endpoints: devices, versions: [VERSION] });
-    const endpointIds = Object.values(state.document.collections.endpoints)
-      .filter((e) => e.appVersion.name === VERSION && e.endpointId.startsWith('bench-'))
-      .map((e) => e.endpointId);
-    state.document = undefined;
-    const fsync = JSON.parse(
-      await runToEnd(process.execPath, [FSYNC, bench.dir('fsync'), String(bench.profile.singleWrites)], {
-        label: 'fsync ceiling',
-      }),
-    );
-    const floorRss = await bench.using(
-      () => bench.startReference('bare-http', bench.file('bare-fleet.json', { routes: {} })),
-      async (server) => server.rss(),
-    );
-
-    return bench.using(
-      () => bench.startEmulator({ dataDir: state.dir }),
-      async (emulator) => {
-        const log = fleetLog();
-        const spot = { seen: 0, checked: 0, late: [] };
-        const spotChecks = new Set();
-        const pad = String(devices).length > 6 ? String(devices).length : 6;
-        const simulator = await startServer(
-          process.execPath,
-          [
-            BIN,
-            'device',
-            'simulate',
-            '--app-version',
-            VERSION,
-            '--fleet',
-            String(devices),
-            '--token',
-            `bench-{${'n'.repeat(pad)}}-token`,
-            '--telemetry',
-            'temperature=18..26',
-            '--interval',
-            '1000',
-            '--url',
-            emulator.url,
-            '--json',
-          ],
-          {
-            label: 'platform-emu device simulate --fleet',
-            ready: /"event":"connected"[^\n]*\n/,
-            readyTimeoutMs: 120_000,
-          },
-        );
-        log.connected = 1;
-        let allConnected;
-        const connected = new Promise((resolve) => (allConnected = resolve));
-        simulator.lines((line) => {
-          const sample = log.take(line);
-          if (log.connected >= devices) allConnected();
-          if (!sample || spot.seen++ % SPOT_CHECK_EVERY !== 0) return;
-          // Read back at once: the reply came, so the point must be there.
-          const endpointId = sample.token.replace(/-token$/, '');
-          const check = httpJson(
-            `${emulator.url}/epts/api/v1/applications/${APP}/time-series/last?endpointId=` +
-              `${endpointId}&timeSeriesName=${SERIES_NAME}`,
-          )
-            .then((answer) => {
-              spot.checked++;
-              const last = answer[endpointId]?.[SERIES_NAME]?.[0];
-              if (!last || Date.parse(last.timestamp) < sample.sample.timestamp)
-                spot.late.push(`${endpointId} ${new Date(sample.sample.timestamp).toISOString()}`);
-            })
-            .catch((err) => spot.late.push(`${endpointId}: ${err.message}`))
-            .finally(() => spotChecks.delete(check));
-          spotChecks.add(check);
-        });
-        if (devices <= 1) allConnected();
-        await connected;
-        bench.log(
-          `fleet: ${devices} devices connected ${Math.round(performance.now() - simulator.startedAt)} ms ` +
-            `after spawning the simulator`,
-        );
-
-        const from = Date.now() - 1000;
-        log.timedFrom = Date.now() + warmupSeconds * 1000;
-        const commands = commandLoad(emulator.url, endpointIds, commandsPerSecond);
-        let peakRss = emulator.rss();
-        const sampler = setInterval(() => (peakRss = Math.max(peakRss, emulator.rss())), 250);
-        // Half a second more, for the replies to the samples of the last second.
-        await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 500));
-        const commandResults = await commands.stop();
-        clearInterval(sampler);
-        const rssAtEnd = emulator.rss();
-        peakRss = Math.max(peakRss, rssAtEnd);
-        await stopProcess(simulator.child);
-        await Promise.all(spotChecks);
-        const stored = await countStored(emulator.url, log, from - 60_000, Date.now() + 60_000);
-
-        const refused = log.errors.filter((e) => !/stopped/i.test(e.message));
-        const expected = devices * seconds;
-        const p = (q) => percentile(log.latencies, q) ?? 0;
-        const commandTimes = [...commandResults.times].sort((a, b) => a - b);
-        const otherCommands = Object.entries(commandResults.other)
-          .map(([k, n]) => `${n} x ${k}`)
-          .join(', ');
-        return [
-          measure({
-            id: '6a',
-            name: `fleet of ${devices}, ${seconds} s: samples readable through the time series API`,
-            unit: 'samples',
-            value: stored.found,
-            reference: stored.accepted,
-            referenceName: 'samples accepted (KP1 replies)',
-            target: { on: 'ratio', op: '>=', limit: 1 },
-            checks: [
-              {
-                name: `no sample refused (${refused.length} errors: ${refused
-                  .slice(0, 2)
-                  .map((e) => e.message)
-                  .join(' | ')})`,
-                ok: refused.length === 0,
-              },
-              // Devices start at their own point of the interval (spread over the first second), so the last second is
-              // partial.
-              {
-                name: `the fleet sent about one sample per device and second (${stored.accepted} of ${expected})`,
-                ok: stored.accepted >= devices * (seconds - 1),
-              },
-            ],
-            note:
-              `counted, not sampled: ${stored.points} points stored in the window; ${expected} expected ` +
-              `(${devices} devices x ${seconds} s)`,
-          }),
-          measure({
-            id: '6b',
-            name: `fleet of ${devices}: commands answered (${commandsPerSecond}/s to random devices)`,
-            unit: 'commands',
-            value: commandResults.answered,
-            reference: commandResults.sent,
-            referenceName: 'commands sent',
-            target: { on: 'ratio', op: '>=', limit: 1 },
-            note:
-              `round trip p50 ${(percentile(commandTimes, 50) ?? 0).toFixed(1)} ms, p99 ` +
-              `${(percentile(commandTimes, 99) ?? 0).toFixed(1)} ` +
-              `ms${otherCommands ? `; not 200: ${otherCommands}` : ''}`,
-          }),
-          measure({
-            id: '6c',
-            name: `fleet of ${devices}: sample publish-to-readable p99`,
-            unit: 'ms',
-            value: p(99),
-            reference: fsync.p99,
-            referenceName: 'append + fdatasync p99',
-            target: { on: 'value', op: '<', limit: 50 },
-            checks: [
-              {
-                name:
-                  `read back at once after its reply (${spot.late.length} of ${spot.checked} spot reads missed ` +
-                  `it: ${spot.late.slice(0, 2).join(', ')})`,
-                ok: spot.late.length === 0 && spot.checked > 0,
-              },
-            ],
-            note:
-              `${log.latencies.length} samples made after a ${warmupSeconds} s warm-up: p50 ${p(50)} ms, max ` +
-              `${p(100)} ms (whole milliseconds: the simulator's sample time to its reply line); ` +
-              `${spot.checked} spot reads of .../time-series/last right after a reply, each found its sample`,
-          }),
-          measure({
-            id: '6d',
-            name: `fleet of ${devices}: emulator RSS, peak during the run`,
-            unit: 'MB',
-            value: peakRss / MB,
-            reference: floorRss / MB,
-            referenceName: 'bare node:http',
-            target: { on: 'value', op: '<', limit: 400 },
-            note:
-              `${(rssAtEnd / MB).toFixed(1)} MB at the end, with ${devices} MQTT connections and ` +
-              `${stored.points} points`,
-          }),
-        ];
-      },
-    );
+    const rows = await fleetFigures(bench, bench.profile.fleet, FLEET_ROWS.thousand);
+    if (bench.profile.bigFleet)
+      rows.push(...(await fleetFigures(bench, bench.profile.bigFleet, FLEET_ROWS.tenThousand)));
+    return rows;
   },
 };
+
+/**
+ * One fleet run of `size` (`devices`, `seconds`, `commandsPerSecond`, `warmupSeconds`) on a state of as many
+ * endpoints, and its four rows (`spec`: FLEET_ROWS.thousand or .tenThousand).
+ */
+export async function fleetFigures(bench, size, spec) {
+  const { devices, seconds, commandsPerSecond, warmupSeconds } = size;
+  const [readableId, commandsId, latencyId, memoryId] = spec.ids;
+  const spotCheckEvery = Math.max(1, Math.round(devices / SPOT_CHECKS_PER_SECOND));
+  const state = await bench.writeState('fleet-state', { endpoints: devices, versions: [VERSION] });
+  const endpointIds = Object.values(state.document.collections.endpoints)
+    .filter((e) => e.appVersion.name === VERSION && e.endpointId.startsWith('bench-'))
+    .map((e) => e.endpointId);
+  state.document = undefined;
+  const fsync = JSON.parse(
+    await runToEnd(process.execPath, [FSYNC, bench.dir('fsync'), String(bench.profile.singleWrites)], {
+      label: 'fsync ceiling',
+    }),
+  );
+  const floorRss = await bench.using(
+    () => bench.startReference('bare-http', bench.file('bare-fleet.json', { routes: {} })),
+    async (server) => server.rss(),
+  );
+
+  return bench.using(
+    () => bench.startEmulator({ dataDir: state.dir }),
+    async (emulator) => {
+      const log = fleetLog();
+      const spot = { seen: 0, checked: 0, late: [] };
+      const spotChecks = new Set();
+      const pad = String(devices).length > 6 ? String(devices).length : 6;
+      const simulator = await startServer(
+        process.execPath,
+        [
+          BIN,
+          'device',
+          'simulate',
+          '--app-version',
+          VERSION,
+          '--fleet',
+          String(devices),
+          '--token',
+          `bench-{${'n'.repeat(pad)}}-token`,
+          '--telemetry',
+          'temperature=18..26',
+          '--interval',
+          '1000',
+          '--url',
+          emulator.url,
+          '--json',
+        ],
+        {
+          label: 'platform-emu device simulate --fleet',
+          ready: /"event":"connected"[^\n]*\n/,
+          readyTimeoutMs: 120_000,
+        },
+      );
+      log.connected = 1;
+      let allConnected;
+      const connected = new Promise((resolve) => (allConnected = resolve));
+      simulator.lines((line) => {
+        const sample = log.take(line);
+        if (log.connected >= devices) allConnected();
+        if (!sample || spot.seen++ % spotCheckEvery !== 0) return;
+        // Read back at once: the reply came, so the point must be there.
+        const endpointId = sample.token.replace(/-token$/, '');
+        const check = httpJson(
+          `${emulator.url}/epts/api/v1/applications/${APP}/time-series/last?endpointId=` +
+            `${endpointId}&timeSeriesName=${SERIES_NAME}`,
+        )
+          .then((answer) => {
+            spot.checked++;
+            const last = answer[endpointId]?.[SERIES_NAME]?.[0];
+            if (!last || Date.parse(last.timestamp) < sample.sample.timestamp)
+              spot.late.push(`${endpointId} ${new Date(sample.sample.timestamp).toISOString()}`);
+          })
+          .catch((err) => spot.late.push(`${endpointId}: ${err.message}`))
+          .finally(() => spotChecks.delete(check));
+        spotChecks.add(check);
+      });
+      if (devices <= 1) allConnected();
+      await connected;
+      bench.log(
+        `fleet: ${devices} devices connected ${Math.round(performance.now() - simulator.startedAt)} ms ` +
+          `after spawning the simulator`,
+      );
+
+      const from = Date.now() - 1000;
+      log.timedFrom = Date.now() + warmupSeconds * 1000;
+      const commands = commandLoad(emulator.url, endpointIds, commandsPerSecond);
+      const health = healthProbe(emulator.url);
+      let peakRss = emulator.rss();
+      let simulatorPeakRss = rssOf(simulator.child.pid);
+      const sampler = setInterval(() => {
+        peakRss = Math.max(peakRss, emulator.rss());
+        simulatorPeakRss = Math.max(simulatorPeakRss, rssOf(simulator.child.pid));
+      }, SAMPLE_EVERY_MS);
+      // Half a second more, for the replies to the samples of the last second.
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 500));
+      const commandResults = await commands.stop();
+      clearInterval(sampler);
+      const healthTimes = (await health.stop()).sort((a, b) => a - b);
+      const rssAtEnd = emulator.rss();
+      peakRss = Math.max(peakRss, rssAtEnd);
+      await stopProcess(simulator.child);
+      await Promise.all(spotChecks);
+      const stored = await countStored(emulator.url, log, from - 60_000, Date.now() + 60_000);
+
+      const healthMax = (healthTimes.at(-1) ?? 0).toFixed(1);
+      // The simulator runs with its default spread, as a user's would.
+      const workers = workerCount({}, devices);
+      const workersNote = workers === 1 ? 'one thread' : `${workers} worker threads`;
+      const refused = log.errors.filter((e) => !/stopped/i.test(e.message));
+      const expected = devices * seconds;
+      const p = (q) => percentile(log.latencies, q) ?? 0;
+      const commandTimes = [...commandResults.times].sort((a, b) => a - b);
+      const otherCommands = Object.entries(commandResults.other)
+        .map(([k, n]) => `${n} x ${k}`)
+        .join(', ');
+      return [
+        measure({
+          id: readableId,
+          name: `fleet of ${devices}, ${seconds} s: samples readable through the time series API`,
+          unit: 'samples',
+          value: stored.found,
+          reference: stored.accepted,
+          referenceName: 'samples accepted (KP1 replies)',
+          target: { on: 'ratio', op: '>=', limit: 1 },
+          checks: [
+            {
+              name: `no sample refused (${refused.length} errors: ${refused
+                .slice(0, 2)
+                .map((e) => e.message)
+                .join(' | ')})`,
+              ok: refused.length === 0,
+            },
+            // Devices start at their own point of the interval (spread over the first second), so the last second is
+            // partial.
+            {
+              name: `the fleet sent about one sample per device and second (${stored.accepted} of ${expected})`,
+              ok: stored.accepted >= devices * (seconds - 1),
+            },
+          ],
+          note:
+            `counted, not sampled: ${stored.points} points stored in the window; ${expected} expected ` +
+            `(${devices} devices x ${seconds} s)`,
+        }),
+        measure({
+          id: commandsId,
+          name: `fleet of ${devices}: commands answered (${commandsPerSecond}/s to random devices)`,
+          unit: 'commands',
+          value: commandResults.answered,
+          reference: commandResults.sent,
+          referenceName: 'commands sent',
+          target: { on: 'ratio', op: '>=', limit: 1 },
+          note:
+            `round trip p50 ${(percentile(commandTimes, 50) ?? 0).toFixed(1)} ms, p99 ` +
+            `${(percentile(commandTimes, 99) ?? 0).toFixed(1)} ` +
+            `ms${otherCommands ? `; not 200: ${otherCommands}` : ''}`,
+        }),
+        measure({
+          id: latencyId,
+          name: `fleet of ${devices}: sample publish-to-readable p99`,
+          unit: 'ms',
+          value: p(99),
+          reference: fsync.p99,
+          referenceName: 'append + fdatasync p99',
+          target: { on: 'value', op: '<', limit: spec.p99Ms },
+          checks: [
+            {
+              name:
+                `read back at once after its reply (${spot.late.length} of ${spot.checked} spot reads missed ` +
+                `it: ${spot.late.slice(0, 2).join(', ')})`,
+              ok: spot.late.length === 0 && spot.checked > 0,
+            },
+          ],
+          note:
+            `${log.latencies.length} samples made after a ${warmupSeconds} s warm-up: p50 ${p(50)} ms, max ` +
+            `${p(100)} ms (whole milliseconds: the simulator's sample time to its reply line); ` +
+            `${spot.checked} spot reads of .../time-series/last right after a reply, each found its sample`,
+        }),
+        measure({
+          id: memoryId,
+          name: `fleet of ${devices}: emulator RSS, peak during the run`,
+          unit: 'MB',
+          value: peakRss / MB,
+          reference: floorRss / MB,
+          referenceName: 'bare node:http',
+          target: { on: 'value', op: '<', limit: spec.emulatorRssMb },
+          checks: [
+            ...(spec.simulatorRssMb
+              ? [
+                  {
+                    name: `the simulator's peak RSS under ${spec.simulatorRssMb} MB (${(simulatorPeakRss / MB).toFixed(1)} MB)`,
+                    ok: simulatorPeakRss < spec.simulatorRssMb * MB,
+                  },
+                ]
+              : []),
+            ...(spec.healthMs
+              ? [
+                  {
+                    name: `every GET /_emu/health answered within ${spec.healthMs} ms (slowest ${healthMax} ms)`,
+                    ok: healthTimes.length > 0 && healthTimes.at(-1) < spec.healthMs,
+                  },
+                ]
+              : []),
+          ],
+          note:
+            `${(rssAtEnd / MB).toFixed(1)} MB at the end, with ${devices} MQTT connections and ` +
+            `${stored.points} points; the simulator (${workersNote}) peaked at ${(simulatorPeakRss / MB).toFixed(1)} ` +
+            `MB; GET /_emu/health every ${SAMPLE_EVERY_MS} ms: p50 ${(percentile(healthTimes, 50) ?? 0).toFixed(1)} ` +
+            `ms, max ${healthMax} ms`,
+        }),
+      ];
+    },
+  );
+}

@@ -20,8 +20,15 @@ export const isKp1Topic = (topic: string) => topic.startsWith(`${KP1_ROOT}/`);
 
 /** Whether a filter names an endpoint token literally, in the token's place (not `+`, not under `#`). */
 export function namesToken(filter: string): boolean {
-  const level = filter.split('/')[TOKEN_LEVEL];
-  return level !== undefined && level !== '+' && level !== '#';
+  // Asked for each of a client's filters on every message forwarded to it: found without splitting the filter.
+  let start = 0;
+  for (let level = 0; level < TOKEN_LEVEL; level++) {
+    start = filter.indexOf('/', start) + 1;
+    if (start === 0) return false;
+  }
+  const end = filter.indexOf('/', start);
+  const token = end === -1 ? filter.slice(start) : filter.slice(start, end);
+  return token !== '+' && token !== '#';
 }
 
 /**
