@@ -5,7 +5,7 @@
  * Load runs repeat for `rounds` rounds, interleaved across the servers compared (figures take medians);
  * the write and round-trip counts are per run, after a warm-up at the start of the same run
  * (`warmupSeconds` of a time-bound run, `warmupRequests` of a count-bound one). The sizes of figures 2c and 6-12
- * (`hugeEndpoints`, `fleet`, `series`, `blobBytes`, `loop`, `cliRuns`, `filterEndpoints`, `paints`) are the issue's
+ * (`hugeEndpoints`, `fleet`, `bigFleet` (full only), `series`, `blobBytes`, `loop`, `cliRuns`, `filterEndpoints`, `paints`) are the issue's
  * in full and quick runs; full keeps under ten minutes on two cores, quick about two.
  */
 const PROFILES = {
@@ -25,6 +25,8 @@ const PROFILES = {
     loadTimeoutSeconds: 60,
     hugeEndpoints: 100_000,
     fleet: { devices: 1_000, seconds: 60, commandsPerSecond: 10, warmupSeconds: 2 },
+    // Figures 6e-6h: full runs only (about three minutes more: 10,000 connections, a minute of samples, the count).
+    bigFleet: { devices: 10_000, seconds: 60, commandsPerSecond: 100, warmupSeconds: 5 },
     series: { endpoints: 10_000, points: 1_000_000, coldStarts: 3 },
     blobBytes: 100 * 1024 * 1024,
     loop: { endpoints: 10_000, starts: 10, resets: 10, parallel: 8 },
