@@ -73,7 +73,7 @@ describe('platform-emu device simulate --fleet over worker threads', async () =>
   const url = ['--url', emulator.url];
   const online = async () => (await rest('GET', '/_emu/health')).body.mqtt.onlineEndpoints as number;
 
-  it('--workers 2: every device registers and connects, samples land, commands are answered, Ctrl-C stops all', async () => {
+  it('--workers 2: devices register and connect, samples land, commands are answered, Ctrl-C stops all', async () => {
     const tokens = [1, 2, 3, 4].map((n) => `wk-${n}-token`);
     const fleet = simulator([
       '--app-version',

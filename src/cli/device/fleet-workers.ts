@@ -69,7 +69,9 @@ class FleetWorker {
     this.worker = new Worker(WORKER, { workerData: part, stdout: false, stderr: false });
     let settlePhase!: (phase: Phase) => void;
     let settleStopped!: (counts: Counts) => void;
+    let connecting = true;
     this.phase = new Promise((resolve) => (settlePhase = resolve));
+    void this.phase.then(() => (connecting = false));
     this.stopped = new Promise((resolve) => (settleStopped = resolve));
     this.worker.on('message', (message: FromWorker) => {
       if (message.type === 'out') write(message.text);
@@ -79,7 +81,9 @@ class FleetWorker {
     });
     // A worker that fails on its own (a bug) or ends before it was stopped: the fleet stops, exit 1.
     const ended = (why: string) => {
-      settlePhase({ type: 'error', message: why, exitCode: 1 });
+      // While connecting, the reason is the CLI's error message; afterwards it goes to stderr beside the lines.
+      if (connecting) settlePhase({ type: 'error', message: why, exitCode: 1 });
+      else process.stderr.write(`${why}\n`);
       settleStopped({ devices: part.devices.length, answered: 0 });
       onLost();
     };

@@ -58,7 +58,12 @@ async function simulate(options: SimulateOptions, report: Report): Promise<numbe
       const rest = target && { url: target.client.baseUrl, accessToken: target.client.accessToken };
       const common = { appVersion: options.appVersion, mqttUrl, behaviour: inputs, login, tls, rest };
       fleet = await startWorkers(
-        { ...common, register: Boolean(options.register), json: Boolean(options.json), colours: coloursWanted(process.stdout) },
+        {
+          ...common,
+          register: Boolean(options.register),
+          json: Boolean(options.json),
+          colours: coloursWanted(process.stdout),
+        },
         plan,
         workers,
         () => requestStop(1),
