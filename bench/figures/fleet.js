@@ -167,223 +167,223 @@ function healthProbe(url) {
 export default {
   name: 'fleet',
   async run(bench) {
-    const rows = await fleetFigures(bench, bench.profile.fleet, FLEET_ROWS.thousand);
+    const rows = await this.figures(bench, bench.profile.fleet, FLEET_ROWS.thousand);
     if (bench.profile.bigFleet)
-      rows.push(...(await fleetFigures(bench, bench.profile.bigFleet, FLEET_ROWS.tenThousand)));
+      rows.push(...(await this.figures(bench, bench.profile.bigFleet, FLEET_ROWS.tenThousand)));
     return rows;
   },
+
+  /**
+   * One fleet run of `size` (`devices`, `seconds`, `commandsPerSecond`, `warmupSeconds`) on a state of as many
+   * endpoints, and its four rows (`spec`: FLEET_ROWS.thousand or .tenThousand).
+   */
+  async figures(bench, size, spec) {
+    const { devices, seconds, commandsPerSecond, warmupSeconds } = size;
+    const [readableId, commandsId, latencyId, memoryId] = spec.ids;
+    const spotCheckEvery = Math.max(1, Math.round(devices / SPOT_CHECKS_PER_SECOND));
+    const state = await bench.writeState('fleet-state', { endpoints: devices, versions: [VERSION] });
+    const endpointIds = Object.values(state.document.collections.endpoints)
+      .filter((e) => e.appVersion.name === VERSION && e.endpointId.startsWith('bench-'))
+      .map((e) => e.endpointId);
+    state.document = undefined;
+    const fsync = JSON.parse(
+      await runToEnd(process.execPath, [FSYNC, bench.dir('fsync'), String(bench.profile.singleWrites)], {
+        label: 'fsync ceiling',
+      }),
+    );
+    const floorRss = await bench.using(
+      () => bench.startReference('bare-http', bench.file('bare-fleet.json', { routes: {} })),
+      async (server) => server.rss(),
+    );
+
+    return bench.using(
+      () => bench.startEmulator({ dataDir: state.dir }),
+      async (emulator) => {
+        const log = fleetLog();
+        const spot = { seen: 0, checked: 0, late: [] };
+        const spotChecks = new Set();
+        const pad = String(devices).length > 6 ? String(devices).length : 6;
+        const simulator = await startServer(
+          process.execPath,
+          [
+            BIN,
+            'device',
+            'simulate',
+            '--app-version',
+            VERSION,
+            '--fleet',
+            String(devices),
+            '--token',
+            `bench-{${'n'.repeat(pad)}}-token`,
+            '--telemetry',
+            'temperature=18..26',
+            '--interval',
+            '1000',
+            '--url',
+            emulator.url,
+            '--json',
+          ],
+          {
+            label: 'platform-emu device simulate --fleet',
+            ready: /"event":"connected"[^\n]*\n/,
+            // Every device connects before the first `connected` line: 10,000 took 60-85 s on the loaded machine.
+            readyTimeoutMs: Math.max(120_000, devices * 30),
+          },
+        );
+        log.connected = 1;
+        let allConnected;
+        const connected = new Promise((resolve) => (allConnected = resolve));
+        simulator.lines((line) => {
+          const sample = log.take(line);
+          if (log.connected >= devices) allConnected();
+          if (!sample || spot.seen++ % spotCheckEvery !== 0) return;
+          // Read back at once: the reply came, so the point must be there.
+          const endpointId = sample.token.replace(/-token$/, '');
+          const check = httpJson(
+            `${emulator.url}/epts/api/v1/applications/${APP}/time-series/last?endpointId=` +
+              `${endpointId}&timeSeriesName=${SERIES_NAME}`,
+          )
+            .then((answer) => {
+              spot.checked++;
+              const last = answer[endpointId]?.[SERIES_NAME]?.[0];
+              if (!last || Date.parse(last.timestamp) < sample.sample.timestamp)
+                spot.late.push(`${endpointId} ${new Date(sample.sample.timestamp).toISOString()}`);
+            })
+            .catch((err) => spot.late.push(`${endpointId}: ${err.message}`))
+            .finally(() => spotChecks.delete(check));
+          spotChecks.add(check);
+        });
+        if (devices <= 1) allConnected();
+        await connected;
+        bench.log(
+          `fleet: ${devices} devices connected ${Math.round(performance.now() - simulator.startedAt)} ms ` +
+            `after spawning the simulator`,
+        );
+
+        const from = Date.now() - 1000;
+        log.timedFrom = Date.now() + warmupSeconds * 1000;
+        const commands = commandLoad(emulator.url, endpointIds, commandsPerSecond);
+        const health = healthProbe(emulator.url);
+        let peakRss = emulator.rss();
+        let simulatorPeakRss = rssOf(simulator.child.pid);
+        const sampler = setInterval(() => {
+          peakRss = Math.max(peakRss, emulator.rss());
+          simulatorPeakRss = Math.max(simulatorPeakRss, rssOf(simulator.child.pid));
+        }, SAMPLE_EVERY_MS);
+        // Half a second more, for the replies to the samples of the last second.
+        await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 500));
+        const commandResults = await commands.stop();
+        clearInterval(sampler);
+        const healthTimes = (await health.stop()).sort((a, b) => a - b);
+        const rssAtEnd = emulator.rss();
+        peakRss = Math.max(peakRss, rssAtEnd);
+        await stopProcess(simulator.child);
+        await Promise.all(spotChecks);
+        const stored = await countStored(emulator.url, log, from - 60_000, Date.now() + 60_000);
+
+        const healthMax = (healthTimes.at(-1) ?? 0).toFixed(1);
+        // The simulator runs with its default spread, as a user's would.
+        const workers = workerCount({}, devices);
+        const workersNote = workers === 1 ? 'one thread' : `${workers} worker threads`;
+        const memoryChecks = [];
+        if (spec.simulatorRssMb) {
+          memoryChecks.push({
+            name: `the simulator's peak RSS under ${spec.simulatorRssMb} MB (${(simulatorPeakRss / MB).toFixed(1)} MB)`,
+            ok: simulatorPeakRss < spec.simulatorRssMb * MB,
+          });
+        }
+        if (spec.healthMs) {
+          memoryChecks.push({
+            name: `every GET /_emu/health answered within ${spec.healthMs} ms (slowest ${healthMax} ms)`,
+            ok: healthTimes.length > 0 && healthTimes.at(-1) < spec.healthMs,
+          });
+        }
+        const refused = log.errors.filter((e) => !/stopped/i.test(e.message));
+        const expected = devices * seconds;
+        const p = (q) => percentile(log.latencies, q) ?? 0;
+        const commandTimes = [...commandResults.times].sort((a, b) => a - b);
+        const otherCommands = Object.entries(commandResults.other)
+          .map(([k, n]) => `${n} x ${k}`)
+          .join(', ');
+        return [
+          measure({
+            id: readableId,
+            name: `fleet of ${devices}, ${seconds} s: samples readable through the time series API`,
+            unit: 'samples',
+            value: stored.found,
+            reference: stored.accepted,
+            referenceName: 'samples accepted (KP1 replies)',
+            target: { on: 'ratio', op: '>=', limit: 1 },
+            checks: [
+              {
+                name: `no sample refused (${refused.length} errors: ${refused
+                  .slice(0, 2)
+                  .map((e) => e.message)
+                  .join(' | ')})`,
+                ok: refused.length === 0,
+              },
+              // Devices start at their own point of the interval (spread over the first second), so the last second is
+              // partial.
+              {
+                name: `the fleet sent about one sample per device and second (${stored.accepted} of ${expected})`,
+                ok: stored.accepted >= devices * (seconds - 1),
+              },
+            ],
+            note:
+              `counted, not sampled: ${stored.points} points stored in the window; ${expected} expected ` +
+              `(${devices} devices x ${seconds} s)`,
+          }),
+          measure({
+            id: commandsId,
+            name: `fleet of ${devices}: commands answered (${commandsPerSecond}/s to random devices)`,
+            unit: 'commands',
+            value: commandResults.answered,
+            reference: commandResults.sent,
+            referenceName: 'commands sent',
+            target: { on: 'ratio', op: '>=', limit: 1 },
+            note:
+              `round trip p50 ${(percentile(commandTimes, 50) ?? 0).toFixed(1)} ms, p99 ` +
+              `${(percentile(commandTimes, 99) ?? 0).toFixed(1)} ` +
+              `ms${otherCommands ? `; not 200: ${otherCommands}` : ''}`,
+          }),
+          measure({
+            id: latencyId,
+            name: `fleet of ${devices}: sample publish-to-readable p99`,
+            unit: 'ms',
+            value: p(99),
+            reference: fsync.p99,
+            referenceName: 'append + fdatasync p99',
+            target: { on: 'value', op: '<', limit: spec.p99Ms },
+            checks: [
+              {
+                name:
+                  `read back at once after its reply (${spot.late.length} of ${spot.checked} spot reads missed ` +
+                  `it: ${spot.late.slice(0, 2).join(', ')})`,
+                ok: spot.late.length === 0 && spot.checked > 0,
+              },
+            ],
+            note:
+              `${log.latencies.length} samples made after a ${warmupSeconds} s warm-up: p50 ${p(50)} ms, max ` +
+              `${p(100)} ms (whole milliseconds: the simulator's sample time to its reply line); ` +
+              `${spot.checked} spot reads of .../time-series/last right after a reply, each found its sample`,
+          }),
+          measure({
+            id: memoryId,
+            name: `fleet of ${devices}: emulator RSS, peak during the run`,
+            unit: 'MB',
+            value: peakRss / MB,
+            reference: floorRss / MB,
+            referenceName: 'bare node:http',
+            target: { on: 'value', op: '<', limit: spec.emulatorRssMb },
+            checks: memoryChecks,
+            note:
+              `${(rssAtEnd / MB).toFixed(1)} MB at the end, with ${devices} MQTT connections and ` +
+              `${stored.points} points; the simulator (${workersNote}) peaked at ${(simulatorPeakRss / MB).toFixed(1)} ` +
+              `MB; GET /_emu/health every ${SAMPLE_EVERY_MS} ms: p50 ${(percentile(healthTimes, 50) ?? 0).toFixed(1)} ` +
+              `ms, max ${healthMax} ms`,
+          }),
+        ];
+      },
+    );
+  },
 };
-
-/**
- * One fleet run of `size` (`devices`, `seconds`, `commandsPerSecond`, `warmupSeconds`) on a state of as many
- * endpoints, and its four rows (`spec`: FLEET_ROWS.thousand or .tenThousand).
- */
-export async function fleetFigures(bench, size, spec) {
-  const { devices, seconds, commandsPerSecond, warmupSeconds } = size;
-  const [readableId, commandsId, latencyId, memoryId] = spec.ids;
-  const spotCheckEvery = Math.max(1, Math.round(devices / SPOT_CHECKS_PER_SECOND));
-  const state = await bench.writeState('fleet-state', { endpoints: devices, versions: [VERSION] });
-  const endpointIds = Object.values(state.document.collections.endpoints)
-    .filter((e) => e.appVersion.name === VERSION && e.endpointId.startsWith('bench-'))
-    .map((e) => e.endpointId);
-  state.document = undefined;
-  const fsync = JSON.parse(
-    await runToEnd(process.execPath, [FSYNC, bench.dir('fsync'), String(bench.profile.singleWrites)], {
-      label: 'fsync ceiling',
-    }),
-  );
-  const floorRss = await bench.using(
-    () => bench.startReference('bare-http', bench.file('bare-fleet.json', { routes: {} })),
-    async (server) => server.rss(),
-  );
-
-  return bench.using(
-    () => bench.startEmulator({ dataDir: state.dir }),
-    async (emulator) => {
-      const log = fleetLog();
-      const spot = { seen: 0, checked: 0, late: [] };
-      const spotChecks = new Set();
-      const pad = String(devices).length > 6 ? String(devices).length : 6;
-      const simulator = await startServer(
-        process.execPath,
-        [
-          BIN,
-          'device',
-          'simulate',
-          '--app-version',
-          VERSION,
-          '--fleet',
-          String(devices),
-          '--token',
-          `bench-{${'n'.repeat(pad)}}-token`,
-          '--telemetry',
-          'temperature=18..26',
-          '--interval',
-          '1000',
-          '--url',
-          emulator.url,
-          '--json',
-        ],
-        {
-          label: 'platform-emu device simulate --fleet',
-          ready: /"event":"connected"[^\n]*\n/,
-          // Every device connects before the first `connected` line: 10,000 took 60-85 s on the loaded machine.
-          readyTimeoutMs: Math.max(120_000, devices * 30),
-        },
-      );
-      log.connected = 1;
-      let allConnected;
-      const connected = new Promise((resolve) => (allConnected = resolve));
-      simulator.lines((line) => {
-        const sample = log.take(line);
-        if (log.connected >= devices) allConnected();
-        if (!sample || spot.seen++ % spotCheckEvery !== 0) return;
-        // Read back at once: the reply came, so the point must be there.
-        const endpointId = sample.token.replace(/-token$/, '');
-        const check = httpJson(
-          `${emulator.url}/epts/api/v1/applications/${APP}/time-series/last?endpointId=` +
-            `${endpointId}&timeSeriesName=${SERIES_NAME}`,
-        )
-          .then((answer) => {
-            spot.checked++;
-            const last = answer[endpointId]?.[SERIES_NAME]?.[0];
-            if (!last || Date.parse(last.timestamp) < sample.sample.timestamp)
-              spot.late.push(`${endpointId} ${new Date(sample.sample.timestamp).toISOString()}`);
-          })
-          .catch((err) => spot.late.push(`${endpointId}: ${err.message}`))
-          .finally(() => spotChecks.delete(check));
-        spotChecks.add(check);
-      });
-      if (devices <= 1) allConnected();
-      await connected;
-      bench.log(
-        `fleet: ${devices} devices connected ${Math.round(performance.now() - simulator.startedAt)} ms ` +
-          `after spawning the simulator`,
-      );
-
-      const from = Date.now() - 1000;
-      log.timedFrom = Date.now() + warmupSeconds * 1000;
-      const commands = commandLoad(emulator.url, endpointIds, commandsPerSecond);
-      const health = healthProbe(emulator.url);
-      let peakRss = emulator.rss();
-      let simulatorPeakRss = rssOf(simulator.child.pid);
-      const sampler = setInterval(() => {
-        peakRss = Math.max(peakRss, emulator.rss());
-        simulatorPeakRss = Math.max(simulatorPeakRss, rssOf(simulator.child.pid));
-      }, SAMPLE_EVERY_MS);
-      // Half a second more, for the replies to the samples of the last second.
-      await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 500));
-      const commandResults = await commands.stop();
-      clearInterval(sampler);
-      const healthTimes = (await health.stop()).sort((a, b) => a - b);
-      const rssAtEnd = emulator.rss();
-      peakRss = Math.max(peakRss, rssAtEnd);
-      await stopProcess(simulator.child);
-      await Promise.all(spotChecks);
-      const stored = await countStored(emulator.url, log, from - 60_000, Date.now() + 60_000);
-
-      const healthMax = (healthTimes.at(-1) ?? 0).toFixed(1);
-      // The simulator runs with its default spread, as a user's would.
-      const workers = workerCount({}, devices);
-      const workersNote = workers === 1 ? 'one thread' : `${workers} worker threads`;
-      const memoryChecks = [];
-      if (spec.simulatorRssMb) {
-        memoryChecks.push({
-          name: `the simulator's peak RSS under ${spec.simulatorRssMb} MB (${(simulatorPeakRss / MB).toFixed(1)} MB)`,
-          ok: simulatorPeakRss < spec.simulatorRssMb * MB,
-        });
-      }
-      if (spec.healthMs) {
-        memoryChecks.push({
-          name: `every GET /_emu/health answered within ${spec.healthMs} ms (slowest ${healthMax} ms)`,
-          ok: healthTimes.length > 0 && healthTimes.at(-1) < spec.healthMs,
-        });
-      }
-      const refused = log.errors.filter((e) => !/stopped/i.test(e.message));
-      const expected = devices * seconds;
-      const p = (q) => percentile(log.latencies, q) ?? 0;
-      const commandTimes = [...commandResults.times].sort((a, b) => a - b);
-      const otherCommands = Object.entries(commandResults.other)
-        .map(([k, n]) => `${n} x ${k}`)
-        .join(', ');
-      return [
-        measure({
-          id: readableId,
-          name: `fleet of ${devices}, ${seconds} s: samples readable through the time series API`,
-          unit: 'samples',
-          value: stored.found,
-          reference: stored.accepted,
-          referenceName: 'samples accepted (KP1 replies)',
-          target: { on: 'ratio', op: '>=', limit: 1 },
-          checks: [
-            {
-              name: `no sample refused (${refused.length} errors: ${refused
-                .slice(0, 2)
-                .map((e) => e.message)
-                .join(' | ')})`,
-              ok: refused.length === 0,
-            },
-            // Devices start at their own point of the interval (spread over the first second), so the last second is
-            // partial.
-            {
-              name: `the fleet sent about one sample per device and second (${stored.accepted} of ${expected})`,
-              ok: stored.accepted >= devices * (seconds - 1),
-            },
-          ],
-          note:
-            `counted, not sampled: ${stored.points} points stored in the window; ${expected} expected ` +
-            `(${devices} devices x ${seconds} s)`,
-        }),
-        measure({
-          id: commandsId,
-          name: `fleet of ${devices}: commands answered (${commandsPerSecond}/s to random devices)`,
-          unit: 'commands',
-          value: commandResults.answered,
-          reference: commandResults.sent,
-          referenceName: 'commands sent',
-          target: { on: 'ratio', op: '>=', limit: 1 },
-          note:
-            `round trip p50 ${(percentile(commandTimes, 50) ?? 0).toFixed(1)} ms, p99 ` +
-            `${(percentile(commandTimes, 99) ?? 0).toFixed(1)} ` +
-            `ms${otherCommands ? `; not 200: ${otherCommands}` : ''}`,
-        }),
-        measure({
-          id: latencyId,
-          name: `fleet of ${devices}: sample publish-to-readable p99`,
-          unit: 'ms',
-          value: p(99),
-          reference: fsync.p99,
-          referenceName: 'append + fdatasync p99',
-          target: { on: 'value', op: '<', limit: spec.p99Ms },
-          checks: [
-            {
-              name:
-                `read back at once after its reply (${spot.late.length} of ${spot.checked} spot reads missed ` +
-                `it: ${spot.late.slice(0, 2).join(', ')})`,
-              ok: spot.late.length === 0 && spot.checked > 0,
-            },
-          ],
-          note:
-            `${log.latencies.length} samples made after a ${warmupSeconds} s warm-up: p50 ${p(50)} ms, max ` +
-            `${p(100)} ms (whole milliseconds: the simulator's sample time to its reply line); ` +
-            `${spot.checked} spot reads of .../time-series/last right after a reply, each found its sample`,
-        }),
-        measure({
-          id: memoryId,
-          name: `fleet of ${devices}: emulator RSS, peak during the run`,
-          unit: 'MB',
-          value: peakRss / MB,
-          reference: floorRss / MB,
-          referenceName: 'bare node:http',
-          target: { on: 'value', op: '<', limit: spec.emulatorRssMb },
-          checks: memoryChecks,
-          note:
-            `${(rssAtEnd / MB).toFixed(1)} MB at the end, with ${devices} MQTT connections and ` +
-            `${stored.points} points; the simulator (${workersNote}) peaked at ${(simulatorPeakRss / MB).toFixed(1)} ` +
-            `MB; GET /_emu/health every ${SAMPLE_EVERY_MS} ms: p50 ${(percentile(healthTimes, 50) ?? 0).toFixed(1)} ` +
-            `ms, max ${healthMax} ms`,
-        }),
-      ];
-    },
-  );
-}
