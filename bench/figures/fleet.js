@@ -254,7 +254,23 @@ export default {
           spotChecks.add(check);
         });
         if (devices <= 1) allConnected();
-        await connected;
+        // A fleet the emulator cannot serve never gets all its devices started: the figure fails rather than wait on.
+        const connectMs = Math.max(120_000, devices * 30);
+        let connectTimer;
+        await Promise.race([
+          connected,
+          new Promise((resolve, reject) => {
+            connectTimer = setTimeout(
+              () => reject(new Error(`${log.connected} of ${devices} devices connected within ${connectMs} ms`)),
+              connectMs,
+            );
+          }),
+        ])
+          .catch(async (err) => {
+            await stopProcess(simulator.child);
+            throw err;
+          })
+          .finally(() => clearTimeout(connectTimer));
         bench.log(
           `fleet: ${devices} devices connected ${Math.round(performance.now() - simulator.startedAt)} ms ` +
             `after spawning the simulator`,
