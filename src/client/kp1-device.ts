@@ -277,7 +277,8 @@ export class Kp1Device extends EventEmitter {
   async close(): Promise<void> {
     this.closing = true;
     this.failPending(stoppedError());
-    await this.client.endAsync();
+    // Once the connection is gone, a publish still waiting for its PUBACK never gets one: end without waiting for it.
+    await this.client.endAsync(this.closed);
   }
 }
 

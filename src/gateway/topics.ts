@@ -65,12 +65,32 @@ export function parseKp1Path(path: string): Kp1Path {
  * As aedes does: it has no shared subscriptions, so `$share/...` is a filter like any other.
  */
 export function topicMatches(filter: string, topic: string): boolean {
-  const f = filter.split('/');
-  const t = topic.split('/');
-  for (let i = 0; i < f.length; i++) {
-    if (f[i] === '#') return true;
-    if (i >= t.length) return false;
-    if (f[i] !== '+' && f[i] !== t[i]) return false;
+  // Asked for a client's filters on every message forwarded to it: walked level by level, nothing allocated.
+  let f = 0;
+  let t = 0;
+  let topicDone = false;
+  for (;;) {
+    const filterEnd = levelEnd(filter, f);
+    const length = filterEnd - f;
+    if (length === 1 && filter.charCodeAt(f) === HASH) return true;
+    if (topicDone) return false;
+    const topicEnd = levelEnd(topic, t);
+    if (!(length === 1 && filter.charCodeAt(f) === PLUS)) {
+      if (length !== topicEnd - t) return false;
+      for (let k = 0; k < length; k++) if (filter.charCodeAt(f + k) !== topic.charCodeAt(t + k)) return false;
+    }
+    topicDone = topicEnd === topic.length;
+    if (filterEnd === filter.length) return topicDone;
+    f = filterEnd + 1;
+    if (!topicDone) t = topicEnd + 1;
   }
-  return f.length === t.length;
+}
+
+const HASH = '#'.charCodeAt(0);
+const PLUS = '+'.charCodeAt(0);
+
+/** Where the level starting at `from` ends: the next `/`, or the end of the text. */
+function levelEnd(text: string, from: number): number {
+  const slash = text.indexOf('/', from);
+  return slash === -1 ? text.length : slash;
 }

@@ -43,6 +43,13 @@ export interface FleetOptions {
 /** Opening connections at once is fast; a bound keeps a large fleet from flooding the broker. */
 const CONNECT_CONCURRENCY = 20;
 
+/**
+ * Devices going through their start (metadata, configuration, software, polls, upload: a request and reply each) at
+ * once: ten thousand at once would ask the emulator tens of thousands of questions in one moment, and the last answers
+ * would come after the device's reply timeout.
+ */
+const START_CONCURRENCY = 200;
+
 /** Runs `work` over `items`, at most `limit` at a time, keeping the order of the results. */
 export async function inBatches<T, R>(
   items: T[],
@@ -66,6 +73,16 @@ export async function inBatches<T, R>(
  * connect, the others are closed and a DeviceConnectError names each failure.
  */
 export async function startFleet(options: FleetOptions): Promise<DeviceSimulation[]> {
+  const devices = await connectFleet(options);
+  await startDevices(devices, options.behaviour);
+  return devices;
+}
+
+/**
+ * Registers (when asked) and connects every device without starting any (no events but `registered`). When any
+ * cannot connect, the others are closed and a DeviceConnectError names each failure.
+ */
+export async function connectFleet(options: FleetOptions): Promise<DeviceSimulation[]> {
   const logs = options.devices.map(() => new DeviceEvents(options.onEvent));
   const identities = options.registerWith ? await registerAll(options.registerWith, options, logs) : options.devices;
   const connections = await inBatches(identities, CONNECT_CONCURRENCY, ({ token }) => connectKp1(options, token!));
@@ -74,17 +91,26 @@ export async function startFleet(options: FleetOptions): Promise<DeviceSimulatio
     await Promise.all(connections.map((c) => (c instanceof Kp1Device ? c.close() : undefined)));
     throw new DeviceConnectError(failures);
   }
-  const devices = (connections as Kp1Device[]).map(
+  return (connections as Kp1Device[]).map(
     (kp1, i) =>
       new DeviceSimulation(kp1, options.behaviour, options.mqttUrl, identities[i].endpointId, logs[i], options.rest),
   );
-  // Each device's samples start at its own point of the interval: a thousand devices publishing in the same
-  // millisecond every interval would queue at the gateway (bench figure 6c).
-  const intervalMs = options.behaviour.telemetry?.intervalMs ?? 0;
-  await Promise.all(
-    devices.map((device, i) => device.start(devices.length > 1 ? Math.floor((i * intervalMs) / devices.length) : 0)),
+}
+
+/**
+ * Starts connected devices. Each device's samples start at its own point of the interval: a thousand devices
+ * publishing in the same millisecond every interval would queue at the gateway (bench figure 6c). A fleet split over
+ * workers gives each part its place in the whole (`first` of `total`), so the whole fleet is spread evenly.
+ */
+export async function startDevices(
+  devices: DeviceSimulation[],
+  behaviour: DeviceBehaviour,
+  { first = 0, total = devices.length }: { first?: number; total?: number } = {},
+): Promise<void> {
+  const intervalMs = behaviour.telemetry?.intervalMs ?? 0;
+  await inBatches(devices, START_CONCURRENCY, (device, i) =>
+    device.start(total > 1 ? Math.floor(((first + i) * intervalMs) / total) : 0),
   );
-  return devices;
 }
 
 /**

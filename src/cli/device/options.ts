@@ -1,5 +1,4 @@
 import { InvalidArgumentError, Option } from 'commander';
-import type { SampleMaker } from '../../simulator/telemetry.js';
 import { dataOption, urlOption } from '../shared.js';
 
 /** How the device commands find the emulator and authenticate to its REST side. */
@@ -40,10 +39,13 @@ export interface SimulateOptions extends TargetOptions {
   register?: boolean;
   id?: string;
   fleet?: number;
+  /** `--workers <n>`: worker threads the fleet is spread over (default from its size and the cores). */
+  workers?: number;
   rules?: string;
   interactive?: boolean;
   metadata?: Record<string, unknown>;
-  telemetry?: SampleMaker;
+  /** The `--telemetry` spec as given (checked when parsed); each process of a fleet parses it again. */
+  telemetry?: string;
   interval: number;
   json?: boolean;
   mqttUrl?: string;

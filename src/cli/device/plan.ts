@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { DeviceIdentity } from '../../simulator/fleet.js';
 import { CliError } from '../shared.js';
 
@@ -46,4 +47,33 @@ export function planFleet(options: {
   if (distinct.size !== identities.filter((d) => d.token).length)
     throw new CliError('The same token is given twice; each simulated device needs its own token.', 2);
   return identities;
+}
+
+/**
+ * Devices one worker thread keeps up with at one sample per device and second, with room to spare (docs/devices.md
+ * says how this was measured).
+ */
+export const DEVICES_PER_WORKER = 2_500;
+
+/**
+ * How many worker threads a fleet of `size` is spread over: `--workers`, else one per DEVICES_PER_WORKER devices, at
+ * most one per core. 1 runs every device in the CLI's own thread. `--interactive` asks one question at a time in
+ * this terminal, so it runs in one thread.
+ */
+export function workerCount(
+  options: { workers?: number; interactive?: boolean },
+  size: number,
+  cores = availableParallelism(),
+): number {
+  if (options.workers === undefined) {
+    return options.interactive ? 1 : Math.max(1, Math.min(Math.ceil(size / DEVICES_PER_WORKER), cores));
+  }
+  if (options.workers > 1 && options.interactive)
+    throw new CliError('--interactive asks its questions from one thread: leave out --workers (or give 1).', 2);
+  if (options.workers > size)
+    throw new CliError(
+      `--workers ${options.workers} is more than the ${size} device${size === 1 ? '' : 's'} to simulate.`,
+      2,
+    );
+  return options.workers;
 }

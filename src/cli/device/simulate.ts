@@ -1,13 +1,15 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { parseTelemetrySpec, type SampleMaker } from '../../simulator/telemetry.js';
+import { parseTelemetrySpec } from '../../simulator/telemetry.js';
 import { CliError, collect, parsePositiveInt } from '../shared.js';
 import { parseJsonObject, targetOptions, type SimulateOptions } from './options.js';
 
 export type { SimulateOptions };
 
-function telemetrySpec(value: string): SampleMaker {
+/** Checked here (a usage error at once), kept as text: a fleet over worker threads parses it in each. */
+function telemetrySpec(value: string): string {
   try {
-    return parseTelemetrySpec(value);
+    parseTelemetrySpec(value);
+    return value;
   } catch (err) {
     throw new InvalidArgumentError((err as Error).message);
   }
@@ -40,7 +42,14 @@ export function simulateCommand(): Command {
     )
     .option('--register', 'register the device(s) first (tokens and ids generated unless --token/--id are given)')
     .option('--id <endpointId>', 'endpoint id to register (with --register; with --fleet, a pattern like meter-{nnn})')
-    .addOption(new Option('--fleet <n>', 'simulate n devices from this process').argParser(parsePositiveInt))
+    .addOption(new Option('--fleet <n>', 'simulate n devices').argParser(parsePositiveInt))
+    .addOption(
+      new Option(
+        '--workers <n>',
+        'spread the fleet over n worker threads (default: one per 2,500 devices, at most one per core; 1 = this ' +
+          'thread only)',
+      ).argParser(parsePositiveInt),
+    )
     .option(
       '--rules <file>',
       'JSON rules: per command type the status code, reason, payload (template) and delay (see docs/cli.md)',
@@ -114,6 +123,7 @@ Examples:
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token --rules rules.json --json
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-002-token --interactive
   $ platform-emu device simulate --app-version smart-meter-v1 --fleet 3 --token 'meter-{nnn}-token'
+  $ platform-emu device simulate --app-version smart-meter-v1 --fleet 3 --token 'meter-{nnn}-token' --workers 2
   $ platform-emu device simulate --app-version tracker-v1 --register --fleet 50 --telemetry ` +
         `'lat=52.0..52.6,lon=13.0..13.8' --interval 5000
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-003-token --metadata ` +

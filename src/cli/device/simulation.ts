@@ -2,8 +2,10 @@ import { readFile } from 'node:fs/promises';
 import type { DeviceSimulation } from '../../simulator/device.js';
 import { DeviceConnectError, SimulatorOptionsError } from '../../simulator/errors.js';
 import { startFleet, type TlsLogin } from '../../simulator/fleet.js';
-import { behaviourFrom, mqttLogin } from '../../simulator/simulate-device.js';
-import { planFleet } from './plan.js';
+import { behaviourFrom, mqttLogin, type BehaviourOptions } from '../../simulator/simulate-device.js';
+import { coloursWanted } from '../terminal.js';
+import { FleetStartFailed, type RunningFleet } from './fleet-workers.js';
+import { planFleet, workerCount } from './plan.js';
 import { createReporter, type Report } from './reporter.js';
 import type { SimulateOptions } from './options.js';
 import { asCliError, connectTarget, mqttUrlOf } from './target.js';
@@ -11,36 +13,32 @@ import { asCliError, connectTarget, mqttUrlOf } from './target.js';
 /** Resolves with the exit code: 0 after SIGINT/SIGTERM, 1 when a connection fails or is lost. */
 async function simulate(options: SimulateOptions, report: Report): Promise<number> {
   const plan = planFleet(options);
-  let devices: DeviceSimulation[] | undefined;
+  const workers = workerCount(options, plan.length);
+  let fleet: RunningFleet | undefined;
   let exitCode: number | undefined;
   let finish: (code: number) => void = () => undefined;
   const finished = new Promise<number>((resolve) => (finish = resolve));
-  const stopAll = (running: DeviceSimulation[]) =>
-    void Promise.allSettled(running.map((d) => d.stop())).then(() => {
-      report({ event: 'stopped', devices: running.length, answered: running.reduce((n, d) => n + d.answered, 0) });
+  const stopAll = (running: RunningFleet) =>
+    void running.stop().then((counts) => {
+      report({ event: 'stopped', ...counts });
       finish(exitCode!);
     });
   const requestStop = (code: number) => {
     if (exitCode !== undefined) return;
     exitCode = code;
-    if (devices) stopAll(devices);
+    if (fleet) stopAll(fleet);
   };
   // Installed before connecting, so that a signal is never the default kill; a second signal exits at once.
   const onSignal = () => (exitCode !== undefined ? process.exit(1) : requestStop(0));
   process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
 
+  const inputs = behaviourInputs(options);
   const behaviour = await behaviourFrom({
-    rules: options.rules,
+    ...inputs,
     // Ctrl-C inside a prompt reaches the prompt, not the process: it stops the simulation all the same.
     decide: options.interactive
       ? (await import('./interactive.js')).interactiveDecider(() => requestStop(0))
       : undefined,
-    metadata: options.metadata,
-    telemetry: options.telemetry ? { sample: options.telemetry, intervalMs: options.interval } : undefined,
-    config: options.rejectConfig ? 'reject' : options.config,
-    configNames: options.configName,
-    software: options.rejectSoftware ? 'reject' : options.software,
-    upload: options.upload,
   });
   const login = mqttLogin(options);
   const tls = await tlsFiles(options);
@@ -55,24 +53,65 @@ async function simulate(options: SimulateOptions, report: Report): Promise<numbe
     if (event.event === 'disconnected') requestStop(1);
   };
   try {
-    devices = await startFleet({
-      appVersion: options.appVersion,
-      devices: plan,
-      mqttUrl,
-      behaviour,
-      registerWith: options.register ? target!.client : undefined,
-      rest: target?.client,
-      login,
-      tls,
-      onEvent,
-    });
+    if (workers > 1) {
+      const { startWorkers } = await import('./fleet-workers.js');
+      const rest = target && { url: target.client.baseUrl, accessToken: target.client.accessToken };
+      const common = { appVersion: options.appVersion, mqttUrl, behaviour: inputs, login, tls, rest };
+      fleet = await startWorkers(
+        {
+          ...common,
+          register: Boolean(options.register),
+          json: Boolean(options.json),
+          colours: coloursWanted(process.stdout),
+        },
+        plan,
+        workers,
+        () => requestStop(1),
+      );
+    } else {
+      const devices = await startFleet({
+        appVersion: options.appVersion,
+        devices: plan,
+        mqttUrl,
+        behaviour,
+        registerWith: options.register ? target!.client : undefined,
+        rest: target?.client,
+        login,
+        tls,
+        onEvent,
+      });
+      fleet = inThisThread(devices);
+    }
   } catch (err) {
+    if (err instanceof FleetStartFailed) return 1;
     if (!(err instanceof DeviceConnectError)) throw err;
     for (const failure of err.failures) report({ event: 'error', token: failure.token, message: failure.message });
     return 1;
   }
-  if (exitCode !== undefined) stopAll(devices);
+  if (exitCode !== undefined) stopAll(fleet);
   return finished;
+}
+
+/** The flags that say how each device behaves, as the simulator takes them (and a worker thread gets them). */
+function behaviourInputs(options: SimulateOptions): Omit<BehaviourOptions, 'decide'> {
+  return {
+    rules: options.rules,
+    metadata: options.metadata,
+    telemetry: options.telemetry ? { sample: options.telemetry, intervalMs: options.interval } : undefined,
+    config: options.rejectConfig ? 'reject' : options.config,
+    configNames: options.configName,
+    software: options.rejectSoftware ? 'reject' : options.software,
+    upload: options.upload,
+  };
+}
+
+function inThisThread(devices: DeviceSimulation[]): RunningFleet {
+  return {
+    async stop() {
+      await Promise.allSettled(devices.map((d) => d.stop()));
+      return { devices: devices.length, answered: devices.reduce((n, d) => n + d.answered, 0) };
+    },
+  };
 }
 
 export async function runSimulation(options: SimulateOptions): Promise<void> {
