@@ -84,7 +84,7 @@ const PROFILES = {
 /** Figures 6e-6h, with `--big-fleet`: 10,000 connections, a minute of samples, the count. */
 const BIG_FLEET = { devices: 10_000, seconds: 60, commandsPerSecond: 100, warmupSeconds: 5 };
 
-const USAGE = `Usage: npm run bench -- [--quick | --smoke] [--only <figure,...>] [--results <file>]
+const USAGE = `Usage: npm run bench -- [--quick | --smoke] [--only <figure,...>] [--big-fleet] [--results <file>]
 
   --quick           short runs at the full state sizes (about two minutes)
   --smoke           tiny state, a few requests per run (checks the harness; figures mean nothing)
