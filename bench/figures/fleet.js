@@ -31,6 +31,8 @@ const COUNT_WINDOW_MS = 10_000;
 export const FLEET_ROWS = {
   thousand: { ids: ['6a', '6b', '6c', '6d'], p99Ms: 50, emulatorRssMb: 400 },
   tenThousand: { ids: ['6e', '6f', '6g', '6h'], p99Ms: 100, emulatorRssMb: 1024, simulatorRssMb: 1024, healthMs: 50 },
+  /** The fleet of 1,000 again, each device over MQTT over TLS (`--tls`, one-way, trusting the root certificate). */
+  thousandOverTls: { ids: ['6i', '6j', '6k', '6l'], p99Ms: 50, emulatorRssMb: 400, tls: true },
 };
 
 /**
@@ -169,6 +171,8 @@ export default {
   name: 'fleet',
   async run(bench) {
     const rows = await this.figures(bench, bench.profile.fleet, FLEET_ROWS.thousand);
+    if (bench.profile.tlsFleet)
+      rows.push(...(await this.figures(bench, bench.profile.fleet, FLEET_ROWS.thousandOverTls)));
     if (bench.profile.bigFleet)
       rows.push(...(await this.figures(bench, bench.profile.bigFleet, FLEET_ROWS.tenThousand)));
     return rows;
@@ -181,6 +185,7 @@ export default {
   async figures(bench, size, spec) {
     const { devices, seconds, commandsPerSecond, warmupSeconds } = size;
     const [readableId, commandsId, latencyId, memoryId] = spec.ids;
+    const fleetName = spec.tls ? `${devices} over TLS` : `${devices}`;
     const spotCheckEvery = Math.max(1, Math.round(devices / SPOT_CHECKS_PER_SECOND));
     const state = await bench.writeState('fleet-state', { endpoints: devices, versions: [VERSION] });
     const endpointIds = Object.values(state.document.collections.endpoints)
@@ -226,6 +231,7 @@ export default {
             '--url',
             emulator.url,
             '--json',
+            ...(spec.tls ? ['--tls'] : []),
           ],
           {
             label: 'platform-emu device simulate --fleet',
@@ -330,7 +336,7 @@ export default {
         return [
           measure({
             id: readableId,
-            name: `fleet of ${devices}, ${seconds} s: samples readable through the time series API`,
+            name: `fleet of ${fleetName}, ${seconds} s: samples readable through the time series API`,
             unit: 'samples',
             value: stored.found,
             reference: stored.accepted,
@@ -357,7 +363,7 @@ export default {
           }),
           measure({
             id: commandsId,
-            name: `fleet of ${devices}: commands answered (${commandsPerSecond}/s to random devices)`,
+            name: `fleet of ${fleetName}: commands answered (${commandsPerSecond}/s to random devices)`,
             unit: 'commands',
             value: commandResults.answered,
             reference: commandResults.sent,
@@ -370,7 +376,7 @@ export default {
           }),
           measure({
             id: latencyId,
-            name: `fleet of ${devices}: sample publish-to-readable p99`,
+            name: `fleet of ${fleetName}: sample publish-to-readable p99`,
             unit: 'ms',
             value: p(99),
             reference: fsync.p99,
@@ -391,7 +397,7 @@ export default {
           }),
           measure({
             id: memoryId,
-            name: `fleet of ${devices}: emulator RSS, peak during the run`,
+            name: `fleet of ${fleetName}: emulator RSS, peak during the run`,
             unit: 'MB',
             value: peakRss / MB,
             reference: floorRss / MB,
@@ -399,7 +405,8 @@ export default {
             target: { on: 'value', op: '<', limit: spec.emulatorRssMb },
             checks: memoryChecks,
             note:
-              `${(rssAtEnd / MB).toFixed(1)} MB at the end, with ${devices} MQTT connections and ` +
+              `${(rssAtEnd / MB).toFixed(1)} MB at the end, with ${devices} MQTT${spec.tls ? ' over TLS' : ''} ` +
+              `connections and ` +
               `${stored.points} points; the simulator (${workersNote}) peaked at ${(simulatorPeakRss / MB).toFixed(1)} ` +
               `MB; GET /_emu/health every ${SAMPLE_EVERY_MS} ms: p50 ${(percentile(healthTimes, 50) ?? 0).toFixed(1)} ` +
               `ms, max ${healthMax} ms`,
