@@ -6,7 +6,8 @@
  * the write and round-trip counts are per run, after a warm-up at the start of the same run
  * (`warmupSeconds` of a time-bound run, `warmupRequests` of a count-bound one). The sizes of figures 2c and 6-12
  * (`hugeEndpoints`, `fleet`, `series`, `blobBytes`, `loop`, `cliRuns`, `filterEndpoints`, `paints`) are the issue's in
- * full and quick runs; full keeps under ten minutes on two cores, quick about two. The fleet of 10,000 (6e-6h,
+ * full and quick runs; full keeps under ten minutes on two cores, quick about two. `tlsFleet`: the fleet of 1,000
+ * runs again over MQTT over TLS (6i-6l; full and quick, not smoke). The fleet of 10,000 (6e-6h,
  * `BIG_FLEET`) runs only when asked for (`--big-fleet`): on two cores it alone takes the machine for many minutes.
  */
 const PROFILES = {
@@ -26,6 +27,7 @@ const PROFILES = {
     loadTimeoutSeconds: 60,
     hugeEndpoints: 100_000,
     fleet: { devices: 1_000, seconds: 60, commandsPerSecond: 10, warmupSeconds: 2 },
+    tlsFleet: true,
     series: { endpoints: 10_000, points: 1_000_000, coldStarts: 3 },
     blobBytes: 100 * 1024 * 1024,
     loop: { endpoints: 10_000, starts: 10, resets: 10, parallel: 8 },
@@ -49,6 +51,7 @@ const PROFILES = {
     loadTimeoutSeconds: 20,
     hugeEndpoints: 100_000,
     fleet: { devices: 1_000, seconds: 10, commandsPerSecond: 10, warmupSeconds: 2 },
+    tlsFleet: true,
     series: { endpoints: 10_000, points: 1_000_000, coldStarts: 1 },
     blobBytes: 100 * 1024 * 1024,
     loop: { endpoints: 10_000, starts: 5, resets: 5, parallel: 8 },
