@@ -60,7 +60,7 @@ export interface RunningEmulator {
   /** With `httpsPort`: `https://host:port`, the REST port's routes over TLS. */
   httpsUrl?: string;
   /** The local certificate authority's root certificate (PEM): the `ca` a TLS client trusts. */
-  caCertificate: string;
+  readonly caCertificate: string;
   /** A signed access token of a fixture tenant (default: the default tenant, its first user's scopes). */
   token(options?: TokenOptions): string;
   /** The token the control plane (`/_emu`) needs with auth on (scope `emulator:admin`). */
@@ -109,7 +109,7 @@ export interface HandleParts {
   mqttsPort: number;
   mqttsUrl: string;
   httpsUrl?: string;
-  caCertificate: string;
+  caCertificate: () => string;
   adminToken: () => string;
   issueToken: (options?: TokenOptions) => string;
   reset: (options?: { empty?: boolean }) => Promise<void>;
@@ -147,7 +147,9 @@ export function emulatorHandle(ctx: EmuContext, parts: HandleParts): RunningEmul
     mqttsPort: parts.mqttsPort,
     mqttsUrl: parts.mqttsUrl,
     ...(parts.httpsUrl ? { httpsUrl: parts.httpsUrl } : {}),
-    caCertificate: parts.caCertificate,
+    get caCertificate() {
+      return parts.caCertificate();
+    },
     token: parts.issueToken,
     get adminToken() {
       return parts.adminToken();
