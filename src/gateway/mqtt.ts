@@ -1,7 +1,8 @@
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Aedes, Client } from 'aedes';
 import { listeningUrl } from '../config.js';
+import { listenBrokerPort } from './listen-port.js';
 import type { DevicePush, EmuContext } from '../context.js';
 import { applyBrokerRules, isKp1Topic, isPlatformTopic } from './broker-rules.js';
 import { MqttDelivery, mqttDevicePush } from './mqtt-delivery.js';
@@ -76,27 +77,6 @@ function accept(ctx: EmuContext, socket: Socket, broker: Aedes | Promise<Aedes>)
   return connection;
 }
 
-async function listenMqtt(server: Server, port: number, host: string): Promise<number> {
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (err) {
-    const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
-    throw new Error(
-      inUse
-        ? `The MQTT port ${port} is in use (another broker, or another emulator?). Pick another with ` +
-            `--mqtt-port, or 0 for a free one.`
-        : `The MQTT port ${port} cannot be opened: ${(err as Error).message}`,
-    );
-  }
-  return (server.address() as AddressInfo).port;
-}
-
 /**
  * The embedded MQTT broker and the KP1 server on it; other topics than KP1 requests are a plain broker. The broker
  * (aedes and its dependencies, about a fifth of the modules a start loaded) comes with the first connection: until
@@ -111,7 +91,12 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
   const startBroker = () =>
     (brokerReady ??= createBroker(ctx, delivery, requests).then((started) => (broker = started)));
   const server = createServer((socket) => void accept(ctx, socket, broker ?? startBroker()));
-  const port = await listenMqtt(server, options.port, options.host);
+  const port = await listenBrokerPort(server, {
+    port: options.port,
+    host: options.host,
+    protocol: 'MQTT',
+    flag: '--mqtt-port',
+  });
   return {
     port,
     url: listeningUrl('mqtt', options.host, port),

@@ -1,8 +1,9 @@
 import { type X509Certificate } from 'node:crypto';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { TLSSocket, createSecureContext, type SecureContext } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { listeningUrl } from '../config.js';
+import { listenBrokerPort } from './listen-port.js';
 import type { EmuContext } from '../context.js';
 import type { ServerCredentialsSource } from '../tls/server-credentials.js';
 
@@ -82,7 +83,12 @@ export async function startMqtts(
       socket.destroy();
     });
   };
-  const port = await listen(server, options.port, options.host);
+  const port = await listenBrokerPort(server, {
+    port: options.port,
+    host: options.host,
+    protocol: 'MQTTS',
+    flag: '--mqtts-port',
+  });
   return {
     port,
     url: listeningUrl('mqtts', options.host, port),
@@ -93,25 +99,4 @@ export async function startMqtts(
       return closed;
     },
   };
-}
-
-async function listen(server: Server, port: number, host: string): Promise<number> {
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (err) {
-    const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
-    throw new Error(
-      inUse
-        ? `The MQTTS port ${port} is in use (another broker, or another emulator?). Pick another with ` +
-            `--mqtts-port, or 0 for a free one.`
-        : `The MQTTS port ${port} cannot be opened: ${(err as Error).message}`,
-    );
-  }
-  return (server.address() as AddressInfo).port;
 }
