@@ -19,7 +19,7 @@ const doc = readFileSync(join(project, 'docs/cli.md'), 'utf8');
 const leftOut: [RegExp, string][] = [
   [/^platform-emu exec \[start flags\]/, 'a synopsis, not a command'],
   [/--follow/, 'follows until Ctrl-C'],
-  [/device simulate/, 'a simulated device runs until Ctrl-C (test/cli/device.test.ts runs them)'],
+  [/device simulate/, 'a simulated device runs until Ctrl-C (test/cli/device-*.test.ts run them)'],
   [/commands\/reboot.*--expect 200/, 'needs a connected device to answer the command (a simulated one runs forever)'],
   [/^curl -s "\$\(platform-emu mail/, 'needs a captured mail, which a user signup in the dashboard sends'],
 ];
