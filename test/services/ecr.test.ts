@@ -1,24 +1,12 @@
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { ECR, json, one, trackerRegistrar } from '../helpers/ecr.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
-
-const ECR = '/ecr/api/v1';
-const one = (endpointId: string, version: string) => `${ECR}/endpoints/${endpointId}/app-versions/${version}`;
-const json = (value: unknown) => ({ rawBody: JSON.stringify(value), headers: { 'content-type': 'application/json' } });
 
 describe('endpoint configuration registry', async () => {
   const emulator = await startTestEmulator();
   const call = api(emulator);
-  let registered = 0;
-  /** A new tracker endpoint (its application's version has no configuration schema). */
-  const newTracker = async () => {
-    const endpointId = `ecr-tracker-${++registered}`;
-    const response = await call('POST', '/epr/api/v1/endpoints', {
-      body: { appVersion: { name: 'tracker-v1' }, endpointId },
-    });
-    expect(response.status).toBe(201);
-    return endpointId;
-  };
+  const newTracker = trackerRegistrar(call);
 
   describe('per endpoint (raw shape, the default)', () => {
     it(
@@ -205,100 +193,6 @@ describe('endpoint configuration registry', async () => {
     );
   });
 
-  describe('optimistic locking and conditional reads', () => {
-    it('If-Match: the current configId passes (quoted or not); another gives 412 and changes nothing', async () => {
-      const id = await newTracker();
-      const etag = (await call('PUT', one(id, 'tracker-v1'), json({ v: 1 }))).headers.get('etag')!;
-      const stale = await call('PUT', one(id, 'tracker-v1'), {
-        ...json({ v: 'lost' }),
-        headers: { 'content-type': 'application/json', 'if-match': '"not-the-id"' },
-      });
-      expect(stale.status).toBe(412);
-      expect(stale.body.message).toMatch(/nothing was changed/);
-      expect((await call('GET', one(id, 'tracker-v1'))).body).toEqual({ v: 1 });
-      const next = await call('PUT', one(id, 'tracker-v1'), {
-        ...json({ v: 2 }),
-        headers: { 'content-type': 'application/json', 'if-match': etag },
-      });
-      expect(next.status).toBe(204);
-      const unquoted = next.headers.get('etag')!.replace(/"/g, '');
-      const third = await call('PUT', one(id, 'tracker-v1'), {
-        ...json({ v: 3 }),
-        headers: { 'content-type': 'application/json', 'if-match': unquoted },
-      });
-      expect(third.status).toBe(204);
-      expect((await call('GET', one(id, 'tracker-v1'))).body).toEqual({ v: 3 });
-    });
-
-    it('If-Match on an endpoint without a configuration gives 412 (nothing to match)', async () => {
-      const id = await newTracker();
-      const response = await call('PUT', one(id, 'tracker-v1'), {
-        ...json({ v: 1 }),
-        headers: { 'content-type': 'application/json', 'if-match': '"x"' },
-      });
-      expect(response.status).toBe(412);
-      expect((await call('GET', one(id, 'tracker-v1'))).status).toBe(404);
-    });
-
-    it('If-Unmodified-Since: a date before the last update gives 412, a later one passes', async () => {
-      const id = await newTracker();
-      await call('PUT', one(id, 'tracker-v1'), json({ v: 1 }));
-      const headers = (date: string) => ({ 'content-type': 'application/json', 'if-unmodified-since': date });
-      const before = await call('PUT', one(id, 'tracker-v1'), {
-        ...json({ v: 2 }),
-        headers: headers('Mon, 01 Jan 2001 00:00:00 GMT'),
-      });
-      expect(before.status).toBe(412);
-      const deleteBefore = await call('DELETE', one(id, 'tracker-v1'), {
-        headers: { 'if-unmodified-since': 'Mon, 01 Jan 2001 00:00:00 GMT' },
-      });
-      expect(deleteBefore.status).toBe(412);
-      expect((await call('GET', one(id, 'tracker-v1'))).body).toEqual({ v: 1 });
-      const later = await call('PUT', one(id, 'tracker-v1'), {
-        ...json({ v: 3 }),
-        headers: headers(new Date(Date.now() + 3_600_000).toUTCString()),
-      });
-      expect(later.status).toBe(204);
-    });
-
-    it('DELETE with a stale If-Match gives 412 and keeps the configuration', async () => {
-      const id = await newTracker();
-      const etag = (await call('PUT', one(id, 'tracker-v1'), json({ v: 1 }))).headers.get('etag')!;
-      expect((await call('DELETE', one(id, 'tracker-v1'), { headers: { 'if-match': '"old"' } })).status).toBe(412);
-      expect((await call('GET', one(id, 'tracker-v1'))).status).toBe(200);
-      expect((await call('DELETE', one(id, 'tracker-v1'), { headers: { 'if-match': etag } })).status).toBe(204);
-    });
-
-    it('two concurrent PUTs with the same If-Match: exactly one wins, the other gets 412', async () => {
-      const id = await newTracker();
-      const etag = (await call('PUT', one(id, 'tracker-v1'), json({ v: 0 }))).headers.get('etag')!;
-      const attempt = (v: string) =>
-        call('PUT', one(id, 'tracker-v1'), {
-          ...json({ v }),
-          headers: { 'content-type': 'application/json', 'if-match': etag },
-        });
-      const results = await Promise.all([attempt('a'), attempt('b')]);
-      expect(results.map((r) => r.status).sort()).toEqual([204, 412]);
-      const winner = results.find((r) => r.status === 204)!;
-      const stored = await call('GET', one(id, 'tracker-v1'));
-      expect(stored.headers.get('etag')).toBe(winner.headers.get('etag'));
-      expect(['a', 'b']).toContain(stored.body.v);
-    });
-
-    it('conditional GETs: If-None-Match with the configId and If-Modified-Since give 304 without a body', async () => {
-      const id = await newTracker();
-      const etag = (await call('PUT', one(id, 'tracker-v1'), json({ v: 1 }))).headers.get('etag')!;
-      const byTag = await call('GET', one(id, 'tracker-v1'), { headers: { 'if-none-match': etag } });
-      expect(byTag.status).toBe(304);
-      expect(byTag.text).toBe('');
-      const lastModified = (await call('GET', one(id, 'tracker-v1'))).headers.get('last-modified')!;
-      expect(
-        (await call('GET', one(id, 'tracker-v1'), { headers: { 'if-modified-since': lastModified } })).status,
-      ).toBe(304);
-      expect((await call('GET', one(id, 'tracker-v1'), { headers: { 'if-none-match': '"other"' } })).status).toBe(200);
-    });
-  });
-
   describe('default configuration per application version', () => {
     it('PUT answers 200 with ETag and the record; GET the payload; If-Match and 304 as per endpoint', async () => {
       await call('POST', '/app-manager/api/v1/applications/tracker/versions', { body: { name: 'tracker-defaults' } });
@@ -377,46 +271,4 @@ describe('endpoint configuration registry', async () => {
       expect(ecr.body.appVersionConfigurationSchema.properties).toHaveProperty('configSchemaRequired');
     },
   );
-});
-
-describe('endpoint configuration registry, envelope shape (--compat ecr=envelope)', async () => {
-  const emulator = await startTestEmulator({ compat: { ecr: 'envelope' } });
-  const call = api(emulator);
-
-  it('PUT answers 200 with ETag and the configuration record; GET the record', async () => {
-    const put = await call('PUT', one('tracker-002', 'tracker-v1'), json({ a: [1] }));
-    expect(put.status).toBe(200);
-    expect(put.body).toEqual({
-      configId: expect.any(String),
-      config: '{"a":[1]}',
-      createdDate: expect.any(String),
-      updatedDate: expect.any(String),
-    });
-    expect(put.headers.get('etag')).toBe(`"${put.body.configId}"`);
-    const again = await call('PUT', one('tracker-002', 'tracker-v1'), json({ a: [2] }));
-    expect(again.status).toBe(200);
-    expect(again.body.createdDate).toBe(put.body.createdDate);
-    const got = await call('GET', one('tracker-002', 'tracker-v1'));
-    expect(got.body).toEqual({ ...again.body });
-    expect(got.headers.get('etag')).toBe(`"${again.body.configId}"`);
-    expect(
-      (await call('GET', one('tracker-002', 'tracker-v1'), { headers: { 'if-none-match': got.headers.get('etag')! } }))
-        .status,
-    ).toBe(304);
-  });
-
-  it('a text payload is a string in the record; the default configuration reads as a record too', async () => {
-    await call('PUT', one('tracker-003', 'tracker-v1'), {
-      rawBody: 'plain',
-      headers: { 'content-type': 'text/plain' },
-    });
-    expect((await call('GET', one('tracker-003', 'tracker-v1'))).body.config).toBe('plain');
-    const fallback = await call('GET', `${ECR}/app-versions/tracker-v1`);
-    expect(fallback.body).toEqual({
-      configId: expect.any(String),
-      config: '{"gpsIntervalSeconds":30,"geofence":"city"}',
-      createdDate: expect.any(String),
-      updatedDate: expect.any(String),
-    });
-  });
 });
