@@ -1,0 +1,293 @@
+// The machinery of a fleet run (bench/figures/fleet.js makes its rows): `platform-emu device simulate --fleet`
+// against a started emulator, its `--json` log, the command load, the emulator's health asked throughout, the spot
+// reads of `.../time-series/last` after replies, and the count of every accepted sample in the time series API.
+import { Agent } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { httpJson, httpRequest } from './http.js';
+import { rssOf, startServer, stopProcess } from './processes.js';
+import { SERIES_NAME } from './state.js';
+
+const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
+/** The application version of the fleet's endpoints, and its application. */
+export const FLEET_VERSION = 'smart-meter-v1';
+const APP = 'smart-meter';
+/** About this many accepted samples a second are read back at once through `.../time-series/last`. */
+const SPOT_CHECKS_PER_SECOND = 20;
+/** How often the emulator's and the simulator's RSS are sampled, and the emulator's health asked. */
+export const SAMPLE_EVERY_MS = 250;
+/** The store's points are counted over windows of this length, so that no one answer holds every point of a run. */
+const COUNT_WINDOW_MS = 10_000;
+
+/**
+ * What the simulator's `--json` lines tell: samples accepted, errors, answers, and the publish-to-reply times of
+ * the samples made from `log.timedFrom` on (the first seconds pay one-time costs: each device's first request
+ * subscribes to its replies, each endpoint's first point starts its series).
+ */
+function fleetLog() {
+  const log = {
+    connected: 0,
+    accepted: new Map(),
+    latencies: [],
+    errors: [],
+    answered: 0,
+    stoppedLine: undefined,
+    timedFrom: Infinity,
+  };
+  log.take = (line) => {
+    let event;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      return undefined;
+    }
+    if (event.event === 'connected') log.connected++;
+    else if (event.event === 'answered') log.answered++;
+    else if (event.event === 'error') log.errors.push(event);
+    else if (event.event === 'stopped') log.stoppedLine = event;
+    else if (event.event === 'telemetry') {
+      const at = event.sample.timestamp;
+      let times = log.accepted.get(event.token);
+      if (!times) log.accepted.set(event.token, (times = []));
+      times.push(at);
+      if (at >= log.timedFrom) log.latencies.push(Date.parse(event.time) - at);
+      return event;
+    }
+    return undefined;
+  };
+  return log;
+}
+
+/** Commands to random devices at a steady rate, each waiting up to 5 s for its answer. */
+function commandLoad(url, endpointIds, perSecond) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const results = { sent: 0, answered: 0, other: {}, times: [] };
+  const pending = new Set();
+  const send = () => {
+    const endpointId = endpointIds[Math.floor(Math.random() * endpointIds.length)];
+    const started = performance.now();
+    results.sent++;
+    const request = httpRequest(`${url}/cex/api/v1/endpoints/${endpointId}/commands/benchFleet?waitTimeout=5`, {
+      method: 'POST',
+      body: { n: results.sent },
+      agent,
+    })
+      .then((response) => {
+        if (response.status === 200) {
+          results.answered++;
+          results.times.push(performance.now() - started);
+        } else results.other[response.status] = (results.other[response.status] ?? 0) + 1;
+      })
+      .catch((err) => (results.other[err.code ?? err.message] = (results.other[err.code ?? err.message] ?? 0) + 1))
+      .finally(() => pending.delete(request));
+    pending.add(request);
+  };
+  const timer = setInterval(send, 1000 / perSecond);
+  return {
+    results,
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(pending);
+      agent.destroy();
+      return results;
+    },
+  };
+}
+
+/**
+ * Every accepted sample, looked for in `GET .../time-series/data` over the whole run (in windows of COUNT_WINDOW_MS,
+ * bounds included; a point on a bound is counted once).
+ */
+async function countStored(url, log, from, to) {
+  const stored = new Map();
+  for (let start = from; start < to; start += COUNT_WINDOW_MS) {
+    const query =
+      `timeSeriesName=${SERIES_NAME}&fromDate=${new Date(start).toISOString()}&toDate=` +
+      `${new Date(Math.min(start + COUNT_WINDOW_MS, to)).toISOString()}&includeTime=both`;
+    const chunks = await httpJson(`${url}/epts/api/v1/applications/${APP}/time-series/data?${query}`);
+    for (const chunk of chunks) {
+      for (const [endpointId, bySeries] of Object.entries(chunk)) {
+        let times = stored.get(endpointId);
+        if (!times) stored.set(endpointId, (times = new Set()));
+        for (const point of bySeries[SERIES_NAME] ?? []) times.add(Date.parse(point.timestamp));
+      }
+    }
+  }
+  let points = 0;
+  for (const times of stored.values()) points += times.size;
+  let accepted = 0;
+  let found = 0;
+  for (const [token, times] of log.accepted) {
+    const endpointTimes = stored.get(token.replace(/-token$/, '')) ?? new Set();
+    accepted += times.length;
+    for (const time of times) if (endpointTimes.has(time)) found++;
+  }
+  return { accepted, found, points };
+}
+
+/** `GET /_emu/health` one at a time, as often as SAMPLE_EVERY_MS allows: each answer's time. */
+function healthProbe(url) {
+  const times = [];
+  let asking;
+  let stopped = false;
+  const ask = () => {
+    if (asking || stopped) return;
+    const started = performance.now();
+    asking = httpJson(`${url}/_emu/health`)
+      .then(() => times.push(performance.now() - started))
+      .catch(() => times.push(Infinity))
+      .finally(() => (asking = undefined));
+  };
+  const timer = setInterval(ask, SAMPLE_EVERY_MS);
+  ask();
+  return {
+    times,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await asking;
+      return times;
+    },
+  };
+}
+
+/**
+ * Spot reads: about SPOT_CHECKS_PER_SECOND of the accepted samples a second read back at once through
+ * `.../time-series/last` (the reply came, so the point must be there); `spot` counts them and lists the late ones.
+ */
+function spotReads(url, devices) {
+  const every = Math.max(1, Math.round(devices / SPOT_CHECKS_PER_SECOND));
+  const spot = { seen: 0, checked: 0, late: [] };
+  const pending = new Set();
+  return {
+    spot,
+    /** An accepted sample (a `telemetry` event of the simulator): read back if it is its turn. */
+    take(sample) {
+      if (spot.seen++ % every !== 0) return;
+      const endpointId = sample.token.replace(/-token$/, '');
+      const check = httpJson(
+        `${url}/epts/api/v1/applications/${APP}/time-series/last?endpointId=` +
+          `${endpointId}&timeSeriesName=${SERIES_NAME}`,
+      )
+        .then((answer) => {
+          spot.checked++;
+          const last = answer[endpointId]?.[SERIES_NAME]?.[0];
+          if (!last || Date.parse(last.timestamp) < sample.sample.timestamp)
+            spot.late.push(`${endpointId} ${new Date(sample.sample.timestamp).toISOString()}`);
+        })
+        .catch((err) => spot.late.push(`${endpointId}: ${err.message}`))
+        .finally(() => pending.delete(check));
+      pending.add(check);
+    },
+    /** Resolves once every read begun has its answer. */
+    settled: () => Promise.all(pending),
+  };
+}
+
+/**
+ * One fleet run against `emulator`, started on a state whose fleet endpoints are `endpointIds`: `devices` simulated
+ * devices send a sample a second for `seconds` while `commandsPerSecond` commands go to random devices; latencies are
+ * timed from `warmupSeconds` on; `tls`: each device over MQTT over TLS. `dashboard` (a watcher of
+ * bench/lib/dashboard-watch.js, or undefined) starts once every device is connected and stops at the end.
+ * Answers what the run saw, for the figures to make rows of.
+ */
+export async function runFleet(
+  bench,
+  emulator,
+  { devices, seconds, commandsPerSecond, warmupSeconds, endpointIds, tls, dashboard },
+) {
+  const log = fleetLog();
+  const reads = spotReads(emulator.url, devices);
+  const pad = String(devices).length > 6 ? String(devices).length : 6;
+  const simulator = await startServer(
+    process.execPath,
+    [
+      BIN,
+      'device',
+      'simulate',
+      '--app-version',
+      FLEET_VERSION,
+      '--fleet',
+      String(devices),
+      '--token',
+      `bench-{${'n'.repeat(pad)}}-token`,
+      '--telemetry',
+      'temperature=18..26',
+      '--interval',
+      '1000',
+      '--url',
+      emulator.url,
+      '--json',
+      ...(tls ? ['--tls'] : []),
+    ],
+    {
+      label: 'platform-emu device simulate --fleet',
+      ready: /"event":"connected"[^\n]*\n/,
+      // Every device connects before the first `connected` line: 10,000 took 60-85 s on the loaded machine.
+      readyTimeoutMs: Math.max(120_000, devices * 30),
+    },
+  );
+  log.connected = 1;
+  let allConnected;
+  const connected = new Promise((resolve) => (allConnected = resolve));
+  simulator.lines((line) => {
+    const sample = log.take(line);
+    if (log.connected >= devices) allConnected();
+    if (sample) reads.take(sample);
+  });
+  if (devices <= 1) allConnected();
+  // A fleet the emulator cannot serve never gets all its devices started: the figure fails rather than wait on.
+  const connectMs = Math.max(120_000, devices * 30);
+  let connectTimer;
+  await Promise.race([
+    connected,
+    new Promise((resolve, reject) => {
+      connectTimer = setTimeout(
+        () => reject(new Error(`${log.connected} of ${devices} devices connected within ${connectMs} ms`)),
+        connectMs,
+      );
+    }),
+  ])
+    .catch(async (err) => {
+      await stopProcess(simulator.child);
+      throw err;
+    })
+    .finally(() => clearTimeout(connectTimer));
+  bench.log(
+    `fleet: ${devices} devices connected ${Math.round(performance.now() - simulator.startedAt)} ms ` +
+      `after spawning the simulator`,
+  );
+  await dashboard?.start();
+
+  const from = Date.now() - 1000;
+  log.timedFrom = Date.now() + warmupSeconds * 1000;
+  const commands = commandLoad(emulator.url, endpointIds, commandsPerSecond);
+  const health = healthProbe(emulator.url);
+  let peakRss = emulator.rss();
+  let simulatorPeakRss = rssOf(simulator.child.pid);
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, emulator.rss());
+    simulatorPeakRss = Math.max(simulatorPeakRss, rssOf(simulator.child.pid));
+  }, SAMPLE_EVERY_MS);
+  // Half a second more, for the replies to the samples of the last second.
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 500));
+  const dashboardRows = (await dashboard?.stop({ devices, commandsPerSecond })) ?? [];
+  const commandResults = await commands.stop();
+  clearInterval(sampler);
+  const healthTimes = (await health.stop()).sort((a, b) => a - b);
+  const rssAtEnd = emulator.rss();
+  peakRss = Math.max(peakRss, rssAtEnd);
+  await stopProcess(simulator.child);
+  await reads.settled();
+  const stored = await countStored(emulator.url, log, from - 60_000, Date.now() + 60_000);
+  return {
+    log,
+    spot: reads.spot,
+    stored,
+    commandResults,
+    healthTimes,
+    peakRss,
+    rssAtEnd,
+    simulatorPeakRss,
+    dashboardRows,
+  };
+}
