@@ -27,8 +27,20 @@ export function cli(...args: string[]) {
 
 export type Event = { event: string; [field: string]: any };
 
+/** A `device simulate --json` running in the background. */
+export interface Simulation {
+  proc: ResultPromise;
+  /** Its events so far. */
+  events: Event[];
+  stderr(): string;
+  /** The first event (already seen or still to come) that matches; fails if the process ends first. */
+  next(name: string, match?: (e: Event) => boolean): Promise<Event>;
+  /** Ctrl-C: answers how it ended. */
+  interrupt(): Promise<Awaited<ResultPromise>>;
+}
+
 /** `device simulate --json` in the background: its events as they come, and a way to wait for one. */
-export function simulator(...args: string[]) {
+export function simulator(...args: string[]): Simulation {
   const proc: ResultPromise = execa('node', [BIN, 'device', 'simulate', '--json', ...args], {
     reject: false,
     env: cleanEnv(),
@@ -54,7 +66,6 @@ export function simulator(...args: string[]) {
     proc,
     events,
     stderr: () => stderr,
-    /** The first event (already seen or still to come) that matches; fails if the process ends first. */
     next(name: string, match: (e: Event) => boolean = () => true): Promise<Event> {
       const test = (e: Event) => e.event === name && match(e);
       const seen = events.find(test);
