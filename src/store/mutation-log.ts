@@ -143,12 +143,14 @@ export class MutationLog<T> {
   }
 
   private async flushAll(): Promise<void> {
-    // Yield once so that every request handled in this turn of the event loop joins the batch.
-    await new Promise((resolve) => setImmediate(resolve));
+    // Only the appends of the code that runs now join the first batch (several commits of one request, or of one
+    // `Promise.all`): the write goes out at once rather than a turn of the event loop later (the answer to one client
+    // waits for it), and whatever arrives while it is under way shares the next write.
+    await undefined;
     while (this.queue.length > 0) {
       const batch = (this.writing = this.queue);
       this.queue = [];
-      const buffer = Buffer.from(batch.map((w) => w.text).join(''));
+      const buffer = Buffer.from(batch.length === 1 ? batch[0].text : batch.map((w) => w.text).join(''));
       try {
         await writeAll(this.fd, buffer);
         if (!DSYNC) await datasync(this.fd);
