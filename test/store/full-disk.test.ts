@@ -171,7 +171,7 @@ describe.skipIf(!disk.dir)('a full disk', () => {
       try {
         await store.put('things', 'seed', { version: 1 });
         fillDisk();
-        // Made in one turn of the event loop, so written as one batch: the small line alone would still fit.
+        // Made in one stretch of synchronous code, so written as one batch: the small line alone would still fit.
         const batch = [
           store.put('things', 'small', { n: 1 }),
           store.put('things', 'seed', { version: 2 }),
