@@ -58,7 +58,8 @@ async function writeAll(fd: number, buffer: Buffer): Promise<void> {
 /**
  * The append-only mutation log (JSON lines). Every append is answered once its line is on disk;
  * appends that arrive while a flush is under way share the next write and the next fdatasync
- * (group commit), so the cost of a write does not depend on the size of the state or on concurrency.
+ * (group commit), so the cost of a write does not depend on the size of the state or on concurrency. A lone
+ * writer's line goes out at once; under concurrent writers a flush first waits one turn of the event loop.
  *
  * A batch is written whole or not at all: if any byte of it cannot be written or synced, the file is cut
  * back to where the batch began, and that batch and every append queued behind it are rejected
@@ -73,6 +74,8 @@ export class MutationLog<T> {
   private lastFailure: StoreWriteError | undefined;
   /** Set when the file could not be cut back after a failed write: nothing can be appended safely any more. */
   private broken: StoreWriteError | undefined;
+  /** Whether the last flush wrote more than one append (several writers at once), which decides how the next waits. */
+  private concurrent = false;
 
   private constructor(
     private readonly fd: number,
@@ -143,12 +146,17 @@ export class MutationLog<T> {
   }
 
   private async flushAll(): Promise<void> {
-    // Yield once so that every request handled in this turn of the event loop joins the batch.
-    await new Promise((resolve) => setImmediate(resolve));
+    // One writer at a time (the last flush took a single append): the write goes out as soon as the code that made
+    // the commit ends, since that one answer waits for it. Concurrent writers: one turn of the event loop first, so
+    // that every request read in this turn joins the batch rather than waiting behind a write of the first alone.
+    if (this.concurrent) await new Promise((resolve) => setImmediate(resolve));
+    else await undefined;
+    let appends = 0;
     while (this.queue.length > 0) {
       const batch = (this.writing = this.queue);
       this.queue = [];
-      const buffer = Buffer.from(batch.map((w) => w.text).join(''));
+      appends += batch.length;
+      const buffer = Buffer.from(batch.length === 1 ? batch[0].text : batch.map((w) => w.text).join(''));
       try {
         await writeAll(this.fd, buffer);
         if (!DSYNC) await datasync(this.fd);
@@ -163,6 +171,7 @@ export class MutationLog<T> {
       for (const w of batch) w.resolve();
       await this.owner.afterFlush(this.size).catch(() => undefined);
     }
+    this.concurrent = appends > 1;
     this.flushing = undefined;
   }
 

@@ -171,7 +171,7 @@ describe.skipIf(!disk.dir)('a full disk', () => {
       try {
         await store.put('things', 'seed', { version: 1 });
         fillDisk();
-        // Made in one turn of the event loop, so written as one batch: the small line alone would still fit.
+        // Made in one stretch of synchronous code, so written as one batch: the small line alone would still fit.
         const batch = [
           store.put('things', 'small', { n: 1 }),
           store.put('things', 'seed', { version: 2 }),
@@ -201,6 +201,31 @@ describe.skipIf(!disk.dir)('a full disk', () => {
       });
     },
   );
+
+  it('joins in one batch, under concurrent writers, the commits of every callback of one turn of the event loop', async () => {
+    const dataDir = join(disk.dir!, `data-${++dirs}`);
+    const store = await Store.open({ dir: dataDir, warn: () => undefined });
+    try {
+      // Two writers at once: from here on a flush waits one turn of the event loop before it writes.
+      await Promise.all([store.put('things', 'a', { n: 1 }), store.put('things', 'b', { n: 2 })]);
+      fillDisk();
+      // Two callbacks of one turn, as two requests read together: the small line alone would fit, the big one not.
+      const outcomes = await new Promise<PromiseSettledResult<void>[]>((resolve) => {
+        const commits: Promise<void>[] = [];
+        setImmediate(() => commits.push(store.put('things', 'small', { n: 3 })));
+        setImmediate(() => {
+          commits.push(store.put('things', 'big', bigMetadata));
+          resolve(Promise.allSettled(commits));
+        });
+      });
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+      expect(store.get('things', 'small')).toBeUndefined();
+      expect(store.revision).toBe(2);
+    } finally {
+      freeDisk();
+      await store.close();
+    }
+  });
 
   it('keeps the old state when an imported one cannot be written, and the log stays readable', async () => {
     const dataDir = join(disk.dir!, `data-${++dirs}`);
