@@ -6,6 +6,7 @@ import { compressLargeJson } from './compress.js';
 import { errorHandler, HttpError } from './errors.js';
 import { applyHttpFault, faultsOf } from './faults.js';
 import { crossOrigin } from './cross-origin.js';
+import { enterFirstDirectly, firstPathLevel } from './direct-entry.js';
 import { hostCheck } from './host-check.js';
 import { leanJson } from './json-answer.js';
 import { requestJournal } from './journal.js';
@@ -51,7 +52,7 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
   const checkOrigin = crossOrigin(ctx.config);
   const faults = faultsOf(ctx);
   const compress = compressLargeJson();
-  app.use((req, res, next) => {
+  enterFirstDirectly(app, (level) => direct.has(level), (req, res, next) => {
     journal(req, res);
     compress(req, res);
     mergeSlashes(req);
@@ -72,6 +73,9 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
     if (mount) mount(req, res, next);
     else next();
   };
+  // A service's requests enter the middleware above directly, unless a mount below could also take their path.
+  const mounted = new Set(['_emu', 'api', ...extras.mounts.map((m) => firstPathLevel(m.path)?.toLowerCase())]);
+  const direct = new Set([...byPrefix.keys()].filter((prefix) => !mounted.has(prefix.toLowerCase())));
   app.use('/_emu', controlGuard(ctx, extras.adminToken));
   for (const { path, router } of extras.mounts) app.use(path, router);
 
