@@ -10,6 +10,7 @@ import { enterFirstDirectly, firstPathLevel } from './direct-entry.js';
 import { hostCheck } from './host-check.js';
 import { leanJson } from './json-answer.js';
 import { requestJournal } from './journal.js';
+import { addRequestFields } from './request-fields.js';
 import { methodNotAllowed, mountedAt, serviceRouter } from './router.js';
 import { bareOperations } from './service-list.js';
 
@@ -52,7 +53,7 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
   const checkOrigin = crossOrigin(ctx.config);
   const faults = faultsOf(ctx);
   const compress = compressLargeJson();
-  enterFirstDirectly(app, (level) => direct.has(level), (req, res, next) => {
+  const front: RequestHandler = (req, res, next) => {
     journal(req, res);
     compress(req, res);
     mergeSlashes(req);
@@ -66,7 +67,8 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
       if (fault) return applyHttpFault(fault, req, res, () => route(req, res, next));
     }
     route(req, res, next);
-  });
+  };
+  enterFirstDirectly(app, (level) => direct.has(level), front, addRequestFields);
   const route = (req: Request, res: express.Response, next: express.NextFunction) => {
     const end = req.path.indexOf('/', 1);
     const mount = byPrefix.get(req.path.slice(1, end === -1 ? undefined : end));

@@ -30,8 +30,15 @@ export function firstPathLevel(url: string): string | undefined {
  * {}, `req.next`). When `first` passes it on (`next()`, an error, or a throw), it goes through `app.handle` as every
  * other request does, where the Router skips `first` and passes the same thing on: the layers after it, the 404 and the
  * error handler answer as they always did. The app must not send `X-Powered-By` (this entry never does).
+ * `addFields` adds, with placeholder values, the fields the app's own steps set on such a request later (see
+ * src/server/request-fields.ts): added before the prototypes change, they cost no garbage.
  */
-export function enterFirstDirectly(app: Express, direct: (level: string) => boolean, first: RequestHandler): void {
+export function enterFirstDirectly(
+  app: Express,
+  direct: (level: string) => boolean,
+  first: RequestHandler,
+  addFields: (req: Request) => void,
+): void {
   if (app.enabled('x-powered-by')) throw new Error('enterFirstDirectly: disable x-powered-by first.');
   app.use((req: Request & HandedOn, res, next) => {
     const handed = req[HANDED_ON];
@@ -47,16 +54,19 @@ export function enterFirstDirectly(app: Express, direct: (level: string) => bool
   (app as unknown as { handle: Handle }).handle = function handle(req, res, callback) {
     const level = callback === undefined ? firstPathLevel(req.url) : undefined;
     if (level === undefined || !direct(level)) return expressHandle.call(this, req, res, callback);
+    // Every field first, then the prototypes: V8 makes a new hidden class (and copies its descriptors) for each
+    // field added to an object whose prototype was just changed, 1 kB of garbage each, for want of a cached transition.
     req.res = res;
     res.req = req;
-    Object.setPrototypeOf(req, app.request);
-    Object.setPrototypeOf(res, app.response);
     if (!res.locals) res.locals = Object.create(null);
     req.originalUrl = req.url;
     req.baseUrl = '';
     req.params = {};
     const next = (err?: unknown) => handOn(req, res, err);
     req.next = next;
+    addFields(req);
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
     try {
       const result: unknown = first(req, res, next);
       if (result instanceof Promise) result.catch((error: unknown) => next(error || new Error('Rejected promise')));
