@@ -40,9 +40,14 @@ async function appServer(direct: boolean): Promise<{ server: Server; url: string
     if (req.path.endsWith('/later')) return void setImmediate(next);
     res.status(204).end();
   };
-  enterFirstDirectly(app, (level) => direct && level === 'svc', first, (req) => {
-    (req as Request & { extra?: unknown }).extra = undefined;
-  });
+  enterFirstDirectly(
+    app,
+    (level) => direct && level === 'svc',
+    first,
+    (req) => {
+      (req as Request & { extra?: unknown }).extra = undefined;
+    },
+  );
   app.use('/svc/mounted', (req, res) => void res.json({ mounted: seen(req, res) }));
   app.use((req, res) => void res.status(404).json({ message: `nothing at ${req.originalUrl}` }));
   app.use((err: Error & { status?: number }, req: Request, res: Response, _next: NextFunction) => {
@@ -115,8 +120,13 @@ describe('a request entered directly', () => {
   });
 
   it('refuses an app that sends X-Powered-By', () => {
-    expect(() => enterFirstDirectly(express(), () => true, (_req, _res, next) => next(), () => undefined)).toThrow(
-      /x-powered-by/,
-    );
+    expect(() =>
+      enterFirstDirectly(
+        express(),
+        () => true,
+        (_req, _res, next) => next(),
+        () => undefined,
+      ),
+    ).toThrow(/x-powered-by/);
   });
 });
