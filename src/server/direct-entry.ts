@@ -21,6 +21,16 @@ export function firstPathLevel(url: string): string | undefined {
   return url.slice(1, end);
 }
 
+/** The fields express's Router adds to a request, and the app's own, as placeholders that read as absent. */
+function addExpressFields(req: Request, addFields: (req: Request) => void): void {
+  const fields = req as unknown as Record<string, unknown>;
+  fields.originalUrl = undefined;
+  fields.baseUrl = undefined;
+  fields.params = undefined;
+  fields.next = undefined;
+  addFields(req);
+}
+
 /**
  * Installs `first` as the app's first middleware, and enters it directly, without express's Router, for the requests
  * whose first path level `direct` accepts (the services' prefixes: `npm run bench` figures 2a and 2d; the Router's
@@ -30,8 +40,9 @@ export function firstPathLevel(url: string): string | undefined {
  * {}, `req.next`). When `first` passes it on (`next()`, an error, or a throw), it goes through `app.handle` as every
  * other request does, where the Router skips `first` and passes the same thing on: the layers after it, the 404 and the
  * error handler answer as they always did. The app must not send `X-Powered-By` (this entry never does).
- * `addFields` adds, with placeholder values, the fields the app's own steps set on such a request later (see
- * src/server/request-fields.ts): added before the prototypes change, they cost no garbage.
+ * `addFields` adds, with placeholder values, the fields the app's own steps set on a request later (see
+ * src/server/request-fields.ts): added before the prototypes change, they cost no garbage. Requests that go through
+ * express's Router get them too, with the Router's own fields as placeholders.
  */
 export function enterFirstDirectly(
   app: Express,
@@ -53,7 +64,11 @@ export function enterFirstDirectly(
   };
   (app as unknown as { handle: Handle }).handle = function handle(req, res, callback) {
     const level = callback === undefined ? firstPathLevel(req.url) : undefined;
-    if (level === undefined || !direct(level)) return expressHandle.call(this, req, res, callback);
+    if (level === undefined || !direct(level)) {
+      // Every other request gets its fields as placeholders too, before express changes its prototypes.
+      if (callback === undefined) addExpressFields(req, addFields);
+      return expressHandle.call(this, req, res, callback);
+    }
     // Every field first, then the prototypes: V8 makes a new hidden class (and copies its descriptors) for each
     // field added to an object whose prototype was just changed, 1 kB of garbage each, for want of a cached transition.
     req.res = res;
