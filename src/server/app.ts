@@ -6,9 +6,11 @@ import { compressLargeJson } from './compress.js';
 import { errorHandler, HttpError } from './errors.js';
 import { applyHttpFault, faultsOf } from './faults.js';
 import { crossOrigin } from './cross-origin.js';
+import { enterFirstDirectly, firstPathLevel } from './direct-entry.js';
 import { hostCheck } from './host-check.js';
 import { leanJson } from './json-answer.js';
 import { requestJournal } from './journal.js';
+import { addRequestFields } from './request-fields.js';
 import { methodNotAllowed, mountedAt, serviceRouter } from './router.js';
 import { bareOperations } from './service-list.js';
 
@@ -51,7 +53,7 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
   const checkOrigin = crossOrigin(ctx.config);
   const faults = faultsOf(ctx);
   const compress = compressLargeJson();
-  app.use((req, res, next) => {
+  const front: RequestHandler = (req, res, next) => {
     journal(req, res);
     compress(req, res);
     mergeSlashes(req);
@@ -65,13 +67,17 @@ export function createApp(ctx: EmuContext, extras: AppExtras): Express {
       if (fault) return applyHttpFault(fault, req, res, () => route(req, res, next));
     }
     route(req, res, next);
-  });
+  };
+  enterFirstDirectly(app, (level) => direct.has(level), front, addRequestFields);
   const route = (req: Request, res: express.Response, next: express.NextFunction) => {
     const end = req.path.indexOf('/', 1);
     const mount = byPrefix.get(req.path.slice(1, end === -1 ? undefined : end));
     if (mount) mount(req, res, next);
     else next();
   };
+  // A service's requests enter the middleware above directly, unless a mount below could also take their path.
+  const mounted = new Set(['_emu', 'api', ...extras.mounts.map((m) => firstPathLevel(m.path)?.toLowerCase())]);
+  const direct = new Set([...byPrefix.keys()].filter((prefix) => !mounted.has(prefix.toLowerCase())));
   app.use('/_emu', controlGuard(ctx, extras.adminToken));
   for (const { path, router } of extras.mounts) app.use(path, router);
 

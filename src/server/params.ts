@@ -3,7 +3,7 @@ import { badRequest } from './errors.js';
 
 /** Query parameter readers: each names the parameter in its 400, so the caller knows what to fix. */
 
-const PARSED_QUERY = Symbol('parsed query');
+export const PARSED_QUERY = Symbol('parsed query');
 
 /** What a URL without a query string reads as: nothing to parse (the common case of a GET of one record). */
 const NO_QUERY: Request['query'] = Object.freeze(Object.create(null));
