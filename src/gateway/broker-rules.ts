@@ -70,6 +70,8 @@ export function receivesBySubscription(client: Client, topic: string): boolean {
  * `.../status` or `.../error` of theirs is reserved too.
  */
 export function isPlatformTopic(topic: string): boolean {
+  // Asked of every publish (twice for a device's); a request's last level (its id, most often) settles it unsplit.
+  if (!topic.endsWith('/status') && !topic.endsWith('/error')) return false;
   const levels = topic.split('/');
   if (levels[0] !== KP1_ROOT || levels.length <= TOKEN_LEVEL + 1 || !REPLY_LEVELS.has(levels[levels.length - 1]))
     return false;

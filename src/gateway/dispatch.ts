@@ -8,7 +8,7 @@ import { kp1Error, matchResource, type Kp1Extension, type Kp1Reply, type Kp1Reso
 
 export type { Kp1Reply };
 import { extensions } from './extensions/index.js';
-import { journalKp1, underDeviceFault } from './faults.js';
+import { hasDeviceFaults, journalKp1, underDeviceFault } from './faults.js';
 import { Kp1PathError, parseKp1Path } from './topics.js';
 
 const byName = new Map<string, Kp1Extension>(extensions.map((e) => [e.name, e]));
@@ -89,9 +89,11 @@ export async function handleKp1(
   resolved?: (endpoint: Endpoint) => void,
 ): Promise<Kp1Reply> {
   const started = performance.now();
-  const { reply, endpoint } = await underDeviceFault(ctx, path, () =>
-    handleMessage(ctx, path, raw, transport, resolved),
-  );
+  let reply: Kp1Reply;
+  let endpoint: Endpoint | undefined;
+  if (hasDeviceFaults(ctx)) {
+    ({ reply, endpoint } = await underDeviceFault(ctx, path, () => handleMessage(ctx, path, raw, transport, resolved)));
+  } else reply = await handleMessage(ctx, path, raw, transport, resolved);
   journalKp1(ctx, { topic: path, transport, status: reply.statusCode, endpoint: reply.endpoint ?? endpoint, started });
   return reply;
 }
@@ -128,7 +130,7 @@ async function handleMessage(
     endpoint = resolveEndpoint(ctx, appVersionName, token);
     resolved?.(endpoint);
     const { resource, params } = resolveResource(extension, levels);
-    resourceKey = [extension.name, ...levels].join('/');
+    resourceKey = levels.length === 0 ? extension.name : `${extension.name}/${levels.join('/')}`;
     // 1/KP: payloads are UTF-8; bytes that are not are refused rather than silently replaced.
     if (!isUtf8(raw)) throw kp1Error(400, 'The payload is not valid UTF-8 (1/KP: payloads are UTF-8 encoded).');
     const payload = resource.payload === 'raw' ? undefined : parseJson(raw);

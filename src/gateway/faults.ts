@@ -22,6 +22,9 @@ function faultOfTopic(ctx: EmuContext, topic: string): { fault: DeviceFault; end
   return fault && endpoint ? { fault, endpoint } : undefined;
 }
 
+/** Whether any device has a fault now: without one, a message needs no look at its topic for it. */
+export const hasDeviceFaults = (ctx: EmuContext) => faultsOf(ctx).device.size > 0;
+
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
@@ -33,7 +36,7 @@ export async function underDeviceFault(
   topic: string,
   handle: () => Promise<Kp1Reply>,
 ): Promise<{ reply: Kp1Reply; endpoint?: Endpoint }> {
-  const faulted = faultsOf(ctx).device.size > 0 ? faultOfTopic(ctx, topic) : undefined;
+  const faulted = hasDeviceFaults(ctx) ? faultOfTopic(ctx, topic) : undefined;
   if (faulted?.fault.mode === 'offline') return { reply: DROPPED, endpoint: faulted.endpoint };
   if (faulted?.fault.mode === 'slow') await delay(faulted.fault.latencyMs ?? 0);
   return { reply: await handle(), endpoint: faulted?.endpoint };

@@ -60,9 +60,16 @@ async function answer(
   }
 }
 
+interface Received {
+  topic: string;
+  payload: Buffer;
+  qos: QoS;
+}
+
 /** The KP1 requests of each connection, handled in the order the device sent them. */
 export class MqttRequests {
-  private readonly queues = new Map<Client, Promise<void>>();
+  /** Per connection with a request being handled: the requests that came in meanwhile, and when all are done. */
+  private readonly queues = new Map<Client, { waiting: Received[]; done: Promise<void> }>();
   private readonly sessions: Sessions;
 
   constructor(
@@ -73,16 +80,30 @@ export class MqttRequests {
   }
 
   received(client: Client, topic: string, payload: Buffer, qos: QoS): void {
-    const previous = this.queues.get(client) ?? Promise.resolve();
-    const next = previous.then(() => answer(this.ctx, this.sessions, this.delivery, client, topic, payload, qos));
-    this.queues.set(client, next);
-    void next.finally(() => {
-      if (this.queues.get(client) === next) this.queues.delete(client);
-    });
+    const queue = this.queues.get(client);
+    if (queue) {
+      queue.waiting.push({ topic, payload, qos });
+      return;
+    }
+    // A connection's requests in one loop, not a promise chained per message: devices send one at a time mostly.
+    const started = { waiting: [] as Received[], done: Promise.resolve() };
+    this.queues.set(client, started);
+    started.done = this.drain(client, { topic, payload, qos }, started.waiting);
+  }
+
+  private async drain(client: Client, first: Received, waiting: Received[]): Promise<void> {
+    for (let next: Received | undefined = first; next; next = waiting.shift()) {
+      try {
+        await answer(this.ctx, this.sessions, this.delivery, client, next.topic, next.payload, next.qos);
+      } catch (err) {
+        this.ctx.log(`KP1 ${next.topic} from MQTT client ${client.id}: ${(err as Error)?.stack ?? String(err)}`);
+      }
+    }
+    this.queues.delete(client);
   }
 
   /** Resolves once every request received so far is answered. */
   async settled(): Promise<void> {
-    await Promise.allSettled(this.queues.values());
+    await Promise.all([...this.queues.values()].map((queue) => queue.done));
   }
 }

@@ -1,8 +1,8 @@
 import type { EmuContext } from '../../context.js';
 import { badRequest, notFound } from '../../server/errors.js';
-import { findEndpoint, type Endpoint } from '../epr/endpoints.js';
-import { definitionCovering, definitionsNamed, type Definition } from './definitions.js';
-import { addPoint, appendMutations, type NewPoint, type PointBatch } from './points.js';
+import { findEndpoint } from '../epr/endpoints.js';
+import { definitionsNamed, type Definition } from './definitions.js';
+import { addPoint, appendMutations, type PointBatch } from './points.js';
 import type { TimeSeriesBody } from './schemas.js';
 import { parseIsoTime } from './time.js';
 
@@ -75,34 +75,4 @@ export async function writeTimeSeriesData(ctx: EmuContext, target: WriteTarget, 
     throw notFound(`No endpoint ${outside.join(', ')} in ${where}.`);
   }
   if (batch.size > 0) await ctx.store.commit(appendMutations(batch));
-}
-
-/** A point of a device's data sample, for the series it goes to. */
-export interface SamplePoint {
-  series: string;
-  point: NewPoint;
-}
-
-/**
- * Points from an endpoint's data samples (`dcx`): a series the application does not define yet is defined by
- * its first point, and a value name a definition lacks is added to it, in the same commit as the points.
- */
-export async function recordSamplePoints(
-  ctx: EmuContext,
-  endpoint: Endpoint,
-  points: readonly SamplePoint[],
-): Promise<void> {
-  const valueNames = new Map<string, Set<string>>();
-  const batch: PointBatch = new Map();
-  for (const { series, point } of points) {
-    let names = valueNames.get(series);
-    if (!names) valueNames.set(series, (names = new Set()));
-    for (const name of Object.keys(point.values)) names.add(name);
-    addPoint(batch, endpoint.endpointId, series, point);
-  }
-  const now = ctx.clock.nowIso();
-  const definitions = [...valueNames].flatMap(
-    ([series, names]) => definitionCovering(ctx, endpoint.tenantId, endpoint.appName, series, [...names], now) ?? [],
-  );
-  await ctx.store.commit([...definitions, ...appendMutations(batch)]);
 }

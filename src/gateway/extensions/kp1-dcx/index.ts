@@ -1,6 +1,6 @@
 // KP1 extension dcx (data collection): samples into the endpoint time series service.
 import type { EmuContext } from '../../../context.js';
-import { recordSamplePoints, type SamplePoint } from '../../../services/epts/writes.js';
+import { recordSamplePoints, type SamplePoint } from '../../../services/epts/sample-batches.js';
 import { parseIsoTime } from '../../../services/epts/time.js';
 import {
   autoExtracted,
