@@ -6,9 +6,8 @@ import { kp1HttpRouter, type Gateway } from '../gateway/index.js';
 import { createApp } from '../server/app.js';
 import { onClientError } from '../server/client-error.js';
 import { controlRouter, type ControlHooks } from '../server/control/index.js';
-import { oidcRouter } from '../oidc/router.js';
-import { uiRouter } from '../ui/server.js';
 import { healthAnswer } from './health.js';
+import { lazyRouter } from './lazy-router.js';
 import { openApiRouter } from './openapi-router.js';
 import { tlsRouter } from './tls-router.js';
 import type { ServerCredentials } from '../tls/server-credentials.js';
@@ -32,7 +31,7 @@ export interface RestServerOptions {
 
 /**
  * The REST port's server: every service, the control plane and the services' own control routes, the dashboard,
- * OpenAPI, KP1 over HTTP, the OIDC realms.
+ * OpenAPI, KP1 over HTTP, the OIDC realms (the dashboard's and the realms' modules load with their first request).
  */
 export function restServer(ctx: EmuContext, options: RestServerOptions): Server {
   const { gateway, status, adminToken } = options;
@@ -63,11 +62,14 @@ export function restServer(ctx: EmuContext, options: RestServerOptions): Server 
     mounts: [
       { path: '/_emu', router: control },
       ...ctx.services.flatMap((s) => (s.controlPlane ? [{ path: '/_emu', router: s.controlPlane(ctx) }] : [])),
-      { path: '/_emu', router: uiRouter(ctx, dashboardFacts) },
+      {
+        path: '/_emu',
+        router: lazyRouter(async () => (await import('../ui/server.js')).uiRouter(ctx, dashboardFacts)),
+      },
       { path: '/_emu/openapi.json', router: openApiRouter(ctx) },
       { path: '/_emu/tls', router: tlsRouter(ctx) },
       { path: '/kp1', router: kp1HttpRouter(ctx) },
-      { path: '/auth', router: oidcRouter(ctx) },
+      { path: '/auth', router: lazyRouter(async () => (await import('../oidc/router.js')).oidcRouter(ctx)) },
     ],
   });
   const server = createServer({ keepAliveTimeout: 5000 }, app);

@@ -3,10 +3,21 @@ import { badRequest, notFound } from '../../server/errors.js';
 import type { FromSchema } from '../../contract.js';
 import { collection } from '../../store/index.js';
 import type { pipelineRecord } from './schemas.js';
-import { PipelineConfigError } from './ingest/config.js';
-import { LIMITS } from './painless/budget.js';
 import type { SimulatedDocInput } from './ingest/document.js';
-import { compilePipeline, simulate, type CompiledPipeline, type PipelineDefinition } from './ingest/pipeline.js';
+import type { CompiledPipeline, PipelineDefinition } from './ingest/pipeline.js';
+
+/**
+ * The ingest simulator (the processors and the Painless interpreter, two dozen modules) loads with the first pipeline
+ * a request stores or runs: a start, and every emulator that never calls the analytics facade, pays nothing for it.
+ */
+const simulator = async () => {
+  const [pipeline, config, budget] = await Promise.all([
+    import('./ingest/pipeline.js'),
+    import('./ingest/config.js'),
+    import('./painless/budget.js'),
+  ]);
+  return { ...pipeline, PipelineConfigError: config.PipelineConfigError, LIMITS: budget.LIMITS };
+};
 
 export const PIPELINES = collection<StoredPipeline>('ingest-pipelines');
 
@@ -30,7 +41,8 @@ export function requirePipeline(ctx: EmuContext, tenantId: string, pipelineId: s
   return pipeline;
 }
 
-function compiled(name: string, definition: PipelineDefinition): CompiledPipeline {
+async function compiled(name: string, definition: PipelineDefinition): Promise<CompiledPipeline> {
+  const { compilePipeline, PipelineConfigError } = await simulator();
   try {
     return compilePipeline(name, definition);
   } catch (err) {
@@ -46,7 +58,7 @@ export async function putPipeline(
   pipelineId: string,
   definition: PipelineDefinition,
 ): Promise<void> {
-  compiled(storedName(tenantId, pipelineId), definition);
+  await compiled(storedName(tenantId, pipelineId), definition);
   const now = ctx.clock.nowIso();
   const existing = findPipeline(ctx, tenantId, pipelineId);
   const record: StoredPipeline = {
@@ -65,9 +77,10 @@ export async function deletePipeline(ctx: EmuContext, tenantId: string, pipeline
   await PIPELINES.delete(ctx, recordId(tenantId, pipelineId));
 }
 
-export function simulateStored(ctx: EmuContext, tenantId: string, pipelineId: string, docs: SimulatedDocInput[]) {
+export async function simulateStored(ctx: EmuContext, tenantId: string, pipelineId: string, docs: SimulatedDocInput[]) {
   const pipeline = requirePipeline(ctx, tenantId, pipelineId);
-  return simulate(compiled(pipeline.storedName, pipeline.definition), docs, ctx.clock.nowIso());
+  const run = await compiled(pipeline.storedName, pipeline.definition);
+  return (await simulator()).simulate(run, docs, ctx.clock.nowIso());
 }
 
 /**
@@ -75,7 +88,9 @@ export function simulateStored(ctx: EmuContext, tenantId: string, pipelineId: st
  * needs no token even with `--auth on`; there, where anyone may call it, it gets a tenth of the time budget
  * (`LIMITS.openTimeMs`), so that an anonymous caller cannot keep the emulator busy.
  */
-export function simulateInline(ctx: EmuContext, definition: PipelineDefinition, docs: SimulatedDocInput[]) {
+export async function simulateInline(ctx: EmuContext, definition: PipelineDefinition, docs: SimulatedDocInput[]) {
+  const run = await compiled('_simulate_pipeline', definition);
+  const { simulate, LIMITS } = await simulator();
   const timeMs = ctx.config.auth === 'on' ? LIMITS.openTimeMs : LIMITS.timeMs;
-  return simulate(compiled('_simulate_pipeline', definition), docs, ctx.clock.nowIso(), timeMs);
+  return simulate(run, docs, ctx.clock.nowIso(), timeMs);
 }

@@ -28,12 +28,12 @@ async function remove(req: Request, res: Response) {
   res.json(acknowledged);
 }
 
-function simulateWithStored(req: BodyRequest<StoredSimulation>, res: Response) {
-  res.json(simulateStored(req.ctx, req.principal.tenantId, pathParam(req, 'pipelineID'), req.body.docs));
+async function simulateWithStored(req: BodyRequest<StoredSimulation>, res: Response) {
+  res.json(await simulateStored(req.ctx, req.principal.tenantId, pathParam(req, 'pipelineID'), req.body.docs));
 }
 
-function simulateWithInline(req: BodyRequest<InlineSimulation>, res: Response) {
-  res.json(simulateInline(req.ctx, req.body.pipeline, req.body.docs));
+async function simulateWithInline(req: BodyRequest<InlineSimulation>, res: Response) {
+  res.json(await simulateInline(req.ctx, req.body.pipeline, req.body.docs));
 }
 
 const PIPELINE = '/_ingest/pipeline/{pipelineID}';

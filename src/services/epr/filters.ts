@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 import { runtimeOf, type EmuContext } from '../../context.js';
 import type { FromSchema } from '../../contract.js';
 import { collection, isPlainObject } from '../../store/index.js';
@@ -28,6 +29,16 @@ function isOperator(value: unknown): value is Partial<Record<Operator, unknown>>
 export const MAX_REGEX_LENGTH = 256;
 const compiledPatterns = new Map<string, RE2JS>();
 
+/*
+ * re2js (one 260 KB module) is required when the first pattern is compiled, not when this module loads: a start whose
+ * filters have no `$regex` (the package's fixtures) never loads it. Synchronously (its CommonJS build), so that
+ * matching stays synchronous.
+ */
+const require = createRequire(import.meta.url);
+let engine: typeof RE2JS | undefined;
+const compile = (pattern: string): RE2JS =>
+  (engine ??= (require('re2js') as { RE2JS: typeof RE2JS }).RE2JS).compile(pattern);
+
 /**
  * A `$regex` runs on RE2 (re2js, pure JavaScript): time linear in the value's length whatever the pattern, so that
  * no pattern an import or a fixture plants can stall the emulator. Compiled once per pattern; patterns are checked
@@ -37,7 +48,7 @@ function regexOf(pattern: string): RE2JS {
   let regex = compiledPatterns.get(pattern);
   if (!regex) {
     if (compiledPatterns.size >= 1_000) compiledPatterns.clear();
-    compiledPatterns.set(pattern, (regex = RE2JS.compile(pattern)));
+    compiledPatterns.set(pattern, (regex = compile(pattern)));
   }
   return regex;
 }
@@ -46,7 +57,7 @@ function regexProblem(operand: unknown): string | null {
   if (typeof operand !== 'string') return 'must be a string';
   if (operand.length > MAX_REGEX_LENGTH) return `is longer than ${MAX_REGEX_LENGTH} characters`;
   try {
-    RE2JS.compile(operand);
+    compile(operand);
   } catch (err) {
     return (
       `is not a valid regular expression for the emulator's linear-time engine (RE2 syntax: no lookarounds, no ` +
