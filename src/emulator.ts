@@ -75,7 +75,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     await setUpServices(ctx);
     const generatedSecrets = await initialState(ctx, options.import);
     const tls = await serverCredentials(ctx);
-    // A data directory's authority is read (or made) now; the process's in-memory one when first asked for.
+    // A data directory's authority is read (or made) now; the process's in-memory one when first asked for: making
+    // it loads the ASN.1 library, which a test suite that never uses TLS should not pay for (bench figure 9a).
     const storedAuthority = config.dataDir ? await authorityOf(ctx) : undefined;
     const devices = (gateway = await startGateway(ctx, tls));
     const status: RestStatus = { url: '', ready: false };

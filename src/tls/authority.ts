@@ -3,10 +3,10 @@ import { mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runtimeOf, type EmuContext } from '../context.js';
 import { makeCertificate, newKeyPair, privateKeyPem } from './certificates.js';
+import { CA_FILE, takePreparedAuthority } from './early-authority.js';
 import { newAuthority, type StoredAuthority } from './new-authority.js';
 
-/** The file of a data directory's certificate authority: beside `signing-key.json`, mode 600, never exported. */
-export const CA_FILE = 'tls-ca.json';
+export { CA_FILE };
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Server certificates are made by each run that needs one; a year is more than any run. */
@@ -128,11 +128,18 @@ async function saveAuthority(dir: string, authority: CertificateAuthority): Prom
   }
 }
 
-/** The directory's authority, made and saved on its first start (a few milliseconds: an EC key and one signature). */
+/** The directory's authority, made and saved on its first start. */
 export async function loadOrMakeAuthority(dir: string): Promise<CertificateAuthority> {
+  const early = takePreparedAuthority(dir);
   const existing = await readAuthority(dir);
   if (existing) return existing;
-  const made = CertificateAuthority.create();
+  // Made in a worker while the modules loaded (the CLI's start), else here; a failed worker is no failed start.
+  const made = early
+    ? await early.then(
+        (stored) => CertificateAuthority.fromStored(stored, 'the certificate authority made for this start'),
+        () => CertificateAuthority.create(),
+      )
+    : CertificateAuthority.create();
   try {
     await saveAuthority(dir, made);
   } catch (err) {

@@ -1,0 +1,5 @@
+// A worker thread's entry: makes one certificate authority and posts it (see early-authority.ts).
+import { parentPort } from 'node:worker_threads';
+import { newAuthority } from './new-authority.js';
+
+parentPort?.postMessage(newAuthority());
