@@ -91,6 +91,8 @@ describe.skipIf(!disk.dir)('a full disk', () => {
       const failed = await register(call, 'cut-short', bigMetadata);
       expect(failed.status).toBeGreaterThanOrEqual(500);
       expect(failed.body.message).toMatch(/could not be written to disk \(ENOSPC/);
+      // The answer of a registration is made while its line is written, and none of it goes out when the write fails.
+      expect(failed.headers.get('location')).toBeNull();
       // The log holds exactly the acknowledged lines: the partial one was cut off again.
       expect(readFileSync(log, 'utf8')).toBe(logBefore);
       expect((await call('GET', '/epr/api/v1/endpoints/cut-short')).status).toBe(404);
