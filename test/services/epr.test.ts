@@ -41,22 +41,19 @@ describe('endpoint register', async () => {
       ['plain', {}],
       // With a conditional header the answer goes through express's own res.json: the same bytes.
       ['with If-None-Match', { 'if-none-match': '*' }],
-    ])(
-      'answers a registration (%s) with exactly its headers and body, made while its line is written',
-      async (_, headers) => {
-        const endpointId = `exact-${Object.keys(headers).length}`;
-        const created = await call('POST', `${EPR}/endpoints`, {
-          body: { appVersion: { name: 'tracker-v1' }, endpointId, endpointToken: `tok-${endpointId}` },
-          headers,
-        });
-        expect(created.status).toBe(201);
-        expect(created.headers.get('location')).toBe(`${emulator.url}${EPR}/endpoints/${endpointId}`);
-        expect(created.headers.get('content-type')).toBe('application/json; charset=utf-8');
-        const text = `{"token":"tok-${endpointId}","status":"Inactive"}`;
-        expect(created.headers.get('content-length')).toBe(String(text.length));
-        expect(created.text).toBe(text);
-      },
-    );
+    ])('answers a registration (%s) with exactly its headers and body', async (_, headers) => {
+      const endpointId = `exact-${Object.keys(headers).length}`;
+      const created = await call('POST', `${EPR}/endpoints`, {
+        body: { appVersion: { name: 'tracker-v1' }, endpointId, endpointToken: `tok-${endpointId}` },
+        headers,
+      });
+      expect(created.status).toBe(201);
+      expect(created.headers.get('location')).toBe(`${emulator.url}${EPR}/endpoints/${endpointId}`);
+      expect(created.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const text = `{"token":"tok-${endpointId}","status":"Inactive"}`;
+      expect(created.headers.get('content-length')).toBe(String(text.length));
+      expect(created.text).toBe(text);
+    });
 
     it.each([
       [{}, /appVersion is required/],

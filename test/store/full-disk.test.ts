@@ -91,7 +91,7 @@ describe.skipIf(!disk.dir)('a full disk', () => {
       const failed = await register(call, 'cut-short', bigMetadata);
       expect(failed.status).toBeGreaterThanOrEqual(500);
       expect(failed.body.message).toMatch(/could not be written to disk \(ENOSPC/);
-      // The answer of a registration is made while its line is written, and none of it goes out when the write fails.
+      // Nothing of the 201 goes out when the write fails.
       expect(failed.headers.get('location')).toBeNull();
       // The log holds exactly the acknowledged lines: the partial one was cut off again.
       expect(readFileSync(log, 'utf8')).toBe(logBefore);

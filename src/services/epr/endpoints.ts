@@ -122,26 +122,10 @@ export function newEndpoint(ctx: EmuContext, tenantId: string, input: Registrati
 }
 
 export async function registerEndpoint(ctx: EmuContext, tenantId: string, input: Registration): Promise<Endpoint> {
-  const { endpoint, registered } = startRegistration(ctx, tenantId, input);
-  await registered;
-  return endpoint;
-}
-
-/**
- * Registers an endpoint and hands back its record at once, before the record is durable: for an answer made while
- * the write is under way. `registered` resolves once it is durable (and rejects, with nothing kept, if it cannot be
- * written); until then the record must not be shown to anyone.
- */
-export function startRegistration(
-  ctx: EmuContext,
-  tenantId: string,
-  input: Registration,
-): { endpoint: Endpoint; registered: Promise<void> } {
   const endpoint = newEndpoint(ctx, tenantId, input, ctx.clock.nowIso());
-  const registered = ENDPOINTS.put(ctx, endpoint.endpointId, endpoint).then(() =>
-    endpointChanged(ctx, endpoint, 'registered'),
-  );
-  return { endpoint, registered };
+  await ENDPOINTS.put(ctx, endpoint.endpointId, endpoint);
+  endpointChanged(ctx, endpoint, 'registered');
+  return endpoint;
 }
 
 /** The first successful use of a token moves it from Inactive to Active (spec 2); a no-op afterwards. */

@@ -1,12 +1,11 @@
 import type { Request, Response } from 'express';
 import { notModified } from '../../server/conditional.js';
 import { badRequest } from '../../server/errors.js';
-import { prepareJson, sendPreparedJson } from '../../server/json-answer.js';
 import { locationOf } from '../../server/location.js';
 import { pageParams, paginate } from '../../server/pagination.js';
 import { pathParam, queryList } from '../../server/params.js';
 import { route, type BodyRequest, type QueryParam, type Route } from '../../contract.js';
-import { ENDPOINTS, requireEndpoint, startRegistration, type Endpoint } from './endpoints.js';
+import { ENDPOINTS, registerEndpoint, requireEndpoint, type Endpoint } from './endpoints.js';
 import { ENDPOINT_FILTERS, matchingFilterIds } from './filters.js';
 import { endpointQueryOf, listEndpoints } from './listing.js';
 import { endpointRegistrationSchema, type Registration } from './schemas.js';
@@ -35,14 +34,11 @@ function present(req: Request, endpoint: Endpoint, include: Set<Include>) {
 }
 
 async function register(req: BodyRequest<Registration>, res: Response) {
-  const { endpoint, registered } = startRegistration(req.ctx, req.principal.tenantId, req.body);
-  // One turn of the microtask queue lets the store hand the line to the disk first (its write goes out in the turn
-  // after the commit); the answer is then made while the disk works, and sent only once the line is durable.
-  await undefined;
-  const location = locationOf(req, 'endpoints', endpoint.endpointId);
-  const answer = prepareJson({ token: endpoint.token, status: endpoint.tokenStatus });
-  await registered;
-  sendPreparedJson(res.status(201).location(location), answer);
+  const endpoint = await registerEndpoint(req.ctx, req.principal.tenantId, req.body);
+  res
+    .status(201)
+    .location(locationOf(req, 'endpoints', endpoint.endpointId))
+    .json({ token: endpoint.token, status: endpoint.tokenStatus });
 }
 
 function list(req: Request, res: Response) {
