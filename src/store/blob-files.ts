@@ -33,6 +33,8 @@ const UPLOAD_BUFFER = 1024 * 1024;
  * itself (`npm run bench`, figure 8).
  */
 const DOWNLOAD_BLOCK = 1024 * 1024;
+/** Bytes of an upload received between two early fdatasyncs (see EarlyWriteback). */
+const WRITEBACK_EVERY = 16 * 1024 * 1024;
 
 async function fsync(path: string, flags: string): Promise<void> {
   const handle = await open(path, flags);
@@ -100,6 +102,34 @@ export class StoredPayload {
 }
 
 /**
+ * Starts the disk writes of an upload while it is still arriving: every `WRITEBACK_EVERY` bytes received, an
+ * fdatasync of what is written so far (one at a time, on the thread pool, not awaited by the transfer). The kernel
+ * would otherwise keep the whole payload dirty in memory until the fsync before the answer, which then waits for all
+ * of it; now it waits for the last few MiB. The fsync before the answer stays: these only make it shorter.
+ */
+class EarlyWriteback {
+  private sinceSync = 0;
+  private syncing: Promise<void> | undefined;
+
+  constructor(private readonly handle: FileHandle) {}
+
+  received(bytes: number): void {
+    this.sinceSync += bytes;
+    if (this.sinceSync < WRITEBACK_EVERY || this.syncing) return;
+    this.sinceSync = 0;
+    this.syncing = this.handle.datasync().then(
+      () => (this.syncing = undefined),
+      () => (this.syncing = undefined),
+    );
+  }
+
+  /** Resolves once no fdatasync is under way (its errors are the final fsync's to report). */
+  async settled(): Promise<void> {
+    await this.syncing;
+  }
+}
+
+/**
  * Binary payloads (blobs, files) as files of their own, streamed in and out and never held whole in memory:
  * under `<data directory>/blobs/`, or in memory mode a temporary directory that `dispose` removes. The store
  * keeps only their metadata records, which name the file. A file is complete, fsynced and renamed into place
@@ -129,23 +159,35 @@ export class BlobFiles {
     const dir = await this.directory();
     const file = `${randomUUID()}.bin`;
     const partial = join(dir, file + PARTIAL);
-    let size = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        size += chunk.length;
-        streamedBytes(chunk.length);
-        done(null, size > limit ? undefined : chunk);
-      },
-    });
     this.writing.add(partial);
     try {
-      await pipeline(
-        source,
-        counter,
-        createWriteStream(partial, { flags: 'wx', mode: 0o600, highWaterMark: UPLOAD_BUFFER }),
-      );
-      if (size > limit) throw new PayloadTooLarge(limit);
-      await fsync(partial, 'r+');
+      const handle = await open(partial, 'wx', 0o600);
+      let size = 0;
+      try {
+        const writeback = new EarlyWriteback(handle);
+        const counter = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            size += chunk.length;
+            streamedBytes(chunk.length);
+            if (size > limit) return done();
+            writeback.received(chunk.length);
+            done(null, chunk);
+          },
+        });
+        try {
+          await pipeline(
+            source,
+            counter,
+            createWriteStream(partial, { fd: handle.fd, autoClose: false, highWaterMark: UPLOAD_BUFFER }),
+          );
+        } finally {
+          await writeback.settled();
+        }
+        if (size > limit) throw new PayloadTooLarge(limit);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
       await rename(partial, join(dir, file));
       await fsync(dir, 'r');
       return { file, size };
