@@ -35,8 +35,8 @@ const UPLOAD_BUFFER = 1024 * 1024;
 const DOWNLOAD_BLOCK = 1024 * 1024;
 /**
  * Download blocks kept for the next download once one is over: a new block is fresh memory, whose first use costs a
- * page fault per 4 KiB page (512 per block; about a tenth of a download's CPU on this project's virtual machines).
- * One download's pair is kept: 2 MiB held for the life of the process.
+ * page fault per 4 KiB page (on this project's virtual machines a download without them took 518 faults and half as
+ * much CPU again: docs/performance.md, 8a/8b/8c). One download's pair is kept: 2 MiB held for the life of the process.
  */
 const IDLE_BLOCKS = 2;
 const idleBlocks: Buffer[] = [];
@@ -123,22 +123,30 @@ export class StoredPayload {
 class EarlyWriteback {
   private sinceSync = 0;
   private syncing: Promise<void> | undefined;
+  private failure: unknown;
 
   constructor(private readonly handle: FileHandle) {}
 
   received(bytes: number): void {
     this.sinceSync += bytes;
-    if (this.sinceSync < WRITEBACK_EVERY || this.syncing) return;
+    if (this.sinceSync < WRITEBACK_EVERY || this.syncing || this.failure) return;
     this.sinceSync = 0;
     this.syncing = this.handle.datasync().then(
       () => (this.syncing = undefined),
-      () => (this.syncing = undefined),
+      (err: unknown) => {
+        this.failure = err;
+        this.syncing = undefined;
+      },
     );
   }
 
-  /** Resolves once no fdatasync is under way (its errors are the final fsync's to report). */
+  /**
+   * Resolves once no fdatasync is under way; rejects with the error of one that failed. Linux reports a failed
+   * writeback to one sync call only, so a later fsync of the file could succeed without the payload being whole.
+   */
   async settled(): Promise<void> {
     await this.syncing;
+    if (this.failure) throw this.failure;
   }
 }
 
