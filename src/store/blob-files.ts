@@ -27,12 +27,22 @@ const isDiskFull = (err: unknown) => ['ENOSPC', 'EDQUOT'].includes((err as NodeJ
  */
 const UPLOAD_BUFFER = 1024 * 1024;
 /**
- * A download reads its file into two buffers of this size, allocated once per download and reused: one is being
+ * A download reads its file into two buffers of this size, reused from one read to the next: one is being
  * sent while the other is read. A file stream allocates a new buffer for every read (100 MB of fresh memory per
  * 100 MB payload: page faults, then collections of that garbage), which cost three times the CPU of the transfer
  * itself (`npm run bench`, figure 8).
  */
 const DOWNLOAD_BLOCK = 1024 * 1024;
+/**
+ * Download blocks kept for the next download once one is over: a new block is fresh memory, whose first use costs a
+ * page fault per 4 KiB page (on this project's virtual machines a download without them took 518 faults and half as
+ * much CPU again: docs/performance.md, 8a/8b/8c). One download's pair is kept: 2 MiB held for the life of the process.
+ */
+const IDLE_BLOCKS = 2;
+const idleBlocks: Buffer[] = [];
+const newBlock = () => Buffer.allocUnsafeSlow(DOWNLOAD_BLOCK);
+/** Bytes of an upload received between two early fdatasyncs (see EarlyWriteback). */
+const WRITEBACK_EVERY = 16 * 1024 * 1024;
 
 async function fsync(path: string, flags: string): Promise<void> {
   const handle = await open(path, flags);
@@ -73,8 +83,9 @@ export class StoredPayload {
    * destination, when the destination goes away first or the file fails to read. Closes the file either way.
    */
   async sendTo(destination: Writable): Promise<void> {
-    const blocks = [Buffer.allocUnsafeSlow(DOWNLOAD_BLOCK), Buffer.allocUnsafeSlow(DOWNLOAD_BLOCK)];
+    const blocks = [idleBlocks.pop() ?? newBlock(), idleBlocks.pop() ?? newBlock()];
     const sending: Array<Promise<void>> = [Promise.resolve(), Promise.resolve()];
+    let sent = false;
     try {
       for (let current = 0, position = 0; ; current ^= 1) {
         await sending[current];
@@ -86,6 +97,7 @@ export class StoredPayload {
         );
       }
       await Promise.all(sending);
+      sent = true;
       destination.end();
       await finished(destination);
     } catch (err) {
@@ -94,8 +106,47 @@ export class StoredPayload {
       throw err;
     } finally {
       await Promise.allSettled(sending);
+      // Every write of the blocks has completed: they can serve the next download. After a failed write the socket
+      // might still hold on to one, so they are left to the collector then.
+      if (sent) for (const block of blocks) if (idleBlocks.length < IDLE_BLOCKS) idleBlocks.push(block);
       await this.handle.close();
     }
+  }
+}
+
+/**
+ * Starts the disk writes of an upload while it is still arriving: every `WRITEBACK_EVERY` bytes received, an
+ * fdatasync of what is written so far (one at a time, on the thread pool, not awaited by the transfer). The kernel
+ * would otherwise keep the whole payload dirty in memory until the fsync before the answer, which then waits for all
+ * of it; now it waits for the last few MiB. The fsync before the answer stays: these only make it shorter.
+ */
+class EarlyWriteback {
+  private sinceSync = 0;
+  private syncing: Promise<void> | undefined;
+  private failure: unknown;
+
+  constructor(private readonly handle: FileHandle) {}
+
+  received(bytes: number): void {
+    this.sinceSync += bytes;
+    if (this.sinceSync < WRITEBACK_EVERY || this.syncing || this.failure) return;
+    this.sinceSync = 0;
+    this.syncing = this.handle.datasync().then(
+      () => (this.syncing = undefined),
+      (err: unknown) => {
+        this.failure = err;
+        this.syncing = undefined;
+      },
+    );
+  }
+
+  /**
+   * Resolves once no fdatasync is under way; rejects with the error of one that failed. Linux reports a failed
+   * writeback to one sync call only, so a later fsync of the file could succeed without the payload being whole.
+   */
+  async settled(): Promise<void> {
+    await this.syncing;
+    if (this.failure) throw this.failure;
   }
 }
 
@@ -129,23 +180,35 @@ export class BlobFiles {
     const dir = await this.directory();
     const file = `${randomUUID()}.bin`;
     const partial = join(dir, file + PARTIAL);
-    let size = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        size += chunk.length;
-        streamedBytes(chunk.length);
-        done(null, size > limit ? undefined : chunk);
-      },
-    });
     this.writing.add(partial);
     try {
-      await pipeline(
-        source,
-        counter,
-        createWriteStream(partial, { flags: 'wx', mode: 0o600, highWaterMark: UPLOAD_BUFFER }),
-      );
-      if (size > limit) throw new PayloadTooLarge(limit);
-      await fsync(partial, 'r+');
+      const handle = await open(partial, 'wx', 0o600);
+      let size = 0;
+      try {
+        const writeback = new EarlyWriteback(handle);
+        const counter = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            size += chunk.length;
+            streamedBytes(chunk.length);
+            if (size > limit) return done();
+            writeback.received(chunk.length);
+            done(null, chunk);
+          },
+        });
+        try {
+          await pipeline(
+            source,
+            counter,
+            createWriteStream(partial, { fd: handle.fd, autoClose: false, highWaterMark: UPLOAD_BUFFER }),
+          );
+        } finally {
+          await writeback.settled();
+        }
+        if (size > limit) throw new PayloadTooLarge(limit);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
       await rename(partial, join(dir, file));
       await fsync(dir, 'r');
       return { file, size };

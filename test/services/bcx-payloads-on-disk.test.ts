@@ -99,6 +99,45 @@ describe('binary payloads on disk', () => {
     },
   );
 
+  it('downloads of payloads of other sizes, one after another and at once, each get their own bytes', async () => {
+    // A download's 1 MiB blocks serve the next download once it is over (src/store/blob-files.ts).
+    const emulator = await startTestEmulator({ inMemory: false, dataDir: freshDir() });
+    const token = await uploadToken(emulator);
+    const payloads = [randomBytes(2.5 * 1024 * 1024), randomBytes(1024 * 1024 + 3), randomBytes(10)];
+    const ids: string[] = [];
+    for (const payload of payloads) ids.push((await upload(emulator, '/binary-data', payload, token)).body.id);
+    const data = (i: number) => download(emulator, `${SM}/endpoints/meter-001/binary-data/${ids[i]}/data`);
+    for (const i of [0, 1, 2, 0, 2, 1]) expect((await data(i)).bytes.equals(payloads[i])).toBe(true);
+    const atOnce = await Promise.all([0, 1, 2, 0].map(data));
+    atOnce.forEach((d, n) => expect(d.bytes.equals(payloads[[0, 1, 2, 0][n]])).toBe(true));
+  });
+
+  it('an upload of several writeback intervals is stored whole; over the limit, nothing of it is kept', async () => {
+    // The payload is fdatasynced every 16 MiB while it arrives, and fsynced before the answer.
+    const dir = freshDir();
+    const emulator = await startTestEmulator({ inMemory: false, dataDir: dir, uploadLimit: 40 * 1024 * 1024 });
+    const token = await uploadToken(emulator);
+    const payload = randomBytes(36 * 1024 * 1024);
+    const blob = await upload(emulator, '/binary-data?name=big', payload, token);
+    expect(blob.status).toBe(201);
+    expect(blob.body.size).toBe(payload.length);
+    const back = await download(emulator, `${SM}/endpoints/meter-001/binary-data/${blob.body.id}/data`);
+    expect(back.bytes.equals(payload)).toBe(true);
+    const chunk = new Uint8Array(1024 * 1024);
+    const tooLarge = await fetch(`${emulator.url}${BCX}/binary-data?name=over`, {
+      method: 'POST',
+      headers: { 'x-auth-token': token },
+      body: (async function* () {
+        for (let i = 0; i < 41; i++) yield chunk;
+      })() as never,
+      duplex: 'half',
+    } as RequestInit);
+    expect(tooLarge.status).toBe(413);
+    // The stored blob's file only: no partial upload left.
+    expect(readdirSync(join(dir, 'blobs'))).toHaveLength(1);
+    expect((await api(emulator)('GET', `${SM}/binary-data/list`)).body).toHaveLength(1);
+  });
+
   it('keeps payloads across a restart, and drops files no record names (at start and on reset)', async () => {
     const dir = freshDir();
     const options = { port: 0, mqttPort: 0, dataDir: dir, log: () => undefined };
