@@ -337,6 +337,32 @@ describe('endpoint time series', async () => {
       );
       expect(values).toEqual(points.map((p) => p.values.value));
     });
+
+    it('shows every stored time as Date#toISOString does: across midnights, before 1970, with milliseconds', async () => {
+      const sent = [
+        '1969-12-31T23:59:59.999Z',
+        '1970-01-01T00:00:00.000Z',
+        '1999-12-31T23:59:59.001+00:00',
+        '2000-01-01T00:00:00.010+01:00',
+        '2024-02-29T23:59:59.5Z',
+        '2024-03-01T00:00:00Z',
+        '2024-03-01T13:07:42.123-0930',
+        '9999-12-31T23:59:59.999Z',
+      ];
+      const body = { 'meter-004': { voltage: sent.map((timestamp, i) => ({ timestamp, values: { value: i } })) } };
+      expect((await call('PUT', `${SM}/data`, { body })).status).toBe(204);
+      const expected = sent.map((t) => new Date(t).toISOString()).sort();
+      const read = async (sort: string) => {
+        const response = await call(
+          'GET',
+          `${SM}/data?endpointId=meter-004&timeSeriesName=voltage&fromDate=1969-01-01T00:00:00Z` +
+            `&toDate=9999-12-31T23:59:59.999Z&includeTime=both&sort=${sort}`,
+        );
+        return response.body[0]['meter-004'].voltage.map((p: { timestamp: string }) => p.timestamp);
+      };
+      expect(await read('ASC')).toEqual(expected);
+      expect(await read('DESC')).toEqual([...expected].reverse());
+    });
   });
 
   describe('with auth on', async () => {

@@ -83,20 +83,11 @@ export interface TimeRange {
   includeTo: boolean;
 }
 
-/** The points of a series inside the window, oldest first or newest first, found by binary search. */
-export function* pointsIn(
-  ctx: EmuContext,
-  endpointId: string,
-  name: string,
-  range: TimeRange,
-  descending: boolean,
-): Generator<DataPoint> {
-  const series = seriesOf(ctx, endpointId, name);
-  if (!series) return;
+/** The index range `[start, end)` of the points of a series inside the window, found by binary search. */
+function indexesIn(series: Series, range: TimeRange): [start: number, end: number] {
   const start = range.includeFrom ? series.lowerBound(range.from) : series.upperBound(range.from);
   const end = range.includeTo ? series.upperBound(range.to) : series.lowerBound(range.to);
-  if (descending) for (let i = end - 1; i >= start; i--) yield pointAt(series, i);
-  else for (let i = start; i < end; i++) yield pointAt(series, i);
+  return [start, end];
 }
 
 export type Chunk = Record<string, Record<string, DataPoint[]>>;
@@ -118,12 +109,19 @@ export function* dataChunks(
   let count = 0;
   for (const endpointId of endpointIds) {
     for (const name of names) {
-      for (const point of pointsIn(ctx, endpointId, name, range, descending)) {
-        ((chunk[endpointId] ??= userKeyed())[name] ??= []).push(point);
+      const series = seriesOf(ctx, endpointId, name);
+      if (!series) continue;
+      const [start, end] = indexesIn(series, range);
+      const step = descending ? -1 : 1;
+      let points: DataPoint[] | undefined;
+      for (let i = descending ? end - 1 : start; i >= start && i < end; i += step) {
+        points ??= (chunk[endpointId] ??= userKeyed())[name] ??= [];
+        points.push(pointAt(series, i));
         if (++count === size) {
           yield chunk;
           chunk = userKeyed();
           count = 0;
+          points = undefined;
         }
       }
     }
