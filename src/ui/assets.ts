@@ -47,7 +47,10 @@ const asset = (type: string, body: Buffer): Asset => ({ type, body, gzip: gzipSy
  */
 const INLINED_STYLE = 'style.css';
 
-/** Reads the UI into memory once (it is small), compressed ahead, so that serving it costs a map lookup. */
+/**
+ * Reads the UI into memory once (it is small), compressed ahead, so that serving it costs a map lookup; style.css
+ * is not served on its own but inside index.html.
+ */
 export function loadUiAssets(dir = UI_SOURCE_DIR): UiAssets {
   const sources = listFiles(dir).sort();
   const hasher = createHash('sha256');
@@ -65,10 +68,10 @@ export function loadUiAssets(dir = UI_SOURCE_DIR): UiAssets {
   const html = raw.get('index.html');
   const style = raw.get(INLINED_STYLE);
   if (!html || !style) throw new Error(`The dashboard's index.html or ${INLINED_STYLE} is missing from ${dir}.`);
-  const page = html
-    .toString('utf8')
-    .replaceAll('%ASSETS%', `assets/${hash}`)
-    .replace('%STYLE%', () => style.toString());
+  const source = html.toString('utf8').replaceAll('%ASSETS%', `assets/${hash}`);
+  // The element's text is the stylesheet byte for byte: what the CSP hash below names.
+  const page = source.replace(/<style>\s*%STYLE%\s*<\/style>/, () => `<style>${style.toString('utf8')}</style>`);
+  if (page === source) throw new Error(`The dashboard's index.html has no <style>%STYLE%</style> in ${dir}.`);
   const index = asset(TYPES['.html']!, Buffer.from(page));
   const styleSource = `'sha256-${createHash('sha256').update(style).digest('base64')}'`;
   let gzipBytes = index.gzip.length;
