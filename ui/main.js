@@ -32,9 +32,8 @@ function pageModule(path) {
     );
   return modules.get(path);
 }
-// The page opened is fetched now, beside the health request rather than after it.
+// The page opened is fetched beside the health request (start), rather than after it.
 const opened = routeOf(location.hash.split('?')[0]);
-if (opened) pageModule(opened[1]).catch(() => undefined);
 
 const main = document.getElementById('main');
 const status = document.getElementById('status');
@@ -169,7 +168,9 @@ function startEvents() {
 
 async function start() {
   status.textContent = 'connecting…';
-  health = await api('GET', '/_emu/health');
+  // The page's module is fetched beside health, and is here before the events connect: a page that lists the
+  // journal opens its stream together with the other one, as when every module came with main.js.
+  [health] = await Promise.all([api('GET', '/_emu/health'), opened && pageModule(opened[1]).catch(() => undefined)]);
   await finishSignIn();
   allowed = permissions(health);
   if (allowed.authOn && !allowed.user && !adminToken.get()) {
