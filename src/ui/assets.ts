@@ -25,6 +25,8 @@ export interface UiAssets {
   /** One hash over every file: assets are served under `assets/<hash>/`, cached for good, and index.html names it. */
   hash: string;
   index: Asset;
+  /** The CSP source (`'sha256-...'`) that lets the stylesheet inlined in index.html apply, and nothing else inline. */
+  styleSource: string;
   files: Map<string, Asset>;
   /** Bytes of all files gzip-compressed: what a first visit downloads at most. */
   gzipBytes: number;
@@ -39,7 +41,16 @@ function listFiles(dir: string): string[] {
 
 const asset = (type: string, body: Buffer): Asset => ({ type, body, gzip: gzipSync(body, { level: 9 }) });
 
-/** Reads the UI into memory once (it is small), compressed ahead, so that serving it costs a map lookup. */
+/**
+ * The stylesheet goes inside index.html (at `%STYLE%`) rather than beside it: a stylesheet blocks the first paint,
+ * and a separate one costs that paint a round trip to the emulator (figure 12b, docs/performance.md).
+ */
+const INLINED_STYLE = 'style.css';
+
+/**
+ * Reads the UI into memory once (it is small), compressed ahead, so that serving it costs a map lookup; style.css
+ * is not served on its own but inside index.html.
+ */
 export function loadUiAssets(dir = UI_SOURCE_DIR): UiAssets {
   const sources = listFiles(dir).sort();
   const hasher = createHash('sha256');
@@ -52,11 +63,18 @@ export function loadUiAssets(dir = UI_SOURCE_DIR): UiAssets {
   }
   const hash = hasher.digest('hex').slice(0, 12);
   const files = new Map<string, Asset>();
-  for (const [name, body] of raw) if (name !== 'index.html') files.set(name, asset(TYPES[extname(name)]!, body));
+  for (const [name, body] of raw)
+    if (name !== 'index.html' && name !== INLINED_STYLE) files.set(name, asset(TYPES[extname(name)]!, body));
   const html = raw.get('index.html');
-  if (!html) throw new Error(`The dashboard's index.html is missing from ${dir}.`);
-  const index = asset(TYPES['.html']!, Buffer.from(html.toString('utf8').replaceAll('%ASSETS%', `assets/${hash}`)));
+  const style = raw.get(INLINED_STYLE);
+  if (!html || !style) throw new Error(`The dashboard's index.html or ${INLINED_STYLE} is missing from ${dir}.`);
+  const source = html.toString('utf8').replaceAll('%ASSETS%', `assets/${hash}`);
+  // The element's text is the stylesheet byte for byte: what the CSP hash below names.
+  const page = source.replace(/<style>\s*%STYLE%\s*<\/style>/, () => `<style>${style.toString('utf8')}</style>`);
+  if (page === source) throw new Error(`The dashboard's index.html has no <style>%STYLE%</style> in ${dir}.`);
+  const index = asset(TYPES['.html']!, Buffer.from(page));
+  const styleSource = `'sha256-${createHash('sha256').update(style).digest('base64')}'`;
   let gzipBytes = index.gzip.length;
   for (const file of files.values()) gzipBytes += file.gzip.length;
-  return { hash, index, files, gzipBytes };
+  return { hash, index, styleSource, files, gzipBytes };
 }

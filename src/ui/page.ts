@@ -6,19 +6,23 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /**
  * The page runs its own modules only: no inline script or style attribute, nothing from elsewhere, no frames, no
- * plugins. An injected `<script>` or `javascript:` link does not run even if one were rendered.
+ * plugins. An injected `<script>` or `javascript:` link does not run even if one were rendered. Its one inline
+ * stylesheet applies by its hash (`styleSource`); an injected `<style>` would not.
  */
-export const DASHBOARD_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ');
+export const dashboardCsp = (styleSource: string): string =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    `style-src 'self' ${styleSource}`,
+    "img-src 'self' data: blob:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+    "form-action 'self'",
+  ].join('; ');
+
+const withCsp = (assets: UiAssets) => ({ ...assets, csp: dashboardCsp(assets.styleSource) });
 
 function send(req: Request, res: Response, file: Asset, cacheControl: string): void {
   const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
@@ -39,12 +43,12 @@ function send(req: Request, res: Response, file: Asset, cacheControl: string): v
 export function dashboardPageRouter(): Router {
   const router = express.Router();
   // Read when first asked, not at start: an emulator nobody opens the dashboard of starts as fast as before.
-  let loaded: UiAssets | undefined;
-  const assets = () => (loaded ??= loadUiAssets());
+  let loaded: (UiAssets & { csp: string }) | undefined;
+  const assets = () => (loaded ??= withCsp(loadUiAssets()));
   router.get('/ui', (req, res) => {
     // The page's relative URLs need the trailing slash.
     if (!req.originalUrl.split('?')[0]!.endsWith('/')) return res.redirect(301, '/_emu/ui/');
-    res.set({ 'Content-Security-Policy': DASHBOARD_CSP, 'Referrer-Policy': 'no-referrer' });
+    res.set({ 'Content-Security-Policy': assets().csp, 'Referrer-Policy': 'no-referrer' });
     send(req, res, assets().index, 'no-cache');
   });
   router.get('/ui/assets/:hash/*file', (req, res) => {
