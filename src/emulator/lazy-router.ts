@@ -17,6 +17,7 @@ export function lazyRouter(load: () => Promise<RequestHandler>): Router {
         throw err;
       },
     );
-    loading.then((loaded) => loaded(req, res, next), next);
+    // A throw inside `loaded` (synchronous, or its promise's rejection) reaches the error handler too.
+    loading.then((loaded) => loaded(req, res, next)).catch(next);
   });
 }

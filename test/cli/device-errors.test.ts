@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startTestEmulator } from '../helpers/emulator.js';
-import { cli, rulesFile } from '../helpers/device-cli.js';
+import { cli, rulesFile, simulateArgs } from '../helpers/device-cli.js';
 
 describe('platform-emu device', async () => {
   const emulator = await startTestEmulator();
@@ -11,57 +11,21 @@ describe('platform-emu device', async () => {
       '(exit 2)',
     async () => {
       const rules = await rulesFile({ commands: { reboot: { statusCode: '200', dely: 5 } } });
-      const result = await cli(
-        'device',
-        'simulate',
-        '--app-version',
-        'smart-meter-v1',
-        '--token',
-        'meter-001-token',
-        '--rules',
-        rules,
-        ...url,
-      );
+      const result = await cli(...simulateArgs('smart-meter-v1', 'meter-001-token', '--rules', rules, ...url));
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toContain(`The rules in ${rules} are not valid:`);
       expect(result.stderr).toContain('/commands/reboot/statusCode: must be integer');
       expect(result.stderr).toContain('unknown field "dely"');
       const notJson = await cli(
-        'device',
-        'simulate',
-        '--app-version',
-        'smart-meter-v1',
-        '--token',
-        'meter-001-token',
-        '--rules',
-        await rulesFile('{'),
-        ...url,
+        ...simulateArgs('smart-meter-v1', 'meter-001-token', '--rules', await rulesFile('{'), ...url),
       );
       expect(notJson.exitCode).toBe(2);
       const telemetry = await cli(
-        'device',
-        'simulate',
-        '--app-version',
-        'smart-meter-v1',
-        '--token',
-        'meter-001-token',
-        '--telemetry',
-        'temp=30..20',
-        ...url,
+        ...simulateArgs('smart-meter-v1', 'meter-001-token', '--telemetry', 'temp=30..20', ...url),
       );
       expect(telemetry.exitCode).toBe(2);
       expect(telemetry.stderr).toContain('goes down');
-      const fleet = await cli(
-        'device',
-        'simulate',
-        '--app-version',
-        'smart-meter-v1',
-        '--token',
-        'meter-001-token',
-        '--fleet',
-        '3',
-        ...url,
-      );
+      const fleet = await cli(...simulateArgs('smart-meter-v1', 'meter-001-token', '--fleet', '3', ...url));
       expect(fleet.exitCode).toBe(2);
       expect(fleet.stderr).toContain('{nnn}');
     },
@@ -71,15 +35,7 @@ describe('platform-emu device', async () => {
     'exits 1 with an error event when it cannot connect, or the token belongs to another application ' + 'version',
     async () => {
       const refused = await cli(
-        'device',
-        'simulate',
-        '--json',
-        '--app-version',
-        'smart-meter-v1',
-        '--token',
-        'meter-001-token',
-        '--mqtt-url',
-        'mqtt://127.0.0.1:9',
+        ...simulateArgs('smart-meter-v1', 'meter-001-token', '--json', '--mqtt-url', 'mqtt://127.0.0.1:9'),
       );
       expect(refused.exitCode).toBe(1);
       expect(JSON.parse(refused.stdout.trim().split('\n')[0])).toMatchObject({
@@ -88,16 +44,7 @@ describe('platform-emu device', async () => {
         message: expect.stringContaining('Cannot connect'),
       });
 
-      const wrongVersion = await cli(
-        'device',
-        'simulate',
-        '--json',
-        '--app-version',
-        'smart-meter-v1',
-        '--token',
-        'meter-004-token',
-        ...url,
-      );
+      const wrongVersion = await cli(...simulateArgs('smart-meter-v1', 'meter-004-token', '--json', ...url));
       expect(wrongVersion.exitCode).toBe(1);
       expect(JSON.parse(wrongVersion.stdout.trim().split('\n')[0])).toMatchObject({
         event: 'error',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startTestEmulator } from '../helpers/emulator.js';
-import { BIN, cleanEnv } from '../helpers/device-cli.js';
+import { BIN, cleanEnv, simulateArgs } from '../helpers/device-cli.js';
 
 const IMPORTS_LOG_HOOK = fileURLToPath(new URL('../helpers/imports-log.mjs', import.meta.url));
 
@@ -45,14 +45,7 @@ describe('platform-emu device', async () => {
     }
     // The check itself sees them when a simulation runs.
     const simulating = await packagesImported(
-      'device',
-      'simulate',
-      '--app-version',
-      'smart-meter-v1',
-      '--token',
-      'meter-001-token',
-      '--mqtt-url',
-      'mqtt://127.0.0.1:9',
+      ...simulateArgs('smart-meter-v1', 'meter-001-token', '--mqtt-url', 'mqtt://127.0.0.1:9'),
     );
     expect(simulating.has('mqtt')).toBe(true);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 import { hasScript, inTerminal } from '../helpers/terminal.js';
-import { cleanEnv, cli } from '../helpers/device-cli.js';
+import { cleanEnv, cli, simulateArgs } from '../helpers/device-cli.js';
 
 describe('platform-emu device', async () => {
   const emulator = await startTestEmulator();
@@ -9,16 +9,7 @@ describe('platform-emu device', async () => {
   const rest = api(emulator);
 
   it('--interactive without a terminal is a usage error (exit 2), not a prompt nobody can answer', async () => {
-    const result = await cli(
-      'device',
-      'simulate',
-      '--app-version',
-      'smart-meter-v1',
-      '--token',
-      'meter-003-token',
-      '--interactive',
-      ...url,
-    );
+    const result = await cli(...simulateArgs('smart-meter-v1', 'meter-003-token', '--interactive', ...url));
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toBe(
       'platform-emu: --interactive needs a terminal (stdin is not a TTY); answer by --rules when running unattended.',
@@ -29,19 +20,7 @@ describe('platform-emu device', async () => {
   it.skipIf(!hasScript)(
     '--interactive in a terminal asks what to answer, one command at a time; Ctrl-C stops it',
     async () => {
-      const term = inTerminal(
-        [
-          'device',
-          'simulate',
-          '--app-version',
-          'smart-meter-v1',
-          '--token',
-          'meter-003-token',
-          '--interactive',
-          ...url,
-        ],
-        cleanEnv(),
-      );
+      const term = inTerminal(simulateArgs('smart-meter-v1', 'meter-003-token', '--interactive', ...url), cleanEnv());
       await term.shown('waiting for commands');
       const call = rest('POST', '/cex/api/v1/endpoints/meter-003/commands/ping?waitTimeout=30', { body: { x: 1 } });
       await term.shown('Answer?');

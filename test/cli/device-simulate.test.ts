@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { api, startTestEmulator } from '../helpers/emulator.js';
-import { cli, rulesFile, simulator } from '../helpers/device-cli.js';
+import { cli, rulesFile, simulateArgs, simulator } from '../helpers/device-cli.js';
 
 describe('platform-emu device', async () => {
   const emulator = await startTestEmulator();
@@ -136,15 +136,7 @@ describe('platform-emu device', async () => {
       expect((await rejecting.interrupt()).exitCode).toBe(0);
 
       const both = await cli(
-        'device',
-        'simulate',
-        '--app-version',
-        'smart-meter-v1',
-        '--token',
-        'meter-003-token',
-        '--no-config',
-        '--reject-config',
-        ...url,
+        ...simulateArgs('smart-meter-v1', 'meter-003-token', '--no-config', '--reject-config', ...url),
       );
       expect(both.exitCode).toBe(2);
       expect(both.stderr).toContain("'--reject-config' cannot be used with option '--no-config'");

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { api, startTestEmulator } from '../helpers/emulator.js';
-import { cli, simulator } from '../helpers/device-cli.js';
+import { cli, simulateArgs, simulator } from '../helpers/device-cli.js';
 
 describe('platform-emu device', async () => {
   const emulator = await startTestEmulator();
@@ -49,15 +49,7 @@ describe('platform-emu device', async () => {
     expect((await sim.interrupt()).exitCode).toBe(0);
 
     const missing = await cli(
-      'device',
-      'simulate',
-      '--app-version',
-      'tracker-v1',
-      '--token',
-      'tracker-002-token',
-      '--upload',
-      `${file}.missing`,
-      ...url,
+      ...simulateArgs('tracker-v1', 'tracker-002-token', '--upload', `${file}.missing`, ...url),
     );
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toBe(

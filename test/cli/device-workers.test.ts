@@ -1,19 +1,11 @@
 import { execa, type ResultPromise } from 'execa';
 import { existsSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, cli, simulateArgs, type Event } from '../helpers/device-cli.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 
-const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
 if (!existsSync(new URL('../../dist/cli/device/fleet-worker.js', import.meta.url)))
   throw new Error('Run `npm run build` before the CLI tests.');
-
-const cleanEnv = () => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PLATFORM_EMU_'))),
-  NO_COLOR: '1',
-});
-
-type Event = { event: string; [field: string]: any };
 
 /** `device simulate` in the background: its stdout lines (parsed when `json`), and a way to wait for one. */
 function simulator(args: string[], json = true) {
@@ -176,18 +168,10 @@ describe('platform-emu device simulate --fleet over worker threads', async () =>
   }, 60_000);
 
   it('--workers is checked before anything connects: more workers than devices, or none', async () => {
-    const tooMany = await execa(
-      'node',
-      [BIN, 'device', 'simulate', '--app-version', 'smart-meter-v1', '--token', 'meter-001-token', '--workers', '2'],
-      { reject: false, env: cleanEnv(), extendEnv: false },
-    );
+    const tooMany = await cli(...simulateArgs('smart-meter-v1', 'meter-001-token', '--workers', '2'));
     expect(tooMany.exitCode).toBe(2);
     expect(tooMany.stderr).toContain('--workers 2 is more than the 1 device to simulate');
-    const zero = await execa(
-      'node',
-      [BIN, 'device', 'simulate', '--app-version', 'smart-meter-v1', '--token', 'meter-001-token', '--workers', '0'],
-      { reject: false, env: cleanEnv(), extendEnv: false },
-    );
+    const zero = await cli(...simulateArgs('smart-meter-v1', 'meter-001-token', '--workers', '0'));
     expect(zero.exitCode).toBe(2);
   }, 60_000);
 });

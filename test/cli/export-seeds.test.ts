@@ -4,17 +4,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/index.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
+import { tenantRequest } from '../helpers/tenants.js';
 
-const NEW_TENANT = {
-  realm_name: 'initech',
-  realm_template_version: 1,
-  realm_scopes_version: 1,
-  client_backend_version: 1,
-  client_frontend_version: 1,
-  roles_version: 1,
-  resources_version: 1,
-  idp_version: true,
-};
+const NEW_TENANT = tenantRequest('initech', { idp_version: true });
 
 const dir = mkdtempSync(join(tmpdir(), 'platform-emu-seeds-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

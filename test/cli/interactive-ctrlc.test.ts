@@ -1,15 +1,7 @@
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { cleanEnv, simulateArgs } from '../helpers/device-cli.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 import { hasScript, inTerminal } from '../helpers/terminal.js';
-
-if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url)))
-  throw new Error('Run `npm run build` before the CLI tests.');
-
-const cleanEnv = () => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PLATFORM_EMU_'))),
-  NO_COLOR: '1',
-});
 
 describe('device simulate --interactive, Ctrl-C with commands queued', async () => {
   const emulator = await startTestEmulator();
@@ -19,17 +11,7 @@ describe('device simulate --interactive, Ctrl-C with commands queued', async () 
     'ends the whole prompt queue and exits 0: no prompt opens for the command still queued',
     async () => {
       const term = inTerminal(
-        [
-          'device',
-          'simulate',
-          '--app-version',
-          'smart-meter-v1',
-          '--token',
-          'meter-003-token',
-          '--interactive',
-          '--url',
-          emulator.url,
-        ],
+        simulateArgs('smart-meter-v1', 'meter-003-token', '--interactive', '--url', emulator.url),
         cleanEnv(),
       );
       try {

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectOneLineError, getJson, processesOfThisFile, register } from '../helpers/cli-processes.js';
@@ -184,14 +186,19 @@ describe('platform-emu start', () => {
   });
 
   it('says which flag to change when the port is taken', async () => {
-    const first = await start(['--port', '0', '--quiet', '--in-memory']);
-    const port = new URL(first.url).port;
-    const second = await cli(['start', '--port', port, '--mqtt-port', '0', '--in-memory']);
-    expectOneLineError(
-      second,
-      1,
-      new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use: choose another with --port`),
-    );
-    await first.stop('SIGTERM');
+    // Any listener takes the port: a plain server here, not a second emulator process.
+    const taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const port = String((taken.address() as AddressInfo).port);
+    try {
+      const second = await cli(['start', '--port', port, '--mqtt-port', '0', '--in-memory']);
+      expectOneLineError(
+        second,
+        1,
+        new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use: choose another with --port`),
+      );
+    } finally {
+      taken.close();
+    }
   });
 });

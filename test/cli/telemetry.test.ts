@@ -1,26 +1,12 @@
-import { execa } from 'execa';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { simulator } from '../helpers/device-cli.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
-
-const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
-if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url)))
-  throw new Error('Run `npm run build` before the CLI tests.');
-
-const cleanEnv = () => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PLATFORM_EMU_'))),
-  NO_COLOR: '1',
-});
 
 describe('device simulate --telemetry end to end', async () => {
   const emulator = await startTestEmulator();
 
   it('each sample the simulator reports is readable at once through time-series/last', async () => {
-    const args = [
-      'device',
-      'simulate',
-      '--json',
+    const sim = simulator(
       '--app-version',
       'tracker-v1',
       '--token',
@@ -31,20 +17,8 @@ describe('device simulate --telemetry end to end', async () => {
       '50',
       '--url',
       emulator.url,
-    ];
-    const sim = execa('node', [BIN, ...args], { reject: false, env: cleanEnv(), extendEnv: false });
-    const sample = await new Promise<{ speed: number; n: number; timestamp: number }>((resolve, reject) => {
-      let buffered = '';
-      sim.stdout!.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString();
-        for (const line of buffered.split('\n').slice(0, -1)) {
-          const event = JSON.parse(line);
-          if (event.event === 'telemetry') resolve(event.sample);
-          if (event.event === 'error') reject(new Error(line));
-        }
-      });
-      void sim.then((result) => reject(new Error(`simulate exited ${result.exitCode}: ${result.stderr}`)));
-    });
+    );
+    const { sample } = await sim.next('telemetry');
     // The simulator reports a sample once the emulator acknowledged it: no waiting needed.
     const at = new Date(sample.timestamp).toISOString();
     const stored = await api(emulator)(
@@ -65,7 +39,6 @@ describe('device simulate --telemetry end to end', async () => {
       '/epts/api/v1/applications/tracker/time-series/last?endpointId=tracker-003&timeSeriesName=speed',
     );
     expect(Date.parse(last.body['tracker-003'].speed[0].timestamp)).toBeGreaterThanOrEqual(sample.timestamp);
-    sim.kill('SIGINT');
-    expect((await sim).exitCode).toBe(0);
+    expect((await sim.interrupt()).exitCode).toBe(0);
   });
 });

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { ECR, json } from '../helpers/ecr.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 import { registerEndpoint, TestDevice } from './device.js';
-
-const ECR = '/ecr/api/v1';
-const json = (value: unknown) => ({ rawBody: JSON.stringify(value), headers: { 'content-type': 'application/json' } });
 
 type Registered = Awaited<ReturnType<typeof registerEndpoint>>;
 

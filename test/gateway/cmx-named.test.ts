@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { isPlatformTopic } from '../../src/gateway/broker-rules.js';
+import { ECR, json } from '../helpers/ecr.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 import { registerEndpoint, TestDevice } from './device.js';
 
-const ECR = '/ecr/api/v1';
-const json = (value: unknown) => ({ rawBody: JSON.stringify(value), headers: { 'content-type': 'application/json' } });
 const message = (configId: string, config: unknown) => ({ configId, statusCode: 200, reasonPhrase: 'ok', config });
 
 describe('cmx: named configurations (7/CMP use case 3)', async () => {

@@ -2,29 +2,16 @@ import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/index.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
+import { connectAnswer } from '../helpers/mqtt-connect.js';
 import { assertBuilt, startProcess, type EmulatorProcess } from '../store/emulator-process.js';
 
 const CCM = '/ccm/api/v1';
 
 /** CONNECT with these credentials: `ok`, or the CONNACK return code of the refusal. */
-async function connect(
+const connect = (
   emulator: Pick<RunningEmulator, 'mqttUrl'>,
   credentials: { username?: string; password?: string } = {},
-): Promise<'ok' | number> {
-  try {
-    const client = await mqtt.connectAsync(emulator.mqttUrl, {
-      ...credentials,
-      reconnectPeriod: 0,
-      connectTimeout: 5000,
-    });
-    await client.endAsync();
-    return 'ok';
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (typeof code !== 'number') throw err;
-    return code;
-  }
-}
+) => connectAnswer(emulator.mqttUrl, credentials);
 
 const BAD_USERNAME_OR_PASSWORD = 4;
 const NOT_AUTHORIZED = 5;

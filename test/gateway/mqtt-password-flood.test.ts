@@ -1,4 +1,3 @@
-import mqtt from 'mqtt';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,23 +5,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PASSWORD_CHECKS_RUNNING, PASSWORD_CHECKS_WAITING } from '../../src/auth/passwords.js';
 import { startEmulator } from '../../src/index.js';
 import { api } from '../helpers/emulator.js';
+import { connectAnswer } from '../helpers/mqtt-connect.js';
 
 const SERVER_UNAVAILABLE = 3;
 const BAD_USERNAME_OR_PASSWORD = 4;
 const FLOOD = 200;
 
-/** CONNECT with these credentials: `ok`, or the CONNACK return code of the refusal. */
-async function connect(url: string, username: string, password: string): Promise<'ok' | number> {
-  try {
-    const client = await mqtt.connectAsync(url, { username, password, reconnectPeriod: 0, connectTimeout: 30_000 });
-    await client.endAsync();
-    return 'ok';
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (typeof code !== 'number') throw err;
-    return code;
-  }
-}
+/** CONNECT with these credentials: `ok`, or the CONNACK return code of the refusal (the flood takes a while). */
+const connect = (url: string, username: string, password: string) => connectAnswer(url, { username, password }, 30_000);
 
 describe('a flood of MQTT CONNECTs with wrong passwords', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-emu-password-flood-'));

@@ -20,6 +20,11 @@ export const cleanEnv = () => ({
   NO_COLOR: '1',
 });
 
+/** `device simulate` of one device: its application version and token, then the case's own flags. */
+export function simulateArgs(appVersion: string, token: string, ...flags: string[]): string[] {
+  return ['device', 'simulate', '--app-version', appVersion, '--token', token, ...flags];
+}
+
 /** Runs one CLI command to its end (never throws on a non-zero exit). */
 export function cli(...args: string[]) {
   return execa('node', [BIN, ...args], { reject: false, env: cleanEnv(), extendEnv: false });

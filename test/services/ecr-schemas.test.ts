@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { ECR, json, one } from '../helpers/ecr.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 
-const ECR = '/ecr/api/v1';
-const one = (endpointId: string, version: string) => `${ECR}/endpoints/${endpointId}/app-versions/${version}`;
 const tekton = (app: string, version: string) =>
   `/tekton/api/v1/app-configs/applications/${app}/app-versions/${version}`;
-const json = (value: unknown) => ({ rawBody: JSON.stringify(value), headers: { 'content-type': 'application/json' } });
 
 describe('configuration schemas, batch and filter writes', async () => {
   const emulator = await startTestEmulator();

@@ -1,22 +1,14 @@
-import mqtt from 'mqtt';
 import { describe, expect, it } from 'vitest';
 import { api, startTestEmulator, tokenFor } from '../helpers/emulator.js';
+import { connectAnswer } from '../helpers/mqtt-connect.js';
+import { TM, tenantRequest as newTenant } from '../helpers/tenants.js';
 
 /**
  * Issue 28, "Spec deviations found by an operation-by-operation review": each answer against the spec's words. The
  * command invocation items are in cex.test.ts (status case, 415), the metadata operations in epr-metadata.test.ts.
  */
 
-const TM = '/tenant-manager/api/v1';
-const tenantRequest = {
-  realm_name: 'spec-review',
-  realm_template_version: 1,
-  realm_scopes_version: 1,
-  client_backend_version: 1,
-  client_frontend_version: 1,
-  roles_version: 1,
-  resources_version: 1,
-};
+const tenantRequest = newTenant('spec-review');
 
 describe('spec 1: a 400 never carries an ETag', async () => {
   const emulator = await startTestEmulator();
@@ -98,17 +90,7 @@ describe('tenant manager', async () => {
 });
 
 /** CONNECT with these credentials: `ok`, or the CONNACK return code of the refusal. */
-async function connect(mqttUrl: string, username: string, password: string): Promise<'ok' | number> {
-  try {
-    const client = await mqtt.connectAsync(mqttUrl, { username, password, reconnectPeriod: 0, connectTimeout: 5000 });
-    await client.endAsync();
-    return 'ok';
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (typeof code !== 'number') throw err;
-    return code;
-  }
-}
+const connect = (mqttUrl: string, username: string, password: string) => connectAnswer(mqttUrl, { username, password });
 
 describe('credentials manager: usernames are "tenant-wide unique"; an MQTT login names its tenant', async () => {
   const emulator = await startTestEmulator({ auth: 'on' });

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { api, startTestEmulator, tokenFor } from '../helpers/emulator.js';
+import { TM, tenantRequest } from '../helpers/tenants.js';
 
-const TM = '/tenant-manager/api/v1';
-const createRequest = {
-  realm_name: 'initech',
-  realm_template_version: 1,
-  realm_scopes_version: 1,
-  client_backend_version: 1,
-  client_frontend_version: 1,
-  roles_version: 1,
-  resources_version: 1,
-  idp_version: true,
-};
+const createRequest = tenantRequest('initech', { idp_version: true });
 
 describe('tenant manager', async () => {
   const emulator = await startTestEmulator();

@@ -6,18 +6,8 @@ import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { api, startTestEmulator, tokenFor } from '../helpers/emulator.js';
+import { TM, tenantRequest } from '../helpers/tenants.js';
 import { assertBuilt, cli } from '../store/emulator-process.js';
-
-const TM = '/tenant-manager/api/v1';
-const createRequest = (realm: string) => ({
-  realm_name: realm,
-  realm_template_version: 1,
-  realm_scopes_version: 1,
-  client_backend_version: 1,
-  client_frontend_version: 1,
-  roles_version: 1,
-  resources_version: 1,
-});
 
 async function grant(base: string, realm: string, form: Record<string, string>) {
   const response = await fetch(`${base}/auth/realms/${realm}/protocol/openid-connect/token`, {
@@ -102,7 +92,7 @@ describe("a created tenant's realm works end to end, and its tokens reach only i
   const platform = await tokenFor(emulator, { platform: true });
   const acme = await tokenFor(emulator);
 
-  const created = await call('POST', `${TM}/tenants`, { token: platform, body: createRequest('initech') });
+  const created = await call('POST', `${TM}/tenants`, { token: platform, body: tenantRequest('initech') });
   const tenant = created.body;
   const realm = `${emulator.url}/auth/realms/initech`;
 

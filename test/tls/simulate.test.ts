@@ -2,13 +2,11 @@ import { execa } from 'execa';
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Kp1Device, simulateDevice, SimulatorOptionsError } from '../../src/index.js';
+import { BIN, simulateArgs } from '../helpers/device-cli.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 import { generateCertificate } from './helpers.js';
-
-const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
 
 describe('devices over TLS', async () => {
   const emulator = await startTestEmulator({ tlsClientAuth: 'required' });
@@ -106,20 +104,11 @@ describe('devices over TLS', async () => {
         'node',
         [
           BIN,
-          'device',
-          'simulate',
-          '--url',
-          emulator.url,
-          '--app-version',
-          'smart-meter-v1',
-          '--token',
-          'meter-003-token',
-          '--tls',
+          ...simulateArgs('smart-meter-v1', 'meter-003-token', '--url', emulator.url, '--tls', '--json'),
           '--cert',
           join(out, 'client.crt'),
           '--key',
           join(out, 'client.key'),
-          '--json',
         ],
         { reject: false },
       );
