@@ -5,8 +5,12 @@ import { assertBuilt, cli } from '../store/emulator-process.js';
 assertBuilt();
 
 /** The CLI with no PLATFORM_EMU_* variables but the ones given. */
-const clean = (env: Record<string, string> = {}) => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PLATFORM_EMU_'))),
+const clean = (env: Record<string, string> = {}): Record<string, string> => ({
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && !entry[0].startsWith('PLATFORM_EMU_'),
+    ),
+  ),
   ...env,
 });
 

@@ -35,7 +35,7 @@ export function api(base: string | RunningEmulator) {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(url + path, { method, headers, body });
+    const response = await fetch(url + path, { method, headers, body: body as BodyInit | undefined });
     const text = await response.text();
     let parsed: unknown = undefined;
     try {

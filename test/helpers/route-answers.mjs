@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 
-/** What is compared of an answer: status, the headers the router sets or shapes, and the body's bytes (hashed). */
+/**
+ * What is compared of an answer: status, the headers the router sets or shapes, and the body's bytes (hashed).
+ * @param {string} base
+ * @param {{ method: string, path: string, body?: string }} request
+ */
 export function answerOf(base, { method, path, body }) {
   const url = new URL(base);
   return new Promise((resolve, reject) => {

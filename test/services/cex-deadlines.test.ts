@@ -12,7 +12,7 @@ import { sleep } from '../gateway/device.js';
 describe('the deadline queue', () => {
   it('hands over due ids in time order, on one timer', async () => {
     const due: number[][] = [];
-    const queue = new DeadlineQueue((ids) => due.push(ids));
+    const queue = new DeadlineQueue((ids) => void due.push(ids));
     const now = Date.now();
     queue.add(now + 60, 3);
     queue.add(now + 20, 1);

@@ -334,14 +334,14 @@ describe('command invocation with --compat cex=1', async () => {
       body: '{}',
       signal: abort.signal,
     }).catch(() => undefined);
-    let record: Record<string, string> | undefined;
+    let record: { createdAt: string; expiresAt?: string } | undefined;
     while (!record) {
       await sleep(20);
       record = COMMANDS.get(internalContext(emulator), '1');
     }
     abort.abort();
     await request;
-    expect(Date.parse(record.expiresAt) - Date.parse(record.createdAt)).toBe(60_000);
+    expect(Date.parse(record.expiresAt!) - Date.parse(record.createdAt)).toBe(60_000);
   });
 
   it('lists every type of the endpoints when commandTypes is left out, and filters when it is given', async () => {
