@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, open, readdir, rename, rm, type FileHandle } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform, type Readable, type Writable } from 'node:stream';
+import { finished as whenFinished } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { StoreWriteError } from './errors.js';
 import { streamedBytes } from './scavenge.js';
@@ -151,6 +152,30 @@ class EarlyWriteback {
 }
 
 /**
+ * Streams `source` through `counter` into `file`. A write that fails does not destroy the source (as `pipeline` would):
+ * the client is still sending, so the rest is read and dropped and the error thrown once it is in, so that the client
+ * gets its answer (a 503 for a full disk) rather than a reset connection. A source that fails or closes early fails it.
+ */
+async function intoFile(source: Readable, counter: Transform, file: Writable): Promise<void> {
+  const stopWatching = whenFinished(source, (err) => {
+    if (err) counter.destroy(err);
+  });
+  source.pipe(counter);
+  try {
+    await pipeline(counter, file);
+  } catch (err) {
+    source.unpipe(counter);
+    if (!source.destroyed && !source.readableEnded) {
+      source.resume();
+      await finished(source).catch(() => undefined);
+    }
+    throw err;
+  } finally {
+    stopWatching();
+  }
+}
+
+/**
  * Binary payloads (blobs, files) as files of their own, streamed in and out and never held whole in memory:
  * under `<data directory>/blobs/`, or in memory mode a temporary directory that `dispose` removes. The store
  * keeps only their metadata records, which name the file. A file is complete, fsynced and renamed into place
@@ -196,10 +221,11 @@ export class BlobFiles {
           },
         });
         try {
-          await pipeline(
+          await intoFile(
             source,
             counter,
-            createWriteStream(partial, { fd: handle.fd, autoClose: false, highWaterMark: UPLOAD_BUFFER }),
+            // Its own descriptor: a stream closes its descriptor when it fails, which must not be the handle's.
+            createWriteStream(partial, { flags: 'r+', highWaterMark: UPLOAD_BUFFER }),
           );
         } finally {
           await writeback.settled();

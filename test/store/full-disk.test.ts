@@ -292,10 +292,14 @@ describe.skipIf(!disk.dir)('a full disk', () => {
 
     fillDisk();
     const refused = await upload(100_000);
-    expect(refused.status).toBe(503);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503);
     expect(refused.body.message).toMatch(
       /^The upload could not be written to disk \(ENOSPC: .*\); nothing of it was kept\. Free space, then retry\.$/,
     );
+    expect(readdirSync(join(dataDir, 'blobs'))).toEqual([]);
+    // One still arriving when its first write fails: its client still gets the answer, not a reset connection.
+    const refusedLarge = await upload(8 * 1024 * 1024);
+    expect(refusedLarge.status, JSON.stringify(refusedLarge.body)).toBe(503);
     expect(readdirSync(join(dataDir, 'blobs'))).toEqual([]);
 
     freeDisk();
