@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
 
-// The CLI's modules joined into a few files (scripts/bundle-cli.mjs): a start loads a tenth of the files.
-const entry = new URL('../dist/cli-bundle/main.js', import.meta.url);
+const entry = new URL('../dist/cli/main.js', import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write(
     'platform-emu is not built yet: run `npm run build` in its folder first (a published package is built already).\n',

@@ -72,8 +72,6 @@ describe('the published package', () => {
       'dist/index.d.ts',
       'dist/index.js.map',
       'dist/cli/main.js',
-      'dist/cli-bundle/main.js',
-      'dist/cli-bundle/modules.json',
       'fixtures/default.json',
       'ui/index.html',
       'docs/ci.md',
