@@ -1,63 +1,27 @@
-import { execa, type ResultPromise } from 'execa';
-import { existsSync } from 'node:fs';
+import { execa } from 'execa';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { SMTPServer } from 'smtp-server';
 import { describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, cli, jsonLines } from '../helpers/device-cli.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
-
-const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
-if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url)))
-  throw new Error('Run `npm run build` before the CLI tests.');
 
 const EMAIL = '/automation/api/v1/notification-types/email/recipients';
 
-const cleanEnv = () => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PLATFORM_EMU_'))),
-  NO_COLOR: '1',
-});
-
-function cli(...args: string[]) {
-  return execa('node', [BIN, ...args], { reject: false, env: cleanEnv(), extendEnv: false });
-}
-
 /** `mail --follow --json` in the background: the mails it prints, and a way to wait for one. */
 function follower(...args: string[]) {
-  const proc: ResultPromise = execa('node', [BIN, 'mail', '--follow', '--json', ...args], {
+  const proc = execa('node', [BIN, 'mail', '--follow', '--json', ...args], {
     reject: false,
     env: cleanEnv(),
     extendEnv: false,
   });
-  const printed: any[] = [];
-  let waiters: Array<{ to: string; resolve: (mail: any) => void }> = [];
-  let buffered = '';
-  proc.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    const lines = buffered.split('\n');
-    buffered = lines.pop()!;
-    for (const line of lines.filter(Boolean)) {
-      const mail = JSON.parse(line);
-      printed.push(mail);
-      waiters = waiters.filter((w) => !(w.to === mail.to && (w.resolve(mail), true)));
-    }
-  });
-  const exited = proc.then((result) => result);
+  const lines = jsonLines<any>(proc, 'mail --follow');
   return {
-    printed,
+    printed: lines.printed,
     /** The first mail to this address the command prints (or printed already); fails if it exits first. */
-    mailTo(to: string): Promise<any> {
-      const seen = printed.find((m) => m.to === to);
-      if (seen) return Promise.resolve(seen);
-      return Promise.race([
-        new Promise((resolve) => waiters.push({ to, resolve })),
-        exited.then((result) => {
-          throw new Error(`mail --follow exited (${result.exitCode}) before mail to ${to}: ${result.stderr}`);
-        }),
-      ]);
-    },
+    mailTo: (to: string): Promise<any> => lines.next((mail) => mail.to === to, `mail to ${to}`),
     async stop() {
       proc.kill('SIGTERM');
-      return exited;
+      return lines.exited;
     },
   };
 }

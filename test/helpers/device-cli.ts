@@ -44,6 +44,42 @@ export interface Simulation {
   interrupt(): Promise<Awaited<ResultPromise>>;
 }
 
+/** A CLI command printing JSON lines in the background (`--json`): the lines as they come, and a way to wait for one. */
+export function jsonLines<T>(proc: ResultPromise, command: string) {
+  const printed: T[] = [];
+  let waiters: Array<{ match: (item: T) => boolean; resolve: (item: T) => void }> = [];
+  let buffered = '';
+  proc.stdout!.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop()!;
+    for (const line of lines.filter(Boolean)) {
+      const item = JSON.parse(line) as T;
+      printed.push(item);
+      waiters = waiters.filter((w) => !(w.match(item) && (w.resolve(item), true)));
+    }
+  });
+  const exited = proc.then((result) => result);
+  return {
+    printed,
+    exited,
+    /** The first line (already printed or still to come) that matches; fails, naming `what`, if the command ends first. */
+    next(match: (item: T) => boolean, what: string): Promise<T> {
+      const seen = printed.find(match);
+      if (seen) return Promise.resolve(seen);
+      return Promise.race([
+        new Promise<T>((resolve) => waiters.push({ match, resolve })),
+        exited.then((result) => {
+          throw new Error(
+            `${command} exited (${result.exitCode}) before ${what}; printed: ${JSON.stringify(printed)}; ` +
+              `stderr: ${String(result.stderr)}`,
+          );
+        }),
+      ]);
+    },
+  };
+}
+
 /** `device simulate --json` in the background: its events as they come, and a way to wait for one. */
 export function simulator(...args: string[]): Simulation {
   const proc: ResultPromise = execa('node', [BIN, 'device', 'simulate', '--json', ...args], {
@@ -51,43 +87,18 @@ export function simulator(...args: string[]): Simulation {
     env: cleanEnv(),
     extendEnv: false,
   });
-  const events: Event[] = [];
+  const lines = jsonLines<Event>(proc, 'simulate');
   let stderr = '';
-  let waiters: Array<{ match: (e: Event) => boolean; resolve: (e: Event) => void }> = [];
-  let buffered = '';
-  proc.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    const lines = buffered.split('\n');
-    buffered = lines.pop()!;
-    for (const line of lines.filter(Boolean)) {
-      const event = JSON.parse(line) as Event;
-      events.push(event);
-      waiters = waiters.filter((w) => !(w.match(event) && (w.resolve(event), true)));
-    }
-  });
   proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = proc.then((result) => result);
   return {
     proc,
-    events,
+    events: lines.printed,
     stderr: () => stderr,
-    next(name: string, match: (e: Event) => boolean = () => true): Promise<Event> {
-      const test = (e: Event) => e.event === name && match(e);
-      const seen = events.find(test);
-      if (seen) return Promise.resolve(seen);
-      return Promise.race([
-        new Promise<Event>((resolve) => waiters.push({ match: test, resolve })),
-        exited.then((result) => {
-          throw new Error(
-            `simulate exited (${result.exitCode}) before a "${name}" event; events: ` +
-              `${JSON.stringify(events)}; stderr: ${stderr}`,
-          );
-        }),
-      ]);
-    },
+    next: (name: string, match: (e: Event) => boolean = () => true) =>
+      lines.next((e) => e.event === name && match(e), `a "${name}" event`),
     async interrupt() {
       proc.kill('SIGINT');
-      return exited;
+      return lines.exited;
     },
   };
 }
