@@ -99,7 +99,9 @@ async function receiving(req: Request, upload: () => Promise<void>): Promise<voi
   try {
     await upload();
   } catch (err) {
-    if (err instanceof HttpError || !req.socket.destroyed) throw err;
+    // A request whose connection is gone has no socket left, or a destroyed one.
+    const clientGone = !(req.socket as Request['socket'] | null) || req.socket.destroyed;
+    if (err instanceof HttpError || !clientGone) throw err;
   }
 }
 
