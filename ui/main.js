@@ -2,38 +2,24 @@ import { adminToken, api } from './lib/api.js';
 import { beginSignIn, finishSignIn, permissions, signOut } from './lib/auth.js';
 import { fill, field, h } from './lib/dom.js';
 import { connectEvents, followJournal } from './lib/events.js';
+import * as overview from './pages/overview.js';
+import * as endpoints from './pages/endpoints.js';
+import * as endpoint from './pages/endpoint.js';
+import * as devices from './pages/devices.js';
+import * as journal from './pages/journal.js';
+import * as clock from './pages/clock.js';
+import * as mail from './pages/mail.js';
 
-/** [hash pattern, page module, nav link, needs the control plane's admin token (with auth on)] */
+/** [hash pattern, page, nav link, needs the control plane's admin token (with auth on)] */
 const routes = [
-  [/^#?\/?$/, './pages/overview.js', '#/'],
-  [/^#\/endpoints$/, './pages/endpoints.js', '#/endpoints'],
-  [/^#\/endpoints\/([^/]+)$/, './pages/endpoint.js', '#/endpoints'],
-  [/^#\/devices$/, './pages/devices.js', '#/devices', true],
-  [/^#\/journal$/, './pages/journal.js', '#/journal', true],
-  [/^#\/clock$/, './pages/clock.js', '#/clock', true],
-  [/^#\/mail$/, './pages/mail.js', '#/mail', true],
+  [/^#?\/?$/, overview, '#/'],
+  [/^#\/endpoints$/, endpoints, '#/endpoints'],
+  [/^#\/endpoints\/([^/]+)$/, endpoint, '#/endpoints'],
+  [/^#\/devices$/, devices, '#/devices', true],
+  [/^#\/journal$/, journal, '#/journal', true],
+  [/^#\/clock$/, clock, '#/clock', true],
+  [/^#\/mail$/, mail, '#/mail', true],
 ];
-const routeOf = (hash) => routes.find(([pattern]) => pattern.test(hash));
-
-/**
- * A page's module is fetched when the page is first shown, not with main.js: a first visit fetches the page it opens
- * (and its imports), not all seven, so fewer requests run beside the first paint (figure 12b). A failed fetch is
- * tried again on the next visit.
- */
-const modules = new Map();
-function pageModule(path) {
-  if (!modules.has(path))
-    modules.set(
-      path,
-      import(path).catch((err) => {
-        modules.delete(path);
-        throw err;
-      }),
-    );
-  return modules.get(path);
-}
-// The page opened is fetched beside the health request (start), rather than after it.
-const opened = routeOf(location.hash.split('?')[0]);
 
 const main = document.getElementById('main');
 const status = document.getElementById('status');
@@ -41,37 +27,24 @@ let cleanups = [];
 let health;
 let allowed;
 
-const failed = (err) =>
-  fill(main, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, err.message));
-let shown = 0;
-
 async function show() {
-  const visit = ++shown;
   for (const cleanup of cleanups) cleanup();
   cleanups = [];
   const hash = location.hash.split('?')[0];
-  const route = routeOf(hash);
+  const route = routes.find(([pattern]) => pattern.test(hash));
   for (const link of document.querySelectorAll('nav a')) {
     if (route?.[2] === link.getAttribute('href')) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
-  let page;
-  try {
-    page = route && (await pageModule(route[1]));
-  } catch (err) {
-    return visit === shown && failed(err);
-  }
-  // Another page was asked for while this one's module was fetched: that visit shows it.
-  if (visit !== shown) return;
-  followJournal(Boolean(page?.followsJournal));
+  followJournal(Boolean(route?.[1].followsJournal));
   if (!route) return fill(main, h('h1', {}, 'Not found'), h('p', {}, 'No page at ', hash, '.'));
-  const [pattern, , , needsAdmin] = route;
+  const [pattern, page, , needsAdmin] = route;
   const params = pattern.exec(hash).slice(1).map(decodeURIComponent);
   if (needsAdmin && !allowed.can('emulator:admin')) return adminOnly();
   try {
     cleanups = (await page.render(main, params, { health, can: allowed.can, tenant: allowed.tenant })) ?? [];
   } catch (err) {
-    failed(err);
+    fill(main, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, err.message));
   }
   if (document.activeElement === document.body || !main.contains(document.activeElement))
     main.querySelector('h1')?.focus();
@@ -168,9 +141,7 @@ function startEvents() {
 
 async function start() {
   status.textContent = 'connecting…';
-  // The page's module is fetched beside health, and is here before the events connect: a page that lists the
-  // journal opens its stream together with the other one, as when every module came with main.js.
-  [health] = await Promise.all([api('GET', '/_emu/health'), opened && pageModule(opened[1]).catch(() => undefined)]);
+  health = await api('GET', '/_emu/health');
   await finishSignIn();
   allowed = permissions(health);
   if (allowed.authOn && !allowed.user && !adminToken.get()) {
