@@ -57,17 +57,49 @@ export async function openDataDir(
 }
 
 /**
+ * Waits, at most 10 s, for a secret file that a running emulator on a new directory writes moments after it is ready
+ * (its signing key with auth off, its certificate authority): a script that starts one and at once asks for its admin
+ * token or root certificate finds it. Without a running emulator there, nothing is waited for.
+ */
+async function savedByRunningEmulator(dataDir: string, file: string): Promise<void> {
+  const [{ existsSync, watch }, { join }, { readLock }] = await Promise.all([
+    import('node:fs'),
+    import('node:path'),
+    import('./store/lock.js'),
+  ]);
+  const path = join(dataDir, file);
+  // An emulator in memory (started with --detach) holds the directory's lock too, but keeps no state, nor secrets, there.
+  if (existsSync(path) || !existsSync(join(dataDir, 'state.json')) || !readLock(dataDir)?.url) return;
+  await new Promise<void>((done) => {
+    const watcher = watch(dataDir, () => existsSync(path) && finish());
+    const timer = setTimeout(finish, 10_000);
+    function finish() {
+      watcher.close();
+      clearTimeout(timer);
+      done();
+    }
+    // Saved between the first look and the watch.
+    if (existsSync(path)) finish();
+  });
+}
+
+/**
  * A token of the control plane (scope `emulator:admin`) signed with the directory's key, as a running emulator on it
  * accepts; undefined where the directory has no key yet (an emulator in memory keeps its admin token in its lock).
  */
 export async function adminTokenOf(dataDir: string): Promise<string | undefined> {
-  const [{ readKey }, { signAdminToken }] = await Promise.all([import('./auth/keys.js'), import('./auth/tokens.js')]);
+  const [{ KEY_FILE, readKey }, { signAdminToken }] = await Promise.all([
+    import('./auth/keys.js'),
+    import('./auth/tokens.js'),
+  ]);
+  await savedByRunningEmulator(resolve(dataDir), KEY_FILE);
   const key = await readKey(resolve(dataDir));
   return key ? signAdminToken(key, new Date()) : undefined;
 }
 
 /** The root certificate (PEM) of a data directory's local certificate authority; undefined where it has none yet. */
 export async function rootCertificateOf(dataDir: string): Promise<string | undefined> {
-  const { readAuthority } = await import('./tls/authority.js');
+  const { CA_FILE, readAuthority } = await import('./tls/authority.js');
+  await savedByRunningEmulator(resolve(dataDir), CA_FILE);
   return (await readAuthority(resolve(dataDir)))?.certificate;
 }

@@ -1,8 +1,16 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { adminTokenOf, openDataDir, readEmulatorLock, startEmulator, type JournalEntry } from '../src/index.js';
+import { verifyAccessToken } from '../src/auth/tokens.js';
+import {
+  adminTokenOf,
+  openDataDir,
+  readEmulatorLock,
+  rootCertificateOf,
+  startEmulator,
+  type JournalEntry,
+} from '../src/index.js';
 
 const secretsOf = (document: { collections: Record<string, Record<string, Record<string, unknown>>> }) =>
   Object.values(document.collections['realm-clients']).map((client) => client.secret);
@@ -44,5 +52,30 @@ describe('an emulator a program did not start, or one that is not running (docs/
       await stopped.close();
     }
     expect(await adminTokenOf(dataDir)).toMatch(/^ey/);
+  });
+
+  it("finds a new directory's key and authority, which it makes once ready, when asked for at once", async () => {
+    const dataDir = join(await mkdtemp(join(tmpdir(), 'data-dir-')), 'state');
+    const emulator = await startEmulator({ port: 0, mqttPort: 0, dataDir, log: () => undefined });
+    try {
+      // The key takes 100-300 ms to make after the start: both wait for the file the emulator writes.
+      const [adminToken, certificate] = await Promise.all([adminTokenOf(dataDir), rootCertificateOf(dataDir)]);
+      const key = JSON.parse(await readFile(join(dataDir, 'signing-key.json'), 'utf8'));
+      expect(verifyAccessToken(key, adminToken!).scope).toBe('emulator:admin');
+      expect(certificate).toBe(emulator.caCertificate);
+    } finally {
+      await emulator.stop();
+    }
+  });
+
+  it('signs at once on a new directory whose key is not made yet, and keeps that key', async () => {
+    const dataDir = join(await mkdtemp(join(tmpdir(), 'data-dir-')), 'state');
+    const emulator = await startEmulator({ port: 0, mqttPort: 0, dataDir, log: () => undefined });
+    const token = emulator.token();
+    const certificate = emulator.caCertificate;
+    await emulator.stop();
+    const key = JSON.parse(await readFile(join(dataDir, 'signing-key.json'), 'utf8'));
+    expect(verifyAccessToken(key, token).sub).toBeTruthy();
+    expect(await rootCertificateOf(dataDir)).toBe(certificate);
   });
 });

@@ -1,6 +1,6 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadOrMakeKey } from '../../dist/auth/keys.js';
+import { directoryKey } from '../../dist/auth/keys.js';
 import { DEFAULT_FIXTURES, resolveConfig } from '../../dist/config.js';
 import { openContext } from '../../dist/emulator/context.js';
 import { documentFromImport } from '../../dist/emulator/state.js';
@@ -129,7 +129,11 @@ export async function writeLargeState(dir, { endpoints, commands = 0, points = 0
   mkdirSync(dir, { recursive: true });
   // The layout Store writes: indented by one space, a trailing newline.
   writeFileSync(join(dir, 'state.json'), `${JSON.stringify(document, null, 1)}\n`);
-  await (await loadOrMakeKey(dir)).save?.();
+  const key = directoryKey(dir, undefined, (message) => {
+    throw new Error(message);
+  });
+  await key.made();
+  await key.settled();
   return document;
 }
 

@@ -1,7 +1,10 @@
 import { createPublicKey, generateKeyPair, generateKeyPairSync, randomUUID, type JsonWebKey } from 'node:crypto';
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { DirectorySecret } from '../store/directory-secret.js';
+import { replaceFileDurably } from '../store/snapshot-file.js';
 
 /** The RS256 key pair that signs every token; made once per data directory. */
 export interface SigningKey {
@@ -10,7 +13,8 @@ export interface SigningKey {
   publicKeyPem: string;
 }
 
-const KEY_FILE = 'signing-key.json';
+/** The file of a data directory's signing key (mode 600). */
+export const KEY_FILE = 'signing-key.json';
 const generate = promisify(generateKeyPair);
 
 const RSA_OPTIONS = {
@@ -19,10 +23,15 @@ const RSA_OPTIONS = {
   privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
 } as const;
 
-async function newKey(): Promise<SigningKey> {
-  const { privateKey, publicKey } = await generate('rsa', RSA_OPTIONS);
-  return { kid: randomUUID(), privateKeyPem: privateKey, publicKeyPem: publicKey };
-}
+type PemPair = { privateKey: string; publicKey: string };
+const keyOf = ({ privateKey, publicKey }: PemPair): SigningKey => ({
+  kid: randomUUID(),
+  privateKeyPem: privateKey,
+  publicKeyPem: publicKey,
+});
+/** A new key, made on the thread pool (an RSA key takes 100-300 ms of CPU: a search for primes). */
+const newKey = async () => keyOf(await generate('rsa', RSA_OPTIONS));
+const newKeyNow = () => keyOf(generateKeyPairSync('rsa', RSA_OPTIONS));
 
 let processKey: SigningKey | undefined;
 
@@ -31,11 +40,7 @@ let processKey: SigningKey | undefined;
  * never pays for it) and shared by every in-memory emulator of the process: tests start many.
  */
 export function inMemoryKey(): SigningKey {
-  if (!processKey) {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', RSA_OPTIONS);
-    processKey = { kid: randomUUID(), privateKeyPem: privateKey, publicKeyPem: publicKey };
-  }
-  return processKey;
+  return (processKey ??= newKeyNow());
 }
 
 export async function readKey(dir: string): Promise<SigningKey | undefined> {
@@ -47,49 +52,42 @@ export async function readKey(dir: string): Promise<SigningKey | undefined> {
   }
 }
 
-type LoadedKey = { key: SigningKey; save?: () => Promise<void> };
-
-const prepared = new Map<string, Promise<LoadedKey>>();
+const prepared = new Map<string, Promise<SigningKey>>();
 
 /**
- * Starts reading (or making) a directory's key ahead of the start that takes it with `loadOrMakeKey`: the CLI calls
- * it before it loads the emulator's modules, so that a new RSA key is made on the thread pool meanwhile.
+ * Starts making a new directory's key on the thread pool for a start that waits for it (auth on: the lock file
+ * carries the admin token, signed with it): the CLI calls it before it loads the emulator's modules.
  */
 export function prepareKey(dir: string): void {
   const path = resolve(dir);
-  if (prepared.has(path)) return;
-  const pending = readOrMakeKey(path);
+  if (prepared.has(path) || existsSync(join(path, KEY_FILE))) return;
+  const pending = newKey();
   pending.catch(() => undefined);
   prepared.set(path, pending);
 }
 
 /**
- * The directory's key, or a new one and a function that saves it: the caller saves it only once the directory
- * has opened, so that a refused start leaves the directory as it was.
+ * A data directory's key: the one it has, else one made once for it (the one `prepareKey` started, if any). A new key
+ * is saved when first made or asked for, after the directory has opened, so a refused start leaves it as it was.
  */
-export function loadOrMakeKey(dir: string): Promise<LoadedKey> {
+export function directoryKey(
+  dir: string,
+  existing: SigningKey | undefined,
+  warn: (message: string) => void,
+): DirectorySecret<SigningKey> {
   const path = resolve(dir);
   const early = prepared.get(path);
   prepared.delete(path);
-  return early ?? readOrMakeKey(path);
-}
-
-async function readOrMakeKey(dir: string): Promise<LoadedKey> {
-  const existing = await readKey(dir);
-  if (existing) return { key: existing };
-  const key = await newKey();
-  return { key, save: () => saveKey(dir, key) };
-}
-
-async function saveKey(dir: string, key: SigningKey): Promise<void> {
-  await mkdir(dir, { recursive: true });
-  const handle = await open(join(dir, KEY_FILE), 'wx', 0o600);
-  try {
-    await handle.writeFile(JSON.stringify(key, null, 2));
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  return new DirectorySecret(
+    {
+      what: 'signing key',
+      make: () => early ?? newKey(),
+      makeNow: newKeyNow,
+      save: (key) => replaceFileDurably(join(path, KEY_FILE), JSON.stringify(key, null, 2)),
+      warn,
+    },
+    existing,
+  );
 }
 
 export function publicJwk(key: SigningKey): JsonWebKey {

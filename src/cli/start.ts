@@ -101,16 +101,10 @@ async function spinnerFor(options: StartOptions): Promise<{ stop(): void }> {
 
 async function run(options: StartOptions): Promise<void> {
   const made = !options.inMemory && !options.detachedChild && !existsSync(resolve(options.data));
-  // A new data directory's RSA key is made on the thread pool, and its certificate authority in a worker thread,
-  // while the emulator's modules load.
-  if (!options.inMemory && !options.detach) {
-    const [{ prepareKey }, { prepareAuthority }] = await Promise.all([
-      import('../auth/keys.js'),
-      import('../tls/early-authority.js'),
-    ]);
-    prepareKey(options.data);
-    prepareAuthority(options.data);
-  }
+  // With auth on, a new data directory's RSA key is made on the thread pool while the emulator's modules load: the
+  // start waits for it (the lock file carries the admin token). With auth off it is made once the emulator is ready.
+  if (!options.inMemory && !options.detach && options.auth === 'on')
+    (await import('../auth/keys.js')).prepareKey(options.data);
   await checkStartOptions(options);
   if (options.detach) return (await import('./detach.js')).startDetached(options);
   const spinner = await spinnerFor(options);

@@ -1,4 +1,4 @@
-import { inMemoryKey, loadOrMakeKey, readKey, type SigningKey } from '../auth/keys.js';
+import { directoryKey, inMemoryKey, readKey, type SigningKey } from '../auth/keys.js';
 import { VirtualClock } from '../clock.js';
 import type { EmulatorConfig } from '../config.js';
 import { createEventBus, type EmuContext } from '../context.js';
@@ -7,6 +7,7 @@ import { FixtureError } from '../seed/errors.js';
 import { CLOCK_CHANGED, type ClockChange } from '../server/events.js';
 import { services } from '../services/index.js';
 import { defaultTenantId, findTenantByRealm } from '../services/tenant-manager/tenants.js';
+import type { DirectorySecret } from '../store/directory-secret.js';
 import { Store } from '../store/index.js';
 
 const noDevices = { push: () => undefined };
@@ -42,20 +43,17 @@ export function createContext(
 }
 
 /**
- * The opened store's context, its services not set up yet, and its signing key's promise: a new data directory's RSA
- * key is made on the thread pool meanwhile (and saved once the directory has opened); in memory, when first needed.
+ * The opened store's context, its services not set up yet, and the directory's signing key (none in memory): the one
+ * it has, else a new one made when the caller says (`made()`) or when first needed (`now()`); in memory, when first
+ * needed.
  */
 export async function openStoreContext(
   config: EmulatorConfig,
   log: (m: string) => void,
   readOnly: boolean,
-): Promise<{ ctx: EmuContext; keyReady: Promise<void> }> {
-  const pendingKey = config.inMemory
-    ? Promise.resolve(undefined)
-    : readOnly
-      ? readKey(config.dataDir!).then((key) => key && { key, save: undefined })
-      : loadOrMakeKey(config.dataDir!);
-  pendingKey.catch(() => undefined);
+): Promise<{ ctx: EmuContext; key?: DirectorySecret<SigningKey> }> {
+  const stored = config.inMemory ? Promise.resolve(undefined) : readKey(config.dataDir!);
+  stored.catch(() => undefined);
   const store = await Store.open({
     dir: config.dataDir,
     inMemory: config.inMemory,
@@ -63,21 +61,17 @@ export async function openStoreContext(
     warn: log,
     readOnly,
   });
-  let key: SigningKey | undefined;
-  const keyReady = pendingKey.then(async (made) => {
-    if (!made && !config.inMemory)
+  if (config.inMemory) return { ctx: createContext(config, store, undefined, log) };
+  try {
+    const existing = await stored;
+    if (!existing && readOnly)
       throw new FixtureError(`${config.dataDir} has no signing key yet: start the emulator on it once.`);
-    await made?.save?.();
-    key = made?.key;
-  });
-  keyReady.catch(() => undefined);
-  const keys = config.inMemory
-    ? undefined
-    : () => {
-        if (!key) throw new Error('The signing key is not ready yet.');
-        return key;
-      };
-  return { ctx: createContext(config, store, keys, log), keyReady };
+    const key = directoryKey(config.dataDir!, existing, log);
+    return { ctx: createContext(config, store, () => key.now(), log), key };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
 }
 
 /** A data directory's context with its services set up, and no server: what the CLI works on while nothing runs. */
@@ -86,9 +80,10 @@ export async function openContext(
   log: (m: string) => void,
   readOnly = false,
 ): Promise<EmuContext> {
-  const { ctx, keyReady } = await openStoreContext(config, log, readOnly);
+  const { ctx, key } = await openStoreContext(config, log, readOnly);
   try {
-    await keyReady;
+    await key?.made();
+    await key?.settled();
     await setUpServices(ctx);
     return ctx;
   } catch (err) {

@@ -14,8 +14,31 @@ async function fsyncPath(path: string, flags = 'r'): Promise<void> {
 }
 
 /**
+ * Writes a file (mode 600) whole or not at all, and durably: a temp file, fsync, rename, fsync of the directory. A
+ * crash leaves the old or the new file, never half of one, and a reader beside the writer never sees half of one.
+ */
+export async function replaceFileDurably(path: string, text: string): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const handle = await open(temp, 'w', 0o600);
+  try {
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (err) {
+    // A full disk: the old file stays; do not leave a partial copy taking the space.
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw err;
+  }
+  await fsyncPath(dirname(path));
+}
+
+/**
  * lowdb adapter for the snapshot `state.json`: readable JSON, replaced atomically and durably
- * (temp file, fsync, rename, fsync of the directory), so a crash leaves the old or the new file, never half of one.
+ * (`replaceFileDurably`).
  */
 export class DurableJSONFile<T> implements Adapter<T> {
   constructor(private readonly path: string) {}
@@ -48,22 +71,7 @@ export class DurableJSONFile<T> implements Adapter<T> {
   }
 
   async write(data: T): Promise<void> {
-    const temp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.tmp`);
     // Readable by its owner only: the state holds client secrets and password hashes.
-    const handle = await open(temp, 'w', 0o600);
-    try {
-      try {
-        await handle.writeFile(JSON.stringify(data, null, 1) + '\n');
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, this.path);
-    } catch (err) {
-      // A full disk: the old snapshot stays; do not leave a partial copy taking the space.
-      await rm(temp, { force: true }).catch(() => undefined);
-      throw err;
-    }
-    await fsyncPath(dirname(this.path));
+    await replaceFileDurably(this.path, JSON.stringify(data, null, 1) + '\n');
   }
 }

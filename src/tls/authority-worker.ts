@@ -1,4 +1,4 @@
-// A worker thread's entry: makes one certificate authority and posts it (see early-authority.ts).
+// A worker thread's entry: makes one certificate authority and posts it (see `authorityInWorker` in authority.ts).
 import { parentPort } from 'node:worker_threads';
 import { newAuthority } from './new-authority.js';
 

@@ -1,12 +1,15 @@
 import { createPrivateKey, createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { runtimeOf, type EmuContext } from '../context.js';
+import { DirectorySecret } from '../store/directory-secret.js';
+import { replaceFileDurably } from '../store/snapshot-file.js';
 import { makeCertificate, newKeyPair, privateKeyPem } from './certificates.js';
-import { CA_FILE, takePreparedAuthority } from './early-authority.js';
 import { newAuthority, type StoredAuthority } from './new-authority.js';
 
-export { CA_FILE };
+/** The file of a data directory's certificate authority: beside `signing-key.json`, mode 600, never exported. */
+export const CA_FILE = 'tls-ca.json';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Server certificates are made by each run that needs one; a year is more than any run. */
@@ -117,42 +120,41 @@ export async function readAuthority(dir: string): Promise<CertificateAuthority |
   return CertificateAuthority.fromStored(stored, path);
 }
 
-async function saveAuthority(dir: string, authority: CertificateAuthority): Promise<void> {
-  await mkdir(dir, { recursive: true });
-  const handle = await open(join(dir, CA_FILE), 'wx', 0o600);
-  try {
-    await handle.writeFile(JSON.stringify(authority.toStored(), null, 2));
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+/** A new authority, made in a worker thread (the ASN.1 library loads there, not on the main thread). */
+function authorityInWorker(): Promise<CertificateAuthority> {
+  return new Promise<StoredAuthority>((resolve, reject) => {
+    const worker = new Worker(new URL('./authority-worker.js', import.meta.url));
+    worker.unref();
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the worker making the certificate authority ended (${code})`)));
+  }).then((stored) => CertificateAuthority.fromStored(stored, 'the certificate authority made in a worker'));
 }
 
-/** The directory's authority, made and saved on its first start. */
-export async function loadOrMakeAuthority(dir: string): Promise<CertificateAuthority> {
-  const early = takePreparedAuthority(dir);
-  const existing = await readAuthority(dir);
-  if (existing) return existing;
-  // Made in a worker while the modules loaded (the CLI's start), else here; a failed worker is no failed start.
-  const made = early
-    ? await early.then(
-        (stored) => CertificateAuthority.fromStored(stored, 'the certificate authority made for this start'),
-        () => CertificateAuthority.create(),
-      )
-    : CertificateAuthority.create();
-  try {
-    await saveAuthority(dir, made);
-  } catch (err) {
-    // Another process made it first: use theirs.
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return (await readAuthority(dir))!;
-    throw err;
-  }
-  return made;
+/**
+ * A data directory's authority as an emulator holds it: read from its file when first asked for (a start asks), else
+ * made once, in a worker (a failed worker is no failed start: then on the main thread), and saved.
+ */
+export function directoryAuthority(ctx: EmuContext): Promise<DirectorySecret<CertificateAuthority>> {
+  const dir = ctx.config.dataDir!;
+  return runtimeOf(
+    ctx,
+    'tls:authority',
+    async () =>
+      new DirectorySecret(
+        {
+          what: 'certificate authority',
+          make: () => authorityInWorker().catch(() => CertificateAuthority.create()),
+          makeNow: () => CertificateAuthority.create(),
+          save: (authority) => replaceFileDurably(join(dir, CA_FILE), JSON.stringify(authority.toStored(), null, 2)),
+          warn: ctx.log,
+        },
+        await readAuthority(dir),
+      ),
+  );
 }
 
 /** The authority of an emulator's context: its data directory's, or the process's in memory. */
-export function authorityOf(ctx: EmuContext): Promise<CertificateAuthority> {
-  return runtimeOf(ctx, 'tls:authority', () =>
-    ctx.config.dataDir ? loadOrMakeAuthority(ctx.config.dataDir) : Promise.resolve(inMemoryAuthority()),
-  );
+export async function authorityOf(ctx: EmuContext): Promise<CertificateAuthority> {
+  return ctx.config.dataDir ? (await directoryAuthority(ctx)).made() : inMemoryAuthority();
 }

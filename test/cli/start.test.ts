@@ -129,17 +129,16 @@ describe('platform-emu start', () => {
     mkdirSync(cwd);
     const emulator = await start(['--port', '0'], {}, cwd);
     expect(emulator.stdout()).toMatch(/Token {5}(?:npx )?platform-emu token {3}/);
+    const token = await cli(['token', '--json'], { cwd });
+    expect(token.exitCode, String(token.stderr)).toBe(0);
+    expect(JSON.parse(String(token.stdout)).claims.iss).toBe(`${emulator.url}/auth/realms/acme`);
+    await emulator.stop('SIGTERM');
     expect(readdirSync(join(cwd, '.platform-emu')).sort()).toEqual([
-      'emulator.lock',
       'mutations.jsonl',
       'signing-key.json',
       'state.json',
       'tls-ca.json',
     ]);
-    const token = await cli(['token', '--json'], { cwd });
-    expect(token.exitCode, String(token.stderr)).toBe(0);
-    expect(JSON.parse(String(token.stdout)).claims.iss).toBe(`${emulator.url}/auth/realms/acme`);
-    await emulator.stop('SIGTERM');
   });
 
   it('with --fixtures none starts an empty platform', async () => {
