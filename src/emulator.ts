@@ -12,7 +12,8 @@ import { startGateway, type Gateway } from './gateway/index.js';
 import { emulatorHandle, type RunningEmulator, type TokenOptions } from './handle.js';
 import { EMULATOR_STOPPING } from './server/events.js';
 import { issueTestToken } from './oidc/test-tokens.js';
-import { directoryAuthority, inMemoryAuthority } from './tls/authority.js';
+import type { DirectorySecret } from './store/directory-secret.js';
+import { directoryAuthority, inMemoryAuthority, type CertificateAuthority } from './tls/authority.js';
 import { serverCredentials } from './tls/server-credentials.js';
 
 export type { RunningEmulator, TokenOptions };
@@ -74,6 +75,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const { ctx, key } = await openStoreContext(config, log, false);
   let gateway: Gateway | undefined;
   let https: Server | undefined;
+  let authority: DirectorySecret<CertificateAuthority> | undefined;
   try {
     await setUpServices(ctx);
     const generatedSecrets = await initialState(ctx, options.import);
@@ -81,7 +83,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     // A data directory's authority is read now (a damaged file refuses the start); the process's in-memory one when
     // first asked for: making it loads the ASN.1 library, which a test suite that never uses TLS should not pay for
     // (bench figure 9a).
-    const authority = config.dataDir ? await directoryAuthority(ctx) : undefined;
+    if (config.dataDir) authority = await directoryAuthority(ctx);
     const devices = (gateway = await startGateway(ctx, tls));
     const status: RestStatus = { url: '', ready: false };
     const adminToken = adminTokenOf(ctx);
@@ -141,7 +143,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     https?.close();
     await gateway?.stop();
     await tearDownServices(ctx);
-    await key?.settled();
+    await Promise.all([key?.settled(), authority?.settled()]);
     await ctx.store.close();
     throw err;
   }

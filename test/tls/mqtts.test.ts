@@ -221,6 +221,18 @@ describe('HTTPS and a server certificate of your own', () => {
     expect(JSON.parse(body)).toMatchObject({ endpointId: 'meter-001' });
   });
 
+  it('an HTTPS port in use fails the start, after the authority it made for it is saved whole', async () => {
+    const { existsSync, readdirSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const taken = await startTestEmulator();
+    const dataDir = join(await tempDir(), 'state');
+    await expect(
+      startEmulator({ port: 0, mqttPort: 0, httpsPort: taken.port, dataDir, log: () => undefined }),
+    ).rejects.toThrow(`The HTTPS port ${taken.port} is in use`);
+    expect(existsSync(join(dataDir, 'tls-ca.json'))).toBe(true);
+    expect(readdirSync(dataDir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('tlsCert and tlsKey serve the given certificate; a key that does not match fails the start', async () => {
     const { writeFile } = await import('node:fs/promises');
     const { join } = await import('node:path');
