@@ -1,3 +1,4 @@
+import { readdirSync, rmSync } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
@@ -34,6 +35,17 @@ export async function replaceFileDurably(path: string, text: string): Promise<vo
     throw err;
   }
   await fsyncPath(dirname(path));
+}
+
+/** `replaceFileDurably`'s temporary copy of a `.json` file: `.<name>.<pid>.tmp`. */
+const LEFT_BY_A_KILL = /^\.[\w.-]+\.json\.\d+\.tmp$/;
+
+/**
+ * Removes the temporary copies that writes killed midway left in a data directory (a snapshot's is as large as the
+ * state). Only the holder of the directory's lock calls it: no other writer can be alive there.
+ */
+export function removeLeftTemporaries(dir: string): void {
+  for (const name of readdirSync(dir)) if (LEFT_BY_A_KILL.test(name)) rmSync(join(dir, name), { force: true });
 }
 
 /**

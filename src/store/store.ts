@@ -15,7 +15,7 @@ import type { IndexKey } from './indexes.js';
 import { DirectoryLock } from './lock.js';
 import { MutationLog } from './mutation-log.js';
 import { readLog } from './replay.js';
-import { DurableJSONFile } from './snapshot-file.js';
+import { DurableJSONFile, removeLeftTemporaries } from './snapshot-file.js';
 import { MemoryState, type Undo } from './memory.js';
 import { checkSeriesDocument, type Series, type SeriesItem } from './series.js';
 
@@ -69,6 +69,7 @@ export class Store {
     }
     const lock = options.readOnly ? undefined : DirectoryLock.acquire(dir, warn);
     try {
+      if (lock) removeLeftTemporaries(dir);
       const db = new Low(new DurableJSONFile<StateDocument>(join(dir, SNAPSHOT)), emptyDocument());
       await db.read();
       const store = new Store(db, { ...options, warn });

@@ -217,6 +217,17 @@ describe('the snapshot state.json', () => {
     await Promise.all([store.close(), reopened.close()]);
   });
 
+  it('is opened after the temporary copies of writes killed midway are removed, and nothing else', async () => {
+    const dir = freshDir();
+    await (await openStore(dir).opening).close();
+    const left = ['.state.json.4242.tmp', '.signing-key.json.4242.tmp', '.tls-ca.json.17.tmp'];
+    const kept = ['.notes.json.tmp', 'state.json.bak', '.state.json.4242.tmp.keep', '.state.json.x.tmp'];
+    for (const name of [...left, ...kept]) writeFileSync(join(dir, name), '{"half": ');
+    const store = await openStore(dir).opening;
+    expect(readdirSync(dir).sort()).toEqual([...kept, LOCK, LOG, STATE].sort());
+    await store.close();
+  });
+
   it('holds everything after a clean stop, and the log is empty', async () => {
     const dir = freshDir();
     const store = await openStore(dir).opening;
