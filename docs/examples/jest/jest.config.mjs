@@ -2,6 +2,9 @@
 const common = { testEnvironment: 'node', transform: {} };
 
 export default {
+  // An emulator and a device start in well under a second, but on a busy CI machine a hook can take longer than
+  // Jest's 5 s default.
+  testTimeout: 30_000,
   projects: [
     // Each test file starts its own emulator.
     { ...common, displayName: 'per-file', testMatch: ['<rootDir>/per-file.test.mjs'] },
