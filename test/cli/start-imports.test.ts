@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ownModules } from '../helpers/own-modules.js';
 import { assertBuilt, BIN } from '../store/emulator-process.js';
 
 const IMPORTS_LOG_HOOK = fileURLToPath(new URL('../helpers/imports-log.mjs', import.meta.url));
-const DIST = new URL('../../dist/', import.meta.url).href;
 
 /** What a start on a new data directory need not load before it answers (bench figure 1a, docs/performance.md). */
 const DEFERRED: Record<string, RegExp> = {
@@ -42,7 +42,7 @@ describe('what a start loads', () => {
       const loaded = async () => {
         const urls = [...new Set((await readFile(log, 'utf8')).split('\n').filter(Boolean))];
         return {
-          modules: urls.filter((u) => u.startsWith(DIST)).map((u) => u.slice(DIST.length)),
+          modules: ownModules(urls),
           packages: urls.filter((u) => u.includes('/node_modules/')),
         };
       };

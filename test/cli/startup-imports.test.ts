@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startTestEmulator } from '../helpers/emulator.js';
+import { ownModules } from '../helpers/own-modules.js';
 
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
-const DIST = new URL('../../dist/', import.meta.url).href;
 if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url)))
   throw new Error('Run `npm run build` before the CLI tests.');
 const IMPORTS_LOG_HOOK = fileURLToPath(new URL('../helpers/imports-log.mjs', import.meta.url));
@@ -60,7 +60,7 @@ async function imports(args: string[], env: Record<string, string> = {}): Promis
       .map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1])
       .filter((name): name is string => Boolean(name)),
   );
-  const modules = urls.filter((url) => url.startsWith(DIST)).map((url) => url.slice(DIST.length));
+  const modules = ownModules(urls);
   return { packages: [...packages].sort(), modules: modules.sort(), stdout: result.stdout };
 }
 
