@@ -79,6 +79,8 @@ export function measure({
     holds,
     verdict,
     spread: spread && { on: target.on, ...spread },
+    // Kept so that a reader of the results can see which round made the spread.
+    ...(spread ? { rounds, ...(referenceRounds ? { referenceRounds } : {}) } : {}),
     also: also.map((a) => ({ ...a, ratio: a.value ? value / a.value : null })),
     ...(note ? { note } : {}),
   };
