@@ -4,23 +4,16 @@
 // to on its `/status` topic, as the platform does. Nothing is validated or kept beyond the waiting requests.
 // argv[2]: a JSON file { "dir", "endpoints": [{ "endpointId", "appVersion", "token" }] }.
 // Prints "<http url> <mqtt url>" once both listen.
-import { constants, fdatasync, openSync, readFileSync, write } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Aedes } from 'aedes';
 import express from 'express';
+import { durableAppender } from '../lib/durable-append.js';
 
 const { dir, endpoints } = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-const DSYNC = constants.O_DSYNC ?? 0;
-const fd = openSync(
-  join(dir, 'command-floor.jsonl'),
-  constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | DSYNC,
-);
-const append = (record, done) => {
-  const line = Buffer.from(`${JSON.stringify(record)}\n`);
-  write(fd, line, 0, line.length, null, (error) => (error || DSYNC ? done(error) : fdatasync(fd, done)));
-};
+const append = durableAppender(join(dir, 'command-floor.jsonl'));
 
 const byId = new Map(endpoints.map((e) => [e.endpointId, e]));
 const waiting = new Map();
