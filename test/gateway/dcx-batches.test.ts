@@ -2,6 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { internalContext } from '../../src/emulator.js';
+import { findEndpoint } from '../../src/services/epr/endpoints.js';
+import { endpointTimeSeries } from '../../src/services/epts/index.js';
+import { recordSamplePoints } from '../../src/services/epts/sample-batches.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 import { registerEndpoint, TestDevice } from './device.js';
 
@@ -51,5 +55,37 @@ describe('dcx: samples of several devices that arrive together share one commit'
     expect(definitions.map((m) => m.id).sort()).toEqual(['smart-meter/auto~load', 'smart-meter/load']);
     // Sent at once, they arrive within the batch window of 5 ms: at least two of them shared a write.
     expect(lines.length).toBeLessThan(DEVICES);
+  });
+});
+
+describe('dcx: a stop while samples wait for their batch window', () => {
+  it("the time series service's teardown commits them before the state closes, and they are kept", async () => {
+    const dataDir = join(root, 'stop');
+    const emulator = await startTestEmulator({ inMemory: false, dataDir });
+    const ctx = internalContext(emulator);
+    const endpoint = findEndpoint(ctx, 'acme', 'meter-001')!;
+    const time = Date.UTC(2024, 0, 2);
+    let answered = false;
+    const recorded = recordSamplePoints(ctx, endpoint, [
+      { series: 'stop-test', point: { time, values: { value: 7 } } },
+    ]);
+    void recorded.then(() => (answered = true));
+    // No timer can fire between these two lines: what the teardown does not commit is still waiting for its window.
+    await endpointTimeSeries.teardown!(ctx);
+    expect(answered).toBe(true);
+    await emulator.stop();
+
+    const again = await startTestEmulator({ inMemory: false, dataDir });
+    try {
+      const last = await api(again)(
+        'GET',
+        '/epts/api/v1/applications/smart-meter/time-series/last?endpointId=meter-001&timeSeriesName=stop-test',
+      );
+      expect(last.body['meter-001']['stop-test']).toEqual([
+        { timestamp: new Date(time).toISOString(), values: { value: 7 } },
+      ]);
+    } finally {
+      await again.stop();
+    }
   });
 });

@@ -3,6 +3,7 @@ import type { ServiceDescriptor } from '../../contract.js';
 import { TIME_SERIES } from './definitions.js';
 import { definitionFixtures } from './fixtures.js';
 import { TIME_SERIES_POINTS } from './points.js';
+import { drainSampleBatches } from './sample-batches.js';
 import { routes } from './routes.js';
 import { definitionRecord } from './schemas.js';
 
@@ -15,4 +16,5 @@ export const endpointTimeSeries: ServiceDescriptor = {
   series: [TIME_SERIES_POINTS.name],
   fixtures: [definitionFixtures],
   seedsAfter: ['app-manager'],
+  teardown: drainSampleBatches,
 };

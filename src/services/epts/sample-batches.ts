@@ -76,6 +76,7 @@ function mutationsOf(ctx: EmuContext, batch: readonly Waiting[]): Mutation[] {
 class SampleBatches {
   private waiting: Waiting[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private readonly committing = new Set<Promise<void>>();
 
   constructor(private readonly ctx: EmuContext) {}
 
@@ -92,7 +93,14 @@ class SampleBatches {
     this.timer = undefined;
     const batch = this.waiting;
     this.waiting = [];
-    void this.commit(batch);
+    const committed = this.commit(batch).finally(() => this.committing.delete(committed));
+    this.committing.add(committed);
+  }
+
+  /** Commits what waits for the window now, and resolves once every commit begun is done: the store may close. */
+  async drain(): Promise<void> {
+    if (this.waiting.length > 0) this.flush();
+    await Promise.all(this.committing);
   }
 
   private async commit(batch: readonly Waiting[]): Promise<void> {
@@ -110,7 +118,13 @@ class SampleBatches {
   }
 }
 
-const batchesOf = (ctx: EmuContext) => runtimeOf(ctx, 'epts:sample-batches', () => new SampleBatches(ctx));
+const BATCHES = 'epts:sample-batches';
+const batchesOf = (ctx: EmuContext) => runtimeOf(ctx, BATCHES, () => new SampleBatches(ctx));
+
+/** On stop: samples still in their window are committed, not dropped with the store that closes after. */
+export async function drainSampleBatches(ctx: EmuContext): Promise<void> {
+  await (ctx.runtime.get(BATCHES) as SampleBatches | undefined)?.drain();
+}
 
 /**
  * Points from an endpoint's data samples (`dcx`): a series the application does not define yet is defined by
