@@ -62,14 +62,15 @@ export async function openDataDir(
  * token or root certificate finds it. Without a running emulator there, nothing is waited for.
  */
 async function savedByRunningEmulator(dataDir: string, file: string): Promise<void> {
-  const [{ existsSync, watch }, { join }, { readLock }] = await Promise.all([
+  const [{ existsSync, watch }, { join }, { readLock }, { SNAPSHOT_FILE }] = await Promise.all([
     import('node:fs'),
     import('node:path'),
     import('./store/lock.js'),
+    import('./store/file-names.js'),
   ]);
   const path = join(dataDir, file);
   // An emulator in memory (started with --detach) holds the directory's lock too, but keeps no state, nor secrets, there.
-  if (existsSync(path) || !existsSync(join(dataDir, 'state.json')) || !readLock(dataDir)?.url) return;
+  if (existsSync(path) || !existsSync(join(dataDir, SNAPSHOT_FILE)) || !readLock(dataDir)?.url) return;
   await new Promise<void>((done) => {
     const watcher = watch(dataDir, () => existsSync(path) && finish());
     const timer = setTimeout(finish, 10_000);

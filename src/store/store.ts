@@ -11,6 +11,7 @@ import {
 } from './document.js';
 import { checkDocument, checkMutation } from './checks.js';
 import { StoreError, StoreValueError, StoreWriteError, UndeclaredCollectionError } from './errors.js';
+import { LOG_FILE, SNAPSHOT_FILE } from './file-names.js';
 import type { IndexKey } from './indexes.js';
 import { DirectoryLock } from './lock.js';
 import { MutationLog } from './mutation-log.js';
@@ -31,9 +32,6 @@ export interface StoreOptions {
 }
 
 const changesSeries = (m: Mutation) => m.op === 'append';
-
-const SNAPSHOT = 'state.json';
-const LOG = 'mutations.jsonl';
 
 /**
  * The emulator's state: named collections of records. All changes go through `commit` (or `put`/`delete`),
@@ -70,11 +68,11 @@ export class Store {
     const lock = options.readOnly ? undefined : DirectoryLock.acquire(dir, warn);
     try {
       if (lock) removeLeftTemporaries(dir);
-      const db = new Low(new DurableJSONFile<StateDocument>(join(dir, SNAPSHOT)), emptyDocument());
+      const db = new Low(new DurableJSONFile<StateDocument>(join(dir, SNAPSHOT_FILE)), emptyDocument());
       await db.read();
       const store = new Store(db, { ...options, warn });
       store.lock = lock;
-      const snapshot = join(dir, SNAPSHOT);
+      const snapshot = join(dir, SNAPSHOT_FILE);
       try {
         checkDocument(db.data);
       } catch (err) {
@@ -92,9 +90,9 @@ export class Store {
         );
       }
       store.state.load(db.data, snapshot);
-      const size = await store.replay(join(dir, LOG), warn);
+      const size = await store.replay(join(dir, LOG_FILE), warn);
       if (!options.readOnly) {
-        store.log = await MutationLog.open(join(dir, LOG), size, {
+        store.log = await MutationLog.open(join(dir, LOG_FILE), size, {
           written: (undos) => {
             for (const undo of undos) if (undo.series) store.state.applySeries(undo.series);
           },
@@ -311,7 +309,7 @@ export class Store {
       if (line.s !== state.seq + 1) {
         throw new StoreError(
           `${path} line ${lineNumbers[i]} holds mutation ${line.s} where mutation ${state.seq + 1} was expected ` +
-            `(${SNAPSHOT} ends at mutation ${snapshotSeq}): the log does not belong to this snapshot or lost lines. ` +
+            `(${SNAPSHOT_FILE} ends at mutation ${snapshotSeq}): the log does not belong to this snapshot or lost lines. ` +
             'The emulator did not touch either file; restore them, or move them away to start empty.',
         );
       }
@@ -329,7 +327,7 @@ export class Store {
     } catch (err) {
       // The log still holds everything; the next flush tries again.
       this.options.warn?.(
-        `Could not rewrite ${SNAPSHOT} (${(err as Error).message}); the mutation log keeps growing until it can.`,
+        `Could not rewrite ${SNAPSHOT_FILE} (${(err as Error).message}); the mutation log keeps growing until it can.`,
       );
     } finally {
       this.compacting = false;
@@ -350,7 +348,7 @@ export class Store {
       ?.truncate()
       .catch((err: Error) =>
         this.options.warn?.(
-          `Could not empty ${LOG} after writing ${SNAPSHOT} (${err.message}); its lines are skipped on the next start.`,
+          `Could not empty ${LOG_FILE} after writing ${SNAPSHOT_FILE} (${err.message}); its lines are skipped on the next start.`,
         ),
       );
   }
