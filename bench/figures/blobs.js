@@ -110,9 +110,8 @@ async function sendFile(file, destination) {
  * or wget do), whose bytes go to the file before the next read. node:http's client would copy every 64 KiB the
  * socket delivers into a new buffer, and write them through a file stream: three times the CPU of the server's
  * side, so that the figure measured the bench's client (docs/performance.md, figure 8).
- * Resolves with the milliseconds the client spent in those file writes: on this project's virtual machines a
- * 100 MB write of new data into the page cache takes 15-25 ms or 250-290 ms from one moment to the next, without any
- * server (docs/performance.md, 8b), and the figure's note says which rounds that was.
+ * Resolves with the milliseconds the client spent in those file writes, which 8b's note gives for each round: they
+ * were most of the time of the figure's slow rounds before `freePages` (docs/performance.md, 8b).
  */
 export function download(url, path, file) {
   const { hostname, port, host } = new URL(url);
@@ -180,10 +179,10 @@ const SCRATCH_BLOCK = Buffer.alloc(MB, 1);
 
 /**
  * Writes `bytes` to a scratch file and removes it: untimed, before every timed step of the figure (the references'
- * alike). On this project's virtual machines, writing 100 MB of new data into the page cache takes 15-25 ms when it
- * reuses pages just freed, and 170-360 ms when the kernel hands out pages that the host must back first; which of the
- * two a step got decided a round more than its transfer did (docs/performance.md, 8b). So every step starts with the
- * same pages just freed.
+ * alike). On this project's virtual machines, writing 100 MB of new data into the page cache takes 15-25 ms when the
+ * kernel reuses pages just freed for it, and 170-360 ms at other times (why was not found); which of the two a step
+ * got decided a round more than its transfer did (docs/performance.md, 8b). So every step starts with the same pages
+ * just freed.
  */
 async function freePages(path, bytes) {
   const fd = openSync(path, 'w');
