@@ -122,6 +122,31 @@ describe.skipIf(!hasChromium)('the dashboard with a fleet', () => {
       .toBe(true);
     await cdp.detach();
   });
+  it.each([
+    ['overview', ''],
+    ['request journal', '#/journal'],
+  ])("the %s shows a request made while the journal's stream was still opening, once", async (_page, hash) => {
+    const late = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    late.setDefaultTimeout(15_000);
+    // The stream of journal entries is held back until the request below is in the journal.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await late.route(
+      (url) => url.pathname === '/_emu/events' && url.searchParams.get('types') === 'request,kp1',
+      async (route) => (await released, route.continue()),
+    );
+    await late.goto(`${emulator.url}/_emu/ui/${hash}`);
+    await late.getByText('events: live').waitFor();
+    const probe = `/epr/api/v1/endpoints/late-stream-probe${hash ? '-journal' : ''}`;
+    expect((await api(emulator)('GET', probe)).status).toBe(404);
+    release();
+    const requests = late.locator('table').last();
+    await requests.getByText(probe).waitFor();
+    // Read with the last entries and received on the stream as well: shown once.
+    expect(await requests.getByText(probe).count()).toBe(1);
+    await late.close();
+  });
+
   it('keeps showing events where no animation frame runs, as in a hidden tab (nothing piles up)', async () => {
     const hidden = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     hidden.setDefaultTimeout(15_000);

@@ -13,6 +13,9 @@ const OTHER_TYPES = ['command', 'endpoint', 'connection', 'clock', 'faults', 'st
 let source;
 let journal;
 let journalWanted = false;
+/** Settles once the stream of journal entries is open (or failed, or closed); at once while none is being opened. */
+let journalOpened = Promise.resolve();
+let settleJournalOpened = () => undefined;
 
 function open(types) {
   const url = new URL('/_emu/events', location.origin);
@@ -44,11 +47,57 @@ export function connectEvents(onStatus) {
  */
 export function followJournal(wanted) {
   journalWanted = wanted;
-  if (wanted && source && !journal) journal = open(JOURNAL_TYPES);
-  else if (!wanted && journal) {
+  if (wanted && source && !journal) {
+    settleJournalOpened();
+    journal = open(JOURNAL_TYPES);
+    journalOpened = new Promise((resolve) => (settleJournalOpened = resolve));
+    journal.addEventListener('open', settleJournalOpened, { once: true });
+    journal.addEventListener('error', settleJournalOpened, { once: true });
+  } else if (!wanted && journal) {
     journal.close();
     journal = undefined;
+    settleJournalOpened();
   }
+}
+
+/** Entries held while a page reads: the newest this many, more than any page shows. */
+const HELD_ENTRIES = 1000;
+
+/**
+ * The journal's entries for a page that reads the last ones, shows them, then adds new ones as they come. From the
+ * moment it is made it listens and holds what arrives. `read(fetchEntries)` waits for the stream of entries to be open
+ * before it reads (so that whatever is recorded after the read reaches the page), holding again meanwhile; `follow(add)`,
+ * called once the page shows what it read, hands `add` the held entries newer than the read's (by `seq`), then every
+ * new one. So no entry falls between a read and the stream, and none is shown twice. `stop` ends the listening.
+ */
+export function journalTail() {
+  let add;
+  let held = [];
+  let last = 0;
+  const receive = (entry) => {
+    if (add) {
+      if (entry.seq > last) add(entry);
+    } else if (held.push(entry) > 2 * HELD_ENTRIES) held = held.slice(-HELD_ENTRIES);
+  };
+  const stops = [on('request', receive), on('kp1', receive)];
+  return {
+    async read(fetchEntries) {
+      add = undefined;
+      await journalOpened;
+      const entries = await fetchEntries();
+      for (const entry of entries) last = Math.max(last, entry.seq);
+      return entries;
+    },
+    follow(to) {
+      const waiting = held;
+      held = [];
+      add = to;
+      for (const entry of waiting) receive(entry);
+    },
+    stop: () => {
+      for (const stop of stops) stop();
+    },
+  };
 }
 
 /** Listens to an event type; returns the function that stops listening (pages call it when left). */

@@ -1,6 +1,6 @@
 import { api } from '../lib/api.js';
 import { field, fill, h, json, perFrame, time, title } from '../lib/dom.js';
-import { on } from '../lib/events.js';
+import { journalTail } from '../lib/events.js';
 
 const LIMIT = 200;
 
@@ -32,6 +32,7 @@ export async function render(main) {
   const status = h('input', { type: 'text', size: 5, placeholder: '4xx' });
   const endpointId = h('input', { type: 'text', size: 12 });
   const rows = h('tbody', {});
+  const tail = journalTail();
   let filter = {};
   let selected;
 
@@ -90,12 +91,13 @@ export async function render(main) {
       endpointId: endpointId.value.trim(),
     };
     try {
-      const entries = await api('GET', '/_emu/requests', { query: { ...filter, limit: LIMIT } });
+      const entries = await tail.read(() => api('GET', '/_emu/requests', { query: { ...filter, limit: LIMIT } }));
       selected = undefined;
       fill(rows, entries.reverse().map(row));
     } catch (err) {
       fill(rows, h('tr', {}, h('td', { colspan: 6, class: 'error' }, err.message)));
     }
+    tail.follow(add);
   }
   // Live entries are added once per animation frame, however many arrive in it.
   const add = perFrame((entries) => {
@@ -138,5 +140,5 @@ export async function render(main) {
     ),
   );
   await load();
-  return [on('request', add), on('kp1', add)];
+  return [tail.stop];
 }

@@ -1,6 +1,6 @@
 import { api, isOwnCall } from '../lib/api.js';
 import { fill, h, perFrame, table, time, title } from '../lib/dom.js';
-import { on } from '../lib/events.js';
+import { journalTail, on } from '../lib/events.js';
 
 const definition = (pairs) =>
   h(
@@ -22,13 +22,20 @@ export const followsJournal = true;
  */
 export async function render(main, _params, { can, tenant }) {
   const admin = can('emulator:admin');
-  const [health, apps, tenants, connections, requests] = await Promise.all([
-    api('GET', '/_emu/health'),
-    api('GET', '/app-manager/api/v1/applications').catch((err) => err),
-    api('GET', '/tenant-manager/api/v1/tenants').catch((err) => err),
-    admin ? api('GET', '/_emu/connections') : [],
-    admin ? api('GET', '/_emu/requests', { query: { limit: 100 } }) : [],
-  ]);
+  const tail = journalTail();
+  let health, apps, tenants, connections, requests;
+  try {
+    [health, apps, tenants, connections, requests] = await Promise.all([
+      api('GET', '/_emu/health'),
+      api('GET', '/app-manager/api/v1/applications').catch((err) => err),
+      api('GET', '/tenant-manager/api/v1/tenants').catch((err) => err),
+      admin ? api('GET', '/_emu/connections') : [],
+      admin ? tail.read(() => api('GET', '/_emu/requests', { query: { limit: 100 } })) : [],
+    ]);
+  } catch (err) {
+    tail.stop();
+    throw err;
+  }
   const online = new Set(connections.filter((c) => c.online).map((c) => c.endpointId));
   const onlineCount = h('span', { class: 'big', 'data-testid': 'online-count' }, online.size);
   const clockText = h('span', { 'data-testid': 'overview-clock' });
@@ -65,6 +72,7 @@ export async function render(main, _params, { can, tenant }) {
   };
   addRequests(requests);
   const addRequest = perFrame(addRequests);
+  tail.follow(addRequest);
 
   const versionRows = [];
   if (Array.isArray(apps)) {
@@ -183,7 +191,6 @@ export async function render(main, _params, { can, tenant }) {
     on('clock', (c) => ((clock = { ...c, at: Date.now() }), showClock())),
     () => clearInterval(ticking),
     on('faults', (f) => (faultsText.textContent = f.faults.length)),
-    on('request', addRequest),
-    on('kp1', addRequest),
+    tail.stop,
   ];
 }
