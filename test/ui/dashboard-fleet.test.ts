@@ -147,6 +147,29 @@ describe.skipIf(!hasChromium)('the dashboard with a fleet', () => {
     await late.close();
   });
 
+  it("the endpoint page shows a blob uploaded while the journal's stream was still opening", async () => {
+    const late = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    late.setDefaultTimeout(15_000);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await late.route(
+      (url) => url.pathname === '/_emu/events' && url.searchParams.get('types') === 'request,kp1',
+      async (route) => (await released, route.continue()),
+    );
+    await late.goto(`${emulator.url}/_emu/ui/#/endpoints/meter-001`);
+    await late.getByText('events: live').waitFor();
+    const call = api(emulator);
+    const { token } = (await call('POST', '/kp1/smart-meter-v1/bcx/meter-001-token/token')).body;
+    const uploaded = await call('POST', '/bcx/api/v1/binary-data?name=while-opening.txt', {
+      rawBody: 'kwh=7',
+      headers: { 'x-auth-token': token, 'content-type': 'text/plain' },
+    });
+    expect(uploaded.status).toBe(201);
+    release();
+    await late.getByRole('link', { name: 'Download while-opening.txt' }).waitFor();
+    await late.close();
+  });
+
   it('keeps showing events where no animation frame runs, as in a hidden tab (nothing piles up)', async () => {
     const hidden = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     hidden.setDefaultTimeout(15_000);

@@ -60,6 +60,12 @@ export function followJournal(wanted) {
   }
 }
 
+/**
+ * Settles once the stream of journal entries is open (or could not open): a page whose reads follow journal entries
+ * waits for it before it reads, so that whatever is recorded after its reads reaches it.
+ */
+export const journalOpen = () => journalOpened;
+
 /** Entries held while a page reads: the newest this many, more than any page shows. */
 const HELD_ENTRIES = 1000;
 
@@ -83,7 +89,7 @@ export function journalTail() {
   return {
     async read(fetchEntries) {
       add = undefined;
-      await journalOpened;
+      await journalOpen();
       const entries = await fetchEntries();
       for (const entry of entries) last = Math.max(last, entry.seq);
       return entries;

@@ -1,6 +1,6 @@
 import { api } from '../lib/api.js';
 import { field, fill, h, json, parseJson, time, title } from '../lib/dom.js';
-import { on } from '../lib/events.js';
+import { journalOpen, on } from '../lib/events.js';
 import { coalesce } from '../lib/live.js';
 import { allowedButton } from './allowed.js';
 import { commandsSection } from './endpoint-commands.js';
@@ -23,6 +23,8 @@ export const followsJournal = true;
 
 /** One endpoint: metadata, configuration, commands, telemetry, blobs and files, software. */
 export async function render(main, [endpointId], { can, tenant }) {
+  // Its sections listen before they read: with the stream open first, no upload or message falls between the two.
+  await journalOpen();
   const { endpoint, etag } = await readEndpoint(endpointId);
   const appName = (await api('GET', '/app-manager/api/v1/applications').catch(() => [])).find((a) =>
     a.versions.some((v) => v.name === endpoint.appVersion.name),
