@@ -23,6 +23,22 @@ describe.skipIf(!hasChromium)('the dashboard with a fleet', () => {
   }, 60_000);
   afterAll(() => browser?.close());
 
+  /** A new page whose stream of journal entries (`/_emu/events?types=request,kp1`) opens only once released. */
+  async function pageWithJournalHeldBack(): Promise<{ late: Page; release: () => void }> {
+    const late = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    late.setDefaultTimeout(15_000);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await late.route(
+      (url) => url.pathname === '/_emu/events' && url.searchParams.get('types') === 'request,kp1',
+      async (route) => {
+        await released;
+        await route.continue();
+      },
+    );
+    return { late, release };
+  }
+
   it('applies registrations to the endpoints shown instead of reading the list again for each', async () => {
     await page.goto(`${emulator.url}/_emu/ui/#/endpoints`);
     const summary = page.getByTestId('endpoints-summary');
@@ -126,15 +142,8 @@ describe.skipIf(!hasChromium)('the dashboard with a fleet', () => {
     ['overview', ''],
     ['request journal', '#/journal'],
   ])("the %s shows a request made while the journal's stream was still opening, once", async (_page, hash) => {
-    const late = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    late.setDefaultTimeout(15_000);
     // The stream of journal entries is held back until the request below is in the journal.
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    await late.route(
-      (url) => url.pathname === '/_emu/events' && url.searchParams.get('types') === 'request,kp1',
-      async (route) => (await released, route.continue()),
-    );
+    const { late, release } = await pageWithJournalHeldBack();
     await late.goto(`${emulator.url}/_emu/ui/${hash}`);
     await late.getByText('events: live').waitFor();
     const probe = `/epr/api/v1/endpoints/late-stream-probe${hash ? '-journal' : ''}`;
@@ -148,14 +157,7 @@ describe.skipIf(!hasChromium)('the dashboard with a fleet', () => {
   });
 
   it("the endpoint page shows a blob uploaded while the journal's stream was still opening", async () => {
-    const late = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    late.setDefaultTimeout(15_000);
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    await late.route(
-      (url) => url.pathname === '/_emu/events' && url.searchParams.get('types') === 'request,kp1',
-      async (route) => (await released, route.continue()),
-    );
+    const { late, release } = await pageWithJournalHeldBack();
     await late.goto(`${emulator.url}/_emu/ui/#/endpoints/meter-001`);
     await late.getByText('events: live').waitFor();
     const call = api(emulator);
