@@ -195,14 +195,6 @@ async function freePages(path, bytes) {
   await rm(path);
 }
 
-/** Seconds `work` takes, after `freePages`. */
-async function timed(scratch, bytes, work) {
-  await freePages(scratch, bytes);
-  const started = performance.now();
-  await work();
-  return (performance.now() - started) / 1000;
-}
-
 export default {
   name: 'blobs',
   async run(bench) {
@@ -210,6 +202,13 @@ export default {
     const dir = bench.dir('blobs');
     const source = join(dir, 'payload.bin');
     const scratch = join(dir, 'scratch.bin');
+    /** Seconds `work` takes, after `freePages`. */
+    const timed = async (work) => {
+      await freePages(scratch, bytes);
+      const started = performance.now();
+      await work();
+      return (performance.now() - started) / 1000;
+    };
     await payloadFile(source, bytes);
     // The same disk as the emulator's data directory (both under the bench's temporary root).
     return bench.usingAll(
@@ -233,7 +232,7 @@ export default {
           const downloaded = join(dir, `download-${round}.bin`);
           // The upload makes its payload durable (fsync) before it answers: so does this copy.
           seconds.copySynced.push(
-            await timed(scratch, bytes, async () => {
+            await timed(async () => {
               await copyFile(source, copied);
               await fsyncFile(copied);
             }),
@@ -243,8 +242,6 @@ export default {
           const up = await withPeakRss(emulator.rss, async () =>
             seconds.upload.push(
               await timed(
-                scratch,
-                bytes,
                 async () =>
                   (blob = await upload(
                     `${emulator.url}/bcx/api/v1/binary-data?name=bench`,
@@ -257,17 +254,15 @@ export default {
           );
           if (blob.size !== bytes) throw new Error(`The blob is ${blob.size} bytes, not ${bytes}.`);
           const nodeUp = await withPeakRss(node.rss, async () =>
-            seconds.nodeUpload.push(
-              await timed(scratch, bytes, () => upload(`${node.url}/payload.bin`, {}, source, bytes)),
-            ),
+            seconds.nodeUpload.push(await timed(() => upload(`${node.url}/payload.bin`, {}, source, bytes))),
           );
-          seconds.copy.push(await timed(scratch, bytes, () => copyFile(source, copied)));
+          seconds.copy.push(await timed(() => copyFile(source, copied)));
           await rm(copied);
           const path =
             `/bcx/api/v1/applications/${DEVICE.app}/endpoints/${DEVICE.endpointId}/binary-data/` + `${blob.id}/data`;
           const down = await withPeakRss(emulator.rss, async () =>
             seconds.download.push(
-              await timed(scratch, bytes, async () =>
+              await timed(async () =>
                 clientWrites.download.push((await download(emulator.url, path, downloaded)).writeMs),
               ),
             ),
@@ -277,7 +272,7 @@ export default {
           await rm(downloaded);
           const nodeDown = await withPeakRss(node.rss, async () =>
             seconds.nodeDownload.push(
-              await timed(scratch, bytes, async () =>
+              await timed(async () =>
                 clientWrites.nodeDownload.push((await download(node.url, '/payload.bin', downloaded)).writeMs),
               ),
             ),

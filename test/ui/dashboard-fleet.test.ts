@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { registerEndpoint } from '../gateway/device.js';
+import { upload, uploadToken } from '../helpers/bcx.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/index.js';
 import { hasChromium, CHROMIUM, launchBrowser } from './browser.js';
@@ -158,14 +159,18 @@ describe.skipIf(!hasChromium)('the dashboard with a fleet', () => {
 
   it("the endpoint page shows a blob uploaded while the journal's stream was still opening", async () => {
     const { late, release } = await pageWithJournalHeldBack();
+    let endpointReads = 0;
+    late.on('request', (r) => new URL(r.url()).pathname === '/epr/api/v1/endpoints/meter-001' && endpointReads++);
     await late.goto(`${emulator.url}/_emu/ui/#/endpoints/meter-001`);
     await late.getByText('events: live').waitFor();
-    const call = api(emulator);
-    const { token } = (await call('POST', '/kp1/smart-meter-v1/bcx/meter-001-token/token')).body;
-    const uploaded = await call('POST', '/bcx/api/v1/binary-data?name=while-opening.txt', {
-      rawBody: 'kwh=7',
-      headers: { 'x-auth-token': token, 'content-type': 'text/plain' },
-    });
+    // The page begins its reads in the same task that opens the other stream, long before "live": it has none yet.
+    expect(endpointReads).toBe(0);
+    const uploaded = await upload(
+      emulator,
+      '/binary-data?name=while-opening.txt',
+      'kwh=7',
+      await uploadToken(emulator),
+    );
     expect(uploaded.status).toBe(201);
     release();
     await late.getByRole('link', { name: 'Download while-opening.txt' }).waitFor();
