@@ -26,8 +26,17 @@ const status = document.getElementById('status');
 let cleanups = [];
 let health;
 let allowed;
+/** Counts the pages shown: a render that ends after the user has moved on to another page is stale. */
+let shown = 0;
 
+/**
+ * Shows the page of the location's hash. A page renders into an element of its own, which replaces the previous page
+ * once the render puts something in it (until then the previous page stays). A render that ends after the user has
+ * moved on fills an element that is never shown, and its cleanups run at once: it neither covers the page the user
+ * went to nor keeps listening.
+ */
 async function show() {
+  const view = ++shown;
   for (const cleanup of cleanups) cleanup();
   cleanups = [];
   const hash = location.hash.split('?')[0];
@@ -41,11 +50,21 @@ async function show() {
   const [pattern, page, , needsAdmin] = route;
   const params = pattern.exec(hash).slice(1).map(decodeURIComponent);
   if (needsAdmin && !allowed.can('emulator:admin')) return adminOnly();
+  const current = () => view === shown;
+  const area = h('div', {});
+  const reveal = () => current() && !area.isConnected && area.hasChildNodes() && fill(main, area);
+  const filled = new MutationObserver(reveal);
+  filled.observe(area, { childList: true });
   try {
-    cleanups = (await page.render(main, params, { health, can: allowed.can, tenant: allowed.tenant })) ?? [];
+    const pageCleanups = (await page.render(area, params, { health, can: allowed.can, tenant: allowed.tenant })) ?? [];
+    if (current()) cleanups = pageCleanups;
+    else for (const cleanup of pageCleanups) cleanup();
   } catch (err) {
-    fill(main, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, err.message));
+    fill(area, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, err.message));
   }
+  filled.disconnect();
+  reveal();
+  if (!current()) return;
   if (document.activeElement === document.body || !main.contains(document.activeElement))
     main.querySelector('h1')?.focus();
 }
