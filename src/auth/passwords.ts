@@ -111,9 +111,10 @@ export async function verifyPassword(password: string, stored: string | undefine
 const fixtureHashes = new Map<string, Promise<string>>();
 
 // A password given in clear in a fixture is written in that file for anyone who reads it: a costly hash would
-// protect nothing, and cost every start tens of milliseconds per user. It is hashed at a lower cost (the hash names
-// its parameters, so it verifies like any other); passwords set through the API keep the full cost.
-const FIXTURE_N = 1024;
+// protect nothing, and cost every start milliseconds per user (N=1024 cost a start on the default fixtures about 45 ms,
+// the pool's threads shared with the start's key and module reads). It is hashed at N=16, microseconds (the hash
+// names its parameters, so it verifies like any other); passwords set through the API keep the full cost.
+const FIXTURE_N = 16;
 
 /** A fixture's or an import's password field: a hash is kept as it is, a clear password is hashed. */
 export function storedPassword(passwordOrHash: string): Promise<string> {
