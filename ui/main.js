@@ -173,6 +173,12 @@ async function start() {
   await show();
 }
 
+// "Skip to content" moves the focus to the page shown: followed as a link, its `#main` would be taken for a page.
+document.querySelector('a.skip').addEventListener('click', (event) => {
+  event.preventDefault();
+  main.focus();
+});
+
 start().catch((err) => {
   status.textContent = 'not connected';
   fill(main, h('h1', {}, 'The emulator cannot be reached'), h('p', { class: 'error', role: 'alert' }, err.message));

@@ -58,4 +58,17 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     expect(pageErrors).toEqual([]);
     await page.close();
   });
+
+  it('"Skip to content" moves the focus to the page shown and leaves the page where it is', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${emulator.url}/_emu/ui/#/clock`);
+    await page.getByRole('heading', { level: 1, name: 'Clock and faults' }).waitFor();
+    await page.getByRole('link', { name: 'Skip to content' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('main');
+    expect(new URL(page.url()).hash).toBe('#/clock');
+    expect(await page.locator('main h1').allTextContents()).toEqual(['Clock and faults']);
+    await page.close();
+  });
 });
