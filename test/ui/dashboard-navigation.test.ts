@@ -59,6 +59,75 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     await page.close();
   });
 
+  /**
+   * A page whose first read of `path` the emulator answers at once, but which gets that answer only after an event
+   * `eventName` (whose data `matches`) has reached it. Resolves once the emulator has answered, with the events'
+   * stream open.
+   */
+  async function pageWithReadHeldPastEvent(
+    hash: string,
+    path: string,
+    eventName: string,
+    matches: (data: Record<string, unknown>) => boolean = () => true,
+  ) {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(15_000);
+    const devtools = await page.context().newCDPSession(page);
+    await devtools.send('Network.enable');
+    let eventReceived!: () => void;
+    const event = new Promise<void>((resolve) => (eventReceived = resolve));
+    devtools.on('Network.eventSourceMessageReceived', (message) => {
+      if (message.eventName === eventName && matches(JSON.parse(message.data))) eventReceived();
+    });
+    let readAnswered!: () => void;
+    const answered = new Promise<void>((resolve) => (readAnswered = resolve));
+    await page.route(
+      (url) => url.pathname === path,
+      async (route) => {
+        const response = await route.fetch();
+        readAnswered();
+        await event;
+        await route.fulfill({ response });
+      },
+    );
+    await page.goto(`${emulator.url}/_emu/ui/${hash}`);
+    await page.getByText('events: live').waitFor();
+    await answered;
+    return page;
+  }
+
+  it('a mail sent while the Mail page reads is shown once the read is answered, and once', async () => {
+    const page = await pageWithReadHeldPastEvent('#/mail', '/_emu/mail', 'mail');
+    const recipient = 'read-race@acme.test';
+    const added = await api(emulator)('POST', '/automation/api/v1/notification-types/email/recipients', {
+      body: { recipient },
+    });
+    expect(added.status).toBeLessThan(300);
+    await page.getByRole('heading', { level: 1, name: 'Captured mail' }).waitFor();
+    const mail = page.getByRole('article').filter({ hasText: recipient });
+    await mail.waitFor();
+    expect(await mail.count()).toBe(1);
+    await page.close();
+  });
+
+  it('a clock set while the clock page reads is shown once the read is answered', async () => {
+    const page = await pageWithReadHeldPastEvent('#/clock', '/_emu/clock', 'clock');
+    const now = '2031-02-03T04:05:06.000Z';
+    expect((await api(emulator)('PUT', '/_emu/clock', { body: { now } })).status).toBe(200);
+    await page.getByTestId('clock-now').getByText(now, { exact: false }).waitFor();
+    expect((await api(emulator)('PUT', '/_emu/clock', { body: { real: true } })).status).toBe(200);
+    await page.close();
+  });
+
+  it('a device stopped while the devices page reads is gone once the read is answered', async () => {
+    const call = api(emulator);
+    expect((await call('POST', '/_emu/devices', { body: { endpointId: 'meter-002' } })).status).toBe(201);
+    const page = await pageWithReadHeldPastEvent('#/devices', '/_emu/devices', 'device', (d) => d.change === 'stopped');
+    expect((await call('DELETE', '/_emu/devices/meter-002')).status).toBeLessThan(300);
+    await page.getByText('No simulated device runs.').waitFor();
+    await page.close();
+  });
+
   it('"Skip to content" moves the focus to the page shown and leaves the page where it is', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.setDefaultTimeout(15_000);

@@ -106,6 +106,37 @@ export function journalTail() {
   };
 }
 
+/**
+ * Events of `types` for a page that reads what it shows before it shows events: listens at once and holds what
+ * arrives. `follow(handlers)`, once the page shows what it read, hands each held event to its type's handler in the
+ * order they came, then every new one, and returns the function that stops listening; `stop` ends the listening
+ * without that (a read that failed). So no event falls between a read and the listening. A handler may get an event
+ * the read already showed: it applies state, reads again, or skips what is shown.
+ */
+export function heldEvents(types) {
+  let handlers;
+  let held = [];
+  const stops = types.map((type) =>
+    on(type, (data) => {
+      if (handlers) handlers[type]?.(data);
+      else if (held.push([type, data]) > 2 * HELD_ENTRIES) held = held.slice(-HELD_ENTRIES);
+    }),
+  );
+  const stop = () => {
+    for (const stopOne of stops) stopOne();
+  };
+  return {
+    follow(to) {
+      handlers = to;
+      const waiting = held;
+      held = [];
+      for (const [type, data] of waiting) to[type]?.(data);
+      return stop;
+    },
+    stop,
+  };
+}
+
 /** Listens to an event type; returns the function that stops listening (pages call it when left). */
 export function on(type, listener) {
   if (!listeners.has(type)) listeners.set(type, new Set());

@@ -1,6 +1,6 @@
 import { api } from '../lib/api.js';
 import { field, fill, h, time, title } from '../lib/dom.js';
-import { on } from '../lib/events.js';
+import { heldEvents } from '../lib/events.js';
 
 const report = (el, promise, done) =>
   promise.then(
@@ -16,7 +16,15 @@ const report = (el, promise, done) =>
 
 /** The virtual clock (set, advance, back to real time) and the faults in force (add, clear). */
 export async function render(main) {
-  const [clock, faults] = await Promise.all([api('GET', '/_emu/clock'), api('GET', '/_emu/faults')]);
+  // Listening before the reads: a change made while they are answered is applied after them.
+  const events = heldEvents(['clock', 'faults', 'state']);
+  let clock, faults;
+  try {
+    [clock, faults] = await Promise.all([api('GET', '/_emu/clock'), api('GET', '/_emu/faults')]);
+  } catch (err) {
+    events.stop();
+    throw err;
+  }
   const now = h('span', { 'data-testid': 'clock-now' });
   const mode = h('span', { 'data-testid': 'clock-mode' });
   const showClock = (c) => {
@@ -181,8 +189,10 @@ export async function render(main) {
     ),
   );
   return [
-    on('clock', showClock),
-    on('faults', (f) => showFaults(f.faults)),
-    on('state', async () => showClock(await api('GET', '/_emu/clock'))),
+    events.follow({
+      clock: showClock,
+      faults: (f) => showFaults(f.faults),
+      state: async () => showClock(await api('GET', '/_emu/clock')),
+    }),
   ];
 }

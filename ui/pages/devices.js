@@ -1,9 +1,12 @@
 import { api } from '../lib/api.js';
 import { field, fill, h, parseJson, time, title } from '../lib/dom.js';
-import { on } from '../lib/events.js';
+import { heldEvents } from '../lib/events.js';
+import { coalesce } from '../lib/live.js';
 
 /** Simulated devices in the emulator's process: started with an answer rule per command type, stopped again. */
 export async function render(main, _params, { tenant } = {}) {
+  // Listening before the first read: a device started or stopped while it is answered is shown after it.
+  const events = heldEvents(['device', 'state']);
   const rows = h('tbody', {});
   const message = h('p', { role: 'status', tabindex: -1 });
   const endpointId = h('input', { type: 'text', required: true, placeholder: 'e.g. meter-001' });
@@ -129,6 +132,12 @@ export async function render(main, _params, { tenant } = {}) {
       rows,
     ),
   );
-  await load();
-  return [on('device', () => load()), on('state', () => load())];
+  try {
+    await load();
+  } catch (err) {
+    events.stop();
+    throw err;
+  }
+  const reload = coalesce(load);
+  return [events.follow({ device: reload, state: reload })];
 }

@@ -1,6 +1,6 @@
 import { api } from '../lib/api.js';
 import { fill, h, safeHref, time, title } from '../lib/dom.js';
-import { on } from '../lib/events.js';
+import { heldEvents } from '../lib/events.js';
 
 const card = (m) =>
   h(
@@ -22,13 +22,22 @@ const card = (m) =>
 
 /** The e-mails the platform would have sent, newest first, arriving live; their links open here. */
 export async function render(main) {
+  // Listening before the read: a mail sent while it is answered is added after it, once.
+  const events = heldEvents(['mail', 'state']);
   const list = h('div', { 'data-testid': 'mail-list' });
   const none = () => h('p', { class: 'muted', 'data-testid': 'no-mail' }, 'No mail captured yet.');
+  let shown = new Set();
   const load = async () => {
     const mails = await api('GET', '/_emu/mail');
+    shown = new Set(mails.map((m) => m.id));
     fill(list, mails.length === 0 ? none() : mails.reverse().map(card));
   };
-  await load();
+  try {
+    await load();
+  } catch (err) {
+    events.stop();
+    throw err;
+  }
   fill(
     main,
     title('Captured mail'),
@@ -37,18 +46,22 @@ export async function render(main) {
       {
         class: 'secondary',
         type: 'button',
-        onclick: async () => (await api('DELETE', '/_emu/mail'), fill(list, none())),
+        onclick: async () => (await api('DELETE', '/_emu/mail'), (shown = new Set()), fill(list, none())),
       },
       'Forget all mail',
     ),
     list,
   );
   return [
-    on('mail', (m) => {
-      list.querySelector('[data-testid="no-mail"]')?.remove();
-      list.prepend(card(m));
+    events.follow({
+      mail: (m) => {
+        if (shown.has(m.id)) return;
+        shown.add(m.id);
+        list.querySelector('[data-testid="no-mail"]')?.remove();
+        list.prepend(card(m));
+      },
+      // A reset or an import replaces the captured mail.
+      state: () => void load().catch(() => undefined),
     }),
-    // A reset or an import replaces the captured mail.
-    on('state', () => void load().catch(() => undefined)),
   ];
 }
