@@ -72,7 +72,8 @@ describe('platform-emu fixtures', () => {
     await emulator.stop('SIGTERM');
   });
 
-  it('changes nothing when the file does not validate, and names the wrong record (stopped and running)', async () => {
+  /** A seeded directory, its export, and two files made from it that do not validate. */
+  async function invalidFiles() {
     const dir = await seededDir();
     const before = String((await cli(['fixtures', 'export', '--data', dir])).stdout);
     const document = JSON.parse(before);
@@ -87,12 +88,19 @@ describe('platform-emu fixtures', () => {
     ];
     const badFixture = `${dir}-bad-fixture.json`;
     writeFileSync(badFixture, JSON.stringify(fixture));
+    return { dir, before, badExport, badFixture };
+  }
 
+  it('changes nothing in a stopped directory when the file does not validate, and names the wrong record', async () => {
+    const { dir, before, badExport, badFixture } = await invalidFiles();
     const stopped = await cli(['fixtures', 'import', badExport, '--data', dir]);
     expectOneLineError(stopped, 1, /collections\.endpoints\["meter-004"\].*tenantId/);
     expectOneLineError(await cli(['fixtures', 'import', badFixture, '--data', dir]), 1, /endpoints\[1\]/);
     expect(String((await cli(['fixtures', 'export', '--data', dir])).stdout)).toBe(before);
+  });
 
+  it('changes nothing in a running emulator when the file does not validate, and names the wrong record', async () => {
+    const { dir, before, badExport, badFixture } = await invalidFiles();
     const emulator = await start(['--port', '0', '--quiet', '--data', dir]);
     expectOneLineError(
       await cli(['fixtures', 'import', badExport, '--url', emulator.url]),
