@@ -66,52 +66,16 @@ export function followJournal(wanted) {
  */
 export const journalOpen = () => journalOpened;
 
-/** Entries held while a page reads: the newest this many, more than any page shows. */
+/** Events held while a page reads: the newest this many, more than any page shows. */
 const HELD_ENTRIES = 1000;
-
-/**
- * The journal's entries for a page that reads the last ones, shows them, then adds new ones as they come. From the
- * moment it is made it listens and holds what arrives. `read(fetchEntries)` waits for the stream of entries to be open
- * before it reads (so that whatever is recorded after the read reaches the page), holding again meanwhile; `follow(add)`,
- * called once the page shows what it read, hands `add` the held entries newer than the read's (by `seq`), then every
- * new one. So no entry falls between a read and the stream, and none is shown twice. `stop` ends the listening.
- */
-export function journalTail() {
-  let add;
-  let held = [];
-  let last = 0;
-  const receive = (entry) => {
-    if (add) {
-      if (entry.seq > last) add(entry);
-    } else if (held.push(entry) > 2 * HELD_ENTRIES) held = held.slice(-HELD_ENTRIES);
-  };
-  const stops = [on('request', receive), on('kp1', receive)];
-  return {
-    async read(fetchEntries) {
-      add = undefined;
-      await journalOpen();
-      const entries = await fetchEntries();
-      for (const entry of entries) last = Math.max(last, entry.seq);
-      return entries;
-    },
-    follow(to) {
-      const waiting = held;
-      held = [];
-      add = to;
-      for (const entry of waiting) receive(entry);
-    },
-    stop: () => {
-      for (const stop of stops) stop();
-    },
-  };
-}
 
 /**
  * Events of `types` for a page that reads what it shows before it shows events: listens at once and holds what
  * arrives. `follow(handlers)`, once the page shows what it read, hands each held event to its type's handler in the
- * order they came, then every new one, and returns the function that stops listening; `stop` ends the listening
- * without that (a read that failed). So no event falls between a read and the listening. A handler may get an event
- * the read already showed: it applies state, reads again, or skips what is shown.
+ * order they came, then every new one, and returns the function that stops listening; `hold()` holds again (a page
+ * that reads anew). `reading(promise)` is the page's read: when it fails, the listening stops. So no event falls
+ * between a read and the listening. A handler may get an event the read already showed: it applies state, reads
+ * again, or skips what is shown.
  */
 export function heldEvents(types) {
   let handlers;
@@ -133,7 +97,41 @@ export function heldEvents(types) {
       for (const [type, data] of waiting) to[type]?.(data);
       return stop;
     },
+    hold: () => (handlers = undefined),
+    async reading(read) {
+      try {
+        return await read;
+      } catch (err) {
+        stop();
+        throw err;
+      }
+    },
     stop,
+  };
+}
+
+/**
+ * The journal's entries for a page that reads the last ones, shows them, then adds new ones as they come: held
+ * events (above) of the journal's types. `read(fetchEntries)` holds again and waits for the stream of entries to be
+ * open before it reads, so that whatever is recorded after the read reaches the page; `follow(add)` then hands `add`
+ * the held entries newer than the read's (by `seq`), then every new one. So none is shown twice.
+ */
+export function journalTail() {
+  const events = heldEvents(JOURNAL_TYPES);
+  let last = 0;
+  return {
+    ...events,
+    async read(fetchEntries) {
+      events.hold();
+      await journalOpen();
+      const entries = await fetchEntries();
+      for (const entry of entries) last = Math.max(last, entry.seq);
+      return entries;
+    },
+    follow(add) {
+      const newer = (entry) => entry.seq > last && add(entry);
+      return events.follow(Object.fromEntries(JOURNAL_TYPES.map((type) => [type, newer])));
+    },
   };
 }
 

@@ -18,13 +18,7 @@ const report = (el, promise, done) =>
 export async function render(main) {
   // Listening before the reads: a change made while they are answered is applied after them.
   const events = heldEvents(['clock', 'faults', 'state']);
-  let clock, faults;
-  try {
-    [clock, faults] = await Promise.all([api('GET', '/_emu/clock'), api('GET', '/_emu/faults')]);
-  } catch (err) {
-    events.stop();
-    throw err;
-  }
+  const [clock, faults] = await events.reading(Promise.all([api('GET', '/_emu/clock'), api('GET', '/_emu/faults')]));
   const now = h('span', { 'data-testid': 'clock-now' });
   const mode = h('span', { 'data-testid': 'clock-mode' });
   const showClock = (c) => {

@@ -132,12 +132,7 @@ export async function render(main, _params, { tenant } = {}) {
       rows,
     ),
   );
-  try {
-    await load();
-  } catch (err) {
-    events.stop();
-    throw err;
-  }
+  await events.reading(load());
   const reload = coalesce(load);
   return [events.follow({ device: reload, state: reload })];
 }

@@ -32,12 +32,7 @@ export async function render(main) {
     shown = new Set(mails.map((m) => m.id));
     fill(list, mails.length === 0 ? none() : mails.reverse().map(card));
   };
-  try {
-    await load();
-  } catch (err) {
-    events.stop();
-    throw err;
-  }
+  await events.reading(load());
   fill(
     main,
     title('Captured mail'),

@@ -23,19 +23,15 @@ export const followsJournal = true;
 export async function render(main, _params, { can, tenant }) {
   const admin = can('emulator:admin');
   const tail = journalTail();
-  let health, apps, tenants, connections, requests;
-  try {
-    [health, apps, tenants, connections, requests] = await Promise.all([
+  const [health, apps, tenants, connections, requests] = await tail.reading(
+    Promise.all([
       api('GET', '/_emu/health'),
       api('GET', '/app-manager/api/v1/applications').catch((err) => err),
       api('GET', '/tenant-manager/api/v1/tenants').catch((err) => err),
       admin ? api('GET', '/_emu/connections') : [],
       admin ? tail.read(() => api('GET', '/_emu/requests', { query: { limit: 100 } })) : [],
-    ]);
-  } catch (err) {
-    tail.stop();
-    throw err;
-  }
+    ]),
+  );
   const online = new Set(connections.filter((c) => c.online).map((c) => c.endpointId));
   const onlineCount = h('span', { class: 'big', 'data-testid': 'online-count' }, online.size);
   const clockText = h('span', { 'data-testid': 'overview-clock' });
