@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { api, startTestEmulator } from '../helpers/emulator.js';
+import { registerEndpoint } from '../gateway/device.js';
 import type { RunningEmulator } from '../../src/index.js';
 import { hasChromium, CHROMIUM, launchBrowser } from './browser.js';
 
@@ -125,6 +126,69 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     const page = await pageWithReadHeldPastEvent('#/devices', '/_emu/devices', 'device', (d) => d.change === 'stopped');
     expect((await call('DELETE', '/_emu/devices/meter-002')).status).toBeLessThan(300);
     await page.getByText('No simulated device runs.').waitFor();
+    await page.close();
+  });
+
+  const LIST = '/epr/api/v1/endpoints';
+  const registeredEvent = (data: Record<string, unknown>) => data.change === 'registered';
+  const endpointCount = async () => (await api(emulator)('GET', `${LIST}?limit=1`)).body.totalElements as number;
+
+  /** The full reads of the list a page has had answered (not those of single endpoints by id). */
+  function listReads(page: Page) {
+    const finished: string[] = [];
+    page.on('requestfinished', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname === LIST && !url.searchParams.has('endpointId')) finished.push(url.search);
+    });
+    return finished;
+  }
+
+  it('an endpoint registered while the Endpoints list reads is counted once the read is answered', async () => {
+    const before = await endpointCount();
+    const page = await pageWithReadHeldPastEvent('#/endpoints', LIST, 'endpoint', registeredEvent);
+    const reads = listReads(page);
+    await registerEndpoint(emulator);
+    const summary = page.getByTestId('endpoints-summary');
+    await summary.getByText(`of ${before + 1}`, { exact: false }).waitFor();
+    // The held registration may be in the read's count: the list is read once more rather than counted again.
+    await expect.poll(() => reads.length).toBe(2);
+    expect(await summary.textContent()).toMatch(new RegExp(`of ${before + 1}$`));
+    await page.close();
+  });
+
+  it('an endpoint registered before the Endpoints list is read, whose event comes during the read, is counted once', async () => {
+    const before = await endpointCount();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(15_000);
+    const devtools = await page.context().newCDPSession(page);
+    await devtools.send('Network.enable');
+    let eventReceived!: () => void;
+    const event = new Promise<void>((resolve) => (eventReceived = resolve));
+    devtools.on('Network.eventSourceMessageReceived', (message) => {
+      if (message.eventName === 'endpoint' && registeredEvent(JSON.parse(message.data))) eventReceived();
+    });
+    // The list's first read is held in the browser, not yet asked of the emulator, until the event has come.
+    let asked!: () => void;
+    const readAsked = new Promise<void>((resolve) => (asked = resolve));
+    await page.route(
+      (url) => url.pathname === LIST,
+      async (route) => {
+        asked();
+        await event;
+        await route.continue();
+      },
+    );
+    const reads = listReads(page);
+    await page.goto(`${emulator.url}/_emu/ui/#/endpoints`);
+    await page.getByText('events: live').waitFor();
+    await readAsked;
+    await registerEndpoint(emulator);
+    const summary = page.getByTestId('endpoints-summary');
+    await summary.getByText(`of ${before + 1}`, { exact: false }).waitFor();
+    await expect.poll(() => reads.length).toBe(2);
+    // A count the event added after the read would show once the next frame has drawn.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+    expect(await summary.textContent()).toMatch(new RegExp(`of ${before + 1}$`));
     await page.close();
   });
 

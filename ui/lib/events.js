@@ -74,15 +74,15 @@ const HELD_ENTRIES = 1000;
  * arrives. `follow(handlers)`, once the page shows what it read, hands each held event to its type's handler in the
  * order they came, then every new one, and returns the function that stops listening; `hold()` holds again (a page
  * that reads anew). `reading(promise)` is the page's read: when it fails, the listening stops. So no event falls
- * between a read and the listening. A handler may get an event the read already showed: it applies state, reads
- * again, or skips what is shown.
+ * between a read and the listening. A handler may get an event the read already showed (its second argument, `held`,
+ * is true for an event that came during the read): it applies state, reads again, or skips what is shown.
  */
 export function heldEvents(types) {
   let handlers;
   let held = [];
   const stops = types.map((type) =>
     on(type, (data) => {
-      if (handlers) handlers[type]?.(data);
+      if (handlers) handlers[type]?.(data, false);
       else if (held.push([type, data]) > 2 * HELD_ENTRIES) held = held.slice(-HELD_ENTRIES);
     }),
   );
@@ -94,7 +94,7 @@ export function heldEvents(types) {
       handlers = to;
       const waiting = held;
       held = [];
-      for (const [type, data] of waiting) to[type]?.(data);
+      for (const [type, data] of waiting) to[type]?.(data, true);
       return stop;
     },
     hold: () => (handlers = undefined),

@@ -1,6 +1,7 @@
 import { api } from '../lib/api.js';
 import { field, fill, h, perFrame, time, title } from '../lib/dom.js';
-import { on } from '../lib/events.js';
+import { heldEvents } from '../lib/events.js';
+import { coalesce } from '../lib/live.js';
 
 const PAGE_SIZE = 50;
 
@@ -13,12 +14,6 @@ function metadataValue(text) {
   }
 }
 
-/**
- * The endpoint register, a page at a time (the REST list's offset and limit), filtered on the server. "Online only"
- * pages the control plane's list of online endpoints instead, with the same filters: no id list in the URL.
- * Live without refetching the list: connection events change the rows shown, registrations the count (and fill the
- * last page's room); only the shown page's connection states are read.
- */
 /** ` (TLS, X.509 meter-001)`, ` (basic meter-login)`, or nothing for a plain anonymous connection. */
 function loginText(login) {
   if (!login) return '';
@@ -29,7 +24,15 @@ function loginText(login) {
   return parts.length ? ` (${parts.join(', ')})` : '';
 }
 
+/**
+ * The endpoint register, a page at a time (the REST list's offset and limit), filtered on the server. "Online only"
+ * pages the control plane's list of online endpoints instead, with the same filters: no id list in the URL.
+ * Live without refetching the list: connection events change the rows shown, registrations the count (and fill the
+ * last page's room); only the shown page's connection states are read. Events that come during a read are held and
+ * applied after it; a registration among them may be in the read's count already, so it costs one more read instead.
+ */
 export async function render(main, _params, { tenant, can, health } = {}) {
+  const events = heldEvents(['connection', 'endpoint']);
   const admin = can('emulator:admin');
   const shownTenant = tenant ?? health?.defaultTenant;
   const initial = new URLSearchParams(location.hash.split('?')[1] ?? '');
@@ -68,9 +71,21 @@ export async function render(main, _params, { tenant, can, health } = {}) {
   let offset = 0;
   let total = 0;
   let shown = [];
+  let registeredDuringRead = false;
 
   const filtered = () =>
     Boolean(search.value.trim() || app.value || version.value || key.value.trim() || onlineOnly.checked);
+
+  async function read() {
+    do {
+      registeredDuringRead = false;
+      events.hold();
+      await load();
+      events.follow(handlers);
+    } while (registeredDuringRead);
+  }
+  /** One read at a time; asked again during one, one more after it. */
+  const reload = coalesce(read);
 
   async function load() {
     const query = { offset, limit: PAGE_SIZE, applicationName: app.value, applicationVersionName: version.value };
@@ -182,24 +197,33 @@ export async function render(main, _params, { tenant, can, health } = {}) {
     if (onlineOnly.checked) changed.hidden = false;
   });
 
+  const handlers = {
+    connection,
+    endpoint: (e, held) => {
+      if (e.change !== 'registered' || e.tenantId !== shownTenant) return;
+      if (held) registeredDuringRead = true;
+      else registered(e.endpointId);
+    },
+  };
+
   const apply = (event) => {
     event?.preventDefault();
     offset = 0;
-    void load();
+    void reload();
   };
   previous.onclick = () => {
     offset = Math.max(0, offset - PAGE_SIZE);
-    void load();
+    void reload();
   };
   next.onclick = () => {
     offset += PAGE_SIZE;
-    void load();
+    void reload();
   };
   for (const control of [app, version, onlineOnly]) control.addEventListener('change', apply);
   fill(
     changed,
     'The list has changed since it was read. ',
-    h('button', { class: 'secondary', type: 'button', onclick: () => load() }, 'Refresh'),
+    h('button', { class: 'secondary', type: 'button', onclick: () => reload() }, 'Refresh'),
   );
 
   fill(
@@ -238,9 +262,6 @@ export async function render(main, _params, { tenant, can, health } = {}) {
     ),
     h('div', { class: 'pager' }, previous, next),
   );
-  await load();
-  return [
-    on('connection', connection),
-    on('endpoint', (e) => e.change === 'registered' && e.tenantId === shownTenant && registered(e.endpointId)),
-  ];
+  await reload();
+  return [events.stop];
 }
