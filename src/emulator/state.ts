@@ -69,7 +69,7 @@ async function hashGeneratedPasswords(document: StateDocument, generated: Genera
 /** The document with every id counter at least where the current state has it: an id is never handed out twice. */
 function keepCounters(ctx: EmuContext, document: StateDocument): StateDocument {
   const counters = { ...document.counters };
-  for (const [name, value] of Object.entries(ctx.store.exportDocument().counters))
+  for (const [name, value] of Object.entries(ctx.store.counters()))
     if (value > (counters[name] ?? 0)) counters[name] = value;
   return { ...document, counters };
 }
@@ -102,11 +102,14 @@ function exclusive<T>(ctx: EmuContext, work: () => Promise<T>): Promise<T> {
   return done;
 }
 
-/** Replaces the whole state (counters kept), then restarts every service's runtime (timers, waiters) on it. */
-async function replaceNow(ctx: EmuContext, document: StateDocument): Promise<void> {
+/**
+ * Replaces the whole state (counters kept), then restarts every service's runtime (timers, waiters) on it. `checked`:
+ * the document comes from `documentFromImport` or `fixtureState`, which check it as the store does.
+ */
+async function replaceNow(ctx: EmuContext, document: StateDocument, checked = false): Promise<void> {
   await tearDownServices(ctx);
   try {
-    await ctx.store.replace(keepCounters(ctx, document));
+    await ctx.store.replace(keepCounters(ctx, document), { checked });
     ctx.events.emit(STATE_REPLACED);
   } finally {
     // Also when the state could not be replaced: the services run again on the state that stayed.
@@ -124,7 +127,7 @@ export const replaceState = (ctx: EmuContext, document: StateDocument) =>
 export const importState = (ctx: EmuContext, input: unknown, source: string): Promise<GeneratedSecret[]> =>
   exclusive(ctx, async () => {
     const generated: GeneratedSecret[] = [];
-    await replaceNow(ctx, await documentFromImport(ctx, input, source, generated));
+    await replaceNow(ctx, await documentFromImport(ctx, input, source, generated), true);
     return generated;
   });
 
@@ -145,7 +148,7 @@ export function resetState(ctx: EmuContext, options: { empty?: boolean } = {}): 
     if (ctx.clock instanceof VirtualClock) await ctx.clock.real();
     const generated: GeneratedSecret[] = [];
     const document = options.empty ? undefined : await fixtureState(ctx, generated);
-    await replaceNow(ctx, document ?? EMPTY_STATE);
+    await replaceNow(ctx, document ?? EMPTY_STATE, true);
     logGeneratedSecrets(ctx.log, generated);
   });
 }
@@ -158,10 +161,11 @@ export async function initialState(ctx: EmuContext, importPath: string | undefin
   const generated: GeneratedSecret[] = [];
   if (importPath) {
     const path = resolve(importPath);
-    await ctx.store.replace(await documentFromImport(ctx, await readJsonFile(path, 'import file'), path, generated));
+    const document = await documentFromImport(ctx, await readJsonFile(path, 'import file'), path, generated);
+    await ctx.store.replace(document, { checked: true });
   } else if (ctx.store.isEmpty()) {
     const seed = await fixtureState(ctx, generated);
-    if (seed) await ctx.store.replace(seed);
+    if (seed) await ctx.store.replace(seed, { checked: true });
   }
   return generated;
 }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { EmuContext } from '../context.js';
 import type { ServiceDescriptor } from '../contract.js';
+import { StoreValueError } from '../store/index.js';
 import { FixtureError } from './errors.js';
 import { validateFixture } from './validate.js';
 
@@ -68,7 +69,9 @@ export async function seedFixture(
         try {
           await section.seed(ctx, items as Record<string, unknown>[], valid, { schemasChecked });
         } catch (err) {
-          if (err instanceof FixtureError) throw new FixtureError(`${source}: ${err.message}`);
+          // A record the store refuses (nested too deep, say) is the file's fault as much as a rule it breaks.
+          if (err instanceof FixtureError || err instanceof StoreValueError)
+            throw new FixtureError(`${source}: ${err.message}`);
           throw err;
         }
       }

@@ -96,6 +96,10 @@ export class MemoryState {
     return this.series.get(collection, id);
   }
 
+  countersNow(): Record<string, number> {
+    return Object.fromEntries(this.counters);
+  }
+
   exportDocument(): StateDocument {
     const collections: StateDocument['collections'] = {};
     for (const [name, records] of this.collections) {
@@ -107,7 +111,7 @@ export class MemoryState {
     const document: StateDocument = {
       schemaVersion: SCHEMA_VERSION,
       seq: this.seq,
-      counters: Object.fromEntries(this.counters),
+      counters: this.countersNow(),
       collections,
     };
     const series = this.series.export();

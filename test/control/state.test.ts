@@ -204,6 +204,19 @@ describe('snapshots in a data directory', () => {
       expect(refused.status).toBe(409);
       expect(refused.body.message).toMatch(/newer platform-emu \(state schema 99; this one reads up to 1\)/);
       expect((await call('GET', '/epr/api/v1/endpoints?limit=0')).body.totalElements).toBe(10);
+
+      const edited = JSON.parse(readFileSync(join(dir, 'snapshots', 'base.json'), 'utf8'));
+      delete edited.collections.endpoints['meter-001'].appVersion;
+      writeFileSync(join(dir, 'snapshots', 'edited.json'), JSON.stringify(edited));
+      await call('POST', '/epr/api/v1/endpoints', {
+        body: { appVersion: { name: 'tracker-v1' }, endpointId: 'kept-after-refusal' },
+      });
+      const invalid = await call('POST', '/_emu/snapshots/edited/restore');
+      expect(invalid.status).toBe(409);
+      expect(invalid.body.message).toMatch(
+        /^snapshot edited: collections\.endpoints\["meter-001"\]: .*Nothing was changed\.$/,
+      );
+      expect((await call('GET', '/epr/api/v1/endpoints/kept-after-refusal')).status).toBe(200);
     } finally {
       await emulator.stop();
     }

@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/index.js';
 import { JsonDepthError, MAX_JSON_DEPTH, Store, StoreValueError } from '../../src/store/index.js';
 import { api } from '../helpers/emulator.js';
+import { DEFAULT_FIXTURES } from '../../src/config.js';
 
 const root = mkdtempSync(join(tmpdir(), 'platform-emu-all-or-nothing-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -72,6 +73,49 @@ describe('a value nested too deeply', () => {
     expect((await call('GET', '/epr/api/v1/endpoints/after-deep')).status).toBe(200);
     expect((await call('GET', '/epr/api/v1/endpoints/deep-meter')).status).toBe(404);
     await emulator.stop();
+  });
+
+  it('is refused in an import file, a fixture file or an export used as fixtures, at a start and at a reset', async () => {
+    const emulator = await start(freshDir());
+    const exported = (await api(emulator)('GET', '/_emu/state?includeSecrets=true')).body;
+    await emulator.stop();
+    exported.collections.endpoints['meter-001'].metadata = { deep: '@' };
+    const deepExport = join(root, 'deep-export.json');
+    writeFileSync(deepExport, JSON.stringify(exported).replace('"@"', nested(300)));
+    const fixture = JSON.parse(readFileSync(DEFAULT_FIXTURES, 'utf8'));
+    fixture.endpoints[0].metadata = { deep: '@' };
+    const deepFixture = join(root, 'deep-fixture.json');
+    writeFileSync(deepFixture, JSON.stringify(fixture).replace('"@"', nested(300)));
+    const tooDeep = /nested more than 256 levels/;
+
+    for (const options of [{ import: deepExport }, { fixtures: deepExport }, { fixtures: deepFixture }]) {
+      const dataDir = freshDir();
+      await expect(startEmulator({ port: 0, mqttPort: 0, dataDir, log: () => undefined, ...options })).rejects.toThrow(
+        tooDeep,
+      );
+    }
+    // A reset reads the fixture file again: one that became too deep since the start (or unreadable) is refused with
+    // 409, the state kept.
+    const fixtures = join(root, 'fixtures-that-change.json');
+    writeFileSync(fixtures, readFileSync(DEFAULT_FIXTURES));
+    const running = await startEmulator({ port: 0, mqttPort: 0, inMemory: true, fixtures, log: () => undefined });
+    const call = api(running);
+    const added = { appVersion: { name: 'smart-meter-v1' }, endpointId: 'added-since-start' };
+    expect((await call('POST', '/epr/api/v1/endpoints', { body: added })).status).toBe(201);
+    for (const [text, message] of [
+      [readFileSync(deepFixture, 'utf8'), tooDeep],
+      [readFileSync(deepExport, 'utf8'), tooDeep],
+      ['{ "endpoints": [', /is not valid JSON/],
+    ] as const) {
+      writeFileSync(fixtures, text);
+      const reset = await call('POST', '/_emu/reset', { body: {} });
+      expect(reset.status).toBe(409);
+      expect(reset.body.message).toMatch(message);
+      expect(reset.body.message).toContain(fixtures);
+      expect(reset.body.message).toMatch(/Nothing was changed\.$/);
+      expect((await call('GET', '/epr/api/v1/endpoints/added-since-start')).status).toBe(200);
+    }
+    await running.stop();
   });
 
   it(

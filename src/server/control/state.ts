@@ -1,6 +1,6 @@
 import { FixtureError } from '../../seed/errors.js';
 import type { Route } from '../../contract.js';
-import { HttpError } from '../errors.js';
+import { conflict, HttpError } from '../errors.js';
 import { queryEnum } from '../params.js';
 import type { ControlHooks } from './hooks.js';
 import { redactSecrets } from './secrets.js';
@@ -51,7 +51,13 @@ export const stateRoutes = (hooks: ControlHooks): Route[] => [
     summary: 'Back to the fixtures, or empty',
     bodySchema: { type: 'object', properties: { empty: { type: 'boolean' } } },
     handler: async (req, res) => {
-      await hooks.reset({ empty: (req.body as { empty?: boolean }).empty === true });
+      // The fixture file the emulator was started with no longer reads or validates: the request is fine, the file
+      // is not (as a snapshot that does not validate cannot be restored).
+      await hooks
+        .reset({ empty: (req.body as { empty?: boolean }).empty === true })
+        .catch((err) =>
+          Promise.reject(err instanceof FixtureError ? conflict(`${err.message} Nothing was changed.`) : err),
+        );
       res.status(204).end();
     },
   },
