@@ -192,6 +192,105 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     await page.close();
   });
 
+  /** A page with the DevTools protocol on: resolves `received(matches)` once an event of `eventName` has reached it. */
+  async function pageFollowingEvents(eventName: string, matches: (data: Record<string, unknown>) => boolean) {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(15_000);
+    const devtools = await page.context().newCDPSession(page);
+    await devtools.send('Network.enable');
+    let eventReceived!: () => void;
+    const received = new Promise<void>((resolve) => (eventReceived = resolve));
+    devtools.on('Network.eventSourceMessageReceived', (message) => {
+      if (message.eventName === eventName && matches(JSON.parse(message.data))) eventReceived();
+    });
+    return { page, received };
+  }
+
+  it("a command invoked while the Endpoint page reads its history is listed, not undone by that read's answer", async () => {
+    const HISTORY = '/cex/api/v1/endpoints/commands';
+    let commandId = '';
+    const { page, received } = await pageFollowingEvents('command', (c) => c.commandId === commandId);
+    const asked: string[] = [];
+    const finished: string[] = [];
+    const isHistory = (url: string) => new URL(url).pathname.startsWith(HISTORY);
+    page.on('request', (request) => isHistory(request.url()) && asked.push(request.url()));
+    page.on('requestfinished', (request) => isHistory(request.url()) && finished.push(request.url()));
+    // The first read of the history (the application's commands) is answered at once, then held in the browser.
+    let answered!: () => void;
+    const firstAnswered = new Promise<void>((resolve) => (answered = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route(
+      (url) => url.pathname.startsWith(`${HISTORY}/`),
+      async (route) => {
+        const response = await route.fetch();
+        answered();
+        await released;
+        await route.fulfill({ response });
+      },
+    );
+    await page.goto(`${emulator.url}/_emu/ui/#/endpoints/meter-001`);
+    await page.getByText('events: live').waitFor();
+    await firstAnswered;
+    const invoked = await api(emulator)('POST', '/cex/api/v1/endpoints/meter-001/commands/reboot?waitTimeout=0', {
+      body: {},
+    });
+    expect(invoked.status).toBe(202);
+    commandId = invoked.body.commandId;
+    await received;
+    // A read the event caused at once (during the first one) is let end before the first read's answer is released.
+    await page.evaluate(() => undefined);
+    if (asked.length > 1) await expect.poll(() => finished.length).toBe(1);
+    release();
+    // Two reads of the history end: the first, and one caused by the command's event (during the first, or after).
+    await expect.poll(() => finished.length).toBe(2);
+    await page.evaluate(() => undefined);
+    await page.getByRole('cell', { name: commandId, exact: true }).waitFor();
+    await page.close();
+  });
+
+  it('the command invoked on the Endpoint page shows its last state, whichever read of it answers last', async () => {
+    const call = api(emulator);
+    // The simulated device answers after a second: the page reads the command while it is still pending.
+    const rules = { commands: { reboot: { payload: { rebooted: true }, delayMs: 1000 } } };
+    expect((await call('POST', '/_emu/devices', { body: { endpointId: 'meter-001', rules } })).status).toBe(201);
+    try {
+      const { page, received } = await pageFollowingEvents('command', (c) => c.status === 'EXECUTED');
+      const isCommand = (url: URL) =>
+        /^\/cex\/api\/v1\/endpoints\/meter-001\/commands\/reboot\/[^/]+$/.test(url.pathname);
+      const reads: string[] = [];
+      page.on('requestfinished', (request) => isCommand(new URL(request.url())) && reads.push(request.url()));
+      // The page's first read of the command is answered at once (pending), then held in the browser.
+      let answered!: () => void;
+      const firstAnswered = new Promise<void>((resolve) => (answered = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let first = true;
+      await page.route(isCommand, async (route) => {
+        if (!first) return route.continue();
+        first = false;
+        const response = await route.fetch();
+        answered();
+        await released;
+        await route.fulfill({ response });
+      });
+      await page.goto(`${emulator.url}/_emu/ui/#/endpoints/meter-001`);
+      await page.getByRole('heading', { level: 1, name: 'Endpoint meter-001' }).waitFor();
+      await page.getByRole('button', { name: 'Invoke' }).click();
+      await firstAnswered;
+      await received;
+      const status = page.getByTestId('command-status');
+      await status.getByText('executed', { exact: true }).waitFor();
+      release();
+      await expect.poll(() => reads.length).toBe(2);
+      await page.evaluate(() => undefined);
+      expect(await status.textContent()).toBe('executed');
+      await page.close();
+    } finally {
+      await call('DELETE', '/_emu/devices/meter-001');
+    }
+  });
+
   it('"Skip to content" moves the focus to the page shown and leaves the page where it is', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.setDefaultTimeout(15_000);

@@ -1,6 +1,7 @@
 import { api } from '../lib/api.js';
 import { field, fill, h, json, parseJson, time } from '../lib/dom.js';
 import { on } from '../lib/events.js';
+import { coalesce } from '../lib/live.js';
 import { allowedButton } from './allowed.js';
 
 const cex = (id) => `/cex/api/v1/endpoints/${encodeURIComponent(id)}`;
@@ -44,6 +45,8 @@ export function commandsSection(endpoint, appName, cleanups, can) {
     if (!types.includes(commandType)) listed.value = [...types, commandType].join(', ');
   };
   let watching;
+  /** Reads of the watched command asked so far: an answer older than the last one asked is not shown. */
+  let watchReads = 0;
 
   const showCommand = (command) =>
     fill(
@@ -59,6 +62,13 @@ export function commandsSection(endpoint, appName, cleanups, can) {
         ? h('pre', { 'data-testid': 'command-response' }, json(command.responsePayload))
         : null,
     );
+
+  /** The watched command as the emulator holds it now, unless a later read was asked meanwhile. */
+  async function showWatched(commandType) {
+    const asked = ++watchReads;
+    const command = await api('GET', `${cex(id)}/commands/${encodeURIComponent(commandType)}/${watching}`);
+    if (asked === watchReads) showCommand(command);
+  }
 
   const commandsOf = async (types) =>
     (
@@ -80,8 +90,8 @@ export function commandsSection(endpoint, appName, cleanups, can) {
 
   const message = (className, text) => fill(history, h('tr', {}, h('td', { colspan: 6, class: className }, text)));
 
-  // Called without waiting (forms, events), so it never rejects: a failed read shows its message in the table.
-  async function loadHistory(opening = false) {
+  // Never rejects: a failed read shows its message in the table.
+  async function loadHistory(opening) {
     let commands;
     try {
       commands = opening ? await applicationHistory() : undefined;
@@ -122,6 +132,17 @@ export function commandsSection(endpoint, appName, cleanups, can) {
     );
   }
 
+  let opened = false;
+  /**
+   * The history read again (forms, events), one read at a time: asked for during a read, it is read once more after
+   * it, so an older answer never replaces a newer one. The first read lists the application's commands.
+   */
+  const reloadHistory = coalesce(() => {
+    const opening = !opened;
+    opened = true;
+    return loadHistory(opening);
+  });
+
   const invoke = async (event) => {
     event.preventDefault();
     const body = parseJson(payload.value);
@@ -138,7 +159,7 @@ export function commandsSection(endpoint, appName, cleanups, can) {
         watching = answer.body.commandId;
         showCommand(answer.body);
         // The status may have changed between the answer and now: read it once, then follow the events.
-        showCommand(await api('GET', `${cex(id)}/commands/${encodeURIComponent(type.value)}/${watching}`));
+        await showWatched(type.value);
       } else {
         // A 200 carries the device's payload only: its status code and reason phrase are in the command's record.
         const executed = (await commandsOf([type.value])).at(-1);
@@ -147,19 +168,18 @@ export function commandsSection(endpoint, appName, cleanups, can) {
     } catch (err) {
       fill(result, h('p', { class: 'error' }, err.message));
     }
-    void loadHistory();
+    void reloadHistory();
   };
 
   cleanups.push(
-    on('command', async (c) => {
+    on('command', (c) => {
       if (c.endpointId !== id) return;
       learn(c.commandType);
-      if (c.commandId === watching && c.status !== 'DELETED')
-        showCommand(await api('GET', `${cex(id)}/commands/${encodeURIComponent(c.commandType)}/${c.commandId}`));
-      void loadHistory();
+      if (c.commandId === watching && c.status !== 'DELETED') showWatched(c.commandType).catch(() => undefined);
+      void reloadHistory();
     }),
   );
-  void loadHistory(true);
+  void reloadHistory();
   return h(
     'section',
     { class: 'section', 'aria-labelledby': 'commands-h' },
@@ -179,7 +199,7 @@ export function commandsSection(endpoint, appName, cleanups, can) {
         class: 'filters',
         onsubmit: (event) => {
           event.preventDefault();
-          void loadHistory();
+          void reloadHistory();
         },
       },
       field('Types in the history (comma-separated)', listed),
