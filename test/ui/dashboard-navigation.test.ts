@@ -120,6 +120,27 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     await page.close();
   });
 
+  it('a device that connects while the Overview reads is counted online once the read is answered', async () => {
+    const call = api(emulator);
+    const onlineNow = (await call('GET', '/_emu/connections')).body.filter((c: { online: boolean }) => c.online).length;
+    const page = await pageWithReadHeldPastEvent(
+      '#/',
+      '/_emu/connections',
+      'connection',
+      (c) => c.endpointId === 'meter-003' && c.online === true,
+    );
+    expect((await call('POST', '/_emu/devices', { body: { endpointId: 'meter-003' } })).status).toBe(201);
+    try {
+      await page
+        .getByTestId('online-count')
+        .getByText(String(onlineNow + 1), { exact: true })
+        .waitFor();
+    } finally {
+      await call('DELETE', '/_emu/devices/meter-003');
+      await page.close();
+    }
+  });
+
   it('a device stopped while the devices page reads is gone once the read is answered', async () => {
     const call = api(emulator);
     expect((await call('POST', '/_emu/devices', { body: { endpointId: 'meter-002' } })).status).toBe(201);

@@ -1,6 +1,6 @@
 import { api, isOwnCall } from '../lib/api.js';
 import { fill, h, perFrame, table, time, title } from '../lib/dom.js';
-import { journalTail, on } from '../lib/events.js';
+import { heldEvents, journalTail } from '../lib/events.js';
 
 const definition = (pairs) =>
   h(
@@ -23,14 +23,18 @@ export const followsJournal = true;
 export async function render(main, _params, { can, tenant }) {
   const admin = can('emulator:admin');
   const tail = journalTail();
-  const [health, apps, tenants, connections, requests] = await tail.reading(
-    Promise.all([
-      api('GET', '/_emu/health'),
-      api('GET', '/app-manager/api/v1/applications').catch((err) => err),
-      api('GET', '/tenant-manager/api/v1/tenants').catch((err) => err),
-      admin ? api('GET', '/_emu/connections') : [],
-      admin ? tail.read(() => api('GET', '/_emu/requests', { query: { limit: 100 } })) : [],
-    ]),
+  // Listening before the reads: a device that connects, a clock set or a fault added while they are answered is shown.
+  const events = heldEvents(['connection', 'clock', 'faults']);
+  const [health, apps, tenants, connections, requests] = await events.reading(
+    tail.reading(
+      Promise.all([
+        api('GET', '/_emu/health'),
+        api('GET', '/app-manager/api/v1/applications').catch((err) => err),
+        api('GET', '/tenant-manager/api/v1/tenants').catch((err) => err),
+        admin ? api('GET', '/_emu/connections') : [],
+        admin ? tail.read(() => api('GET', '/_emu/requests', { query: { limit: 100 } })) : [],
+      ]),
+    ),
   );
   const online = new Set(connections.filter((c) => c.online).map((c) => c.endpointId));
   const onlineCount = h('span', { class: 'big', 'data-testid': 'online-count' }, online.size);
@@ -179,14 +183,16 @@ export async function render(main, _params, { can, tenant }) {
     ),
   );
   return [
-    on('connection', (c) => {
-      if (c.online) online.add(c.endpointId);
-      else online.delete(c.endpointId);
-      onlineCount.textContent = online.size;
+    events.follow({
+      connection: (c) => {
+        if (c.online) online.add(c.endpointId);
+        else online.delete(c.endpointId);
+        onlineCount.textContent = online.size;
+      },
+      clock: (c) => ((clock = { ...c, at: Date.now() }), showClock()),
+      faults: (f) => (faultsText.textContent = f.faults.length),
     }),
-    on('clock', (c) => ((clock = { ...c, at: Date.now() }), showClock())),
     () => clearInterval(ticking),
-    on('faults', (f) => (faultsText.textContent = f.faults.length)),
     tail.stop,
   ];
 }
