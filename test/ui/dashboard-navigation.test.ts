@@ -312,6 +312,43 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     }
   });
 
+  it("the journal shows the last filter's entries when an earlier filter's read answers after it", async () => {
+    const call = api(emulator);
+    expect((await call('GET', '/epr/api/v1/endpoints/meter-001')).status).toBe(200);
+    expect((await call('GET', '/tenant-manager/api/v1/tenants')).status).toBe(200);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(15_000);
+    const isRead = (prefix: string) => (url: URL) =>
+      url.pathname === '/_emu/requests' && url.searchParams.get('path') === prefix;
+    let answered!: () => void;
+    const firstAnswered = new Promise<void>((resolve) => (answered = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route(isRead('/epr'), async (route) => {
+      const response = await route.fetch();
+      answered();
+      await released;
+      await route.fulfill({ response });
+    });
+    await page.goto(`${emulator.url}/_emu/ui/#/journal`);
+    await page.getByRole('heading', { level: 1, name: 'Request journal' }).waitFor();
+    const prefix = page.getByLabel('Path or topic prefix');
+    await prefix.fill('/epr');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await firstAnswered;
+    await prefix.fill('/tenant-manager');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const rows = page.locator('tbody tr.journal-row');
+    await rows.filter({ hasText: '/tenant-manager/api/v1/tenants' }).first().waitFor();
+    const lateAnswer = page.waitForEvent('requestfinished', (request) => isRead('/epr')(new URL(request.url())));
+    release();
+    await lateAnswer;
+    await page.evaluate(() => undefined);
+    expect(await rows.filter({ hasText: '/epr/' }).count()).toBe(0);
+    expect(await rows.filter({ hasText: '/tenant-manager/' }).count()).toBeGreaterThan(0);
+    await page.close();
+  });
+
   it('"Skip to content" moves the focus to the page shown and leaves the page where it is', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.setDefaultTimeout(15_000);

@@ -81,8 +81,11 @@ export async function render(main) {
     );
     return tr;
   };
+  /** Reads asked so far: the answer to a read older than the last one asked (another filter since) is not shown. */
+  let reads = 0;
   async function load(event) {
     event?.preventDefault();
+    const asked = ++reads;
     filter = {
       type: type.value,
       service: service.value.trim(),
@@ -92,9 +95,11 @@ export async function render(main) {
     };
     try {
       const entries = await tail.read(() => api('GET', '/_emu/requests', { query: { ...filter, limit: LIMIT } }));
+      if (asked !== reads) return;
       selected = undefined;
       fill(rows, entries.reverse().map(row));
     } catch (err) {
+      if (asked !== reads) return;
       fill(rows, h('tr', {}, h('td', { colspan: 6, class: 'error' }, err.message)));
     }
     tail.follow(add);
