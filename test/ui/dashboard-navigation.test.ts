@@ -7,6 +7,13 @@ import { hasChromium, CHROMIUM, launchBrowser } from './browser.js';
 
 if (!hasChromium) console.warn(`Skipping the dashboard's navigation tests: no Chromium at ${CHROMIUM}.`);
 
+/** A promise and the function that resolves it: a test step that waits for another. */
+function signal(): { fired: Promise<void>; fire: () => void } {
+  let fire!: () => void;
+  const fired = new Promise<void>((resolve) => (fire = resolve));
+  return { fired, fire };
+}
+
 /** Moving to another page while the one left is still reading (auth off; its own emulator: the test resets it). */
 describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
   let emulator: RunningEmulator;
@@ -28,10 +35,8 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     page.on('pageerror', (err) => pageErrors.push(err.message));
     const isMail = (url: URL | string) => new URL(url).pathname === '/_emu/mail';
     // The mail page's first read is held until the user is on the clock page.
-    let asked!: () => void;
-    const mailAsked = new Promise<void>((resolve) => (asked = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
+    const { fired: mailAsked, fire: asked } = signal();
+    const { fired: released, fire: release } = signal();
     await page.route(isMail, async (route) => {
       asked();
       await released;
@@ -60,6 +65,22 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     await page.close();
   });
 
+  /** A new page with the DevTools protocol on: `received` resolves once an event `eventName` that `matches` reached it. */
+  async function pageFollowingEvents(
+    eventName: string,
+    matches: (data: Record<string, unknown>) => boolean = () => true,
+  ) {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(15_000);
+    const devtools = await page.context().newCDPSession(page);
+    await devtools.send('Network.enable');
+    const { fired: received, fire: eventReceived } = signal();
+    devtools.on('Network.eventSourceMessageReceived', (message) => {
+      if (message.eventName === eventName && matches(JSON.parse(message.data))) eventReceived();
+    });
+    return { page, received };
+  }
+
   /**
    * A page whose first read of `path` the emulator answers at once, but which gets that answer only after an event
    * `eventName` (whose data `matches`) has reached it. Resolves once the emulator has answered, with the events'
@@ -71,17 +92,8 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     eventName: string,
     matches: (data: Record<string, unknown>) => boolean = () => true,
   ) {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(15_000);
-    const devtools = await page.context().newCDPSession(page);
-    await devtools.send('Network.enable');
-    let eventReceived!: () => void;
-    const event = new Promise<void>((resolve) => (eventReceived = resolve));
-    devtools.on('Network.eventSourceMessageReceived', (message) => {
-      if (message.eventName === eventName && matches(JSON.parse(message.data))) eventReceived();
-    });
-    let readAnswered!: () => void;
-    const answered = new Promise<void>((resolve) => (readAnswered = resolve));
+    const { page, received: event } = await pageFollowingEvents(eventName, matches);
+    const { fired: answered, fire: readAnswered } = signal();
     await page.route(
       (url) => url.pathname === path,
       async (route) => {
@@ -179,18 +191,9 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
 
   it('an endpoint registered before the Endpoints list is read, whose event comes during the read, is counted once', async () => {
     const before = await endpointCount();
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(15_000);
-    const devtools = await page.context().newCDPSession(page);
-    await devtools.send('Network.enable');
-    let eventReceived!: () => void;
-    const event = new Promise<void>((resolve) => (eventReceived = resolve));
-    devtools.on('Network.eventSourceMessageReceived', (message) => {
-      if (message.eventName === 'endpoint' && registeredEvent(JSON.parse(message.data))) eventReceived();
-    });
+    const { page, received: event } = await pageFollowingEvents('endpoint', registeredEvent);
     // The list's first read is held in the browser, not yet asked of the emulator, until the event has come.
-    let asked!: () => void;
-    const readAsked = new Promise<void>((resolve) => (asked = resolve));
+    const { fired: readAsked, fire: asked } = signal();
     await page.route(
       (url) => url.pathname === LIST,
       async (route) => {
@@ -213,20 +216,6 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     await page.close();
   });
 
-  /** A page with the DevTools protocol on: resolves `received(matches)` once an event of `eventName` has reached it. */
-  async function pageFollowingEvents(eventName: string, matches: (data: Record<string, unknown>) => boolean) {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(15_000);
-    const devtools = await page.context().newCDPSession(page);
-    await devtools.send('Network.enable');
-    let eventReceived!: () => void;
-    const received = new Promise<void>((resolve) => (eventReceived = resolve));
-    devtools.on('Network.eventSourceMessageReceived', (message) => {
-      if (message.eventName === eventName && matches(JSON.parse(message.data))) eventReceived();
-    });
-    return { page, received };
-  }
-
   it("a command invoked while the Endpoint page reads its history is listed, not undone by that read's answer", async () => {
     const HISTORY = '/cex/api/v1/endpoints/commands';
     let commandId = '';
@@ -237,10 +226,8 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     page.on('request', (request) => isHistory(request.url()) && asked.push(request.url()));
     page.on('requestfinished', (request) => isHistory(request.url()) && finished.push(request.url()));
     // The first read of the history (the application's commands) is answered at once, then held in the browser.
-    let answered!: () => void;
-    const firstAnswered = new Promise<void>((resolve) => (answered = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
+    const { fired: firstAnswered, fire: answered } = signal();
+    const { fired: released, fire: release } = signal();
     await page.route(
       (url) => url.pathname.startsWith(`${HISTORY}/`),
       async (route) => {
@@ -282,10 +269,8 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
       const reads: string[] = [];
       page.on('requestfinished', (request) => isCommand(new URL(request.url())) && reads.push(request.url()));
       // The page's first read of the command is answered at once (pending), then held in the browser.
-      let answered!: () => void;
-      const firstAnswered = new Promise<void>((resolve) => (answered = resolve));
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
+      const { fired: firstAnswered, fire: answered } = signal();
+      const { fired: released, fire: release } = signal();
       let first = true;
       await page.route(isCommand, async (route) => {
         if (!first) return route.continue();
@@ -320,10 +305,8 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     page.setDefaultTimeout(15_000);
     const isRead = (prefix: string) => (url: URL) =>
       url.pathname === '/_emu/requests' && url.searchParams.get('path') === prefix;
-    let answered!: () => void;
-    const firstAnswered = new Promise<void>((resolve) => (answered = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
+    const { fired: firstAnswered, fire: answered } = signal();
+    const { fired: released, fire: release } = signal();
     await page.route(isRead('/epr'), async (route) => {
       const response = await route.fetch();
       answered();
