@@ -153,6 +153,36 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     }
   });
 
+  it("the clock page's read after a reset does not undo a clock set while it was answered", async () => {
+    const call = api(emulator);
+    const { page, received } = await pageFollowingEvents('clock', (c) => c.mode === 'frozen');
+    await page.goto(`${emulator.url}/_emu/ui/#/clock`);
+    await page.getByRole('heading', { level: 1, name: 'Clock and faults' }).waitFor();
+    await page.getByText('events: live').waitFor();
+    // The read the reset's state event causes is answered at once (the real time), then held past the clock set.
+    const { fired: answered, fire: readAnswered } = signal();
+    const isClock = (url: URL) => url.pathname === '/_emu/clock';
+    await page.route(isClock, async (route) => {
+      const response = await route.fetch();
+      readAnswered();
+      await received;
+      await route.fulfill({ response });
+    });
+    const lateAnswer = page.waitForEvent('requestfinished', (request) => isClock(new URL(request.url())));
+    expect((await call('POST', '/_emu/reset', { body: {} })).status).toBe(204);
+    await answered;
+    const now = '2031-02-03T04:05:06.000Z';
+    expect((await call('PUT', '/_emu/clock', { body: { now, frozen: true } })).status).toBe(200);
+    try {
+      await lateAnswer;
+      await page.evaluate(() => undefined);
+      expect(await page.getByTestId('clock-now').textContent()).toContain(now);
+    } finally {
+      expect((await call('PUT', '/_emu/clock', { body: { real: true } })).status).toBe(200);
+      await page.close();
+    }
+  });
+
   it('a device stopped while the devices page reads is gone once the read is answered', async () => {
     const call = api(emulator);
     expect((await call('POST', '/_emu/devices', { body: { endpointId: 'meter-002' } })).status).toBe(201);

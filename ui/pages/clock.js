@@ -182,11 +182,19 @@ export async function render(main) {
       faultRows,
     ),
   );
+  // A state replaced (a reset, an import) may have moved the clock: it is read again, and the answer shown unless a
+  // clock event, as new or newer, came while it was read.
+  let clockEvents = 0;
+  const readAgain = async () => {
+    const seen = clockEvents;
+    const clock = await api('GET', '/_emu/clock');
+    if (seen === clockEvents) showClock(clock);
+  };
   return [
     events.follow({
-      clock: showClock,
+      clock: (clock) => (clockEvents++, showClock(clock)),
       faults: (f) => showFaults(f.faults),
-      state: async () => showClock(await api('GET', '/_emu/clock')),
+      state: () => readAgain().catch(() => undefined),
     }),
   ];
 }
