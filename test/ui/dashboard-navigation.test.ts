@@ -246,6 +246,41 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     await page.close();
   });
 
+  it('an endpoint registered just before the list is read again is shown once, not also by its own read', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${emulator.url}/_emu/ui/#/endpoints`);
+    await page.getByText('events: live').waitFor();
+    const summary = page.getByTestId('endpoints-summary');
+    await summary.getByText(/^Endpoints 1–\d+ of \d+$/).waitFor();
+    // The page reads a registered endpoint by id to add its row: that read is answered, then held.
+    const byId = (url: URL) => url.pathname === LIST && url.searchParams.has('endpointId');
+    const { fired: answered, fire: readAnswered } = signal();
+    const { fired: released, fire: release } = signal();
+    await page.route(byId, async (route) => {
+      const response = await route.fetch();
+      readAnswered();
+      await released;
+      await route.fulfill({ response });
+    });
+    const reads = listReads(page);
+    const { endpointId } = await registerEndpoint(emulator);
+    await answered;
+    // Meanwhile the user searches again: the list read anew has the endpoint.
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => reads.length).toBe(1);
+    // After the row's read, the page reads its connection state, then adds the row or not.
+    const rowConnectionRead = page.waitForEvent('requestfinished', (request) => {
+      const url = new URL(request.url());
+      return url.pathname === '/_emu/connections' && url.searchParams.get('endpointId') === endpointId;
+    });
+    release();
+    await rowConnectionRead;
+    await page.evaluate(() => undefined);
+    expect(await page.getByRole('link', { name: endpointId, exact: true }).count()).toBe(1);
+    await page.close();
+  });
+
   it("a command invoked while the Endpoint page reads its history is listed, not undone by that read's answer", async () => {
     const HISTORY = '/cex/api/v1/endpoints/commands';
     let commandId = '';

@@ -72,6 +72,8 @@ export async function render(main, _params, { tenant, can, health } = {}) {
   let total = 0;
   let shown = [];
   let registeredDuringRead = false;
+  /** Reads of the list so far: rows read for registrations are not added to a list read again since. */
+  let loads = 0;
 
   const filtered = () =>
     Boolean(search.value.trim() || app.value || version.value || key.value.trim() || onlineOnly.checked);
@@ -88,6 +90,7 @@ export async function render(main, _params, { tenant, can, health } = {}) {
   const reload = coalesce(read);
 
   async function load() {
+    loads++;
     const query = { offset, limit: PAGE_SIZE, applicationName: app.value, applicationVersionName: version.value };
     const ids = search.value
       .split(',')
@@ -177,10 +180,13 @@ export async function render(main, _params, { tenant, can, health } = {}) {
     const lastPage = offset + shown.length >= total - ids.length;
     const fitting = lastPage ? ids.slice(0, Math.max(0, PAGE_SIZE - shown.length)) : [];
     if (fitting.length > 0) {
+      const list = loads;
       const page = await api('GET', '/epr/api/v1/endpoints', {
         query: { endpointId: fitting.join(','), include: 'metadata', limit: fitting.length },
       }).catch(() => ({ content: [] }));
       await readConnections(page.content);
+      // The list was read again meanwhile (a filter, a page, a refresh): that read has these endpoints, or not here.
+      if (list !== loads) return;
       shown.push(...page.content);
       rows.append(...page.content.map(row));
     }
