@@ -153,6 +153,31 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     }
   });
 
+  it('a mail sent while the Mail page reads again after a reset is shown once that read is answered', async () => {
+    const call = api(emulator);
+    const recipient = 'after-reset@acme.test';
+    const { page, received } = await pageFollowingEvents('mail', (m) => JSON.stringify(m.to).includes(recipient));
+    await page.goto(`${emulator.url}/_emu/ui/#/mail`);
+    await page.getByRole('heading', { level: 1, name: 'Captured mail' }).waitFor();
+    await page.getByText('events: live').waitFor();
+    // The read the reset's state event causes is answered at once (no mail), then held past the mail's event.
+    const { fired: answered, fire: readAnswered } = signal();
+    const isMail = (url: URL) => url.pathname === '/_emu/mail';
+    await page.route(isMail, async (route) => {
+      const response = await route.fetch();
+      readAnswered();
+      await received;
+      await route.fulfill({ response });
+    });
+    expect((await call('POST', '/_emu/reset', { body: {} })).status).toBe(204);
+    await answered;
+    const added = await call('POST', '/automation/api/v1/notification-types/email/recipients', { body: { recipient } });
+    expect(added.status).toBeLessThan(300);
+    await page.getByRole('article').filter({ hasText: recipient }).waitFor();
+    expect(await page.getByRole('article').filter({ hasText: recipient }).count()).toBe(1);
+    await page.close();
+  });
+
   it("the clock page's read after a reset does not undo a clock set while it was answered", async () => {
     const call = api(emulator);
     const { page, received } = await pageFollowingEvents('clock', (c) => c.mode === 'frozen');

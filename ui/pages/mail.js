@@ -1,6 +1,7 @@
 import { api } from '../lib/api.js';
 import { fill, h, safeHref, time, title } from '../lib/dom.js';
 import { heldEvents } from '../lib/events.js';
+import { coalesce } from '../lib/live.js';
 
 const card = (m) =>
   h(
@@ -47,16 +48,23 @@ export async function render(main) {
     ),
     list,
   );
-  return [
-    events.follow({
-      mail: (m) => {
-        if (shown.has(m.id)) return;
-        shown.add(m.id);
-        list.querySelector('[data-testid="no-mail"]')?.remove();
-        list.prepend(card(m));
-      },
-      // A reset or an import replaces the captured mail.
-      state: () => void load().catch(() => undefined),
-    }),
-  ];
+  const handlers = {
+    mail: (m) => {
+      if (shown.has(m.id)) return;
+      shown.add(m.id);
+      list.querySelector('[data-testid="no-mail"]')?.remove();
+      list.prepend(card(m));
+    },
+    // A reset or an import replaces the captured mail: read again, one read at a time, holding what arrives meanwhile.
+    state: () => void readAgain(),
+  };
+  const readAgain = coalesce(async () => {
+    events.hold();
+    try {
+      await load();
+    } finally {
+      events.follow(handlers);
+    }
+  });
+  return [events.follow(handlers)];
 }
