@@ -14,6 +14,25 @@ function signal(): { fired: Promise<void>; fire: () => void } {
   return { fired, fire };
 }
 
+/**
+ * Holds, in the browser, the answer to the first request `matches` finds: the emulator answers it at once, the page
+ * gets that answer only once `until` has settled. Resolves once the route is in place; `answered` resolves once the
+ * emulator has answered (a promise in an object: an async function's returned promise would be waited for).
+ */
+async function holdFirstAnswer(page: Page, matches: (url: URL) => boolean, until: Promise<void>) {
+  const { fired: answered, fire } = signal();
+  let held = false;
+  await page.route(matches, async (route) => {
+    if (held) return route.continue();
+    held = true;
+    const response = await route.fetch();
+    fire();
+    await until;
+    await route.fulfill({ response });
+  });
+  return { answered };
+}
+
 /** Moving to another page while the one left is still reading (auth off; its own emulator: the test resets it). */
 describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
   let emulator: RunningEmulator;
@@ -92,17 +111,8 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     eventName: string,
     matches: (data: Record<string, unknown>) => boolean = () => true,
   ) {
-    const { page, received: event } = await pageFollowingEvents(eventName, matches);
-    const { fired: answered, fire: readAnswered } = signal();
-    await page.route(
-      (url) => url.pathname === path,
-      async (route) => {
-        const response = await route.fetch();
-        readAnswered();
-        await event;
-        await route.fulfill({ response });
-      },
-    );
+    const { page, received } = await pageFollowingEvents(eventName, matches);
+    const { answered } = await holdFirstAnswer(page, (url) => url.pathname === path, received);
     await page.goto(`${emulator.url}/_emu/ui/${hash}`);
     await page.getByText('events: live').waitFor();
     await answered;
@@ -161,18 +171,16 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     await page.getByRole('heading', { level: 1, name: 'Captured mail' }).waitFor();
     await page.getByText('events: live').waitFor();
     // The read the reset's state event causes is answered at once (no mail), then held past the mail's event.
-    const { fired: answered, fire: readAnswered } = signal();
     const isMail = (url: URL) => url.pathname === '/_emu/mail';
-    await page.route(isMail, async (route) => {
-      const response = await route.fetch();
-      readAnswered();
-      await received;
-      await route.fulfill({ response });
-    });
+    const { answered } = await holdFirstAnswer(page, isMail, received);
+    const lateAnswer = page.waitForEvent('requestfinished', (request) => isMail(new URL(request.url())));
     expect((await call('POST', '/_emu/reset', { body: {} })).status).toBe(204);
     await answered;
     const added = await call('POST', '/automation/api/v1/notification-types/email/recipients', { body: { recipient } });
     expect(added.status).toBeLessThan(300);
+    // Once the page has the read's answer (no mail), the mail must still be there, or come back.
+    await lateAnswer;
+    await page.evaluate(() => undefined);
     await page.getByRole('article').filter({ hasText: recipient }).waitFor();
     expect(await page.getByRole('article').filter({ hasText: recipient }).count()).toBe(1);
     await page.close();
@@ -185,14 +193,8 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     await page.getByRole('heading', { level: 1, name: 'Clock and faults' }).waitFor();
     await page.getByText('events: live').waitFor();
     // The read the reset's state event causes is answered at once (the real time), then held past the clock set.
-    const { fired: answered, fire: readAnswered } = signal();
     const isClock = (url: URL) => url.pathname === '/_emu/clock';
-    await page.route(isClock, async (route) => {
-      const response = await route.fetch();
-      readAnswered();
-      await received;
-      await route.fulfill({ response });
-    });
+    const { answered } = await holdFirstAnswer(page, isClock, received);
     const lateAnswer = page.waitForEvent('requestfinished', (request) => isClock(new URL(request.url())));
     expect((await call('POST', '/_emu/reset', { body: {} })).status).toBe(204);
     await answered;
@@ -280,14 +282,8 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     await summary.getByText(/^Endpoints 1–\d+ of \d+$/).waitFor();
     // The page reads a registered endpoint by id to add its row: that read is answered, then held.
     const byId = (url: URL) => url.pathname === LIST && url.searchParams.has('endpointId');
-    const { fired: answered, fire: readAnswered } = signal();
     const { fired: released, fire: release } = signal();
-    await page.route(byId, async (route) => {
-      const response = await route.fetch();
-      readAnswered();
-      await released;
-      await route.fulfill({ response });
-    });
+    const { answered } = await holdFirstAnswer(page, byId, released);
     const reads = listReads(page);
     const { endpointId } = await registerEndpoint(emulator);
     await answered;
@@ -316,16 +312,11 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     page.on('request', (request) => isHistory(request.url()) && asked.push(request.url()));
     page.on('requestfinished', (request) => isHistory(request.url()) && finished.push(request.url()));
     // The first read of the history (the application's commands) is answered at once, then held in the browser.
-    const { fired: firstAnswered, fire: answered } = signal();
     const { fired: released, fire: release } = signal();
-    await page.route(
+    const { answered: firstAnswered } = await holdFirstAnswer(
+      page,
       (url) => url.pathname.startsWith(`${HISTORY}/`),
-      async (route) => {
-        const response = await route.fetch();
-        answered();
-        await released;
-        await route.fulfill({ response });
-      },
+      released,
     );
     await page.goto(`${emulator.url}/_emu/ui/#/endpoints/meter-001`);
     await page.getByText('events: live').waitFor();
@@ -359,17 +350,8 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
       const reads: string[] = [];
       page.on('requestfinished', (request) => isCommand(new URL(request.url())) && reads.push(request.url()));
       // The page's first read of the command is answered at once (pending), then held in the browser.
-      const { fired: firstAnswered, fire: answered } = signal();
       const { fired: released, fire: release } = signal();
-      let first = true;
-      await page.route(isCommand, async (route) => {
-        if (!first) return route.continue();
-        first = false;
-        const response = await route.fetch();
-        answered();
-        await released;
-        await route.fulfill({ response });
-      });
+      const { answered: firstAnswered } = await holdFirstAnswer(page, isCommand, released);
       await page.goto(`${emulator.url}/_emu/ui/#/endpoints/meter-001`);
       await page.getByRole('heading', { level: 1, name: 'Endpoint meter-001' }).waitFor();
       await page.getByRole('button', { name: 'Invoke' }).click();
@@ -395,14 +377,8 @@ describe.skipIf(!hasChromium)('the dashboard between two pages', () => {
     page.setDefaultTimeout(15_000);
     const isRead = (prefix: string) => (url: URL) =>
       url.pathname === '/_emu/requests' && url.searchParams.get('path') === prefix;
-    const { fired: firstAnswered, fire: answered } = signal();
     const { fired: released, fire: release } = signal();
-    await page.route(isRead('/epr'), async (route) => {
-      const response = await route.fetch();
-      answered();
-      await released;
-      await route.fulfill({ response });
-    });
+    const { answered: firstAnswered } = await holdFirstAnswer(page, isRead('/epr'), released);
     await page.goto(`${emulator.url}/_emu/ui/#/journal`);
     await page.getByRole('heading', { level: 1, name: 'Request journal' }).waitFor();
     const prefix = page.getByLabel('Path or topic prefix');

@@ -73,7 +73,8 @@ const HELD_ENTRIES = 1000;
  * Events of `types` for a page that reads what it shows before it shows events: listens at once and holds what
  * arrives. `follow(handlers)`, once the page shows what it read, hands each held event to its type's handler in the
  * order they came, then every new one, and returns the function that stops listening; `hold()` holds again (a page
- * that reads anew). `reading(promise)` is the page's read: when it fails, the listening stops. So no event falls
+ * that reads anew), and `readThenFollow(read, handlers)` holds while `read()` runs, then follows `handlers` (also when
+ * the read fails). `reading(promise)` is the page's first read: when it fails, the listening stops. So no event falls
  * between a read and the listening. A handler may get an event the read already showed (its second argument, `held`,
  * is true for an event that came during the read): it applies state, reads again, or skips what is shown.
  */
@@ -89,15 +90,25 @@ export function heldEvents(types) {
   const stop = () => {
     for (const stopOne of stops) stopOne();
   };
+  const follow = (to) => {
+    handlers = to;
+    const waiting = held;
+    held = [];
+    for (const [type, data] of waiting) to[type]?.(data, true);
+    return stop;
+  };
+  const hold = () => (handlers = undefined);
   return {
-    follow(to) {
-      handlers = to;
-      const waiting = held;
-      held = [];
-      for (const [type, data] of waiting) to[type]?.(data, true);
-      return stop;
+    follow,
+    hold,
+    async readThenFollow(read, to) {
+      hold();
+      try {
+        return await read();
+      } finally {
+        follow(to);
+      }
     },
-    hold: () => (handlers = undefined),
     async reading(read) {
       try {
         return await read;

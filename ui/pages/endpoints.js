@@ -81,9 +81,7 @@ export async function render(main, _params, { tenant, can, health } = {}) {
   async function read() {
     do {
       registeredDuringRead = false;
-      events.hold();
-      await load();
-      events.follow(handlers);
+      await events.readThenFollow(load, handlers);
     } while (registeredDuringRead);
   }
   /** One read at a time; asked again during one, one more after it. */

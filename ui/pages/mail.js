@@ -58,13 +58,6 @@ export async function render(main) {
     // A reset or an import replaces the captured mail: read again, one read at a time, holding what arrives meanwhile.
     state: () => void readAgain(),
   };
-  const readAgain = coalesce(async () => {
-    events.hold();
-    try {
-      await load();
-    } finally {
-      events.follow(handlers);
-    }
-  });
+  const readAgain = coalesce(() => events.readThenFollow(load, handlers));
   return [events.follow(handlers)];
 }
