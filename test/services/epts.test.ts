@@ -338,6 +338,47 @@ describe('endpoint time series', async () => {
       expect(values).toEqual(points.map((p) => p.values.value));
     });
 
+    it('answers a small window whole, with a Content-Length, as JSON.stringify writes it, in the order asked', async () => {
+      // Ids "2" and "10": keys a JavaScript object would list first, and in the other order.
+      for (const endpointId of ['2', '10'])
+        expect(
+          (
+            await call('POST', '/epr/api/v1/endpoints', {
+              body: { appVersion: { name: 'smart-meter-v1' }, endpointId },
+            })
+          ).status,
+        ).toBe(201);
+      const odd = 'quote " backslash \\ newline \n tab \t control \u0001 é 😀 \u2028';
+      const consumption = { kwh: -0.25, tariff: { night: [1, 'a', null] } };
+      const written = await call('PUT', `${SM}/data`, {
+        body: {
+          '2': {
+            voltage: [voltage(0, odd), voltage(1, null)],
+            consumption: [{ timestamp: at(2), values: consumption }],
+          },
+          '10': { voltage: [voltage(3, 1.5)] },
+        },
+      });
+      expect(written.status, written.text).toBe(204);
+      const response = await call(
+        'GET',
+        `${SM}/data?endpointId=10,2&timeSeriesName=voltage,consumption` +
+          `&fromDate=${at(0)}&toDate=${at(3)}&includeTime=both`,
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('transfer-encoding')).toBeNull();
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(Number(response.headers.get('content-length'))).toBe(Buffer.byteLength(response.text));
+      const point = (minute: number, values: unknown) =>
+        `{"timestamp":"${at(minute)}","values":${JSON.stringify(values)}}`;
+      expect(response.text).toBe(
+        `[{"10":{"voltage":[${point(3, { value: 1.5 })}]},` +
+          `"2":{"voltage":[${point(0, { value: odd })},${point(1, { value: null })}],` +
+          `"consumption":[${point(2, consumption)}]}}]`,
+      );
+      expect(JSON.parse(response.text)[0]['2'].voltage[0].values.value).toBe(odd);
+    });
+
     it('shows every stored time as Date#toISOString does: across midnights, before 1970, with milliseconds', async () => {
       const sent = [
         '1969-12-31T23:59:59.999Z',

@@ -11,7 +11,7 @@ import {
 } from '../app-manager/applications.js';
 import { endpointsInListingOrder, findEndpoint } from '../epr/endpoints.js';
 import { definitionsNamed, definitionsOf, presentDefinition } from './definitions.js';
-import { dataChunks, lastPoint, type DataPoint } from './points.js';
+import { dataChunkTexts, lastPoint, type DataPoint } from './points.js';
 import { timeSeriesDataSchema, type TimeSeriesBody } from './schemas.js';
 import { writeTimeSeriesData } from './writes.js';
 import { userKeyed } from '../../store/index.js';
@@ -100,7 +100,7 @@ async function data(req: Request, res: Response) {
     includeFrom: includeTime === 'from' || includeTime === 'both',
     includeTo: includeTime === 'to' || includeTime === 'both',
   };
-  await sendJsonArray(res, dataChunks(req.ctx, ids, names, range, descending, CHUNK_POINTS));
+  await sendJsonArray(res, dataChunkTexts(req.ctx, ids, names, range, descending, CHUNK_POINTS));
 }
 
 async function putData(req: BodyRequest<TimeSeriesBody>, res: Response) {
