@@ -1,6 +1,6 @@
 // Figure 9 in a fresh process, as a test file uses the package: import it once, then time the in-process API
 // (in memory, auth off, free ports). argv[2]: JSON { defaultFixtures, largeFixtures, largeEndpoints, starts, resets,
-// parallel }. Prints one JSON line of times in milliseconds.
+// parallel, parallelRounds }. Prints one JSON line of times in milliseconds.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
@@ -79,19 +79,45 @@ for (let i = 0; i < job.starts; i++) {
 const defaults = await resets({}, job.resets);
 const large = await resets({ fixtures: job.largeFixtures }, job.resets, job.largeEndpoints);
 
-// N emulators one after another, then N at once (Promise.all), each answering on its own port.
-const sequential = await timed(async () => {
-  const emulators = [];
-  for (let i = 0; i < job.parallel; i++) emulators.push(await startEmulator(options()));
-  return emulators;
-});
-await Promise.all(sequential.result.map((e) => e.stop()));
-const parallel = await timed(() => Promise.all(Array.from({ length: job.parallel }, () => startEmulator(options()))));
-const ports = new Set(parallel.result.map((e) => e.port));
-const healthy = await Promise.all(
-  parallel.result.map(async (e) => (await fetch(`${e.url}/_emu/health`)).status === 200),
-);
-await Promise.all(parallel.result.map((e) => e.stop()));
+/** `job.parallel` emulators started one after another; resolves with the time taken, once all are stopped again. */
+async function startedInTurn() {
+  const { ms, result: emulators } = await timed(async () => {
+    const started = [];
+    for (let i = 0; i < job.parallel; i++) started.push(await startEmulator(options()));
+    return started;
+  });
+  await Promise.all(emulators.map((e) => e.stop()));
+  return ms;
+}
+
+/**
+ * `job.parallel` emulators started at once (Promise.all); resolves with the time taken and whether each had a port
+ * of its own and answered its health, once all are stopped again.
+ */
+async function startedAtOnce() {
+  const { ms, result: emulators } = await timed(() =>
+    Promise.all(Array.from({ length: job.parallel }, () => startEmulator(options()))),
+  );
+  const ports = new Set(emulators.map((e) => e.port));
+  const healthy = await Promise.all(emulators.map(async (e) => (await fetch(`${e.url}/_emu/health`)).status === 200));
+  await Promise.all(emulators.map((e) => e.stop()));
+  return { ms, apart: ports.size === job.parallel && healthy.every(Boolean) };
+}
+
+// Rounds of both, each round in the other order than the one before: a start takes a few milliseconds, so one
+// collection of garbage during either series moves one round's ratio by far more than the difference measured.
+const sequentialMs = [];
+const parallelMs = [];
+let parallelApart = true;
+for (let round = 0; round < job.parallelRounds; round++) {
+  const inTurn = async () => sequentialMs.push(await startedInTurn());
+  const atOnce = async () => {
+    const { ms, apart } = await startedAtOnce();
+    parallelMs.push(ms);
+    parallelApart &&= apart;
+  };
+  for (const series of round % 2 === 0 ? [inTurn, atOnce] : [atOnce, inTurn]) await series();
+}
 
 process.stdout.write(
   `${JSON.stringify({
@@ -104,8 +130,8 @@ process.stdout.write(
     defaultEndpoints: defaults.endpoints,
     resetLarge: large.times,
     largeEndpoints: large.endpoints,
-    sequentialMs: sequential.ms,
-    parallelMs: parallel.ms,
-    parallelApart: ports.size === job.parallel && healthy.every(Boolean),
+    sequentialMs,
+    parallelMs,
+    parallelApart,
   })}\n`,
 );
