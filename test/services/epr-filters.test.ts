@@ -81,6 +81,25 @@ describe('endpoint filters: matching', async () => {
     expect(filtersOf.e1).toEqual(['eq-object', 'eq-plain', 'exists', 'in', 'lt-string', 'range', 'regex', 'two-keys']);
     expect(filtersOf.e4).toEqual(['ne', 'nin', 'not-exists']);
   });
+
+  it('include=filters follows each write of the metadata, read after read (the list and one endpoint)', async () => {
+    const filtersOfE4 = async () => {
+      const listed = (await call('GET', `${EPR}/endpoints?endpointId=e4&include=filters`)).body.content[0].filters;
+      const one = (await call('GET', `${EPR}/endpoints/e4?include=filters`)).body.filters;
+      expect(one).toEqual(listed);
+      return listed;
+    };
+    const before = ['ne', 'nin', 'not-exists'];
+    expect(await filtersOfE4()).toEqual(before);
+    expect(await filtersOfE4()).toEqual(before);
+    expect((await call('PUT', `${EPR}/endpoints/e4/metadata/model`, { body: 'm1' })).status).toBe(200);
+    expect(await filtersOfE4()).toEqual(['eq-plain', 'in', 'not-exists']);
+    expect((await call('PUT', `${EPR}/endpoints/e4/metadata/level`, { body: 3 })).status).toBe(200);
+    expect(await filtersOfE4()).toEqual(['eq-plain', 'in', 'not-exists', 'range', 'two-keys']);
+    for (const key of ['model', 'level'])
+      expect((await call('DELETE', `${EPR}/endpoints/e4/metadata/${key}`)).status).toBe(204);
+    expect(await filtersOfE4()).toEqual(before);
+  });
 });
 
 /** Patterns a backtracking engine takes exponential time on, which older checks (safe-regex2) let through. */

@@ -182,26 +182,31 @@ export function findFilter(ctx: EmuContext, tenantId: string, filterId: string):
   return [...ENDPOINT_FILTERS.values(ctx)].filter((f) => f.tenantId === tenantId && f.filterId === filterId);
 }
 
+interface ActiveFilters {
+  version: string;
+  filters: ReadonlyArray<{ filterId: string; matches: Predicate }>;
+  /**
+   * The ids each metadata object matched. Metadata is never changed in place (a write stores a new object), so an
+   * endpoint read again while neither its metadata nor the filters changed is answered without running the filters:
+   * a list with `include=filters` that is read again and again, as a dashboard or a script does (figure 11a).
+   */
+  matched: WeakMap<object, readonly string[]>;
+}
+
 /** The application's active filters in the order of their ids, once per change of the filters. */
-function activeFiltersOf(
-  ctx: EmuContext,
-  applicationName: string,
-): ReadonlyArray<{ filterId: string; matches: Predicate }> {
-  const cache = runtimeOf(
-    ctx,
-    'epr:active-filters',
-    () => new Map<string, { version: string; filters: Array<{ filterId: string; matches: Predicate }> }>(),
-  );
+function activeFiltersOf(ctx: EmuContext, applicationName: string): ActiveFilters {
+  const cache = runtimeOf(ctx, 'epr:active-filters', () => new Map<string, ActiveFilters>());
   // The count guards the one case where a revision repeats: a replaced state without filters (revision 0 again).
   const version = `${ENDPOINT_FILTERS.rev(ctx)}:${ENDPOINT_FILTERS.count(ctx)}`;
   const hit = cache.get(applicationName);
-  if (hit?.version === version) return hit.filters;
+  if (hit?.version === version) return hit;
   const filters = filtersOfApplication(ctx, applicationName)
     .filter((f) => f.status === 'ACTIVE')
     .sort((a, b) => (a.filterId < b.filterId ? -1 : a.filterId > b.filterId ? 1 : 0))
     .map((f) => ({ filterId: f.filterId, matches: predicateOf(f) }));
-  cache.set(applicationName, { version, filters });
-  return filters;
+  const active = { version, filters, matched: new WeakMap() };
+  cache.set(applicationName, active);
+  return active;
 }
 
 /** The ids of the active filters of the endpoint's application that its metadata matches, in the order of the ids. */
@@ -209,9 +214,14 @@ export function matchingFilterIds(
   ctx: EmuContext,
   applicationName: string,
   metadata: Record<string, unknown> | undefined,
-): string[] {
+): readonly string[] {
+  const active = activeFiltersOf(ctx, applicationName);
+  const known = metadata && active.matched.get(metadata);
+  if (known) return known;
   const data = metadata ?? {};
   const ids: string[] = [];
-  for (const filter of activeFiltersOf(ctx, applicationName)) if (filter.matches(data)) ids.push(filter.filterId);
+  for (const filter of active.filters) if (filter.matches(data)) ids.push(filter.filterId);
+  Object.freeze(ids);
+  if (metadata) active.matched.set(metadata, ids);
   return ids;
 }
