@@ -1,4 +1,4 @@
-import { fileURLToPath } from 'node:url';
+import { packagePath } from './package-dir.js';
 
 export type AuthMode = 'off' | 'on';
 
@@ -98,7 +98,7 @@ export type EmulatorConfig = Required<
   tlsKey?: string;
 };
 
-export const DEFAULT_FIXTURES = fileURLToPath(new URL('../fixtures/default.json', import.meta.url));
+export const DEFAULT_FIXTURES = packagePath('fixtures', 'default.json');
 
 /** What a start does unless told otherwise: `resolveConfig`, the CLI's `start` options and the client read it here. */
 export const START_DEFAULTS = {

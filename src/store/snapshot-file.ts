@@ -53,12 +53,16 @@ export function removeLeftTemporaries(dir: string): void {
  * (`replaceFileDurably`).
  */
 export class DurableJSONFile<T> implements Adapter<T> {
+  /** The length of the text the last `read` found (0 when there was no file). */
+  readLength = 0;
+
   constructor(private readonly path: string) {}
 
   async read(): Promise<T | null> {
     let text: string;
     try {
       text = await readFile(this.path, 'utf8');
+      this.readLength = text.length;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;

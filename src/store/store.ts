@@ -16,6 +16,7 @@ import type { IndexKey } from './indexes.js';
 import { DirectoryLock } from './lock.js';
 import { MutationLog } from './mutation-log.js';
 import { readLog } from './replay.js';
+import { loadedBytes } from './scavenge.js';
 import { DurableJSONFile, removeLeftTemporaries } from './snapshot-file.js';
 import { MemoryState, type Undo } from './memory.js';
 import { checkSeriesDocument, type Series, type SeriesItem } from './series.js';
@@ -68,7 +69,8 @@ export class Store {
     const lock = options.readOnly ? undefined : DirectoryLock.acquire(dir, warn);
     try {
       if (lock) removeLeftTemporaries(dir);
-      const db = new Low(new DurableJSONFile<StateDocument>(join(dir, SNAPSHOT_FILE)), emptyDocument());
+      const snapshotFile = new DurableJSONFile<StateDocument>(join(dir, SNAPSHOT_FILE));
+      const db = new Low(snapshotFile, emptyDocument());
       await db.read();
       const store = new Store(db, { ...options, warn });
       store.lock = lock;
@@ -91,6 +93,7 @@ export class Store {
       }
       store.state.load(db.data, snapshot);
       const size = await store.replay(join(dir, LOG_FILE), warn);
+      loadedBytes(snapshotFile.readLength + size);
       if (!options.readOnly) {
         store.log = await MutationLog.open(join(dir, LOG_FILE), size, {
           written: (undos) => {

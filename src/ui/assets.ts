@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, extname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { extname, join, relative, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { packagePath } from '../package-dir.js';
 
 /** The dashboard's page sources: the `ui/` folder the package ships (plain ES modules, no build step). */
-export const UI_SOURCE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../ui');
+export const UI_SOURCE_DIR = packagePath('ui');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -10,7 +10,7 @@ import { services } from '../../src/services/index.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
 
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
-if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url)))
+if (!existsSync(new URL('../../dist/bundle/main.js', import.meta.url)))
   throw new Error('Run `npm run build` before the CLI tests.');
 
 /** The control-plane admin token of the `--auth on` emulator below, given to the CLI as a user would. */

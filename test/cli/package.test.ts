@@ -72,6 +72,8 @@ describe('the published package', () => {
       'dist/index.d.ts',
       'dist/index.js.map',
       'dist/cli/main.js',
+      'dist/bundle/main.js',
+      'dist/bundle/main.js.map',
       'fixtures/default.json',
       'ui/index.html',
       'docs/ci.md',
@@ -91,15 +93,22 @@ describe('the published package', () => {
 
   it('ships source maps that carry their TypeScript sources (the package holds no src/)', () => {
     const maps = files.filter((f) => f.endsWith('.js.map'));
-    expect(maps.length).toBeGreaterThan(100);
-    const withoutSources = maps.filter((map) => {
-      const { sources, sourcesContent } = JSON.parse(readFileSync(join(project, map), 'utf8')) as {
-        sources: string[];
-        sourcesContent?: string[];
-      };
+    const sourcesOf = (map: string) =>
+      JSON.parse(readFileSync(join(project, map), 'utf8')) as { sources: string[]; sourcesContent?: string[] };
+    const [bundled, built] = [
+      maps.filter((f) => f.startsWith('dist/bundle/')),
+      maps.filter((f) => !f.startsWith('dist/bundle/')),
+    ];
+    expect(built.length).toBeGreaterThan(100);
+    const withoutSources = built.filter((map) => {
+      const { sources, sourcesContent } = sourcesOf(map);
       return sourcesContent?.length !== sources.length || sourcesContent.some((text) => !text);
     });
     expect(withoutSources).toEqual([]);
+    // The CLI's bundle: its maps name the src/ lines (the TypeScript is in the maps above, not twice).
+    expect(bundled.length).toBeGreaterThan(10);
+    const elsewhere = bundled.flatMap((map) => sourcesOf(map).sources.filter((s) => !s.startsWith('../../src/')));
+    expect(elsewhere).toEqual([]);
   });
 
   it('installed, an error under --enable-source-maps names the src/ line and shows its TypeScript', async (context) => {

@@ -9,7 +9,7 @@ import { startTestEmulator } from '../helpers/emulator.js';
 import { ownModules } from '../helpers/own-modules.js';
 
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
-if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url)))
+if (!existsSync(new URL('../../dist/bundle/main.js', import.meta.url)))
   throw new Error('Run `npm run build` before the CLI tests.');
 const IMPORTS_LOG_HOOK = fileURLToPath(new URL('../helpers/imports-log.mjs', import.meta.url));
 
@@ -30,6 +30,8 @@ const OWN_MODULES = [
   'client/defaults.js',
   'client/emulator-lock.js',
   'config.js',
+  // Where the package's files are (the fixtures' path in config.js).
+  'package-dir.js',
 ];
 
 interface Imported {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 /** The real CLI of `platform-emu device`, as the test/cli/device-*.test.ts files run it. */
 export const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
-if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url)))
+if (!existsSync(new URL('../../dist/bundle/main.js', import.meta.url)))
   throw new Error('Run `npm run build` before the CLI tests.');
 
 /** The control-plane admin token of an `--auth on` emulator, given to the CLI as a user would. */

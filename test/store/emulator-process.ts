@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /** The built CLI, as a user runs it (`npm test` builds it first; `npm run build` before running one file). */
 export const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
-const BUILT = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../dist/bundle/main.js', import.meta.url));
 
 export function assertBuilt(): void {
   if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` before these tests.');
