@@ -93,7 +93,8 @@ export class Store {
       }
       store.state.load(db.data, snapshot);
       const size = await store.replay(join(dir, LOG_FILE), warn);
-      loadedBytes(snapshotFile.readLength + size);
+      // A read-only store is the CLI's, which exits soon after: nothing to give back.
+      if (!options.readOnly) loadedBytes(snapshotFile.readLength + size);
       if (!options.readOnly) {
         store.log = await MutationLog.open(join(dir, LOG_FILE), size, {
           written: (undos) => {

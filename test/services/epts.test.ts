@@ -338,6 +338,52 @@ describe('endpoint time series', async () => {
       expect(values).toEqual(points.map((p) => p.values.value));
     });
 
+    it('a full chunk ends inside an endpoint: its next series and the next endpoint follow in the next chunk', async () => {
+      const minutes = (count: number, values: (i: number) => Record<string, unknown>) =>
+        Array.from({ length: count }, (_, i) => ({
+          timestamp: new Date(Date.UTC(2024, 1, 1) + i * 60_000).toISOString(),
+          values: values(i),
+        }));
+      const written = await call('PUT', `${SM}/data`, {
+        body: {
+          'meter-005': {
+            voltage: minutes(600, (i) => ({ value: i })),
+            consumption: minutes(600, (i) => ({ kwh: i, tariff: 'day' })),
+          },
+          'meter-006': { voltage: minutes(300, (i) => ({ value: -i })) },
+        },
+      });
+      expect(written.status, written.text).toBe(204);
+      const response = await call(
+        'GET',
+        `${SM}/data?endpointId=meter-005,meter-006&timeSeriesName=voltage,consumption` +
+          `&fromDate=2024-02-01T00:00:00Z&toDate=2024-02-02T00:00:00Z&includeTime=both`,
+      );
+      expect(response.status).toBe(200);
+      const shape = response.body.map((chunk: Record<string, Record<string, unknown[]>>) =>
+        Object.entries(chunk).map(([id, series]) => [id, Object.entries(series).map(([n, p]) => [n, p.length])]),
+      );
+      expect(shape).toEqual([
+        [
+          [
+            'meter-005',
+            [
+              ['voltage', 600],
+              ['consumption', 400],
+            ],
+          ],
+        ],
+        [
+          ['meter-005', [['consumption', 200]]],
+          ['meter-006', [['voltage', 300]]],
+        ],
+      ]);
+      expect(response.body[1]['meter-005'].consumption[0]).toEqual({
+        timestamp: '2024-02-01T06:40:00.000Z',
+        values: { kwh: 400, tariff: 'day' },
+      });
+    });
+
     it('answers a small window whole, with a Content-Length, as JSON.stringify writes it, in the order asked', async () => {
       // Ids "2" and "10": keys a JavaScript object would list first, and in the other order.
       for (const endpointId of ['2', '10'])
