@@ -1,4 +1,4 @@
-import { close, constants, fdatasync, ftruncate, open, write } from 'node:fs';
+import { close, constants, fdatasync, fdatasyncSync, ftruncate, open, write, writeSync } from 'node:fs';
 import { StoreWriteError } from './errors.js';
 
 interface Waiting<T> {
@@ -44,22 +44,44 @@ const datasync = (fd: number) => new Promise<void>((resolve, reject) => fdatasyn
 const truncateTo = (fd: number, size: number) =>
   new Promise<void>((resolve, reject) => ftruncate(fd, size, settle(resolve, reject)));
 
-/** Writes all of `buffer`: a short write (a nearly full disk) is continued, and a write that takes nothing fails. */
+const noSpace = () => Object.assign(new Error('no space left on device (the write took no bytes)'), { code: 'ENOSPC' });
+
+/** Writes all of `buffer` durably: a short write (nearly full disk) is continued; a write that takes nothing fails. */
 async function writeAll(fd: number, buffer: Buffer): Promise<void> {
   let offset = 0;
   while (offset < buffer.length) {
     const bytesWritten = await writeAt(fd, buffer, offset);
-    if (bytesWritten <= 0)
-      throw Object.assign(new Error('no space left on device (the write took no bytes)'), { code: 'ENOSPC' });
+    if (bytesWritten <= 0) throw noSpace();
     offset += bytesWritten;
   }
+  if (!DSYNC) await datasync(fd);
 }
+
+/** `writeAll` on the calling thread. */
+function writeAllInPlace(fd: number, buffer: Buffer): void {
+  let offset = 0;
+  while (offset < buffer.length) {
+    const bytesWritten = writeSync(fd, buffer, offset, buffer.length - offset);
+    if (bytesWritten <= 0) throw noSpace();
+    offset += bytesWritten;
+  }
+  if (!DSYNC) fdatasyncSync(fd);
+}
+
+/**
+ * A lone writer's batch is written on the main thread while the disk answers within this time: its one answer waits
+ * for the write either way, and the trip to libuv's thread pool and back costs as much as a fast write (see
+ * docs/performance.md, "round twelve"). A slower write sends the next ones to the thread pool, so that a slow disk
+ * never holds the event loop for long; a fast one there brings them back.
+ */
+const IN_PLACE_WRITE_LIMIT_MS = 1;
 
 /**
  * The append-only mutation log (JSON lines). Every append is answered once its line is on disk;
  * appends that arrive while a flush is under way share the next write and the next fdatasync
  * (group commit), so the cost of a write does not depend on the size of the state or on concurrency. A lone
- * writer's line goes out at once; under concurrent writers a flush first waits one turn of the event loop.
+ * writer's line goes out at once (on the main thread while the disk is fast: IN_PLACE_WRITE_LIMIT_MS); under
+ * concurrent writers a flush first waits one turn of the event loop.
  *
  * A batch is written whole or not at all: if any byte of it cannot be written or synced, the file is cut
  * back to where the batch began, and that batch and every append queued behind it are rejected
@@ -76,6 +98,8 @@ export class MutationLog<T> {
   private broken: StoreWriteError | undefined;
   /** Whether the last flush wrote more than one append (several writers at once), which decides how the next waits. */
   private concurrent = false;
+  /** How long the last batch took to reach the disk (see IN_PLACE_WRITE_LIMIT_MS). */
+  private lastWriteMs = 0;
 
   private constructor(
     private readonly fd: number,
@@ -157,13 +181,15 @@ export class MutationLog<T> {
       this.queue = [];
       appends += batch.length;
       const buffer = Buffer.from(batch.length === 1 ? batch[0].text : batch.map((w) => w.text).join(''));
+      const started = performance.now();
       try {
-        await writeAll(this.fd, buffer);
-        if (!DSYNC) await datasync(this.fd);
+        if (!this.concurrent && this.lastWriteMs < IN_PLACE_WRITE_LIMIT_MS) writeAllInPlace(this.fd, buffer);
+        else await writeAll(this.fd, buffer);
       } catch (err) {
         await this.fail(err as Error);
         break;
       }
+      this.lastWriteMs = performance.now() - started;
       this.writing = [];
       this.size += buffer.length;
       this.lastFailure = undefined;
