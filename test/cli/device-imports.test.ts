@@ -6,10 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startTestEmulator } from '../helpers/emulator.js';
 import { BIN, cleanEnv, simulateArgs } from '../helpers/device-cli.js';
+import { loadedPackages } from '../helpers/own-modules.js';
 
 const IMPORTS_LOG_HOOK = fileURLToPath(new URL('../helpers/imports-log.mjs', import.meta.url));
 
-/** The packages a CLI run imports (names under node_modules). */
+/** The packages a CLI run imports: from node_modules, or held in a file of the CLI's bundle it imported. */
 async function packagesImported(...args: string[]): Promise<Set<string>> {
   const log = join(await mkdtemp(join(tmpdir(), 'imports-')), 'imports.log');
   await writeFile(log, '');
@@ -18,12 +19,7 @@ async function packagesImported(...args: string[]): Promise<Set<string>> {
     env: { ...cleanEnv(), IMPORTS_LOG: log },
     extendEnv: false,
   });
-  const urls = (await readFile(log, 'utf8')).split('\n');
-  return new Set(
-    urls
-      .map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1])
-      .filter((name): name is string => Boolean(name)),
-  );
+  return new Set(loadedPackages((await readFile(log, 'utf8')).split('\n')));
 }
 
 describe('platform-emu device', async () => {

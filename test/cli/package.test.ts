@@ -74,6 +74,7 @@ describe('the published package', () => {
       'dist/cli/main.js',
       'dist/bundle/main.js',
       'dist/bundle/main.js.map',
+      'dist/bundle/THIRD-PARTY-LICENSES.txt',
       'fixtures/default.json',
       'ui/index.html',
       'docs/ci.md',
@@ -105,10 +106,18 @@ describe('the published package', () => {
       return sourcesContent?.length !== sources.length || sourcesContent.some((text) => !text);
     });
     expect(withoutSources).toEqual([]);
-    // The CLI's bundle: its maps name the src/ lines (the TypeScript is in the maps above, not twice).
+    // The CLI's bundle: its maps name the src/ lines (the TypeScript is in the maps above, not twice) and the
+    // packages' files it holds, whose licences go with it.
     expect(bundled.length).toBeGreaterThan(10);
-    const elsewhere = bundled.flatMap((map) => sourcesOf(map).sources.filter((s) => !s.startsWith('../../src/')));
-    expect(elsewhere).toEqual([]);
+    const sources = bundled.flatMap((map) => sourcesOf(map).sources);
+    expect(sources.filter((s) => !/^\.\.\/\.\.\/(src|node_modules)\//.test(s))).toEqual([]);
+    expect(sources).toContain('../../src/cli/main.ts');
+    const licences = readFileSync(join(project, 'dist/bundle/THIRD-PARTY-LICENSES.txt'), 'utf8');
+    const bundledPackages = new Set(
+      sources.map((s) => /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules\/)/.exec(s)?.[1]),
+    );
+    expect(bundledPackages).toContain('express');
+    for (const name of bundledPackages) if (name) expect(licences).toMatch(new RegExp(`^${name}@\\d`, 'm'));
   });
 
   it('installed, an error under --enable-source-maps names the src/ line and shows its TypeScript', async (context) => {

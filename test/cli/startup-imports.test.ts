@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startTestEmulator } from '../helpers/emulator.js';
-import { ownModules } from '../helpers/own-modules.js';
+import { loadedPackages, ownModules } from '../helpers/own-modules.js';
 
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
 if (!existsSync(new URL('../../dist/bundle/main.js', import.meta.url)))
@@ -57,13 +57,7 @@ async function imports(args: string[], env: Record<string, string> = {}): Promis
   });
   expect(result.exitCode, result.stderr).toBe(0);
   const urls = [...new Set((await readFile(log, 'utf8')).split('\n').filter(Boolean))];
-  const packages = new Set(
-    urls
-      .map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1])
-      .filter((name): name is string => Boolean(name)),
-  );
-  const modules = ownModules(urls);
-  return { packages: [...packages].sort(), modules: modules.sort(), stdout: result.stdout };
+  return { packages: loadedPackages(urls), modules: ownModules(urls).sort(), stdout: result.stdout };
 }
 
 describe('what token and call load', async () => {
