@@ -43,8 +43,8 @@ const { metafile } = await build({
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
   },
-  // Class and function names as in the source: messages and stack traces name them.
   plugins: [packagesLoadedLater],
+  // Class and function names as in the source: messages and stack traces name them.
   keepNames: true,
   metafile: true,
   sourcemap: 'linked',
