@@ -44,28 +44,23 @@ const datasync = (fd: number) => new Promise<void>((resolve, reject) => fdatasyn
 const truncateTo = (fd: number, size: number) =>
   new Promise<void>((resolve, reject) => ftruncate(fd, size, settle(resolve, reject)));
 
-const noSpace = () => Object.assign(new Error('no space left on device (the write took no bytes)'), { code: 'ENOSPC' });
-
-/** Writes all of `buffer` durably: a short write (nearly full disk) is continued; a write that takes nothing fails. */
-async function writeAll(fd: number, buffer: Buffer): Promise<void> {
+/**
+ * Writes all of `buffer` durably, on the calling thread (`inPlace`) or on libuv's thread pool: a short write (a nearly
+ * full disk) is continued, and a write that takes nothing fails.
+ */
+async function writeAll(fd: number, buffer: Buffer, inPlace: boolean): Promise<void> {
   let offset = 0;
   while (offset < buffer.length) {
-    const bytesWritten = await writeAt(fd, buffer, offset);
-    if (bytesWritten <= 0) throw noSpace();
+    const bytesWritten = inPlace
+      ? writeSync(fd, buffer, offset, buffer.length - offset)
+      : await writeAt(fd, buffer, offset);
+    if (bytesWritten <= 0)
+      throw Object.assign(new Error('no space left on device (the write took no bytes)'), { code: 'ENOSPC' });
     offset += bytesWritten;
   }
-  if (!DSYNC) await datasync(fd);
-}
-
-/** `writeAll` on the calling thread. */
-function writeAllInPlace(fd: number, buffer: Buffer): void {
-  let offset = 0;
-  while (offset < buffer.length) {
-    const bytesWritten = writeSync(fd, buffer, offset, buffer.length - offset);
-    if (bytesWritten <= 0) throw noSpace();
-    offset += bytesWritten;
-  }
-  if (!DSYNC) fdatasyncSync(fd);
+  if (DSYNC) return;
+  if (inPlace) fdatasyncSync(fd);
+  else await datasync(fd);
 }
 
 /**
@@ -183,8 +178,7 @@ export class MutationLog<T> {
       const buffer = Buffer.from(batch.length === 1 ? batch[0].text : batch.map((w) => w.text).join(''));
       const started = performance.now();
       try {
-        if (!this.concurrent && this.lastWriteMs < IN_PLACE_WRITE_LIMIT_MS) writeAllInPlace(this.fd, buffer);
-        else await writeAll(this.fd, buffer);
+        await writeAll(this.fd, buffer, !this.concurrent && this.lastWriteMs < IN_PLACE_WRITE_LIMIT_MS);
       } catch (err) {
         await this.fail(err as Error);
         break;

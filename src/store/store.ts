@@ -93,9 +93,9 @@ export class Store {
       }
       store.state.load(db.data, snapshot);
       const size = await store.replay(join(dir, LOG_FILE), warn);
-      // A read-only store is the CLI's, which exits soon after: nothing to give back.
-      if (!options.readOnly) loadedBytes(snapshotFile.readLength + size);
+      // A read-only store is the CLI's, which exits soon after: it has no garbage to give back.
       if (!options.readOnly) {
+        loadedBytes(snapshotFile.readLength + size);
         store.log = await MutationLog.open(join(dir, LOG_FILE), size, {
           written: (undos) => {
             for (const undo of undos) if (undo.series) store.state.applySeries(undo.series);
