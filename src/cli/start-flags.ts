@@ -79,7 +79,7 @@ export function withStartFlags(command: Command): Command {
     .addOption(
       new Option(
         '--compact-bytes <bytes>',
-        'size of the mutation log past which state.json is rewritten and the log emptied',
+        'size of the mutation log past which state.json is rewritten and the lines it holds dropped from the log',
       )
         .env('PLATFORM_EMU_COMPACT_BYTES')
         .default(START_DEFAULTS.compactBytes)

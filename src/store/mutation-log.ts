@@ -1,5 +1,7 @@
 import { close, constants, fdatasync, fdatasyncSync, ftruncate, open, write, writeSync } from 'node:fs';
+import { open as openFile } from 'node:fs/promises';
 import { StoreWriteError } from './errors.js';
+import { replaceFileDurably } from './snapshot-file.js';
 
 interface Waiting<T> {
   text: string;
@@ -43,6 +45,22 @@ const writeAt = (fd: number, buffer: Buffer, offset: number) =>
 const datasync = (fd: number) => new Promise<void>((resolve, reject) => fdatasync(fd, settle(resolve, reject)));
 const truncateTo = (fd: number, size: number) =>
   new Promise<void>((resolve, reject) => ftruncate(fd, size, settle(resolve, reject)));
+const openForAppends = (path: string) =>
+  new Promise<number>((resolve, reject) => open(path, APPEND, 0o600, settle(resolve, reject)));
+const closeFd = (fd: number) => new Promise<void>((resolve, reject) => close(fd, settle(resolve, reject)));
+
+/** Bytes `from` to `to` of a file. */
+async function readRange(path: string, from: number, to: number): Promise<Buffer> {
+  const handle = await openFile(path, 'r');
+  try {
+    const buffer = Buffer.alloc(to - from);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
+    if (bytesRead !== buffer.length) throw new Error(`${path} is shorter than the log has written`);
+    return buffer;
+  } finally {
+    await handle.close();
+  }
+}
 
 /**
  * Writes all of `buffer` durably, on the calling thread (`inPlace`) or on libuv's thread pool: a short write (a nearly
@@ -97,14 +115,14 @@ export class MutationLog<T> {
   private lastWriteMs = 0;
 
   private constructor(
-    private readonly fd: number,
+    private readonly path: string,
+    private fd: number,
     private size: number,
     private readonly owner: LogOwner<T>,
   ) {}
 
   static async open<T>(path: string, size: number, owner: LogOwner<T>): Promise<MutationLog<T>> {
-    const fd = await new Promise<number>((resolve, reject) => open(path, APPEND, 0o600, settle(resolve, reject)));
-    return new MutationLog(fd, size, owner);
+    return new MutationLog(path, await openForAppends(path), size, owner);
   }
 
   get bytes(): number {
@@ -159,9 +177,33 @@ export class MutationLog<T> {
     this.size = 0;
   }
 
+  /**
+   * Drops the first `bytes` of the log (lines a new snapshot holds) and keeps the lines appended after them: the rest
+   * is copied to a new file that replaces the log durably. Run inside `exclusive`. A crash leaves the old log (its
+   * first lines are then skipped, the snapshot holding them) or the new one.
+   */
+  async dropHead(bytes: number): Promise<void> {
+    if (bytes >= this.size) return this.truncate();
+    await replaceFileDurably(this.path, await readRange(this.path, bytes, this.size));
+    let fd: number;
+    try {
+      fd = await openForAppends(this.path);
+    } catch (err) {
+      // The descriptor in hand writes to the file just replaced: an append there would be lost at the next start.
+      this.broken = new StoreWriteError(
+        `The mutation log could not be opened again after compaction (${(err as Error).message}); this emulator ` +
+          'accepts no more changes: restart it.',
+      );
+      throw err;
+    }
+    await closeFd(this.fd).catch(() => undefined);
+    this.fd = fd;
+    this.size -= bytes;
+  }
+
   async close(): Promise<void> {
     while (this.flushing) await this.flushing;
-    await new Promise<void>((resolve, reject) => close(this.fd, settle(resolve, reject)));
+    await closeFd(this.fd);
   }
 
   private async flushAll(): Promise<void> {

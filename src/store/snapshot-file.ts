@@ -1,9 +1,10 @@
 import { readdirSync, rmSync } from 'node:fs';
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { StoreError } from './errors.js';
 import { isPlainObject } from './json-values.js';
+import { prettyJsonPieces } from './pretty-json.js';
 
 async function fsyncPath(path: string, flags = 'r'): Promise<void> {
   const handle = await open(path, flags);
@@ -14,16 +15,32 @@ async function fsyncPath(path: string, flags = 'r'): Promise<void> {
   }
 }
 
+/** Pieces of a text are gathered to about this many characters a write: between two writes, requests are served. */
+const WRITE_CHUNK = 1 << 20;
+
+async function writePieces(handle: FileHandle, pieces: Iterable<string>): Promise<void> {
+  let text = '';
+  for (const piece of pieces) {
+    text += piece;
+    if (text.length < WRITE_CHUNK) continue;
+    await handle.writeFile(text);
+    text = '';
+  }
+  if (text) await handle.writeFile(text);
+}
+
 /**
  * Writes a file (mode 600) whole or not at all, and durably: a temp file, fsync, rename, fsync of the directory. A
  * crash leaves the old or the new file, never half of one, and a reader beside the writer never sees half of one.
+ * `content` given in pieces is written as they come (the snapshot of a large state: `prettyJsonPieces`).
  */
-export async function replaceFileDurably(path: string, text: string): Promise<void> {
+export async function replaceFileDurably(path: string, content: string | Buffer | Iterable<string>): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   const handle = await open(temp, 'w', 0o600);
   try {
     try {
-      await handle.writeFile(text);
+      if (typeof content === 'string' || Buffer.isBuffer(content)) await handle.writeFile(content);
+      else await writePieces(handle, content);
       await handle.sync();
     } finally {
       await handle.close();
@@ -37,8 +54,8 @@ export async function replaceFileDurably(path: string, text: string): Promise<vo
   await fsyncPath(dirname(path));
 }
 
-/** `replaceFileDurably`'s temporary copy of a `.json` file: `.<name>.<pid>.tmp`. */
-const LEFT_BY_A_KILL = /^\.[\w.-]+\.json\.\d+\.tmp$/;
+/** `replaceFileDurably`'s temporary copy of a `.json` or `.jsonl` file: `.<name>.<pid>.tmp`. */
+const LEFT_BY_A_KILL = /^\.[\w.-]+\.jsonl?\.\d+\.tmp$/;
 
 /**
  * Removes the temporary copies that writes killed midway left in a data directory (a snapshot's is as large as the
@@ -88,6 +105,12 @@ export class DurableJSONFile<T> implements Adapter<T> {
 
   async write(data: T): Promise<void> {
     // Readable by its owner only: the state holds client secrets and password hashes.
-    await replaceFileDurably(this.path, JSON.stringify(data, null, 1) + '\n');
+    await replaceFileDurably(this.path, snapshotText(data));
   }
+}
+
+/** `JSON.stringify(data, null, 1)` and a newline, in pieces. */
+function* snapshotText(data: unknown): Generator<string> {
+  yield* prettyJsonPieces(data);
+  yield '\n';
 }

@@ -25,7 +25,7 @@ export interface StoreOptions {
   /** Data directory; ignored with `inMemory`. */
   dir?: string;
   inMemory?: boolean;
-  /** Log size in bytes past which the snapshot is rewritten and the log emptied. */
+  /** Log size in bytes past which the snapshot is rewritten and the lines it holds dropped from the log. */
   compactBytes?: number;
   warn?: (message: string) => void;
   /** Open without taking the lock and without writing (for `token` and `fixtures export` on a stopped directory). */
@@ -43,7 +43,10 @@ export class Store {
   private state = new MemoryState();
   private log: MutationLog<Undo> | undefined;
   private lock: DirectoryLock | undefined;
-  private compacting = false;
+  /** The compaction under way: its snapshot is written in pieces while requests are served. */
+  private compaction: Promise<void> | undefined;
+  /** Replacing the state or closing the store: no compaction starts meanwhile (they write the snapshot themselves). */
+  private snapshotsHeld = 0;
   private closed = false;
   /** The collections and series writes may go to; empty: any (a store no descriptor declared anything in). */
   private readonly declared = new Set<string>();
@@ -51,6 +54,7 @@ export class Store {
   private constructor(
     private readonly db: Low<StateDocument>,
     private readonly options: StoreOptions,
+    private readonly snapshotFile?: DurableJSONFile<StateDocument>,
   ) {}
 
   static async open(options: StoreOptions): Promise<Store> {
@@ -72,7 +76,7 @@ export class Store {
       const snapshotFile = new DurableJSONFile<StateDocument>(join(dir, SNAPSHOT_FILE));
       const db = new Low(snapshotFile, emptyDocument());
       await db.read();
-      const store = new Store(db, { ...options, warn });
+      const store = new Store(db, { ...options, warn }, snapshotFile);
       store.lock = lock;
       const snapshot = join(dir, SNAPSHOT_FILE);
       try {
@@ -286,7 +290,8 @@ export class Store {
         throw failed;
       }
     };
-    if (this.log) await this.log.exclusive(apply);
+    const log = this.log;
+    if (log) await this.withSnapshotHeld(() => log.exclusive(apply));
     else await apply();
   }
 
@@ -297,7 +302,7 @@ export class Store {
       if (this.log) {
         const log = this.log;
         try {
-          await log.exclusive(() => this.writeSnapshot());
+          await this.withSnapshotHeld(() => log.exclusive(() => this.writeSnapshot()));
         } finally {
           await log.close();
           this.log = undefined;
@@ -331,19 +336,59 @@ export class Store {
     return size;
   }
 
-  /** Runs inside the log's flush loop, so no append interleaves with the snapshot. */
+  /** Resolves once the compaction under way, if any, has finished (its snapshot written and the log shortened). */
+  async compacted(): Promise<void> {
+    await this.compaction;
+  }
+
+  /**
+   * Runs inside the log's flush loop, between two writes: the snapshot's content is taken there, so that it holds
+   * exactly the lines written so far. It is then written in pieces while requests are served (and their lines
+   * appended), and only those first lines are dropped from the log.
+   */
   private async maybeCompact(logBytes: number): Promise<void> {
-    if (this.compacting || logBytes < (this.options.compactBytes ?? 16 * 1024 * 1024)) return;
-    this.compacting = true;
+    const log = this.log;
+    const threshold = this.options.compactBytes ?? 16 * 1024 * 1024;
+    if (!log || !this.snapshotFile || this.compaction || this.snapshotsHeld > 0 || logBytes < threshold) return;
+    const document = this.state.durableDocument(log.unwritten);
+    this.compaction = this.compact(log, this.snapshotFile, document, logBytes).finally(
+      () => (this.compaction = undefined),
+    );
+  }
+
+  private async compact(
+    log: MutationLog<Undo>,
+    snapshotFile: DurableJSONFile<StateDocument>,
+    document: StateDocument,
+    logBytes: number,
+  ): Promise<void> {
     try {
-      await this.writeSnapshot();
+      await snapshotFile.write(document);
     } catch (err) {
-      // The log still holds everything; the next flush tries again.
+      // The log still holds everything; a later flush tries again.
       this.options.warn?.(
         `Could not rewrite ${SNAPSHOT_FILE} (${(err as Error).message}); the mutation log keeps growing until it can.`,
       );
+      return;
+    }
+    await log
+      .exclusive(() => log.dropHead(logBytes))
+      .catch((err: Error) =>
+        this.options.warn?.(
+          `Could not shorten ${LOG_FILE} after writing ${SNAPSHOT_FILE} (${err.message}); the lines it holds are ` +
+            'skipped on the next start.',
+        ),
+      );
+  }
+
+  /** Waits for a compaction under way, and starts none while `task` writes the snapshot itself. */
+  private async withSnapshotHeld<R>(task: () => Promise<R>): Promise<R> {
+    this.snapshotsHeld++;
+    try {
+      await this.compaction;
+      return await task();
     } finally {
-      this.compacting = false;
+      this.snapshotsHeld--;
     }
   }
 

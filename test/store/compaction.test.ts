@@ -22,8 +22,9 @@ describe('a compaction right after a series append', () => {
     try {
       for (let n = 0; n < 5; n++) {
         await store.append('points', 'meter', [[n, { n }]]);
-        // The next write's answer comes after the compaction that followed the append (the log runs them in order).
         await store.put('things', `after-${n}`, { n });
+        // The files as a compaction leaves them (read while one replaces them, they could be of two moments).
+        await store.compacted();
         const recovered = await afterCrash(dir);
         expect(recovered.revision).toBeGreaterThanOrEqual(2 * n + 1);
         expect(
@@ -69,5 +70,35 @@ describe('files that hold state', () => {
       a: { secret: 'x' },
       b: { secret: 'y' },
     });
+  });
+});
+
+describe('a compaction of a large state', () => {
+  it('answers writes while its snapshot is written, and keeps their lines in the shortened log', async () => {
+    const dir = freshDir();
+    const store = await Store.open({ dir, compactBytes: 1, warn: () => undefined });
+    try {
+      const items = Array.from({ length: 300_000 }, (_, i): [number, unknown] => [i, { temperature: i % 40 }]);
+      await store.append('points', 'meter', items);
+      // That append's flush started a compaction of some 10 MB: a write made now is answered before it ends.
+      const order: string[] = [];
+      const compaction = store.compacted().then(() => order.push('compacted'));
+      await store.put('things', 'during', { n: 1 }).then(() => order.push('written'));
+      await compaction;
+      expect(order).toEqual(['written', 'compacted']);
+
+      const snapshot = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8'));
+      expect(snapshot.series.points.meter.t).toHaveLength(300_000);
+      expect(snapshot.collections.things).toBeUndefined();
+      const log = readFileSync(join(dir, 'mutations.jsonl'), 'utf8').trim().split('\n');
+      expect(log.map((line) => JSON.parse(line))).toEqual([
+        { s: snapshot.seq + 1, m: [{ op: 'put', c: 'things', id: 'during', v: { n: 1 } }] },
+      ]);
+      const recovered = await afterCrash(dir);
+      expect(recovered.getSeries('points', 'meter')?.length).toBe(300_000);
+      expect(recovered.get('things', 'during')).toEqual({ n: 1 });
+    } finally {
+      await store.close();
+    }
   });
 });
