@@ -168,10 +168,12 @@ export class Kp1Device extends EventEmitter {
   private async send(extension: string, resource: string, payload: unknown, observing?: Watched): Promise<Kp1Reply> {
     this.assertOpen();
     const topic = this.topic(extension, resource);
-    // One subscription per resource covers every reply: `<topic>/<requestId>/status|error`.
+    // One subscription per resource covers every reply: `<topic>/<requestId>/status|error`. At QoS 0, as the
+    // platform's tutorial clients subscribe: the session is clean and never resumed, so a QoS 1 delivery would only
+    // add a PUBACK per reply (docs/cli.md, `device simulate`).
     let subscribed = this.replyFilters.get(topic);
     if (!subscribed)
-      this.replyFilters.set(topic, (subscribed = this.client.subscribeAsync(`${topic}/+/+`, { qos: 1 })));
+      this.replyFilters.set(topic, (subscribed = this.client.subscribeAsync(`${topic}/+/+`, { qos: 0 })));
     await subscribed;
     this.assertOpen();
     const requestId = this.nextRequestId++;
