@@ -17,6 +17,23 @@ const SPOT_CHECKS_PER_SECOND = 20;
 export const SAMPLE_EVERY_MS = 250;
 /** The store's points are counted over windows of this length, so that no one answer holds every point of a run. */
 const COUNT_WINDOW_MS = 10_000;
+/** The longest a fleet's end may take: commands and reads still waiting, the simulator's stop, the count. */
+const END_MS = 180_000;
+
+/** `work()`, or an error naming `what` once `ms` have passed without its end. */
+async function within(ms, what, work) {
+  let timer;
+  try {
+    return await Promise.race([
+      work(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} took more than ${ms / 1000} s`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * What the simulator's `--json` lines tell: samples accepted, errors, answers, and the publish-to-reply times of
@@ -270,15 +287,27 @@ export async function runFleet(
   }, SAMPLE_EVERY_MS);
   // Half a second more, for the replies to the samples of the last second.
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 500));
-  const dashboardRows = (await dashboard?.stop({ devices, commandsPerSecond })) ?? [];
-  const commandResults = await commands.stop();
   clearInterval(sampler);
-  const healthTimes = (await health.stop()).sort((a, b) => a - b);
   const rssAtEnd = emulator.rss();
   peakRss = Math.max(peakRss, rssAtEnd);
-  await stopProcess(simulator.child);
-  await reads.settled();
-  const stored = await countStored(emulator.url, log, from - 60_000, Date.now() + 60_000);
+  // An emulator that fell behind answers the last commands, spot reads and the count late, or never: the figure
+  // fails after a bound rather than wait on (round thirteen's fleet of 10,000 was still working 17 minutes later).
+  const { dashboardRows, commandResults, healthTimes, stored } = await within(
+    END_MS,
+    `the fleet's end (the last commands, spot reads and the count of stored samples)`,
+    async () => {
+      const dashboardRows = (await dashboard?.stop({ devices, commandsPerSecond })) ?? [];
+      const commandResults = await commands.stop();
+      const healthTimes = (await health.stop()).sort((a, b) => a - b);
+      await stopProcess(simulator.child);
+      await reads.settled();
+      const stored = await countStored(emulator.url, log, from - 60_000, Date.now() + 60_000);
+      return { dashboardRows, commandResults, healthTimes, stored };
+    },
+  ).catch(async (err) => {
+    await stopProcess(simulator.child);
+    throw err;
+  });
   return {
     log,
     spot: reads.spot,
