@@ -3,6 +3,7 @@ import type { EmuContext } from '../context.js';
 import { announceConnected } from './connected.js';
 import { handleKp1 } from './dispatch.js';
 import type { MqttDelivery } from './mqtt-delivery.js';
+import { holdReading } from './packet-limit.js';
 import { sessionsOf, type QoS, type Session } from './sessions.js';
 
 type Sessions = ReturnType<typeof sessionsOf>;
@@ -66,10 +67,28 @@ interface Received {
   qos: QoS;
 }
 
+/**
+ * Requests of one connection waiting for the one being handled, past which the broker stops reading that connection
+ * until half of them are answered: TCP then holds the device back, as a busy platform would, instead of the emulator
+ * queueing without bound (a device that publishes in a loop without waiting for its replies).
+ */
+export const KP1_REQUESTS_WAITING = 256;
+
+/** The connection aedes reads a client's packets from; the typings do not show it. */
+const connectionOf = (client: Client) => (client as Client & { conn?: unknown }).conn;
+
+interface Queue {
+  waiting: Received[];
+  done: Promise<void>;
+  paused: boolean;
+}
+
 /** The KP1 requests of each connection, handled in the order the device sent them. */
 export class MqttRequests {
   /** Per connection with a request being handled: the requests that came in meanwhile, and when all are done. */
-  private readonly queues = new Map<Client, { waiting: Received[]; done: Promise<void> }>();
+  private readonly queues = new Map<Client, Queue>();
+  /** Connections already told of (in the log) for sending faster than they are answered: once each. */
+  private readonly heldBack = new WeakSet<Client>();
   private readonly sessions: Sessions;
 
   constructor(
@@ -83,23 +102,42 @@ export class MqttRequests {
     const queue = this.queues.get(client);
     if (queue) {
       queue.waiting.push({ topic, payload, qos });
+      if (!queue.paused && queue.waiting.length >= KP1_REQUESTS_WAITING) this.pause(client, queue);
       return;
     }
     // A connection's requests in one loop, not a promise chained per message: devices send one at a time mostly.
-    const started = { waiting: [] as Received[], done: Promise.resolve() };
+    const started: Queue = { waiting: [], done: Promise.resolve(), paused: false };
     this.queues.set(client, started);
-    started.done = this.drain(client, { topic, payload, qos }, started.waiting);
+    started.done = this.drain(client, { topic, payload, qos }, started);
   }
 
-  private async drain(client: Client, first: Received, waiting: Received[]): Promise<void> {
-    for (let next: Received | undefined = first; next; next = waiting.shift()) {
+  private async drain(client: Client, first: Received, queue: Queue): Promise<void> {
+    for (let next: Received | undefined = first; next; next = queue.waiting.shift()) {
       try {
         await answer(this.ctx, this.sessions, this.delivery, client, next.topic, next.payload, next.qos);
       } catch (err) {
         this.ctx.log(`KP1 ${next.topic} from MQTT client ${client.id}: ${(err as Error)?.stack ?? String(err)}`);
       }
+      if (queue.paused && queue.waiting.length <= KP1_REQUESTS_WAITING / 2) this.resume(client, queue);
     }
     this.queues.delete(client);
+    if (queue.paused) this.resume(client, queue);
+  }
+
+  private pause(client: Client, queue: Queue): void {
+    queue.paused = true;
+    holdReading(connectionOf(client), true);
+    if (this.heldBack.has(client)) return;
+    this.heldBack.add(client);
+    this.ctx.log(
+      `MQTT client ${client.id} sends KP1 requests faster than they are answered: ${KP1_REQUESTS_WAITING} are ` +
+        'waiting, so its connection is not read until half of them are answered (logged once per connection).',
+    );
+  }
+
+  private resume(client: Client, queue: Queue): void {
+    queue.paused = false;
+    holdReading(connectionOf(client), false);
   }
 
   /** Resolves once every request received so far is answered. */

@@ -63,6 +63,8 @@ class FrameScanner {
  */
 class SizeLimitedConnection extends Duplex {
   private readonly scanner: FrameScanner;
+  /** Not read while held (`holdReading`), whatever aedes asks. */
+  private held = false;
 
   constructor(
     private readonly socket: Socket,
@@ -87,7 +89,13 @@ class SizeLimitedConnection extends Duplex {
   }
 
   override _read(): void {
-    this.socket.resume();
+    if (!this.held) this.socket.resume();
+  }
+
+  hold(held: boolean): void {
+    this.held = held;
+    if (held) this.socket.pause();
+    else this.socket.resume();
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
@@ -124,4 +132,12 @@ export function limitPacketSize(
   onOversize: (error: PacketTooLarge, connection: Duplex) => void,
 ): Duplex {
   return new SizeLimitedConnection(socket, limit, onOversize);
+}
+
+/**
+ * Stops reading a connection the broker was handed (`limitPacketSize`), or reads it again: what it already delivered
+ * is still parsed, and TCP then holds the sender back.
+ */
+export function holdReading(connection: unknown, held: boolean): void {
+  if (connection instanceof SizeLimitedConnection) connection.hold(held);
 }
