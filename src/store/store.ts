@@ -10,6 +10,7 @@ import {
   type StoredRecord,
 } from './document.js';
 import { checkDocument, checkMutation } from './checks.js';
+import { Compaction } from './compaction.js';
 import { StoreError, StoreValueError, StoreWriteError, UndeclaredCollectionError } from './errors.js';
 import { LOG_FILE, SNAPSHOT_FILE } from './file-names.js';
 import type { IndexKey } from './indexes.js';
@@ -43,10 +44,7 @@ export class Store {
   private state = new MemoryState();
   private log: MutationLog<Undo> | undefined;
   private lock: DirectoryLock | undefined;
-  /** The compaction under way: its snapshot is written in pieces while requests are served. */
-  private compaction: Promise<void> | undefined;
-  /** Replacing the state or closing the store: no compaction starts meanwhile (they write the snapshot themselves). */
-  private snapshotsHeld = 0;
+  private compaction: Compaction<Undo> | undefined;
   private closed = false;
   /** The collections and series writes may go to; empty: any (a store no descriptor declared anything in). */
   private readonly declared = new Set<string>();
@@ -54,7 +52,6 @@ export class Store {
   private constructor(
     private readonly db: Low<StateDocument>,
     private readonly options: StoreOptions,
-    private readonly snapshotFile?: DurableJSONFile<StateDocument>,
   ) {}
 
   static async open(options: StoreOptions): Promise<Store> {
@@ -76,7 +73,7 @@ export class Store {
       const snapshotFile = new DurableJSONFile<StateDocument>(join(dir, SNAPSHOT_FILE));
       const db = new Low(snapshotFile, emptyDocument());
       await db.read();
-      const store = new Store(db, { ...options, warn }, snapshotFile);
+      const store = new Store(db, { ...options, warn });
       store.lock = lock;
       const snapshot = join(dir, SNAPSHOT_FILE);
       try {
@@ -100,11 +97,13 @@ export class Store {
       // A read-only store is the CLI's, which exits soon after: it has no garbage to give back.
       if (!options.readOnly) {
         loadedBytes(snapshotFile.readLength + size);
+        const compaction = (store.compaction = new Compaction<Undo>(snapshotFile, options.compactBytes, warn));
         store.log = await MutationLog.open(join(dir, LOG_FILE), size, {
           written: (undos) => {
             for (const undo of undos) if (undo.series) store.state.applySeries(undo.series);
           },
-          afterFlush: (bytes) => store.maybeCompact(bytes),
+          afterFlush: async (bytes) =>
+            compaction.afterFlush(store.log!, bytes, () => store.state.durableDocument(store.log!.unwritten)),
           lost: (undos) => store.state.revert(undos),
         });
       }
@@ -290,8 +289,8 @@ export class Store {
         throw failed;
       }
     };
-    const log = this.log;
-    if (log) await this.withSnapshotHeld(() => log.exclusive(apply));
+    const { log, compaction } = this;
+    if (log && compaction) await compaction.heldOff(() => log.exclusive(apply));
     else await apply();
   }
 
@@ -299,10 +298,10 @@ export class Store {
   async close(): Promise<void> {
     this.closed = true;
     try {
-      if (this.log) {
-        const log = this.log;
+      const { log, compaction } = this;
+      if (log && compaction) {
         try {
-          await this.withSnapshotHeld(() => log.exclusive(() => this.writeSnapshot()));
+          await compaction.heldOff(() => log.exclusive(() => this.writeSnapshot()));
         } finally {
           await log.close();
           this.log = undefined;
@@ -338,58 +337,7 @@ export class Store {
 
   /** Resolves once the compaction under way, if any, has finished (its snapshot written and the log shortened). */
   async compacted(): Promise<void> {
-    await this.compaction;
-  }
-
-  /**
-   * Runs inside the log's flush loop, between two writes: the snapshot's content is taken there, so that it holds
-   * exactly the lines written so far. It is then written in pieces while requests are served (and their lines
-   * appended), and only those first lines are dropped from the log.
-   */
-  private async maybeCompact(logBytes: number): Promise<void> {
-    const log = this.log;
-    const threshold = this.options.compactBytes ?? 16 * 1024 * 1024;
-    if (!log || !this.snapshotFile || this.compaction || this.snapshotsHeld > 0 || logBytes < threshold) return;
-    const document = this.state.durableDocument(log.unwritten);
-    this.compaction = this.compact(log, this.snapshotFile, document, logBytes).finally(
-      () => (this.compaction = undefined),
-    );
-  }
-
-  private async compact(
-    log: MutationLog<Undo>,
-    snapshotFile: DurableJSONFile<StateDocument>,
-    document: StateDocument,
-    logBytes: number,
-  ): Promise<void> {
-    try {
-      await snapshotFile.write(document);
-    } catch (err) {
-      // The log still holds everything; a later flush tries again.
-      this.options.warn?.(
-        `Could not rewrite ${SNAPSHOT_FILE} (${(err as Error).message}); the mutation log keeps growing until it can.`,
-      );
-      return;
-    }
-    await log
-      .exclusive(() => log.dropHead(logBytes))
-      .catch((err: Error) =>
-        this.options.warn?.(
-          `Could not shorten ${LOG_FILE} after writing ${SNAPSHOT_FILE} (${err.message}); the lines it holds are ` +
-            'skipped on the next start.',
-        ),
-      );
-  }
-
-  /** Waits for a compaction under way, and starts none while `task` writes the snapshot itself. */
-  private async withSnapshotHeld<R>(task: () => Promise<R>): Promise<R> {
-    this.snapshotsHeld++;
-    try {
-      await this.compaction;
-      return await task();
-    } finally {
-      this.snapshotsHeld--;
-    }
+    await this.compaction?.finished();
   }
 
   private async writeSnapshot(): Promise<void> {
