@@ -32,6 +32,11 @@ export interface Kp1ConnectOptions {
   connectTimeoutMs?: number;
   /** How long a request waits for its `/status` or `/error` reply. */
   replyTimeoutMs?: number;
+  /**
+   * The QoS requests are published at. Default 0, as the platform's tutorial clients publish: the reply acknowledges
+   * the request. 1 for firmware that publishes at QoS 1 (the broker then answers each with a PUBACK first).
+   */
+  qos?: 0 | 1;
   /** MQTT over TLS (an `mqtts://` URL): the root certificate (PEM) to trust, e.g. the emulator's `caCertificate`. */
   ca?: string | Buffer;
   /** MQTT over TLS: the client certificate (PEM, its chain may follow) and its private key, for mutual TLS. */
@@ -105,7 +110,7 @@ export class Kp1Device extends EventEmitter {
 
   /** Connects once (no automatic reconnect) and subscribes to the endpoint's command pushes. */
   static async connect(options: Kp1ConnectOptions): Promise<Kp1Device> {
-    const resolved = { connectTimeoutMs: 5000, replyTimeoutMs: 10_000, ...options };
+    const resolved = { connectTimeoutMs: 5000, replyTimeoutMs: 10_000, ...options, qos: options.qos ?? 0 };
     const client = await connectOnce(resolved.mqttUrl, {
       clientId: options.clientId ?? `platform-emu-${process.pid}-${randomBytes(8).toString('hex')}`,
       ...(options.username !== undefined ? { username: options.username } : {}),
@@ -185,11 +190,12 @@ export class Kp1Device extends EventEmitter {
       this.pending.set(requestId, { topic, resolve, reject, timer });
     });
     if (observing) this.observeRequests.set(requestId, observing);
-    // close() may fail the reply while the publish still waits for its PUBACK: the caller hears of it below.
+    // close() may fail the reply while the publish is still being written (or waits for its PUBACK): the caller
+    // hears of it below.
     reply.catch(() => undefined);
     try {
       await this.client.publishAsync(`${topic}/${requestId}`, payload === undefined ? '' : JSON.stringify(payload), {
-        qos: 1,
+        qos: this.options.qos,
       });
     } catch (err) {
       const pending = this.pending.get(requestId);

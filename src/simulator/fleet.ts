@@ -36,6 +36,8 @@ export interface FleetOptions {
   login?: MqttLogin;
   /** With an `mqtts://` URL: what the TLS connection trusts and presents. */
   tls?: TlsLogin;
+  /** The QoS of every device's requests (default 0, as the platform's tutorial clients publish). */
+  qos?: 0 | 1;
   /** Every event of every device, as it happens (also those before the devices are returned). */
   onEvent?: (event: DeviceEvent) => void;
 }
@@ -118,12 +120,12 @@ export async function startDevices(
  * device that never hears of its commands, and the connection now speaks for the endpoint (spec 4, Pushes).
  */
 async function connectKp1(
-  { mqttUrl, appVersion, login, tls }: FleetOptions,
+  { mqttUrl, appVersion, login, tls, qos }: FleetOptions,
   token: string,
 ): Promise<Kp1Device | ConnectFailure> {
   let device: Kp1Device;
   try {
-    device = await Kp1Device.connect({ mqttUrl, appVersion, token, ...login, ...tls });
+    device = await Kp1Device.connect({ mqttUrl, appVersion, token, ...login, ...tls, qos });
   } catch (err) {
     return { token, message: connectFailure(mqttUrl, err as Error & { code?: unknown }, login) };
   }

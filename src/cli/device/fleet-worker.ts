@@ -73,6 +73,7 @@ try {
     rest,
     login: part.login,
     tls: part.tls,
+    qos: part.qos,
     onEvent,
   });
   flush();

@@ -15,6 +15,7 @@ export interface WorkerPart {
   behaviour: Omit<BehaviourOptions, 'decide'>;
   login?: MqttLogin;
   tls?: TlsLogin;
+  qos: 0 | 1;
   register: boolean;
   /** The emulator's REST side and the bearer token the CLI already holds (registering, uploading). */
   rest?: { url: string; accessToken?: string };

@@ -49,6 +49,8 @@ export interface SimulateOptions extends TargetOptions {
   interval: number;
   json?: boolean;
   mqttUrl?: string;
+  /** `--qos <0|1>`: the QoS of the devices' requests. */
+  qos: 0 | 1;
   /** false with `--no-config`. */
   config: boolean;
   rejectConfig?: boolean;

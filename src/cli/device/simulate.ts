@@ -106,6 +106,18 @@ export function simulateCommand(): Command {
       ),
     )
     .addOption(new Option('--password <password>', 'MQTT login password').env('PLATFORM_EMU_MQTT_PASSWORD'))
+    .addOption(
+      new Option(
+        '--qos <level>',
+        "QoS of the requests: 0, as the platform's tutorial clients publish, or 1 (a PUBACK each)",
+      )
+        .choices(['0', '1'])
+        .default(0)
+        .argParser((value) => {
+          if (value !== '0' && value !== '1') throw new InvalidArgumentError('Allowed choices are 0, 1.');
+          return Number(value) as 0 | 1;
+        }),
+    )
     .option('--tls', "connect over MQTT over TLS (the emulator's MQTTS port; its root certificate unless --ca)")
     .addOption(new Option('--ca <file>', 'with --tls: root certificate (PEM) to trust').env('PLATFORM_EMU_CA'))
     .option('--cert <file>', 'with --tls: client certificate (PEM), for mutual TLS (platform-emu tls client-cert)')

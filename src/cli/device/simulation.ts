@@ -56,7 +56,7 @@ async function simulate(options: SimulateOptions, report: Report): Promise<numbe
     if (workers > 1) {
       const { startWorkers } = await import('./fleet-workers.js');
       const rest = target && { url: target.client.baseUrl, accessToken: target.client.accessToken };
-      const common = { appVersion: options.appVersion, mqttUrl, behaviour: inputs, login, tls, rest };
+      const common = { appVersion: options.appVersion, mqttUrl, behaviour: inputs, login, tls, qos: options.qos, rest };
       fleet = await startWorkers(
         {
           ...common,
@@ -78,6 +78,7 @@ async function simulate(options: SimulateOptions, report: Report): Promise<numbe
         rest: target?.client,
         login,
         tls,
+        qos: options.qos,
         onEvent,
       });
       fleet = inThisThread(devices);
