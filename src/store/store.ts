@@ -16,7 +16,7 @@ import { LOG_FILE, SNAPSHOT_FILE } from './file-names.js';
 import type { IndexKey } from './indexes.js';
 import { DirectoryLock } from './lock.js';
 import { MutationLog } from './mutation-log.js';
-import { readLog } from './replay.js';
+import { readLog, type ReadLog } from './replay.js';
 import { loadedBytes } from './scavenge.js';
 import { DurableJSONFile, removeLeftTemporaries } from './snapshot-file.js';
 import { MemoryState, type Undo } from './memory.js';
@@ -70,6 +70,11 @@ export class Store {
     const lock = options.readOnly ? undefined : DirectoryLock.acquire(dir, warn);
     try {
       if (lock) removeLeftTemporaries(dir);
+      const logPath = join(dir, LOG_FILE);
+      // The log before the snapshot: a compaction writes its snapshot before it shortens the log, so a read-only open
+      // beside a running emulator finds a snapshot at least as new as the log it read (the other order could pair
+      // a shortened log with the snapshot before it: a gap).
+      const logged = await readLog(logPath, warn, !options.readOnly);
       const snapshotFile = new DurableJSONFile<StateDocument>(join(dir, SNAPSHOT_FILE));
       const db = new Low(snapshotFile, emptyDocument());
       await db.read();
@@ -93,12 +98,12 @@ export class Store {
         );
       }
       store.state.load(db.data, snapshot);
-      const size = await store.replay(join(dir, LOG_FILE), warn);
+      const size = store.replay(logPath, logged);
       // A read-only store is the CLI's, which exits soon after: it has no garbage to give back.
       if (!options.readOnly) {
         loadedBytes(snapshotFile.readLength + size);
         const compaction = (store.compaction = new Compaction<Undo>(snapshotFile, options.compactBytes, warn));
-        store.log = await MutationLog.open(join(dir, LOG_FILE), size, {
+        store.log = await MutationLog.open(logPath, size, {
           written: (undos) => {
             for (const undo of undos) if (undo.series) store.state.applySeries(undo.series);
           },
@@ -317,8 +322,7 @@ export class Store {
    * Applies the log lines the snapshot does not hold yet. They must follow it without a gap: a missing
    * mutation means a lost or foreign file, and starting anyway would silently drop state.
    */
-  private async replay(path: string, warn: (message: string) => void): Promise<number> {
-    const { lines, lineNumbers, size } = await readLog(path, warn, !this.options.readOnly);
+  private replay(path: string, { lines, lineNumbers, size }: ReadLog): number {
     const state = this.state;
     const snapshotSeq = state.seq;
     lines.forEach((line, i) => {

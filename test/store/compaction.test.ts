@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/index.js';
 
@@ -100,5 +101,59 @@ describe('a compaction of a large state', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+/** Opens the directory read-only `times` times in a process of its own, as the CLI does: what each open found. */
+async function readOnlyOpens(
+  dir: string,
+  times: number,
+): Promise<Array<{ revision?: number; count?: number; error?: string }>> {
+  const script = `
+    const { Store } = await import(${JSON.stringify(new URL('../../dist/store/index.js', import.meta.url).href)});
+    for (let i = 0; i < ${times}; i++) {
+      try {
+        const store = await Store.open({ dir: process.argv[1], readOnly: true, warn: () => undefined });
+        console.log(JSON.stringify({ revision: store.revision, count: store.count('things') }));
+      } catch (err) {
+        console.log(JSON.stringify({ error: err.message }));
+      }
+    }`;
+  const { stdout } = await execa('node', ['--input-type=module', '-e', script, dir]);
+  return stdout.split('\n').map((line) => JSON.parse(line));
+}
+
+describe('a read-only open beside a running store', () => {
+  it('reads a whole state while compactions replace the snapshot and shorten the log', async () => {
+    const dir = freshDir();
+    const store = await Store.open({ dir, compactBytes: 1 << 30, warn: () => undefined });
+    // A snapshot of some megabytes: a read-only open takes long enough to overlap several compactions.
+    for (let batch = 0; batch < 20; batch++)
+      await store.commit(
+        Array.from({ length: 1000 }, (_, i) => ({ op: 'put' as const, c: 'filler', id: `f${batch}-${i}`, v: { i } })),
+      );
+    await store.close();
+    // Now a compaction after every write or so: the files are replaced all the time.
+    const running = await Store.open({ dir, compactBytes: 64, warn: () => undefined });
+    let puts = 0;
+    let stop = false;
+    const writing = (async () => {
+      while (!stop) {
+        await running.put('things', `t${puts}`, { n: puts++ });
+        // As requests arrive: a turn of the event loop between writes (a lone writer's write answers within one).
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    let opens;
+    try {
+      opens = await readOnlyOpens(dir, 40);
+    } finally {
+      stop = true;
+      await writing;
+      await running.close();
+    }
+    // Each open read a whole prefix of the writes: one put is one mutation, and every record is there.
+    for (const open of opens) expect(open).toEqual({ revision: 20 + open.count!, count: expect.any(Number) });
+    expect(new Set(opens.map((open) => open.revision)).size).toBeGreaterThan(1);
   });
 });
