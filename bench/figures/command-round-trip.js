@@ -181,7 +181,7 @@ export default {
         target: { on: 'ratio', op: '<', limit: 1.5 },
         note:
           `p99 ${p99.simulate1.toFixed(2)} ms (4a: ${p99.commands1.toFixed(2)} ms); the CLI's device answers ` +
-          `with its default echo rule over its own KP1 client (QoS 1)`,
+          `with its default echo rule over its own KP1 client (requests at QoS 0, its default)`,
       }),
     );
     return rows;
