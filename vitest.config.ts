@@ -11,5 +11,7 @@ export default defineConfig({
     // vitest's default of one worker per core less one (which is one here).
     fileParallelism: true,
     maxWorkers: 3,
+    // Stored values frozen at every level, not only the top: code that changes a stored record in place fails here.
+    env: { PLATFORM_EMU_DEEP_FREEZE: '1' },
   },
 });

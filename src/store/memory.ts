@@ -1,4 +1,5 @@
 import { SCHEMA_VERSION, type LogLine, type Mutation, type StateDocument, type StoredRecord } from './document.js';
+import { freezeStored } from './freeze.js';
 import { setOwn } from './json-values.js';
 import { indexAdd, indexRemove, indexReplace, type Index, type IndexKey } from './indexes.js';
 import { SeriesCollections, type Series } from './series.js';
@@ -126,7 +127,7 @@ export class MemoryState {
     for (const [name, records] of Object.entries(document.collections)) {
       const map = this.collection(name);
       for (const [id, value] of Object.entries(records)) {
-        map.set(id, { value: Object.freeze(value), rev: this.seq });
+        map.set(id, { value: freezeStored(value), rev: this.seq });
         this.bumpCounter(name, id);
         for (const index of this.indexesOf(name)) indexAdd(index, id, value);
       }
@@ -154,7 +155,7 @@ export class MemoryState {
       const previous = records.get(m.id);
       undo?.changes.push({ c: m.c, id: m.id, previous, collectionRev: this.collectionRevs.get(m.c) });
       if (m.op === 'put') {
-        const value = Object.freeze(m.v);
+        const value = freezeStored(m.v);
         records.set(m.id, { value, rev: line.s });
         this.bumpCounter(m.c, m.id);
         for (const index of this.indexesOf(m.c)) {

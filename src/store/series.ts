@@ -1,4 +1,5 @@
 import { StoreError } from './errors.js';
+import { freezeStored } from './freeze.js';
 import { isPlainObject, setOwn } from './json-values.js';
 
 /** One item of an append-only series: its time (epoch milliseconds) and any JSON value. */
@@ -112,7 +113,7 @@ export class SeriesCollections {
     let one = series.get(id);
     if (!one) series.set(id, (one = new Series()));
     for (const [time, value] of items)
-      one.insert(time, typeof value === 'object' && value !== null ? Object.freeze(value) : value);
+      one.insert(time, freezeStored(value));
   }
 
   delete(collection: string, id: string): void {
