@@ -112,8 +112,7 @@ export class SeriesCollections {
     if (!series) this.byCollection.set(collection, (series = new Map()));
     let one = series.get(id);
     if (!one) series.set(id, (one = new Series()));
-    for (const [time, value] of items)
-      one.insert(time, freezeStored(value));
+    for (const [time, value] of items) one.insert(time, freezeStored(value));
   }
 
   delete(collection: string, id: string): void {
