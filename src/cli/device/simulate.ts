@@ -141,6 +141,7 @@ Examples:
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-003-token --metadata ` +
         `'{"firmware":"1.2.0"}'
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-002-token --upload photo.jpg
+  $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token --qos 1
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token --username meter-001 ` +
         `--password meter-001-password
   $ platform-emu device simulate --app-version smart-meter-v1 --token meter-001-token --tls --cert client.crt ` +
