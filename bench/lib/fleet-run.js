@@ -20,14 +20,14 @@ const COUNT_WINDOW_MS = 10_000;
 /** The longest a fleet's end may take: commands and reads still waiting, the simulator's stop, the count. */
 const END_MS = 180_000;
 
-/** `work()`, or an error naming `what` once `ms` have passed without its end. */
-async function within(ms, what, work) {
+/** `work()`, or an error with `message()` (asked then) once `ms` have passed without its end. */
+async function within(ms, message, work) {
   let timer;
   try {
     return await Promise.race([
       work(),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} took more than ${ms / 1000} s`)), ms);
+        timer = setTimeout(() => reject(new Error(message())), ms);
       }),
     ]);
   } finally {
@@ -254,21 +254,14 @@ export async function runFleet(
   if (devices <= 1) allConnected();
   // A fleet the emulator cannot serve never gets all its devices started: the figure fails rather than wait on.
   const connectMs = Math.max(120_000, devices * 30);
-  let connectTimer;
-  await Promise.race([
-    connected,
-    new Promise((resolve, reject) => {
-      connectTimer = setTimeout(
-        () => reject(new Error(`${log.connected} of ${devices} devices connected within ${connectMs} ms`)),
-        connectMs,
-      );
-    }),
-  ])
-    .catch(async (err) => {
-      await stopProcess(simulator.child);
-      throw err;
-    })
-    .finally(() => clearTimeout(connectTimer));
+  await within(
+    connectMs,
+    () => `${log.connected} of ${devices} devices connected within ${connectMs} ms`,
+    () => connected,
+  ).catch(async (err) => {
+    await stopProcess(simulator.child);
+    throw err;
+  });
   bench.log(
     `fleet: ${devices} devices connected ${Math.round(performance.now() - simulator.startedAt)} ms ` +
       `after spawning the simulator`,
@@ -294,7 +287,8 @@ export async function runFleet(
   // fails after a bound rather than wait on (round thirteen's fleet of 10,000 was still working 17 minutes later).
   const { dashboardRows, commandResults, healthTimes, stored } = await within(
     END_MS,
-    `the fleet's end (the last commands, spot reads and the count of stored samples)`,
+    () =>
+      `the fleet's end (the last commands, spot reads and the count of stored samples) took more than ${END_MS / 1000} s`,
     async () => {
       const dashboardRows = (await dashboard?.stop({ devices, commandsPerSecond })) ?? [];
       const commandResults = await commands.stop();
