@@ -61,7 +61,7 @@ type Listener = (event: DeviceEvent) => void;
 /** Enough for a test to look back at; a long-running simulation does not grow without bound. */
 const HISTORY_LIMIT = 1000;
 
-/** A device's events: kept (the last 1000), handed to listeners, and awaited with `next`. */
+/** A device's events: kept (the last `keep`, 1000 by default), handed to listeners, and awaited with `next`. */
 export class DeviceEvents {
   readonly history: DeviceEvent[] = [];
   private readonly listeners = new Map<DeviceEventName, Set<Listener>>();
@@ -73,11 +73,16 @@ export class DeviceEvents {
   }>();
   private ended: Error | undefined;
 
-  constructor(private readonly onEvent?: (event: DeviceEvent) => void) {}
+  constructor(
+    private readonly onEvent?: (event: DeviceEvent) => void,
+    private readonly keep = HISTORY_LIMIT,
+  ) {}
 
   emit(event: DeviceEvent): void {
-    this.history.push(event);
-    if (this.history.length > HISTORY_LIMIT) this.history.shift();
+    if (this.keep > 0) {
+      this.history.push(event);
+      if (this.history.length > this.keep) this.history.shift();
+    }
     this.onEvent?.(event);
     for (const listener of this.listeners.get(event.event) ?? []) listener(event);
     for (const waiter of this.waiters) {

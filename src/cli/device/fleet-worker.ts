@@ -75,6 +75,7 @@ try {
     tls: part.tls,
     qos: part.qos,
     onEvent,
+    keepEvents: 0,
   });
   flush();
   post({ type: 'connected' });

@@ -80,6 +80,7 @@ async function simulate(options: SimulateOptions, report: Report): Promise<numbe
         tls,
         qos: options.qos,
         onEvent,
+        keepEvents: 0,
       });
       fleet = inThisThread(devices);
     }
