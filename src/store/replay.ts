@@ -27,8 +27,10 @@ export interface ReadLog {
 
 /**
  * Reads the mutation log. A torn last line (the process died mid-append, so it was never acknowledged)
- * is cut off with a warning (`repair: false` only skips it, for a read-only look at a directory);
- * any other unreadable line stops the start and leaves the file as it is.
+ * is cut off with a warning. `repair: false`, for a read-only look at a directory, skips it without a word: there it
+ * is most often an append of the emulator running beside it, caught half written, and either way it was never
+ * acknowledged, so nothing the reader should have seen is missing; a start cuts it if it is still there.
+ * Any other unreadable line stops the start and leaves the file as it is.
  */
 export async function readLog(path: string, warn: (message: string) => void, repair = true): Promise<ReadLog> {
   let text: string;
@@ -46,14 +48,12 @@ export async function readLog(path: string, warn: (message: string) => void, rep
     const line = raw[i];
     if (i === raw.length - 1) {
       // Every acknowledged line ends with a newline: text after the last one is a write cut short.
-      if (line === '') break;
+      if (line === '' || !repair) break;
       warn(`Dropped a torn last line of ${path} (line ${i + 1}): a write interrupted before it was acknowledged.`);
-      if (repair) {
-        const handle = await open(path, 'r+');
-        await handle.truncate(goodBytes);
-        await handle.sync();
-        await handle.close();
-      }
+      const handle = await open(path, 'r+');
+      await handle.truncate(goodBytes);
+      await handle.sync();
+      await handle.close();
       break;
     }
     goodBytes += Buffer.byteLength(line) + 1;

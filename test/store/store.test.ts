@@ -100,14 +100,15 @@ describe('the mutation log', () => {
     },
   );
 
-  it('leaves a torn line alone when the directory is only read (token, fixtures export)', async () => {
+  it('leaves a torn line alone, without a warning, when the directory is only read (token, fixtures export)', async () => {
     const dir = freshDir();
     mkdirSync(dir);
     const text = `${logLine(1, 'a')}{"s":2`;
     writeFileSync(join(dir, LOG), text);
     const { opening, warnings } = openStore(dir, { readOnly: true });
     const store = await opening;
-    expect(warnings).toHaveLength(1);
+    // Most often an append of the emulator running beside the reader, half written: nothing to alarm anyone about.
+    expect(warnings).toEqual([]);
     expect(store.has('things', 'a')).toBe(true);
     await store.close();
     expect(readFileSync(join(dir, LOG), 'utf8')).toBe(text);
