@@ -7,6 +7,7 @@
 // quick runs). `--big-fleet` adds a fleet of 10,000 (6e-6h: 100 commands a second, the simulator spread over its
 // default worker threads, the emulator's health answers timed throughout); see docs/performance.md.
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { workerCount } from '../../dist/cli/device/plan.js';
 import { CHROMIUM } from '../lib/chromium.js';
@@ -20,6 +21,16 @@ const FSYNC = fileURLToPath(new URL('../references/fsync.js', import.meta.url));
 const MB = 1024 * 1024;
 /** The fleet run with the dashboard open (12c/12d) lasts at most this long. */
 const DASHBOARD_SECONDS = 30;
+
+/**
+ * What each process used of the machine during the samples: a fleet that falls behind shows here which one was the
+ * limit (the emulator serves from one event loop: about 1.0 of a core is all it can use).
+ */
+const coresNote = (cores) =>
+  cores
+    ? `; CPU during the samples, in cores (of ${availableParallelism()}): emulator ${cores.emulator.toFixed(2)}, ` +
+      `simulator ${cores.simulator.toFixed(2)}, the bench ${cores.bench.toFixed(2)}`
+    : '';
 
 /** The rows of a fleet run: their ids, and the targets that differ between the fleet of 1,000 and of 10,000. */
 export const FLEET_ROWS = {
@@ -90,16 +101,26 @@ export default {
       async (emulator) => {
         // Figures 12c/12d: the dashboard open on the overview and the endpoints page, watched while the fleet runs.
         const dashboard = spec.dashboard ? await watchDashboard(bench, emulator.url, seconds) : undefined;
-        const { log, spot, stored, commandResults, healthTimes, peakRss, rssAtEnd, simulatorPeakRss, dashboardRows } =
-          await runFleet(bench, emulator, {
-            devices,
-            seconds,
-            commandsPerSecond,
-            warmupSeconds,
-            endpointIds,
-            tls: spec.tls,
-            dashboard,
-          });
+        const {
+          log,
+          spot,
+          stored,
+          commandResults,
+          healthTimes,
+          peakRss,
+          rssAtEnd,
+          simulatorPeakRss,
+          dashboardRows,
+          cores,
+        } = await runFleet(bench, emulator, {
+          devices,
+          seconds,
+          commandsPerSecond,
+          warmupSeconds,
+          endpointIds,
+          tls: spec.tls,
+          dashboard,
+        });
 
         const healthMax = (healthTimes.at(-1) ?? 0).toFixed(1);
         // The simulator runs with its default spread, as a user's would.
@@ -151,7 +172,7 @@ export default {
             ],
             note:
               `counted, not sampled: ${stored.points} points stored in the window; ${expected} expected ` +
-              `(${devices} devices x ${seconds} s)`,
+              `(${devices} devices x ${seconds} s)${coresNote(cores)}`,
           }),
           measure({
             id: commandsId,

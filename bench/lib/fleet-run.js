@@ -4,7 +4,7 @@
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { httpJson, httpRequest } from './http.js';
-import { rssOf, startServer, stopProcess } from './processes.js';
+import { cpuSecondsOf, rssOf, startServer, stopProcess } from './processes.js';
 import { SERIES_NAME } from './state.js';
 
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
@@ -278,9 +278,11 @@ export async function runFleet(
     peakRss = Math.max(peakRss, emulator.rss());
     simulatorPeakRss = Math.max(simulatorPeakRss, rssOf(simulator.child.pid));
   }, SAMPLE_EVERY_MS);
+  const cpu = cpuMeter({ emulator: emulator.child.pid, simulator: simulator.child.pid });
   // Half a second more, for the replies to the samples of the last second.
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + 500));
   clearInterval(sampler);
+  const cores = cpu.cores();
   const rssAtEnd = emulator.rss();
   peakRss = Math.max(peakRss, rssAtEnd);
   // An emulator that fell behind answers the last commands, spot reads and the count late, or never: the figure
@@ -312,5 +314,30 @@ export async function runFleet(
     rssAtEnd,
     simulatorPeakRss,
     dashboardRows,
+    cores,
+  };
+}
+
+/**
+ * The CPU each process (by pid) and the bench itself use from now on, in cores: `cores()` answers the average since,
+ * or undefined where a process's CPU cannot be read (not Linux).
+ */
+function cpuMeter(pids) {
+  const started = performance.now();
+  const benchStart = process.cpuUsage();
+  const starts = Object.entries(pids).map(([name, pid]) => [name, pid, cpuSecondsOf(pid)]);
+  return {
+    cores() {
+      const seconds = (performance.now() - started) / 1000;
+      const cores = {};
+      for (const [name, pid, start] of starts) {
+        const end = cpuSecondsOf(pid);
+        if (start === undefined || end === undefined) return undefined;
+        cores[name] = (end - start) / seconds;
+      }
+      const bench = process.cpuUsage(benchStart);
+      cores.bench = (bench.user + bench.system) / 1e6 / seconds;
+      return cores;
+    },
   };
 }

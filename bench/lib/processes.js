@@ -123,6 +123,18 @@ export function rssOf(pid) {
   return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) * 1024;
 }
 
+/** Seconds of CPU a process has used so far (all its threads, user and system), or undefined where /proc is not. */
+export function cpuSecondsOf(pid) {
+  try {
+    // After the command name (which may hold spaces): state is field 3, utime and stime fields 14 and 15, in ticks of
+    // 1/100 s (USER_HZ, 100 on every Linux architecture Node runs on).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Runs a process to its end (tracked like the servers) and resolves with its stdout. */
 export function runToEnd(command, args, { label = args[0] } = {}) {
   refuseWhenClosing(label);
