@@ -20,16 +20,20 @@ export const isKp1Topic = (topic: string) => topic.startsWith(`${KP1_ROOT}/`);
 
 /** Whether a filter names an endpoint token literally, in the token's place (not `+`, not under `#`). */
 export function namesToken(filter: string): boolean {
-  // Asked for each of a client's filters on every message forwarded to it: found without splitting the filter.
+  // Asked on every message forwarded to a client: found without splitting the filter or copying the level.
   let start = 0;
   for (let level = 0; level < TOKEN_LEVEL; level++) {
     start = filter.indexOf('/', start) + 1;
     if (start === 0) return false;
   }
   const end = filter.indexOf('/', start);
-  const token = end === -1 ? filter.slice(start) : filter.slice(start, end);
-  return token !== '+' && token !== '#';
+  if ((end === -1 ? filter.length : end) - start !== 1) return true;
+  const only = filter.charCodeAt(start);
+  return only !== PLUS && only !== HASH;
 }
+
+const PLUS = '+'.charCodeAt(0);
+const HASH = '#'.charCodeAt(0);
 
 /**
  * Why a subscription is refused (SUBACK 0x80), or undefined when it is granted. Filters under `kp1/` that name no
@@ -56,8 +60,9 @@ const subscriptionsOf = (client: Client): Record<string, unknown> =>
 
 /** Whether a KP1 message reaches the client through one of its subscriptions: one matches and names the token. */
 export function receivesBySubscription(client: Client, topic: string): boolean {
-  // A client's own filters (a handful): looked through without making a list of them on every message.
-  for (const filter in subscriptionsOf(client)) if (namesToken(filter) && topicMatches(filter, topic)) return true;
+  // A client's own filters (a handful): looked through without making a list of them on every message. Most do not
+  // match the topic, which their first levels tell: whether one names the token is asked only of those that do.
+  for (const filter in subscriptionsOf(client)) if (topicMatches(filter, topic) && namesToken(filter)) return true;
   return false;
 }
 

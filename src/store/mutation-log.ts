@@ -5,6 +5,8 @@ import { replaceFileDurably } from './snapshot-file.js';
 
 interface Waiting<T> {
   text: string;
+  /** How many requests wait for this append (a batch of samples commits once for all of them). */
+  writers: number;
   /** What the owner needs to undo this append's change if it never reaches the disk. */
   undo: T;
   resolve: () => void;
@@ -90,11 +92,21 @@ async function writeAll(fd: number, buffer: Buffer, inPlace: boolean): Promise<v
 const IN_PLACE_WRITE_LIMIT_MS = 1;
 
 /**
+ * Whether a batch is written on the main thread: only a lone writer's (no concurrent writers last time, one writer
+ * waiting now) while the disk answered the last write within IN_PLACE_WRITE_LIMIT_MS. A batch several requests wait
+ * for goes to the thread pool: the event loop has their next requests to read meanwhile.
+ */
+export function writesInPlace(batchWriters: number, concurrent: boolean, lastWriteMs: number): boolean {
+  return !concurrent && batchWriters === 1 && lastWriteMs < IN_PLACE_WRITE_LIMIT_MS;
+}
+
+/**
  * The append-only mutation log (JSON lines). Every append is answered once its line is on disk;
  * appends that arrive while a flush is under way share the next write and the next fdatasync
  * (group commit), so the cost of a write does not depend on the size of the state or on concurrency. A lone
  * writer's line goes out at once (on the main thread while the disk is fast: IN_PLACE_WRITE_LIMIT_MS); under
- * concurrent writers a flush first waits one turn of the event loop.
+ * concurrent writers a flush first waits one turn of the event loop. An append that several requests wait for (a
+ * batch of a fleet's samples) counts as that many writers: a busy event loop does not wait on the disk for it.
  *
  * A batch is written whole or not at all: if any byte of it cannot be written or synced, the file is cut
  * back to where the batch began, and that batch and every append queued behind it are rejected
@@ -109,7 +121,7 @@ export class MutationLog<T> {
   private lastFailure: StoreWriteError | undefined;
   /** Set when the file could not be cut back after a failed write: nothing can be appended safely any more. */
   private broken: StoreWriteError | undefined;
-  /** Whether the last flush wrote more than one append (several writers at once), which decides how the next waits. */
+  /** Whether the last flush wrote for more than one writer (several at once), which decides how the next waits. */
   private concurrent = false;
   /** How long the last batch took to reach the disk (see IN_PLACE_WRITE_LIMIT_MS). */
   private lastWriteMs = 0;
@@ -139,13 +151,13 @@ export class MutationLog<T> {
     return [...this.writing, ...this.queue].map((w) => w.undo);
   }
 
-  append(text: string, undo: T): Promise<void> {
+  append(text: string, undo: T, writers = 1): Promise<void> {
     if (this.broken) {
       this.owner.lost([undo]);
       return Promise.reject(this.broken);
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ text, undo, resolve, reject });
+      this.queue.push({ text, undo, writers, resolve, reject });
       this.flushing ??= this.flushAll();
     });
   }
@@ -212,15 +224,16 @@ export class MutationLog<T> {
     // that every request read in this turn joins the batch rather than waiting behind a write of the first alone.
     if (this.concurrent) await new Promise((resolve) => setImmediate(resolve));
     else await undefined;
-    let appends = 0;
+    let writers = 0;
     while (this.queue.length > 0) {
       const batch = (this.writing = this.queue);
       this.queue = [];
-      appends += batch.length;
+      const batchWriters = batch.length === 1 ? batch[0].writers : batch.reduce((sum, w) => sum + w.writers, 0);
+      writers += batchWriters;
       const buffer = Buffer.from(batch.length === 1 ? batch[0].text : batch.map((w) => w.text).join(''));
       const started = performance.now();
       try {
-        await writeAll(this.fd, buffer, !this.concurrent && this.lastWriteMs < IN_PLACE_WRITE_LIMIT_MS);
+        await writeAll(this.fd, buffer, writesInPlace(batchWriters, this.concurrent, this.lastWriteMs));
       } catch (err) {
         await this.fail(err as Error);
         break;
@@ -233,7 +246,7 @@ export class MutationLog<T> {
       for (const w of batch) w.resolve();
       await this.owner.afterFlush(this.size).catch(() => undefined);
     }
-    this.concurrent = appends > 1;
+    this.concurrent = writers > 1;
     this.flushing = undefined;
   }
 

@@ -215,8 +215,9 @@ export class Store {
    * All or nothing: checks the mutations and serializes their log line first (a StoreValueError changes
    * nothing), then applies them in memory at once (all of them, in order) and resolves once they are on disk.
    * If the line cannot be written, the change is undone in memory and the promise rejects with a StoreWriteError.
+   * `writers`: how many requests wait for this commit (a batch made for several), as the log weighs them.
    */
-  commit(mutations: Mutation[]): Promise<void> {
+  commit(mutations: Mutation[], writers = 1): Promise<void> {
     if (this.options.readOnly) return Promise.reject(new Error('This store was opened read-only.'));
     if (this.closed) return Promise.reject(new Error('The store is closed: the emulator is stopping.'));
     const state = this.state;
@@ -247,7 +248,7 @@ export class Store {
     // in the log's `written` step, before the answer and before a compaction builds the snapshot from memory.
     if (line.m.some(changesSeries)) undo.series = line.m;
     state.apply(line, undo);
-    return this.log.append(text, undo);
+    return this.log.append(text, undo, writers);
   }
 
   /** The whole state as one document (a copy a caller may keep). */

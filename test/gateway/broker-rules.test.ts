@@ -70,7 +70,15 @@ describe('the broker topic rules', () => {
   });
 
   it('refuses subscriptions under kp1/ that do not name a token, and $SYS/', () => {
-    for (const filter of ['kp1/#', 'kp1/+', 'kp1/+/#', 'kp1/+/cex/+/#', 'kp1/v/cex/+/command/+/status']) {
+    for (const filter of [
+      'kp1/#',
+      'kp1/+',
+      'kp1/+/#',
+      'kp1/+/cex/+/#',
+      'kp1/v/cex/+/command/+/status',
+      'kp1/v/cex/+',
+      'kp1/v/cex/#',
+    ]) {
       expect([filter, refusalOf(filter)]).toEqual([filter, expect.stringMatching(/must name the endpoint token/)]);
     }
     for (const filter of ['$SYS/#', '$SYS/+/new/subscribes']) {
@@ -89,6 +97,9 @@ describe('the broker topic rules', () => {
       'kp1/v/cex/tok/#',
       'kp1/+/+/tok/#',
       'kp1/v/tsx/tok',
+      // A token of one character, at the end of the filter or before the next level.
+      'kp1/v/tsx/t',
+      'kp1/v/+/t/#',
       '$share/g/kp1/#',
     ]) {
       expect([filter, refusalOf(filter)]).toEqual([filter, undefined]);

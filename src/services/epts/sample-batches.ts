@@ -105,7 +105,7 @@ class SampleBatches {
 
   private async commit(batch: readonly Waiting[]): Promise<void> {
     try {
-      await this.ctx.store.commit(mutationsOf(this.ctx, batch));
+      await this.ctx.store.commit(mutationsOf(this.ctx, batch), batch.length);
     } catch (err) {
       if (batch.length > 1 && err instanceof StoreValueError) {
         await Promise.all(batch.map((one) => this.commit([one])));
