@@ -49,7 +49,7 @@ describe('where the mutation log writes a batch', () => {
       await appended;
       expect(log.bytes).toBe(line.length);
       await log.close();
-      await new Promise((resolve) => reader.on('close', resolve));
+      await new Promise<void>((resolve) => reader.on('close', () => resolve()));
       expect(received).toBe(line.length);
     },
   );
