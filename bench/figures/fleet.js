@@ -7,12 +7,11 @@
 // quick runs). `--big-fleet` adds a fleet of 10,000 (6e-6h: 100 commands a second, the simulator spread over its
 // default worker threads, the emulator's health answers timed throughout); see docs/performance.md.
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { workerCount } from '../../dist/cli/device/plan.js';
 import { CHROMIUM } from '../lib/chromium.js';
 import { watchDashboard } from '../lib/dashboard-watch.js';
-import { FLEET_VERSION, runFleet, SAMPLE_EVERY_MS } from '../lib/fleet-run.js';
+import { coresNote, FLEET_VERSION, runFleet, SAMPLE_EVERY_MS } from '../lib/fleet-run.js';
 import { runToEnd } from '../lib/processes.js';
 import { measure } from '../lib/report.js';
 import { percentile } from '../lib/stats.js';
@@ -21,16 +20,6 @@ const FSYNC = fileURLToPath(new URL('../references/fsync.js', import.meta.url));
 const MB = 1024 * 1024;
 /** The fleet run with the dashboard open (12c/12d) lasts at most this long. */
 const DASHBOARD_SECONDS = 30;
-
-/**
- * What each process used of the machine during the samples: a fleet that falls behind shows here which one was the
- * limit (the emulator serves from one event loop: about 1.0 of a core is all it can use).
- */
-const coresNote = (cores) =>
-  cores
-    ? `; CPU during the samples, in cores (of ${availableParallelism()}): emulator ${cores.emulator.toFixed(2)}, ` +
-      `simulator ${cores.simulator.toFixed(2)}, the bench ${cores.bench.toFixed(2)}`
-    : '';
 
 /** The rows of a fleet run: their ids, and the targets that differ between the fleet of 1,000 and of 10,000. */
 export const FLEET_ROWS = {

@@ -2,6 +2,7 @@
 // against a started emulator, its `--json` log, the command load, the emulator's health asked throughout, the spot
 // reads of `.../time-series/last` after replies, and the count of every accepted sample in the time series API.
 import { Agent } from 'node:http';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { httpJson, httpRequest } from './http.js';
 import { cpuSecondsOf, rssOf, startServer, stopProcess } from './processes.js';
@@ -287,16 +288,24 @@ export async function runFleet(
   peakRss = Math.max(peakRss, rssAtEnd);
   // An emulator that fell behind answers the last commands, spot reads and the count late, or never: the figure
   // fails after a bound rather than wait on (round thirteen's fleet of 10,000 was still working 17 minutes later).
+  let step = '';
   const { dashboardRows, commandResults, healthTimes, stored } = await within(
     END_MS,
     () =>
-      `the fleet's end (the last commands, spot reads and the count of stored samples) took more than ${END_MS / 1000} s`,
+      `the fleet's end (the last commands, spot reads and the count of stored samples) took more than ` +
+      `${END_MS / 1000} s; still waiting for ${step}${coresNote(cores)}`,
     async () => {
+      step = 'the dashboard to stop';
       const dashboardRows = (await dashboard?.stop({ devices, commandsPerSecond })) ?? [];
+      step = `the last of ${commands.results.sent} commands`;
       const commandResults = await commands.stop();
+      step = 'the last health answer';
       const healthTimes = (await health.stop()).sort((a, b) => a - b);
+      step = 'the simulator to stop';
       await stopProcess(simulator.child);
+      step = `the spot reads still out (${reads.spot.checked} answered)`;
       await reads.settled();
+      step = 'the count of stored samples';
       const stored = await countStored(emulator.url, log, from - 60_000, Date.now() + 60_000);
       return { dashboardRows, commandResults, healthTimes, stored };
     },
@@ -317,6 +326,16 @@ export async function runFleet(
     cores,
   };
 }
+
+/**
+ * What each process used of the machine during the samples: a fleet that falls behind shows here which one was the
+ * limit (the emulator serves from one event loop: about 1.0 of a core is all it can use).
+ */
+export const coresNote = (cores) =>
+  cores
+    ? `; CPU during the samples, in cores (of ${availableParallelism()}): emulator ${cores.emulator.toFixed(2)}, ` +
+      `simulator ${cores.simulator.toFixed(2)}, the bench ${cores.bench.toFixed(2)}`
+    : '';
 
 /**
  * The CPU each process (by pid) and the bench itself use from now on, in cores: `cores()` answers the average since,
