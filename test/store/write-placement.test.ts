@@ -1,19 +1,21 @@
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { execa, type ResultPromise } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MutationLog, writesInPlace } from '../../src/store/mutation-log.js';
+import { writesInPlace } from '../../src/store/mutation-log.js';
 
-const owner = { written: () => undefined, afterFlush: async () => undefined, lost: () => undefined };
+/** The log as the emulator runs it (built by `npm test`'s pretest), in a process of its own. */
+const LOG_MODULE = new URL('../../dist/store/mutation-log.js', import.meta.url).href;
 const dirs: string[] = [];
+const running: ResultPromise[] = [];
 afterEach(() => {
+  for (const child of running.splice(0)) child.kill('SIGKILL');
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-const turnsOfTheEventLoop = async (n: number) => {
-  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
-};
 
 describe('where the mutation log writes a batch', () => {
   it('on the main thread only for a lone writer, and only while the disk answers within 1 ms', () => {
@@ -29,28 +31,39 @@ describe('where the mutation log writes a batch', () => {
   it.skipIf(process.platform === 'win32')(
     'never holds the event loop for an append several requests wait for, however long its write takes',
     async () => {
-      // The log is a FIFO: a write of more than the pipe holds cannot end until this test reads, which only an event
-      // loop that still turns can do. Written on the main thread, it would hold this test forever.
+      // The log is a FIFO that this test reads only once the log's process says its event loop still turns while
+      // the write is under way: a write of more than the pipe holds cannot end before. Written on the main thread,
+      // the log's process would never say so, and this test would fail by its timeout (it, not the log, waits).
       const dir = mkdtempSync(join(tmpdir(), 'platform-emu-write-placement-'));
       dirs.push(dir);
       const path = join(dir, 'mutations.jsonl');
       execFileSync('mkfifo', [path]);
+      const bytes = 1024 * 1024 + 1;
+      const script = `
+        const { MutationLog } = await import(${JSON.stringify(LOG_MODULE)});
+        const owner = { written: () => undefined, afterFlush: async () => undefined, lost: () => undefined };
+        const log = await MutationLog.open(process.argv[1], 0, owner);
+        let written = false;
+        const appended = log.append('x'.repeat(${bytes - 1}) + '\\n', undefined, 2).then(() => (written = true));
+        for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+        console.log(written ? 'written before the loop turned' : 'turning');
+        await appended;
+        await log.close();
+        console.log('written');`;
+      const child = execa('node', ['--input-type=module', '-e', script, path], { reject: false });
+      running.push(child);
       const reader = createReadStream(path);
       reader.pause();
-      const log = await MutationLog.open(path, 0, owner);
-      const line = `${'x'.repeat(1024 * 1024)}\n`;
-      let written = false;
-      const appended = log.append(line, undefined, 2).then(() => (written = true));
-      await turnsOfTheEventLoop(20);
-      expect(written).toBe(false);
+      const readerClosed = once(reader, 'close');
+      const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+      expect((await lines.next()).value).toBe('turning');
       let received = 0;
       reader.on('data', (chunk) => (received += chunk.length));
       reader.resume();
-      await appended;
-      expect(log.bytes).toBe(line.length);
-      await log.close();
-      await new Promise<void>((resolve) => reader.on('close', () => resolve()));
-      expect(received).toBe(line.length);
+      expect((await lines.next()).value).toBe('written');
+      expect((await child).exitCode).toBe(0);
+      await readerClosed;
+      expect(received).toBe(bytes);
     },
   );
 });
