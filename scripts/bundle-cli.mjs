@@ -30,7 +30,12 @@ const packagesLoadedLater = {
 rmSync(outdir, { recursive: true, force: true });
 const { metafile } = await build({
   absWorkingDir: root,
-  entryPoints: ['dist/cli/main.js', 'dist/tls/authority-worker.js', 'dist/cli/device/fleet-worker.js'],
+  entryPoints: [
+    'dist/cli/main.js',
+    'dist/tls/authority-worker.js',
+    'dist/cli/device/fleet-worker.js',
+    'dist/gateway/wire-thread.js',
+  ],
   outdir,
   entryNames: '[name]',
   chunkNames: 'chunk-[hash]',

@@ -1,7 +1,19 @@
 import { request } from 'node:http';
 
 /** One request with node:http: on a fresh connection (no client warm-up cost inside a timing), or through `agent`. */
-export function httpRequest(url, { method = 'GET', headers = {}, body, agent = false } = {}) {
+/**
+ * One request. One that a kept-alive connection failed with ECONNRESET before any answer is sent once more on a new
+ * connection: the server closed that idle connection in the same moment it was reused (node's documented race,
+ * `request.reusedSocket`), so it never read the request.
+ */
+export function httpRequest(url, options = {}) {
+  return sendRequest(url, options).catch((err) => {
+    if (err.code !== 'ECONNRESET' || !err.reusedSocket) throw err;
+    return sendRequest(url, options);
+  });
+}
+
+function sendRequest(url, { method = 'GET', headers = {}, body, agent = false } = {}) {
   return new Promise((resolve, reject) => {
     const payload =
       body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
@@ -25,7 +37,7 @@ export function httpRequest(url, { method = 'GET', headers = {}, body, agent = f
         res.on('error', reject);
       },
     );
-    req.on('error', reject);
+    req.on('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
     req.end(payload);
   });
 }

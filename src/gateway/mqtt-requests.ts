@@ -3,8 +3,9 @@ import type { EmuContext } from '../context.js';
 import { announceConnected } from './connected.js';
 import { handleKp1 } from './dispatch.js';
 import type { MqttDelivery } from './mqtt-delivery.js';
-import { holdReading } from './packet-limit.js';
+import { SizeLimitedConnection } from './packet-limit.js';
 import { sessionsOf, type QoS, type Session } from './sessions.js';
+import { WireConnection } from './wire.js';
 
 type Sessions = ReturnType<typeof sessionsOf>;
 
@@ -74,8 +75,14 @@ interface Received {
  */
 export const KP1_REQUESTS_WAITING = 256;
 
-/** The connection aedes reads a client's packets from; the typings do not show it. */
-const connectionOf = (client: Client) => (client as Client & { conn?: unknown }).conn;
+/**
+ * Stops reading a client's connection, or reads it again: what it already delivered is still parsed, and TCP then
+ * holds the sender back. (aedes reads a client's packets from `client.conn`; the typings do not show it.)
+ */
+function holdReading(client: Client, held: boolean): void {
+  const connection = (client as Client & { conn?: unknown }).conn;
+  if (connection instanceof SizeLimitedConnection || connection instanceof WireConnection) connection.hold(held);
+}
 
 interface Queue {
   waiting: Received[];
@@ -126,7 +133,7 @@ export class MqttRequests {
 
   private pause(client: Client, queue: Queue): void {
     queue.paused = true;
-    holdReading(connectionOf(client), true);
+    holdReading(client, true);
     if (this.heldBack.has(client)) return;
     this.heldBack.add(client);
     this.ctx.log(
@@ -137,7 +144,7 @@ export class MqttRequests {
 
   private resume(client: Client, queue: Queue): void {
     queue.paused = false;
-    holdReading(connectionOf(client), false);
+    holdReading(client, false);
   }
 
   /** Resolves once every request received so far is answered. */

@@ -10,9 +10,10 @@ import { mqttAuthenticate } from './mqtt-auth.js';
 import { useCredentials } from './credential-login.js';
 import { MqttRequests } from './mqtt-requests.js';
 import { logRefusedVersions } from './mqtt-versions.js';
-import { limitPacketSize, maxPacketSize, PACKET_HEADROOM } from './packet-limit.js';
+import { limitPacketSize, maxPacketSize, PACKET_HEADROOM, type PacketTooLarge } from './packet-limit.js';
 import { guardSessions } from './session-owners.js';
 import { sessionsOf } from './sessions.js';
+import { startWire } from './wire.js';
 
 export interface MqttGateway {
   port: number;
@@ -51,21 +52,21 @@ async function createBroker(ctx: EmuContext, delivery: MqttDelivery, requests: M
   return broker;
 }
 
-/** A connection with the packet size limit, handed to the broker (started first if need be). */
-function accept(ctx: EmuContext, socket: Socket, broker: Aedes | Promise<Aedes>): Duplex {
-  socket.setNoDelay(true);
-  const limit = maxPacketSize(ctx.config.bodyLimit);
-  const connection = limitPacketSize(socket, limit, (err, closed) => {
-    const clientId = (closed as { client?: Client }).client?.id;
-    const who = clientId ? `client ${clientId}` : `connection from ${socket.remoteAddress}`;
-    ctx.log(
-      `MQTT ${who} sent ${err.message} (the body limit, ${ctx.config.bodyLimit}, plus ` +
-        `${PACKET_HEADROOM / 1024} KiB): connection closed.`,
-    );
-  });
+/** The log line of a connection closed for a packet over the limit. */
+function logOversize(ctx: EmuContext, err: PacketTooLarge, closed: Duplex, remoteAddress: string | undefined): void {
+  const clientId = (closed as { client?: Client }).client?.id;
+  const who = clientId ? `client ${clientId}` : `connection from ${remoteAddress}`;
+  ctx.log(
+    `MQTT ${who} sent ${err.message} (the body limit, ${ctx.config.bodyLimit}, plus ` +
+      `${PACKET_HEADROOM / 1024} KiB): connection closed.`,
+  );
+}
+
+/** Hands a connection to the broker (started first if need be). */
+function handTo(ctx: EmuContext, connection: Duplex, broker: Aedes | Promise<Aedes>): void {
   if (!(broker instanceof Promise)) {
     broker.handle(connection);
-    return connection;
+    return;
   }
   broker.then(
     (ready) => ready.handle(connection),
@@ -74,7 +75,14 @@ function accept(ctx: EmuContext, socket: Socket, broker: Aedes | Promise<Aedes>)
       connection.destroy();
     },
   );
-  return connection;
+}
+
+/** A socket of the main thread with the packet size limit (the wire thread checks its own). */
+function limited(ctx: EmuContext, socket: Socket): Duplex {
+  socket.setNoDelay(true);
+  return limitPacketSize(socket, maxPacketSize(ctx.config.bodyLimit), (err, closed) =>
+    logOversize(ctx, err, closed, socket.remoteAddress),
+  );
 }
 
 /**
@@ -90,20 +98,18 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
   let brokerReady: Promise<Aedes> | undefined;
   const startBroker = () =>
     (brokerReady ??= createBroker(ctx, delivery, requests).then((started) => (broker = started)));
-  const server = createServer((socket) => void accept(ctx, socket, broker ?? startBroker()));
-  const port = await listenBrokerPort(server, {
-    port: options.port,
-    host: options.host,
-    protocol: 'MQTT',
-    flag: '--mqtt-port',
-  });
+  const listener = await listenForMqtt(ctx, options, (connection) => handTo(ctx, connection, broker ?? startBroker()));
   return {
-    port,
-    url: listeningUrl('mqtt', options.host, port),
+    port: listener.port,
+    url: listeningUrl('mqtt', options.host, listener.port),
     devices: mqttDevicePush(ctx, delivery),
-    handle: (socket) => accept(ctx, socket, broker ?? startBroker()),
+    handle: (socket) => {
+      const connection = limited(ctx, socket);
+      handTo(ctx, connection, broker ?? startBroker());
+      return connection;
+    },
     close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = listener.close();
       // Requests already received are answered before the connections close.
       await requests.settled();
       const started = await brokerReady?.catch(() => undefined);
@@ -111,4 +117,28 @@ export async function startMqtt(ctx: EmuContext, options: { host: string; port: 
       await closed;
     },
   };
+}
+
+/**
+ * The plain MQTT port: its sockets in the wire thread (`wire.ts`), or on the main thread where the thread's file is
+ * not built (the tests that run the TypeScript source). `close` stops accepting and resolves once every connection
+ * closed.
+ */
+async function listenForMqtt(
+  ctx: EmuContext,
+  options: { host: string; port: number },
+  accepted: (connection: Duplex) => void,
+): Promise<{ port: number; close(): Promise<void> }> {
+  const wire = await startWire(
+    { host: options.host, port: options.port, limit: maxPacketSize(ctx.config.bodyLimit) },
+    {
+      connection: accepted,
+      oversize: (err, connection) => logOversize(ctx, err, connection, connection.remoteAddress),
+      log: ctx.log,
+    },
+  );
+  if (wire) return { port: wire.port, close: () => wire.close() };
+  const server = createServer((socket) => accepted(limited(ctx, socket)));
+  const port = await listenBrokerPort(server, { ...options, protocol: 'MQTT', flag: '--mqtt-port' });
+  return { port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }

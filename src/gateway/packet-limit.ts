@@ -17,7 +17,7 @@ export class PacketTooLarge extends Error {
 }
 
 /** Follows the MQTT framing of a byte stream (fixed header byte, remaining length, body) without keeping any of it. */
-class FrameScanner {
+export class FrameScanner {
   /** Body bytes of the current packet still to pass. */
   private skip = 0;
   /** -1 while a fixed header byte is expected; otherwise how many remaining-length bytes were read. */
@@ -61,7 +61,7 @@ class FrameScanner {
  * length over the limit closes the connection before its body arrives. aedes' parser would otherwise buffer the
  * whole packet, however large, and copy it several times (aedes has no packet size option: moscajs/aedes#831).
  */
-class SizeLimitedConnection extends Duplex {
+export class SizeLimitedConnection extends Duplex {
   private readonly scanner: FrameScanner;
   /** Not read while held (`holdReading`), whatever aedes asks. */
   private held = false;
@@ -132,12 +132,4 @@ export function limitPacketSize(
   onOversize: (error: PacketTooLarge, connection: Duplex) => void,
 ): Duplex {
   return new SizeLimitedConnection(socket, limit, onOversize);
-}
-
-/**
- * Stops reading a connection the broker was handed (`limitPacketSize`), or reads it again: what it already delivered
- * is still parsed, and TCP then holds the sender back.
- */
-export function holdReading(connection: unknown, held: boolean): void {
-  if (connection instanceof SizeLimitedConnection) connection.hold(held);
 }

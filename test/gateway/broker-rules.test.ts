@@ -4,30 +4,7 @@ import mqtt from 'mqtt';
 import { isPlatformTopic, refusalOf } from '../../src/gateway/broker-rules.js';
 import { deviceConnection } from '../../src/gateway/index.js';
 import { api, startTestEmulator } from '../helpers/emulator.js';
-import { registerEndpoint, TestDevice, type Received } from './device.js';
-
-/** The emulator's log, with a wait for a line (the broker logs what it drops or refuses). */
-function logRecorder() {
-  const lines: string[] = [];
-  const waiters: Array<{ pattern: RegExp; resolve: () => void }> = [];
-  return {
-    lines,
-    log(line: string) {
-      lines.push(line);
-      for (const w of waiters.filter((w) => w.pattern.test(line))) w.resolve();
-    },
-    waitFor(pattern: RegExp, timeoutMs = 3000): Promise<void> {
-      if (lines.some((line) => pattern.test(line))) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`no log line like ${pattern} within ${timeoutMs} ms; got ${JSON.stringify(lines)}`)),
-          timeoutMs,
-        );
-        waiters.push({ pattern, resolve: () => (clearTimeout(timer), resolve()) });
-      });
-    },
-  };
-}
+import { logRecorder, registerEndpoint, TestDevice, type Received } from './device.js';
 
 const kp1 = (messages: Received[]) => messages.filter((m) => m.topic.startsWith('kp1/'));
 

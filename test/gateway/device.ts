@@ -120,3 +120,26 @@ export async function registerEndpoint(
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The emulator's log, with a wait for a line (the broker logs what it drops or refuses). */
+export function logRecorder() {
+  const lines: string[] = [];
+  const waiters: Array<{ pattern: RegExp; resolve: () => void }> = [];
+  return {
+    lines,
+    log(line: string) {
+      lines.push(line);
+      for (const w of waiters.filter((w) => w.pattern.test(line))) w.resolve();
+    },
+    waitFor(pattern: RegExp, timeoutMs = 3000): Promise<void> {
+      if (lines.some((line) => pattern.test(line))) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no log line like ${pattern} within ${timeoutMs} ms; got ${JSON.stringify(lines)}`)),
+          timeoutMs,
+        );
+        waiters.push({ pattern, resolve: () => (clearTimeout(timer), resolve()) });
+      });
+    },
+  };
+}

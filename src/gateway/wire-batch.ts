@@ -1,0 +1,91 @@
+/**
+ * What the main thread and the wire thread tell each other (`wire.ts`, `wire-thread.ts`), gathered for one message
+ * per turn of the event loop each way: a list of operations and one buffer of the bytes they carry, handed over
+ * without a copy. A message per operation would cost more than the socket write it saves.
+ */
+export const WireOp = {
+  /** Wire thread: a connection was accepted (text: its remote address). */
+  Open: 1,
+  /** Either way: bytes read from the connection, or to write to it (value: their length). */
+  Data: 2,
+  /** Wire thread: the peer ended its side. Main thread: end the connection once its bytes are written. */
+  End: 3,
+  /** Wire thread: the socket closed (text: its error, or empty). */
+  Closed: 4,
+  /** Wire thread: a packet announced more than the limit (value: its size); the socket is no longer read. */
+  Oversize: 5,
+  /** Main thread: close the socket now. */
+  Destroy: 6,
+  /** Main thread: read the socket (value 1) or hold it (value 0). */
+  Read: 7,
+  /** Main thread: it has taken this many bytes the wire thread sent (value; the id is 0). */
+  Taken: 8,
+} as const;
+export type WireOp = (typeof WireOp)[keyof typeof WireOp];
+
+export interface WireMessage {
+  /** Triples of operation, connection id and value. */
+  ops: Int32Array;
+  bytes: ArrayBuffer;
+  texts: string[];
+}
+
+/** Operations gathered until `take()`. */
+export class WireBatch {
+  private ops: number[] = [];
+  private chunks: Uint8Array[] = [];
+  private size = 0;
+  private texts: string[] = [];
+
+  get empty(): boolean {
+    return this.ops.length === 0;
+  }
+
+  add(op: WireOp, id: number, value = 0, text?: string): void {
+    this.ops.push(op, id, value);
+    if (text !== undefined) this.texts.push(text);
+  }
+
+  data(id: number, chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
+    this.ops.push(WireOp.Data, id, chunk.length);
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+  }
+
+  /** The message and what it transfers; the batch is empty again. */
+  take(): [WireMessage, ArrayBuffer[]] {
+    // A buffer of its own, never a slice of node's shared pool: it is transferred.
+    const bytes = new Uint8Array(this.size);
+    let offset = 0;
+    for (const chunk of this.chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.length;
+    }
+    const ops = Int32Array.from(this.ops);
+    const message = { ops, bytes: bytes.buffer, texts: this.texts };
+    this.ops = [];
+    this.chunks = [];
+    this.size = 0;
+    this.texts = [];
+    return [message, [ops.buffer, bytes.buffer]];
+  }
+}
+
+/** Calls `each` for every operation of a message, with its bytes (a view, not a copy) or its text. */
+export function readWireMessage(
+  { ops, bytes, texts }: WireMessage,
+  each: (op: WireOp, id: number, value: number, data: Buffer | undefined, text: string | undefined) => void,
+): void {
+  let offset = 0;
+  let text = 0;
+  for (let i = 0; i < ops.length; i += 3) {
+    const op = ops[i] as WireOp;
+    const value = ops[i + 2];
+    if (op === WireOp.Data) {
+      each(op, ops[i + 1], value, Buffer.from(bytes, offset, value), undefined);
+      offset += value;
+    } else if (op === WireOp.Open || op === WireOp.Closed) each(op, ops[i + 1], value, undefined, texts[text++]);
+    else each(op, ops[i + 1], value, undefined, undefined);
+  }
+}

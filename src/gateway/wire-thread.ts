@@ -1,0 +1,144 @@
+// The wire thread: the sockets of plain MQTT connections, read and written here rather than on the main thread,
+// where the broker parses what they carry (`wire.ts` is the other side). At thousands of devices a socket write per
+// reply was a fifth of the main thread's time (docs/performance.md, round sixteen).
+import { createServer, type Socket } from 'node:net';
+import { parentPort, workerData } from 'node:worker_threads';
+import { listenBrokerPort } from './listen-port.js';
+import { FrameScanner, PacketTooLarge } from './packet-limit.js';
+import { readWireMessage, WireBatch, WireOp, type WireMessage } from './wire-batch.js';
+
+export interface WireThreadOptions {
+  host: string;
+  port: number;
+  /** The largest packet (remaining length) a connection may announce. */
+  limit: number;
+}
+
+/** What the wire thread posts besides batches: where it listens, that it could not, that every socket closed. */
+export type WireThreadEvent =
+  { type: 'listening'; port: number } | { type: 'failed'; message: string } | { type: 'closed' };
+
+/**
+ * Bytes sent to the main thread and not yet taken by it past which the sockets that deliver more are not read until
+ * it has taken half: a main thread that falls behind holds the devices back through TCP, as it did when it read the
+ * sockets itself, rather than the wire thread queueing for it without bound.
+ */
+const WIRE_BYTES_AHEAD = 8 * 1024 * 1024;
+
+const port = parentPort!;
+const { host, port: wanted, limit } = workerData as WireThreadOptions;
+const connections = new Map<number, Socket>();
+/** Sockets the main thread holds (`Read` 0), and those held here until it catches up. */
+const heldByMain = new Set<Socket>();
+const heldForMain = new Set<Socket>();
+let ahead = 0;
+let nextId = 1;
+let batch = new WireBatch();
+let flushing = false;
+
+function flush(): void {
+  flushing = false;
+  if (batch.empty) return;
+  const [message, transfer] = batch.take();
+  port.postMessage(message, transfer);
+}
+
+/** Every operation goes out with the others of this turn of the event loop. */
+function post(): void {
+  if (flushing) return;
+  flushing = true;
+  setImmediate(flush);
+}
+
+const server = createServer((socket) => {
+  const id = nextId++;
+  const scanner = new FrameScanner(limit);
+  connections.set(id, socket);
+  socket.setNoDelay(true);
+  batch.add(WireOp.Open, id, 0, socket.remoteAddress ?? '');
+  post();
+  let failure = '';
+  socket.on('data', (chunk: Buffer) => {
+    const error = scanner.scan(chunk);
+    if (error) {
+      // Nothing of a packet over the limit is read: the connection closes before its body arrives.
+      if (error instanceof PacketTooLarge) batch.add(WireOp.Oversize, id, error.size);
+      else failure = error.message;
+      socket.destroy();
+      return;
+    }
+    batch.data(id, chunk);
+    post();
+    ahead += chunk.length;
+    if (ahead > WIRE_BYTES_AHEAD) {
+      heldForMain.add(socket);
+      socket.pause();
+    }
+  });
+  socket.on('end', () => {
+    batch.add(WireOp.End, id);
+    post();
+  });
+  socket.on('error', (err) => (failure = err.message));
+  socket.on('close', () => {
+    connections.delete(id);
+    heldByMain.delete(socket);
+    heldForMain.delete(socket);
+    batch.add(WireOp.Closed, id, 0, failure);
+    post();
+  });
+});
+
+port.on('message', (message: WireMessage | { type: 'close' }) => {
+  if ('type' in message) {
+    server.close(() => {
+      flush();
+      port.postMessage({ type: 'closed' } satisfies WireThreadEvent);
+      port.close();
+    });
+    return;
+  }
+  const corked = new Set<Socket>();
+  readWireMessage(message, (op, id, value, data) => {
+    const socket = connections.get(id);
+    if (op === WireOp.Taken) taken(value);
+    if (!socket) return;
+    if (op === WireOp.Data) {
+      if (!corked.has(socket)) {
+        corked.add(socket);
+        socket.cork();
+      }
+      socket.write(data!);
+    } else if (op === WireOp.End || op === WireOp.Destroy) {
+      // What the broker wrote before closing (a refused login's CONNACK) goes out first: a destroy drops what a
+      // corked socket holds.
+      if (corked.delete(socket)) socket.uncork();
+      if (op === WireOp.End) socket.end();
+      else socket.destroy();
+    } else if (op === WireOp.Read) {
+      if (value === 0) {
+        heldByMain.add(socket);
+        socket.pause();
+      } else {
+        heldByMain.delete(socket);
+        if (!heldForMain.has(socket)) socket.resume();
+      }
+    }
+  });
+  for (const socket of corked) socket.uncork();
+});
+
+function taken(bytes: number): void {
+  ahead -= bytes;
+  if (ahead > WIRE_BYTES_AHEAD / 2 || heldForMain.size === 0) return;
+  for (const socket of heldForMain) if (!heldByMain.has(socket)) socket.resume();
+  heldForMain.clear();
+}
+
+listenBrokerPort(server, { port: wanted, host, protocol: 'MQTT', flag: '--mqtt-port' }).then(
+  (bound) => port.postMessage({ type: 'listening', port: bound } satisfies WireThreadEvent),
+  (err: Error) => {
+    port.postMessage({ type: 'failed', message: err.message } satisfies WireThreadEvent);
+    port.close();
+  },
+);

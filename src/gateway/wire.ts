@@ -1,0 +1,185 @@
+import { existsSync } from 'node:fs';
+import { Duplex } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { PacketTooLarge } from './packet-limit.js';
+import { readWireMessage, WireBatch, WireOp, type WireMessage } from './wire-batch.js';
+import type { WireThreadEvent, WireThreadOptions } from './wire-thread.js';
+
+const WIRE_THREAD = new URL('./wire-thread.js', import.meta.url);
+
+/** A connection of the wire thread as the broker reads and writes it; its socket is in the wire thread. */
+export class WireConnection extends Duplex {
+  /** Not read while held (`holdReading`), nor while the broker has not taken what came (the stream's backpressure). */
+  private held = false;
+  private full = false;
+  private reading = true;
+  /** The socket closed: nothing to tell the wire thread any more. */
+  gone = false;
+
+  constructor(
+    readonly id: number,
+    readonly remoteAddress: string,
+    private readonly wire: Wire,
+  ) {
+    super({ allowHalfOpen: false });
+  }
+
+  received(chunk: Buffer): void {
+    if (this.push(chunk)) return;
+    this.full = true;
+    this.tellReading();
+  }
+
+  override _read(): void {
+    this.full = false;
+    this.tellReading();
+  }
+
+  hold(held: boolean): void {
+    this.held = held;
+    this.tellReading();
+  }
+
+  private tellReading(): void {
+    const reading = !this.held && !this.full;
+    if (reading === this.reading) return;
+    this.reading = reading;
+    this.wire.send(WireOp.Read, this.id, reading ? 1 : 0);
+  }
+
+  // Written as soon as the wire thread gets it: like a socket's, its buffer there has no bound of its own (the broker
+  // writes on regardless of what its writes answer).
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    this.wire.data(this.id, chunk);
+    done();
+  }
+
+  override _writev(chunks: Array<{ chunk: Buffer }>, done: (error?: Error | null) => void): void {
+    for (const { chunk } of chunks) this.wire.data(this.id, chunk);
+    done();
+  }
+
+  override _final(done: (error?: Error | null) => void): void {
+    this.wire.send(WireOp.End, this.id);
+    done();
+  }
+
+  override _destroy(error: Error | null, done: (error?: Error | null) => void): void {
+    if (!this.gone) this.wire.send(WireOp.Destroy, this.id);
+    this.wire.forget(this.id);
+    done(error);
+  }
+}
+
+export interface WireHandlers {
+  connection(connection: WireConnection): void;
+  /** A packet over the limit: told before the connection closes. */
+  oversize(error: PacketTooLarge, connection: WireConnection): void;
+  log(message: string): void;
+}
+
+/** The main thread's side of the wire thread: its connections, and what they write, posted once per turn. */
+export class Wire {
+  private readonly connections = new Map<number, WireConnection>();
+  private batch = new WireBatch();
+  private flushing = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly worker: Worker,
+    readonly port: number,
+    private readonly limit: number,
+    private readonly handlers: WireHandlers,
+  ) {
+    worker.on('message', (message: WireMessage | WireThreadEvent) => {
+      if ('type' in message) return;
+      readWireMessage(message, (op, id, value, data, text) => this.on(op, id, value, data, text));
+      // What it reads next waits for this (WIRE_BYTES_AHEAD): told with what this thread writes in this turn.
+      if (message.bytes.byteLength > 0) this.send(WireOp.Taken, 0, message.bytes.byteLength);
+    });
+    worker.on('error', (err) => handlers.log(`The MQTT wire thread failed: ${err.stack ?? err.message}`));
+    worker.once('exit', () => {
+      if (!this.closing) handlers.log('The MQTT wire thread ended: MQTT connections on the plain port are closed.');
+      for (const connection of this.connections.values()) {
+        connection.gone = true;
+        connection.destroy();
+      }
+    });
+  }
+
+  private on(op: WireOp, id: number, value: number, data: Buffer | undefined, text: string | undefined): void {
+    if (op === WireOp.Open) {
+      const connection = new WireConnection(id, text!, this);
+      this.connections.set(id, connection);
+      this.handlers.connection(connection);
+      return;
+    }
+    const connection = this.connections.get(id);
+    if (!connection) return;
+    if (op === WireOp.Data) connection.received(data!);
+    else if (op === WireOp.End) connection.push(null);
+    else if (op === WireOp.Oversize) {
+      const error = new PacketTooLarge(value, this.limit);
+      this.handlers.oversize(error, connection);
+      connection.destroy(error);
+    } else if (op === WireOp.Closed) {
+      connection.gone = true;
+      connection.destroy(text ? new Error(text) : undefined);
+    }
+  }
+
+  send(op: WireOp, id: number, value = 0): void {
+    this.batch.add(op, id, value);
+    this.post();
+  }
+
+  data(id: number, chunk: Buffer): void {
+    this.batch.data(id, chunk);
+    this.post();
+  }
+
+  forget(id: number): void {
+    this.connections.delete(id);
+  }
+
+  private post(): void {
+    if (this.flushing) return;
+    this.flushing = true;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushing = false;
+    if (this.batch.empty) return;
+    const [message, transfer] = this.batch.take();
+    this.worker.postMessage(message, transfer);
+  }
+
+  /** Stops accepting; resolves once every socket closed (the broker closes its connections) and the thread ended. */
+  close(): Promise<void> {
+    return (this.closing ??= new Promise<void>((resolve) => {
+      this.worker.once('exit', () => resolve());
+      this.flush();
+      this.worker.postMessage({ type: 'close' });
+    }));
+  }
+}
+
+/**
+ * Listens for plain MQTT in the wire thread; undefined where its file is not beside this one (the project's tests
+ * run this module from its TypeScript source): the caller then listens on the main thread.
+ */
+export async function startWire(options: WireThreadOptions, handlers: WireHandlers): Promise<Wire | undefined> {
+  if (!existsSync(fileURLToPath(WIRE_THREAD))) return undefined;
+  const worker = new Worker(WIRE_THREAD, { workerData: options, stdout: false, stderr: false });
+  const first = await new Promise<WireThreadEvent>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  if (first.type !== 'listening') {
+    await new Promise((resolve) => worker.once('exit', resolve));
+    throw new Error(first.type === 'failed' ? first.message : 'The MQTT wire thread ended before it listened.');
+  }
+  return new Wire(worker, first.port, options.limit, handlers);
+}
