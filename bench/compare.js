@@ -24,7 +24,7 @@ function previousRun(path) {
   }
   // A printed table (bench/lib/report.js): columns are separated by two spaces or more.
   for (const line of text.split('\n')) {
-    if (!/^\d+[a-z] /.test(line)) continue;
+    if (!/^\d+[a-z]* /.test(line)) continue;
     const cells = line.trim().split(/\s{2,}/);
     const verdict = cells.at(-1);
     byId.set(line.split(' ')[0], {

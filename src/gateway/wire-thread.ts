@@ -25,7 +25,7 @@ export type WireThreadEvent =
  */
 const WIRE_BYTES_AHEAD = 8 * 1024 * 1024;
 
-const port = parentPort!;
+const main = parentPort!;
 const { host, port: wanted, limit } = workerData as WireThreadOptions;
 const connections = new Map<number, Socket>();
 /** Sockets the main thread holds (`Read` 0), and those held here until it catches up. */
@@ -33,14 +33,14 @@ const heldByMain = new Set<Socket>();
 const heldForMain = new Set<Socket>();
 let ahead = 0;
 let nextId = 1;
-let batch = new WireBatch();
+const batch = new WireBatch();
 let flushing = false;
 
 function flush(): void {
   flushing = false;
   if (batch.empty) return;
   const [message, transfer] = batch.take();
-  port.postMessage(message, transfer);
+  main.postMessage(message, transfer);
 }
 
 /** Every operation goes out with the others of this turn of the event loop. */
@@ -89,12 +89,12 @@ const server = createServer((socket) => {
   });
 });
 
-port.on('message', (message: WireMessage | { type: 'close' }) => {
+main.on('message', (message: WireMessage | { type: 'close' }) => {
   if ('type' in message) {
     server.close(() => {
       flush();
-      port.postMessage({ type: 'closed' } satisfies WireThreadEvent);
-      port.close();
+      main.postMessage({ type: 'closed' } satisfies WireThreadEvent);
+      main.close();
     });
     return;
   }
@@ -136,9 +136,9 @@ function taken(bytes: number): void {
 }
 
 listenBrokerPort(server, { port: wanted, host, protocol: 'MQTT', flag: '--mqtt-port' }).then(
-  (bound) => port.postMessage({ type: 'listening', port: bound } satisfies WireThreadEvent),
+  (bound) => main.postMessage({ type: 'listening', port: bound } satisfies WireThreadEvent),
   (err: Error) => {
-    port.postMessage({ type: 'failed', message: err.message } satisfies WireThreadEvent);
-    port.close();
+    main.postMessage({ type: 'failed', message: err.message } satisfies WireThreadEvent);
+    main.close();
   },
 );

@@ -82,7 +82,7 @@ export interface WireHandlers {
 /** The main thread's side of the wire thread: its connections, and what they write, posted once per turn. */
 export class Wire {
   private readonly connections = new Map<number, WireConnection>();
-  private batch = new WireBatch();
+  private readonly batch = new WireBatch();
   private flushing = false;
   private closing: Promise<void> | undefined;
 
@@ -176,10 +176,11 @@ export async function startWire(options: WireThreadOptions, handlers: WireHandle
   const first = await new Promise<WireThreadEvent>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`The MQTT wire thread ended (${code}) before it listened.`)));
   });
   if (first.type !== 'listening') {
     await new Promise((resolve) => worker.once('exit', resolve));
-    throw new Error(first.type === 'failed' ? first.message : 'The MQTT wire thread ended before it listened.');
+    throw new Error(first.type === 'failed' ? first.message : `The MQTT wire thread said ${first.type} first.`);
   }
   return new Wire(worker, first.port, options.limit, handlers);
 }
