@@ -143,3 +143,29 @@ export function logRecorder() {
     },
   };
 }
+
+/**
+ * Publishes `count` KP1 requests on `topic` (ids 1..count) without waiting between them, and resolves with the topics
+ * of the replies to them, in the order they came (the connection's other messages, pushes, are left out). `meanwhile`
+ * runs once they are all handed to the client.
+ */
+export async function floodRequests(
+  client: MqttClient,
+  topic: string,
+  count: number,
+  meanwhile: () => Promise<void> | void = () => undefined,
+): Promise<string[]> {
+  await client.subscribeAsync(`${topic}/+/+`);
+  const replies: string[] = [];
+  const all = new Promise<void>((resolve) =>
+    client.on('message', (replyTopic) => {
+      if (!replyTopic.startsWith(`${topic}/`)) return;
+      replies.push(replyTopic);
+      if (replies.length === count) resolve();
+    }),
+  );
+  for (let id = 1; id <= count; id++) client.publish(`${topic}/${id}`, '{}', { qos: 0 });
+  await meanwhile();
+  await all;
+  return replies;
+}

@@ -2,6 +2,7 @@ import mqtt from 'mqtt';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KP1_REQUESTS_WAITING } from '../../src/gateway/mqtt-requests.js';
 import { startEmulator } from '../../src/index.js';
+import { floodRequests } from './device.js';
 
 const FLOOD = KP1_REQUESTS_WAITING * 8;
 const TOPIC = 'kp1/smart-meter-v1/tsx/meter-001-token';
@@ -14,18 +15,8 @@ describe('a device that publishes KP1 requests without waiting for their replies
   it(`is held back once ${KP1_REQUESTS_WAITING} requests wait (logged once), and gets every reply, in order`, async () => {
     const client = await mqtt.connectAsync(emulator.mqttUrl, { reconnectPeriod: 0 });
     try {
-      await client.subscribeAsync(`${TOPIC}/+/+`);
-      const replies: string[] = [];
-      const all = new Promise<void>((resolve) =>
-        client.on('message', (topic) => {
-          // The connection speaks for the endpoint: its configuration and software pushes come too.
-          if (!topic.startsWith(`${TOPIC}/`)) return;
-          replies.push(topic);
-          if (replies.length === FLOOD) resolve();
-        }),
-      );
-      for (let id = 1; id <= FLOOD; id++) client.publish(`${TOPIC}/${id}`, '{}', { qos: 0 });
-      await all;
+      // The connection speaks for the endpoint: its configuration and software pushes come too, and are left out.
+      const replies = await floodRequests(client, TOPIC, FLOOD);
       expect(replies).toEqual(Array.from({ length: FLOOD }, (_, i) => `${TOPIC}/${i + 1}/status`));
       expect(logged.filter((line) => line.includes('sends KP1 requests faster than they are answered'))).toEqual([
         expect.stringContaining(`${KP1_REQUESTS_WAITING} are waiting, so its connection is not read`),

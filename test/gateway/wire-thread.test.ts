@@ -5,7 +5,7 @@ import mqtt from 'mqtt';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { startEmulator as StartEmulator } from '../../src/index.js';
 import { KP1_REQUESTS_WAITING } from '../../src/gateway/mqtt-requests.js';
-import { logRecorder } from './device.js';
+import { floodRequests, logRecorder } from './device.js';
 
 // The wire thread (src/gateway/wire-thread.ts) runs only from the build: these tests start the built emulator
 // (`npm test` builds it first), which serves the plain MQTT port from it. The other gateway tests run the source,
@@ -47,22 +47,13 @@ describe('the plain MQTT port, served by the wire thread', async () => {
     const flood = KP1_REQUESTS_WAITING * 16;
     const client = await mqtt.connectAsync(emulator.mqttUrl, { reconnectPeriod: 0 });
     try {
-      await client.subscribeAsync(`${TOPIC}/+/+`);
-      const replies: string[] = [];
-      const all = new Promise<void>((resolve) =>
-        client.on('message', (topic) => {
-          if (!topic.startsWith(`${TOPIC}/`)) return;
-          replies.push(topic);
-          if (replies.length === flood) resolve();
-        }),
-      );
-      for (let id = 1; id <= flood; id++) client.publish(`${TOPIC}/${id}`, '{}', { qos: 0 });
-      await new Promise((resolve) => setImmediate(resolve));
-      // This thread is the emulator's main thread: busy while the requests arrive, it then gets them all at once, as a
-      // broker that fell behind does, and the connection's queue passes its bound.
-      const until = Date.now() + 500;
-      while (Date.now() < until);
-      await all;
+      const replies = await floodRequests(client, TOPIC, flood, async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        // This thread is the emulator's main thread: busy while the requests arrive, it then gets them all at once, as
+        // a broker that fell behind does, and the connection's queue passes its bound.
+        const until = Date.now() + 500;
+        while (Date.now() < until);
+      });
       expect(replies).toEqual(Array.from({ length: flood }, (_, i) => `${TOPIC}/${i + 1}/status`));
       await logs.waitFor(/sends KP1 requests faster than they are answered/);
     } finally {
