@@ -40,7 +40,10 @@ export interface EmulatorOptions {
   uploadTokenTtl?: number;
   /** Largest binary-data upload (blob or file) in bytes; larger ones answer 413. Default 1 GiB. */
   uploadLimit?: number;
-  /** Log size in bytes after which the snapshot is rewritten. */
+  /**
+   * Log size in bytes after which the snapshot is rewritten. Default: 16 MiB, or the size of the snapshot last read or
+   * written if that is larger (a large state is not rewritten whole for every 16 MiB of log).
+   */
   compactBytes?: number;
   /**
    * Extra `Host` names the emulator answers (DNS rebinding guard). Bound to a loopback address (the default), only
@@ -89,9 +92,13 @@ export interface EmulatorOptions {
 }
 
 export type EmulatorConfig = Required<
-  Omit<EmulatorOptions, 'dataDir' | 'log' | 'import' | 'adminToken' | 'httpsPort' | 'tlsCert' | 'tlsKey'>
+  Omit<
+    EmulatorOptions,
+    'dataDir' | 'log' | 'import' | 'adminToken' | 'httpsPort' | 'tlsCert' | 'tlsKey' | 'compactBytes'
+  >
 > & {
   dataDir: string | undefined;
+  compactBytes?: number;
   adminToken?: string;
   httpsPort?: number;
   tlsCert?: string;
@@ -111,7 +118,6 @@ export const START_DEFAULTS = {
   asyncRequestTimeout: 60,
   mqttPort: 1883,
   mqttAuth: 'anonymous',
-  compactBytes: 16 * 1024 * 1024,
   uploadTokenTtl: 3600,
   uploadLimit: 1024 ** 3,
   journalSize: 1000,
@@ -138,7 +144,7 @@ export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
     asyncRequestTimeout: options.asyncRequestTimeout ?? START_DEFAULTS.asyncRequestTimeout,
     mqttPort: options.mqttPort ?? START_DEFAULTS.mqttPort,
     mqttAuth: options.mqttAuth ?? START_DEFAULTS.mqttAuth,
-    compactBytes: options.compactBytes ?? START_DEFAULTS.compactBytes,
+    compactBytes: options.compactBytes,
     uploadTokenTtl: options.uploadTokenTtl ?? START_DEFAULTS.uploadTokenTtl,
     uploadLimit: options.uploadLimit ?? START_DEFAULTS.uploadLimit,
     allowHosts: options.allowHosts ?? [],

@@ -71,7 +71,6 @@ describe('one definition of each shared helper', () => {
       '--async-timeout',
       '--mqtt-port',
       '--mqtt-auth',
-      '--compact-bytes',
       '--upload-token-ttl',
       '--upload-limit',
       '--journal-size',

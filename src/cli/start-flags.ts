@@ -79,10 +79,10 @@ export function withStartFlags(command: Command): Command {
     .addOption(
       new Option(
         '--compact-bytes <bytes>',
-        'size of the mutation log past which state.json is rewritten and the lines it holds dropped from the log',
+        'size of the mutation log past which state.json is rewritten and the lines it holds dropped from the log ' +
+          '(default: 16 MiB, or the size of state.json if larger)',
       )
         .env('PLATFORM_EMU_COMPACT_BYTES')
-        .default(START_DEFAULTS.compactBytes)
         .argParser(parsePositiveInt),
     )
     .addOption(

@@ -19,7 +19,7 @@ export interface StartOptions {
   asyncTimeout: number;
   mqttPort: number;
   mqttAuth: MqttAuthMode;
-  compactBytes: number;
+  compactBytes?: number;
   uploadTokenTtl: number;
   uploadLimit: number;
   journalSize: number;

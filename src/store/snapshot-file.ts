@@ -70,8 +70,8 @@ export function removeLeftTemporaries(dir: string): void {
  * (`replaceFileDurably`).
  */
 export class DurableJSONFile<T> implements Adapter<T> {
-  /** The length of the text the last `read` found (0 when there was no file). */
-  readLength = 0;
+  /** The length of the file's text as last read or written (0 when there was no file). */
+  length = 0;
 
   constructor(private readonly path: string) {}
 
@@ -79,7 +79,7 @@ export class DurableJSONFile<T> implements Adapter<T> {
     let text: string;
     try {
       text = await readFile(this.path, 'utf8');
-      this.readLength = text.length;
+      this.length = text.length;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
@@ -104,8 +104,16 @@ export class DurableJSONFile<T> implements Adapter<T> {
   }
 
   async write(data: T): Promise<void> {
+    let length = 0;
+    const counted = function* () {
+      for (const piece of snapshotText(data)) {
+        length += piece.length;
+        yield piece;
+      }
+    };
     // Readable by its owner only: the state holds client secrets and password hashes.
-    await replaceFileDurably(this.path, snapshotText(data));
+    await replaceFileDurably(this.path, counted());
+    this.length = length;
   }
 }
 

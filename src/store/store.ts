@@ -26,7 +26,10 @@ export interface StoreOptions {
   /** Data directory; ignored with `inMemory`. */
   dir?: string;
   inMemory?: boolean;
-  /** Log size in bytes past which the snapshot is rewritten and the lines it holds dropped from the log. */
+  /**
+   * Log size in bytes past which the snapshot is rewritten and the lines it holds dropped from the log. Unset: 16 MiB,
+   * or the snapshot's own size if larger.
+   */
   compactBytes?: number;
   warn?: (message: string) => void;
   /** Open without taking the lock and without writing (for `token` and `fixtures export` on a stopped directory). */
@@ -101,7 +104,7 @@ export class Store {
       const size = store.replay(logPath, logged);
       // A read-only store is the CLI's, which exits soon after: it has no garbage to give back.
       if (!options.readOnly) {
-        loadedBytes(snapshotFile.readLength + size);
+        loadedBytes(snapshotFile.length + size);
         const compaction = (store.compaction = new Compaction<Undo>(snapshotFile, options.compactBytes, warn));
         store.log = await MutationLog.open(logPath, size, {
           written: (undos) => {

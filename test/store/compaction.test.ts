@@ -157,3 +157,40 @@ describe('a read-only open beside a running store', () => {
     expect(new Set(opens.map((open) => open.revision)).size).toBeGreaterThan(1);
   });
 });
+
+describe('when the log is compacted without compactBytes', () => {
+  const MiB = 1024 * 1024;
+  const sizeOf = (path: string) => statSync(path).size;
+
+  it('waits for 16 MiB of log or for as much log as the snapshot holds, whichever is more', async () => {
+    const dir = freshDir();
+    const snapshot = join(dir, 'state.json');
+    const log = join(dir, 'mutations.jsonl');
+    const putMiB = async (store: Store, prefix: string, count: number) => {
+      for (let n = 0; n < count; n++) await store.put('blobs', `${prefix}-${n}`, { text: 'x'.repeat(MiB) });
+      await store.compacted();
+    };
+    // A state of some 24 MiB: a clean stop writes it whole.
+    const first = await Store.open({ dir, warn: () => undefined });
+    await putMiB(first, 'first', 24);
+    await first.close();
+    const large = sizeOf(snapshot);
+    expect(large).toBeGreaterThan(24 * MiB);
+
+    const store = await Store.open({ dir, warn: () => undefined });
+    try {
+      // 20 MiB of log: past 16 MiB, short of the snapshot's size, so the snapshot is not rewritten.
+      await putMiB(store, 'second', 20);
+      expect(sizeOf(snapshot)).toBe(large);
+      expect(sizeOf(log)).toBeGreaterThan(20 * MiB);
+      // Past the snapshot's size: rewritten, with everything, and the log emptied of what it holds.
+      await putMiB(store, 'third', 5);
+      expect(sizeOf(snapshot)).toBeGreaterThan(44 * MiB);
+      expect(sizeOf(log)).toBeLessThan(2 * MiB);
+    } finally {
+      await store.close();
+    }
+    const reopened = await afterCrash(dir);
+    expect(reopened.get('blobs', 'second-19')).toEqual({ text: 'x'.repeat(MiB) });
+  });
+});
