@@ -30,20 +30,20 @@ export interface WireMessage {
   texts: string[];
 }
 
-/** Operations gathered until `take()`. */
+/** Operations gathered in one turn of the event loop, then posted together as one message (or at once: `flush`). */
 export class WireBatch {
   private ops: number[] = [];
   private chunks: Uint8Array[] = [];
   private size = 0;
   private texts: string[] = [];
+  private flushing = false;
 
-  get empty(): boolean {
-    return this.ops.length === 0;
-  }
+  constructor(private readonly post: (message: WireMessage, transfer: ArrayBuffer[]) => void) {}
 
   add(op: WireOp, id: number, value = 0, text?: string): void {
     this.ops.push(op, id, value);
     if (text !== undefined) this.texts.push(text);
+    this.flushThisTurn();
   }
 
   data(id: number, chunk: Uint8Array): void {
@@ -51,10 +51,23 @@ export class WireBatch {
     this.ops.push(WireOp.Data, id, chunk.length);
     this.chunks.push(chunk);
     this.size += chunk.length;
+    this.flushThisTurn();
+  }
+
+  /** Posts what was gathered, if anything. */
+  flush(): void {
+    this.flushing = false;
+    if (this.ops.length > 0) this.post(...this.take());
+  }
+
+  private flushThisTurn(): void {
+    if (this.flushing) return;
+    this.flushing = true;
+    setImmediate(() => this.flush());
   }
 
   /** The message and what it transfers; the batch is empty again. */
-  take(): [WireMessage, ArrayBuffer[]] {
+  private take(): [WireMessage, ArrayBuffer[]] {
     // A buffer of its own, never a slice of node's shared pool: it is transferred.
     const bytes = new Uint8Array(this.size);
     let offset = 0;

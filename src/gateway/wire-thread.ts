@@ -14,9 +14,8 @@ export interface WireThreadOptions {
   limit: number;
 }
 
-/** What the wire thread posts besides batches: where it listens, that it could not, that every socket closed. */
-export type WireThreadEvent =
-  { type: 'listening'; port: number } | { type: 'failed'; message: string } | { type: 'closed' };
+/** What the wire thread posts first: where it listens, or that it could not (it ends once every socket closed). */
+export type WireThreadEvent = { type: 'listening'; port: number } | { type: 'failed'; message: string };
 
 /**
  * Bytes sent to the main thread and not yet taken by it past which the sockets that deliver more are not read until
@@ -33,22 +32,7 @@ const heldByMain = new Set<Socket>();
 const heldForMain = new Set<Socket>();
 let ahead = 0;
 let nextId = 1;
-const batch = new WireBatch();
-let flushing = false;
-
-function flush(): void {
-  flushing = false;
-  if (batch.empty) return;
-  const [message, transfer] = batch.take();
-  main.postMessage(message, transfer);
-}
-
-/** Every operation goes out with the others of this turn of the event loop. */
-function post(): void {
-  if (flushing) return;
-  flushing = true;
-  setImmediate(flush);
-}
+const batch = new WireBatch((message, transfer) => main.postMessage(message, transfer));
 
 const server = createServer((socket) => {
   const id = nextId++;
@@ -56,7 +40,6 @@ const server = createServer((socket) => {
   connections.set(id, socket);
   socket.setNoDelay(true);
   batch.add(WireOp.Open, id, 0, socket.remoteAddress ?? '');
-  post();
   let failure = '';
   socket.on('data', (chunk: Buffer) => {
     const error = scanner.scan(chunk);
@@ -68,7 +51,6 @@ const server = createServer((socket) => {
       return;
     }
     batch.data(id, chunk);
-    post();
     ahead += chunk.length;
     if (ahead > WIRE_BYTES_AHEAD) {
       heldForMain.add(socket);
@@ -77,7 +59,6 @@ const server = createServer((socket) => {
   });
   socket.on('end', () => {
     batch.add(WireOp.End, id);
-    post();
   });
   socket.on('error', (err) => (failure = err.message));
   socket.on('close', () => {
@@ -85,15 +66,13 @@ const server = createServer((socket) => {
     heldByMain.delete(socket);
     heldForMain.delete(socket);
     batch.add(WireOp.Closed, id, 0, failure);
-    post();
   });
 });
 
 main.on('message', (message: WireMessage | { type: 'close' }) => {
   if ('type' in message) {
     server.close(() => {
-      flush();
-      main.postMessage({ type: 'closed' } satisfies WireThreadEvent);
+      batch.flush();
       main.close();
     });
     return;

@@ -82,8 +82,7 @@ export interface WireHandlers {
 /** The main thread's side of the wire thread: its connections, and what they write, posted once per turn. */
 export class Wire {
   private readonly connections = new Map<number, WireConnection>();
-  private readonly batch = new WireBatch();
-  private flushing = false;
+  private readonly batch: WireBatch;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -92,6 +91,7 @@ export class Wire {
     private readonly limit: number,
     private readonly handlers: WireHandlers,
   ) {
+    this.batch = new WireBatch((message, transfer) => worker.postMessage(message, transfer));
     worker.on('message', (message: WireMessage | WireThreadEvent) => {
       if ('type' in message) return;
       readWireMessage(message, (op, id, value, data, text) => this.on(op, id, value, data, text));
@@ -131,36 +131,21 @@ export class Wire {
 
   send(op: WireOp, id: number, value = 0): void {
     this.batch.add(op, id, value);
-    this.post();
   }
 
   data(id: number, chunk: Buffer): void {
     this.batch.data(id, chunk);
-    this.post();
   }
 
   forget(id: number): void {
     this.connections.delete(id);
   }
 
-  private post(): void {
-    if (this.flushing) return;
-    this.flushing = true;
-    setImmediate(() => this.flush());
-  }
-
-  private flush(): void {
-    this.flushing = false;
-    if (this.batch.empty) return;
-    const [message, transfer] = this.batch.take();
-    this.worker.postMessage(message, transfer);
-  }
-
   /** Stops accepting; resolves once every socket closed (the broker closes its connections) and the thread ended. */
   close(): Promise<void> {
     return (this.closing ??= new Promise<void>((resolve) => {
       this.worker.once('exit', () => resolve());
-      this.flush();
+      this.batch.flush();
       this.worker.postMessage({ type: 'close' });
     }));
   }
@@ -180,7 +165,7 @@ export async function startWire(options: WireThreadOptions, handlers: WireHandle
   });
   if (first.type !== 'listening') {
     await new Promise((resolve) => worker.once('exit', resolve));
-    throw new Error(first.type === 'failed' ? first.message : `The MQTT wire thread said ${first.type} first.`);
+    throw new Error(first.message);
   }
   return new Wire(worker, first.port, options.limit, handlers);
 }

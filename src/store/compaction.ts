@@ -9,10 +9,10 @@ const COMPACT_BYTES_AT_LEAST = 16 * 1024 * 1024;
  * Compaction of a data directory: once the log passes `compactBytes`, the snapshot is rewritten and the lines it holds
  * are dropped from the log. Without `compactBytes`, once it passes 16 MiB or the snapshot's size, whichever is larger:
  * a compaction rewrites the whole snapshot, and a fixed size of log would rewrite a large state (tens of megabytes at
- * a fleet of 10,000 devices) for every 16 MiB of samples (as Redis rewrites its append-only file once it has doubled). Its content is taken inside the log's flush loop, between two writes, so that it holds
- * exactly the lines written so far; it is then written in pieces while requests are served (and their lines
- * appended), and only those first lines are dropped. Whoever writes the snapshot itself (an import, a reset, a clean
- * stop) holds compactions off meanwhile.
+ * a fleet of 10,000 devices) for every 16 MiB of samples (as Redis rewrites its append-only file once it has doubled).
+ * Its content is taken inside the log's flush loop, between two writes, so that it holds exactly the lines written so
+ * far; it is then written in pieces while requests are served (and their lines appended), and only those first lines
+ * are dropped. Whoever writes the snapshot itself (an import, a reset, a clean stop) holds compactions off meanwhile.
  */
 export class Compaction<T> {
   private running: Promise<void> | undefined;
