@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { RunningEmulator } from '../index.js';
 import type { StartOptions } from './start-options.js';
 import { runInForeground } from './foreground.js';
+import { capHeapGrowth } from './heap-growth.js';
 import { printBanner } from './start-banner.js';
 import { withStartFlags } from './start-flags.js';
 import { CliError, removeDataDir } from './shared.js';
@@ -51,6 +52,7 @@ export async function launch(options: StartOptions): Promise<RunningEmulator> {
   // A start that fails (a fixture file that does not validate, a port taken) leaves no new directory behind; a
   // detached child's directory holds the log its parent shows, and the parent made it.
   const existed = options.inMemory || options.detachedChild || existsSync(resolve(options.data));
+  capHeapGrowth();
   const { startEmulator } = await import('../emulator.js');
   try {
     return await startEmulator({

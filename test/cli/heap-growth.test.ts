@@ -1,0 +1,27 @@
+import { execa } from 'execa';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { capHeapGrowth } from '../../src/cli/heap-growth.js';
+
+// `capHeapGrowth` is what the CLI's `start` calls before it loads the emulator. The flag is the process's: the cap is
+// measured in processes of their own, which call the built module (`npm test` builds first).
+const churn = fileURLToPath(new URL('../helpers/heap-churn.mjs', import.meta.url));
+const peakOf = async (...args: string[]) => {
+  const { stdout } = await execa(process.execPath, [churn, ...args]);
+  return (JSON.parse(stdout) as { peak: number }).peak;
+};
+
+describe("the CLI's cap on heap growth", () => {
+  it('keeps a heap full of short-lived promoted objects well below what V8 lets it reach by default', async () => {
+    const uncapped = await peakOf();
+    const capped = await peakOf('cap');
+    // V8's default lets the old generation reach up to four times what a full collection kept; the cap, twice.
+    expect(capped, `${capped} against ${uncapped}`).toBeLessThan(uncapped * 0.8);
+  });
+
+  it('leaves a growth given on node’s command line as it is', () => {
+    // Called here with a command line that names the flag, so that this test process's own heap is left alone.
+    expect(capHeapGrowth(['--max-semi-space-size=64', '--heap-growing-percent=300'])).toBe(false);
+    expect(capHeapGrowth(['--heap_growing_percent=300'])).toBe(false);
+  });
+});
