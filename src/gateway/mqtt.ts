@@ -13,6 +13,7 @@ import { logRefusedVersions } from './mqtt-versions.js';
 import { limitPacketSize, maxPacketSize, PACKET_HEADROOM, type PacketTooLarge } from './packet-limit.js';
 import { guardSessions } from './session-owners.js';
 import { sessionsOf } from './sessions.js';
+import { indexSubscriptions } from './subscription-index.js';
 import { startWire } from './wire.js';
 
 export interface MqttGateway {
@@ -34,6 +35,7 @@ async function createBroker(ctx: EmuContext, delivery: MqttDelivery, requests: M
   // thousands of devices publishing at once queues, and the queue is drained by recursion, which overflows the stack
   // (bench figure 6e: 10,000 simulated devices starting at once killed the emulator).
   const broker = await Broker.createBroker({ authenticate: mqttAuthenticate(ctx), concurrency: 0 });
+  indexSubscriptions(broker);
   delivery.attach(broker, applyBrokerRules(broker, ctx.log));
   guardSessions(ctx, broker);
   useCredentials(ctx, broker);
