@@ -32,9 +32,7 @@ function keyEnd(topic: string): number {
 /** Where a filter's key ends when the index keeps it (no wildcard in its first four levels, no `#` after), or -1. */
 function indexedEnd(filter: string): number {
   const end = keyEnd(filter);
-  if (end < 0 || filter.includes('#', end)) return -1;
-  const key = filter.slice(0, end);
-  return key.includes('+') || key.includes('#') ? -1 : end;
+  return end < 0 || filter.includes('#') || filter.slice(0, end).includes('+') ? -1 : end;
 }
 
 /** Where the levels of a topic or filter after its key begin (the key ending at `end`), or -1 when it has none. */
