@@ -85,20 +85,56 @@ export class WireBatch {
   }
 }
 
-/** Calls `each` for every operation of a message, with its bytes (a view, not a copy) or its text. */
-export function readWireMessage(
-  { ops, bytes, texts }: WireMessage,
-  each: (op: WireOp, id: number, value: number, data: Buffer | undefined, text: string | undefined) => void,
-): void {
-  let offset = 0;
-  let text = 0;
-  for (let i = 0; i < ops.length; i += 3) {
-    const op = ops[i] as WireOp;
-    const value = ops[i + 2];
-    if (op === WireOp.Data) {
-      each(op, ops[i + 1], value, Buffer.from(bytes, offset, value), undefined);
-      offset += value;
-    } else if (op === WireOp.Open || op === WireOp.Closed) each(op, ops[i + 1], value, undefined, texts[text++]);
-    else each(op, ops[i + 1], value, undefined, undefined);
+type EachOperation = (
+  op: WireOp,
+  id: number,
+  value: number,
+  data: Buffer | undefined,
+  text: string | undefined,
+) => void;
+
+/**
+ * Reads a message's operations in order, as many at a time as its reader wants: the bytes of a `Data` operation may
+ * be read in parts (a stream of MQTT packets is parsed wherever it is cut), each a view of the message, not a copy.
+ */
+export class WireMessageReader {
+  private op = 0;
+  private offset = 0;
+  /** Bytes of the `Data` operation at `op` already read. */
+  private partRead = 0;
+  private text = 0;
+
+  constructor(private readonly message: WireMessage) {}
+
+  get done(): boolean {
+    return this.op >= this.message.ops.length;
   }
+
+  /** Reads operations until `budget` bytes of data have been read, or the message ends; answers the bytes read. */
+  read(each: EachOperation, budget = Infinity): number {
+    const { ops, bytes, texts } = this.message;
+    let read = 0;
+    while (this.op < ops.length && read < budget) {
+      const op = ops[this.op] as WireOp;
+      const id = ops[this.op + 1];
+      const value = ops[this.op + 2];
+      if (op === WireOp.Data) {
+        const length = Math.min(value - this.partRead, budget - read);
+        each(op, id, length, Buffer.from(bytes, this.offset, length), undefined);
+        this.offset += length;
+        this.partRead += length;
+        read += length;
+        if (this.partRead < value) break;
+        this.partRead = 0;
+      } else if (op === WireOp.Open || op === WireOp.Closed) each(op, id, value, undefined, texts[this.text++]);
+      else each(op, id, value, undefined, undefined);
+      this.op += 3;
+    }
+    return read;
+  }
+}
+
+/** Calls `each` for every operation of a message, with its bytes (a view, not a copy) or its text. */
+export function readWireMessage(message: WireMessage, each: EachOperation): void {
+  new WireMessageReader(message).read(each);
 }

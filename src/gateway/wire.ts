@@ -3,10 +3,15 @@ import { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PacketTooLarge } from './packet-limit.js';
-import { readWireMessage, WireBatch, WireOp, type WireMessage } from './wire-batch.js';
+import { WireBatch, WireMessageReader, WireOp, type WireMessage } from './wire-batch.js';
 import type { WireThreadEvent, WireThreadOptions } from './wire-thread.js';
 
 const WIRE_THREAD = new URL('./wire-thread.js', import.meta.url);
+/**
+ * How much of what the wire thread read the main thread handles before it reads its other sockets again: about a
+ * hundred KP1 samples, some milliseconds of work (docs/performance.md, round eighteen).
+ */
+const WIRE_BYTES_PER_TURN = 16 * 1024;
 
 /** A connection of the wire thread as the broker reads and writes it; its socket is in the wire thread. */
 export class WireConnection extends Duplex {
@@ -83,6 +88,8 @@ export interface WireHandlers {
 export class Wire {
   private readonly connections = new Map<number, WireConnection>();
   private readonly batch: WireBatch;
+  /** Messages of the wire thread not read yet (or not whole), oldest first (read by `readArrived`). */
+  private arrived: WireMessageReader[] = [];
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -94,12 +101,12 @@ export class Wire {
     this.batch = new WireBatch((message, transfer) => worker.postMessage(message, transfer));
     worker.on('message', (message: WireMessage | WireThreadEvent) => {
       if ('type' in message) return;
-      readWireMessage(message, (op, id, value, data, text) => this.on(op, id, value, data, text));
-      // What it reads next waits for this (WIRE_BYTES_AHEAD): told with what this thread writes in this turn.
-      if (message.bytes.byteLength > 0) this.send(WireOp.Taken, 0, message.bytes.byteLength);
+      this.arrived.push(new WireMessageReader(message));
+      if (this.arrived.length === 1) setImmediate(this.readArrived);
     });
     worker.on('error', (err) => handlers.log(`The MQTT wire thread failed: ${err.stack ?? err.message}`));
     worker.once('exit', () => {
+      this.arrived = [];
       if (!this.closing) handlers.log('The MQTT wire thread ended: MQTT connections on the plain port are closed.');
       for (const connection of this.connections.values()) {
         connection.gone = true;
@@ -107,6 +114,28 @@ export class Wire {
       }
     });
   }
+
+  /**
+   * Reads what the wire thread sent, WIRE_BYTES_PER_TURN at a time, and lets the event loop go round between: node
+   * hands over every message that waits at once, and a main thread that fell behind (a full collection, a burst of
+   * devices) would otherwise parse and handle seconds of KP1 requests before it read its next HTTP request.
+   */
+  private readonly readArrived = (): void => {
+    let bytes = 0;
+    let done = 0;
+    while (done < this.arrived.length && bytes < WIRE_BYTES_PER_TURN) {
+      const reader = this.arrived[done];
+      bytes += reader.read(this.onOperation, WIRE_BYTES_PER_TURN - bytes);
+      if (reader.done) done++;
+    }
+    this.arrived = done === this.arrived.length ? [] : this.arrived.slice(done);
+    // What it reads next waits for this (WIRE_BYTES_AHEAD): told with what this thread writes in this turn.
+    if (bytes > 0) this.send(WireOp.Taken, 0, bytes);
+    if (this.arrived.length > 0) setImmediate(this.readArrived);
+  };
+
+  private readonly onOperation = (op: WireOp, id: number, value: number, data?: Buffer, text?: string): void =>
+    this.on(op, id, value, data, text);
 
   private on(op: WireOp, id: number, value: number, data: Buffer | undefined, text: string | undefined): void {
     if (op === WireOp.Open) {

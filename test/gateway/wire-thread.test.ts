@@ -160,6 +160,67 @@ describe('the wire thread beside a busy main thread', async () => {
   });
 });
 
+/**
+ * An HTTP client in a thread of its own: connected first, then told to, it asks for the emulator's health, says it
+ * did, and posts the answer.
+ */
+const ASKER = `
+const { connect } = require('node:net');
+const { parentPort, workerData } = require('node:worker_threads');
+const sent = new Int32Array(workerData.sent);
+const socket = connect(workerData.port, '127.0.0.1', () => parentPort.postMessage('connected'));
+const chunks = [];
+socket.on('data', (chunk) => chunks.push(chunk));
+socket.on('end', () => parentPort.postMessage(Buffer.concat(chunks).toString()));
+parentPort.once('message', () =>
+  socket.write('GET /_emu/health HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nConnection: close\\r\\n\\r\\n', () => {
+    Atomics.store(sent, 0, 1);
+    Atomics.notify(sent, 0);
+  }),
+);
+`;
+
+describe('the main thread behind a backlog of KP1 requests', async () => {
+  const emulator = await startEmulator({ port: 0, mqttPort: 0, inMemory: true, log: () => undefined });
+  afterAll(() => emulator.stop());
+  const journalSeq = (health: { journal: { lastSeq: number } }) => health.journal.lastSeq;
+
+  it('reads an HTTP request that came after a backlog of requests once it has handled 16 KiB of them', async () => {
+    // Three devices, each held back once 256 of its requests wait: the backlog is theirs together.
+    const tokens = ['meter-001-token', 'meter-002-token', 'meter-003-token'];
+    const each = KP1_REQUESTS_WAITING * 4;
+    const before = journalSeq(await (await fetch(`${emulator.url}/_emu/health`)).json());
+    const sent = new SharedArrayBuffer(4);
+    const asker = new Worker(ASKER, { eval: true, workerData: { port: Number(new URL(emulator.url).port), sent } });
+    await once(asker, 'message');
+    const answer = once(asker, 'message') as Promise<[string]>;
+    const clients = await Promise.all(tokens.map(() => mqtt.connectAsync(emulator.mqttUrl, { reconnectPeriod: 0 })));
+    try {
+      const floods = clients.map((client, i) =>
+        floodRequests(client, `kp1/smart-meter-v1/tsx/${tokens[i]}`, each, () => {
+          if (i < clients.length - 1) return;
+          // This thread is the emulator's main thread: busy while the wire thread reads the requests and hands them
+          // over, and until the health request is on its way, after them.
+          const until = Date.now() + 300;
+          while (Date.now() < until);
+          asker.postMessage('go');
+          Atomics.wait(new Int32Array(sent), 0, 0, 10_000);
+        }),
+      );
+      for (const replies of await Promise.all(floods)) expect(replies).toHaveLength(each);
+      const [response] = await answer;
+      expect(response).toMatch(/^HTTP\/1\.1 200 /);
+      // A KP1 request is journaled once handled: the health answer tells how many were when it was read. A request
+      // is some 50 bytes: 16 KiB carry about 330 of them.
+      const handledFirst = journalSeq(JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4))) - before;
+      expect(handledFirst).toBeLessThan(500);
+    } finally {
+      await Promise.all(clients.map((client) => client.endAsync()));
+      await asker.terminate();
+    }
+  });
+});
+
 describe('the wire thread at start and stop', () => {
   it('refuses a port in use with the flag that moves it', async () => {
     const taken = createServer();
