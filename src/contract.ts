@@ -263,6 +263,8 @@ export interface RealmDirectory {
 /** The emulator's time: every date it writes and every deadline it keeps is read from here. */
 export interface Clock {
   now(): Date;
+  /** `now()` in epoch milliseconds, made into no object: for what is asked on every device message. */
+  nowMs(): number;
   /** `now()` as ISO 8601 UTC, the form every stored date takes. */
   nowIso(): string;
 }

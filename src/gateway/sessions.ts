@@ -21,7 +21,10 @@ export type QoS = 0 | 1 | 2;
 
 /** One endpoint's session: its connection state, and the pushes its speaking connection asked for. */
 export interface Session {
+  /** Its `lastSeen` is written when the state is read (`present`): `seenAt` is what each request sets. */
   state: DeviceConnection;
+  /** The endpoint's last KP1 request (epoch milliseconds of the emulator's clock). */
+  seenAt: number;
   client?: Client;
   /** Per `<extension>/<resource>`: the request ids that observe it, with the QoS of their request. */
   observers: Map<string, Map<number, QoS>>;
@@ -30,6 +33,12 @@ export interface Session {
   /** Resources pushed to the speaking connection since it started speaking for the endpoint. */
   pushed: Set<string>;
 }
+
+/** A copy of an endpoint's connection state, as the API and the events show it. */
+const present = (session: Session): DeviceConnection => ({
+  ...session.state,
+  lastSeen: new Date(session.seenAt).toISOString(),
+});
 
 class Sessions {
   readonly byEndpoint = new Map<string, Session>();
@@ -43,18 +52,20 @@ class Sessions {
    * `started`: this request made its connection the one that speaks for the endpoint.
    */
   seen(endpointId: string, transport: 'mqtt' | 'http', client?: Client): { session: Session; started: boolean } {
-    const now = this.ctx.clock.nowIso();
+    // Asked of every request: the time is kept as a number, and made text only when the state is read.
+    const seenAt = this.ctx.clock.nowMs();
     let session = this.byEndpoint.get(endpointId);
     if (!session) {
       session = {
-        state: { endpointId, online: false, transport, lastSeen: now },
+        state: { endpointId, online: false, transport, lastSeen: '' },
+        seenAt,
         observers: new Map(),
         muted: new Set(),
         pushed: new Set(),
       };
       this.byEndpoint.set(endpointId, session);
     }
-    session.state.lastSeen = now;
+    session.seenAt = seenAt;
     session.state.transport = transport;
     const started = client !== undefined && !client.closed && session.client !== client;
     if (started) {
@@ -65,11 +76,11 @@ class Sessions {
       session.pushed.clear();
       session.state.online = true;
       session.state.clientId = client.id;
-      session.state.connectedSince = now;
+      session.state.connectedSince = new Date(seenAt).toISOString();
       let endpoints = this.byClient.get(client);
       if (!endpoints) this.byClient.set(client, (endpoints = new Set()));
       endpoints.add(endpointId);
-      this.ctx.events.emit(CONNECTION_CHANGED, { ...session.state });
+      this.ctx.events.emit(CONNECTION_CHANGED, present(session));
     }
     return { session, started };
   }
@@ -85,7 +96,7 @@ class Sessions {
       session.pushed.clear();
       session.state.online = false;
       session.state.connectedSince = undefined;
-      this.ctx.events.emit(CONNECTION_CHANGED, { ...session.state });
+      this.ctx.events.emit(CONNECTION_CHANGED, present(session));
     }
     this.byClient.delete(client);
   }
@@ -101,8 +112,8 @@ export const sessionsOf = (ctx: EmuContext) => runtimeOf(ctx, 'gateway:sessions'
 
 /** Connection state of an endpoint (online/offline, last seen), or undefined when it has not spoken since the start. */
 export function deviceConnection(ctx: EmuContext, endpointId: string): DeviceConnection | undefined {
-  const state = sessionsOf(ctx).byEndpoint.get(endpointId)?.state;
-  return state && { ...state };
+  const session = sessionsOf(ctx).byEndpoint.get(endpointId);
+  return session && present(session);
 }
 
 /** How many endpoints have an MQTT connection now. */
@@ -112,5 +123,5 @@ export function onlineEndpointCount(ctx: EmuContext): number {
 
 /** Every endpoint that spoke since the start: online or not, with its last request. */
 export function deviceConnections(ctx: EmuContext): DeviceConnection[] {
-  return [...sessionsOf(ctx).byEndpoint.values()].map((s) => ({ ...s.state }));
+  return [...sessionsOf(ctx).byEndpoint.values()].map(present);
 }

@@ -1,9 +1,15 @@
+import { KP1_ROOT } from './topics.js';
+
 /** What aedes's emitter (mqemitter) asks of its topic matcher: the three methods of qlobber it calls. */
 export interface TopicMatcher {
   add(filter: string, value: unknown): unknown;
   remove(filter: string, value?: unknown): unknown;
   match(topic: string): unknown[];
 }
+
+const KP1_TOPICS = `${KP1_ROOT}/`;
+/** What the other filters match of a KP1 topic while none could: nothing (frozen: nobody changes a match's array). */
+const NONE = Object.freeze([]) as unknown as unknown[];
 
 /** Filters are indexed by their first four levels: `kp1/<version>/<extension>/<token>` for a device's own. */
 const KEY_LEVELS = 4;
@@ -64,6 +70,13 @@ function matchesRest(filter: string, f: number, topic: string, t: number): boole
   }
 }
 
+/** Whether a filter could match a KP1 topic (`kp1/...`): its first level is `kp1`, `+` or `#`. */
+function mayMatchKp1(filter: string): boolean {
+  const end = filter.indexOf('/');
+  const first = end < 0 ? filter : filter.slice(0, end);
+  return first === KP1_ROOT || first === '+' || first === '#';
+}
+
 /** Where the last entry of `filter` with `value` is, or -1. */
 function lastIndexOf(entries: readonly Indexed[], filter: string, value: unknown): number {
   for (let i = entries.length - 1; i >= 0; i--)
@@ -81,12 +94,19 @@ function lastIndexOf(entries: readonly Indexed[], filter: string, value: unknown
  */
 export class SubscriptionIndex implements TopicMatcher {
   private readonly byKey = new Map<string, Indexed[]>();
+  /**
+   * Whether one of the other filters could match a KP1 topic. Until one is added, qlobber is not asked of KP1 topics
+   * (the gateway's every reply and push), which it would split into levels to find nothing. Never unset: qlobber's
+   * removes do not say what they removed, so a count could not follow them.
+   */
+  private othersMayMatchKp1 = false;
 
   constructor(private readonly others: TopicMatcher) {}
 
   add(filter: string, value: unknown): this {
     const end = indexedEnd(filter);
     if (end < 0) {
+      this.othersMayMatchKp1 ||= mayMatchKp1(filter);
       this.others.add(filter, value);
       return this;
     }
@@ -122,7 +142,7 @@ export class SubscriptionIndex implements TopicMatcher {
 
   /** The values of every filter that matches `topic`. qlobber may answer with an array of its own: never changed. */
   match(topic: string): unknown[] {
-    const others = this.others.match(topic);
+    const others = this.othersMayMatchKp1 || !topic.startsWith(KP1_TOPICS) ? this.others.match(topic) : NONE;
     const end = keyEnd(topic);
     const entries = end < 0 ? undefined : this.byKey.get(topic.slice(0, end));
     if (!entries) return others;

@@ -90,7 +90,9 @@ export class MemoryState {
     const ids = index.ids.get(key);
     if (!ids) return [];
     const records = this.collections.get(collection)!;
-    return [...ids].map((id) => records.get(id)!.value as T);
+    const values: T[] = [];
+    for (const id of ids) values.push(records.get(id)!.value as T);
+    return values;
   }
 
   getSeries(collection: string, id: string): Series | undefined {

@@ -24,47 +24,74 @@ function random(seed: number): () => number {
 
 const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)];
 
+/** Random adds and removes of `filter()`s, each followed by ten topics matched by the index and by aedes's matcher. */
+async function compareWithAedes(next: () => number, filter: () => string): Promise<void> {
+  const word = () => pick(next, WORDS);
+  const topic = () => Array.from({ length: 1 + Math.floor(next() * 8) }, word).join('/');
+  const oracle = await aedesMatcher();
+  const index = new SubscriptionIndex(await aedesMatcher());
+  const added: [string, string][] = [];
+  const sorted = (values: unknown[]) => (values as string[]).toSorted();
+  let compared = 0;
+  for (let step = 0; step < 1500; step++) {
+    if (added.length > 0 && next() < 0.3) {
+      const [f, value] = pick(next, added);
+      const all = next() < 0.2;
+      oracle.remove(f, all ? undefined : value);
+      index.remove(f, all ? undefined : value);
+      added.splice(
+        added.findLastIndex(([g, v]) => g === f && (all || v === value)),
+        1,
+      );
+    } else {
+      const entry: [string, string] = [filter(), `v${Math.floor(next() * 40)}`];
+      oracle.add(...entry);
+      index.add(...entry);
+      added.push(entry);
+    }
+    for (let i = 0; i < 10; i++) {
+      const t = next() < 0.5 ? topic() : pick(next, added)?.[0].replaceAll('+', word()).replace('#', word());
+      if (t === undefined) continue;
+      expect(sorted(index.match(t)), `${t} after step ${step}`).toEqual(sorted(oracle.match(t)));
+      compared += oracle.match(t).length;
+    }
+  }
+  // The run matched something, often: the comparison is not of empty lists.
+  expect(compared).toBeGreaterThan(1000);
+}
+
+const WORDS = ['kp1', 'a', 'b', '', 'a+b'];
+
 describe('the index of subscriptions in front of aedes’s matcher', () => {
   it('matches what aedes’s own matcher matches, through adds and removes of every kind of filter', async () => {
     const next = random(33);
-    const word = () => pick(next, ['kp1', 'a', 'b', '', 'a+b']);
-    const level = (wildcards: boolean) => (wildcards && next() < 0.3 ? '+' : word());
-    const filter = () => {
+    const level = (wildcards: boolean) => (wildcards && next() < 0.3 ? '+' : pick(next, WORDS));
+    await compareWithAedes(next, () => {
       const levels = Array.from({ length: 1 + Math.floor(next() * 7) }, (_, i) => level(i >= 4 || next() < 0.15));
       if (next() < 0.15) levels.push('#');
       return levels.join('/');
-    };
-    const topic = () => Array.from({ length: 1 + Math.floor(next() * 8) }, word).join('/');
-    const oracle = await aedesMatcher();
-    const index = new SubscriptionIndex(await aedesMatcher());
-    const added: [string, string][] = [];
-    const sorted = (values: unknown[]) => (values as string[]).toSorted();
-    let compared = 0;
-    for (let step = 0; step < 1500; step++) {
-      if (added.length > 0 && next() < 0.3) {
-        const [f, value] = pick(next, added);
-        const all = next() < 0.2;
-        oracle.remove(f, all ? undefined : value);
-        index.remove(f, all ? undefined : value);
-        added.splice(
-          added.findLastIndex(([g, v]) => g === f && (all || v === value)),
-          1,
-        );
-      } else {
-        const entry: [string, string] = [filter(), `v${Math.floor(next() * 40)}`];
-        oracle.add(...entry);
-        index.add(...entry);
-        added.push(entry);
-      }
-      for (let i = 0; i < 10; i++) {
-        const t = next() < 0.5 ? topic() : pick(next, added)?.[0].replaceAll('+', word()).replace('#', word());
-        if (t === undefined) continue;
-        expect(sorted(index.match(t)), `${t} after step ${step}`).toEqual(sorted(oracle.match(t)));
-        compared += oracle.match(t).length;
-      }
+    });
+  });
+
+  it('matches KP1 topics as aedes does while no filter outside the index begins with kp1, + or #', async () => {
+    // The index then answers KP1 topics without asking qlobber: every filter under kp1/ is a device's.
+    const next = random(34);
+    const level = () => (next() < 0.3 ? '+' : pick(next, WORDS));
+    await compareWithAedes(next, () => {
+      const rest = Array.from({ length: Math.floor(next() * 4) }, level);
+      if (next() < 0.5) return ['kp1', pick(next, WORDS), pick(next, WORDS), pick(next, WORDS), ...rest].join('/');
+      return [pick(next, ['a', 'b']), ...rest, ...(next() < 0.15 ? ['#'] : [])].join('/');
+    });
+  });
+
+  it('asks aedes’s matcher of KP1 topics again once a filter it keeps begins with kp1, + or #', async () => {
+    for (const other of ['+/v/dcx/t/#', '#', 'kp1/+/dcx/t/json/+/status']) {
+      const index = new SubscriptionIndex(await aedesMatcher());
+      index.add('kp1/v/dcx/t/json/+/status', 'device');
+      expect(index.match('kp1/v/dcx/t/json/1/status')).toEqual(['device']);
+      index.add(other, 'other');
+      expect(index.match('kp1/v/dcx/t/json/1/status').toSorted(), other).toEqual(['device', 'other']);
     }
-    // The run matched something, often: the comparison is not of empty lists.
-    expect(compared).toBeGreaterThan(1000);
   });
 
   it('delivers through the broker by a device-shaped filter, an empty level included, until unsubscribed', async () => {

@@ -22,8 +22,9 @@ function advanceClock(emulator: RunningEmulator, ms: number): void {
   const ctx = internalContext(emulator);
   const base = ctx.clock;
   ctx.clock = {
-    now: () => new Date(base.now().getTime() + ms),
-    nowIso: () => new Date(base.now().getTime() + ms).toISOString(),
+    now: () => new Date(base.nowMs() + ms),
+    nowMs: () => base.nowMs() + ms,
+    nowIso: () => new Date(base.nowMs() + ms).toISOString(),
   };
 }
 
