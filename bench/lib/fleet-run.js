@@ -4,11 +4,13 @@
 import { Agent } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { httpJson, httpRequest } from './http.js';
 import { cpuSecondsOf, rssOf, startServer, stopProcess } from './processes.js';
 import { SERIES_NAME } from './state.js';
 
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
+const HEALTH_WORKER = new URL('./health-worker.js', import.meta.url);
 /** The application version of the fleet's endpoints, and its application. */
 export const FLEET_VERSION = 'smart-meter-v1';
 const APP = 'smart-meter';
@@ -142,29 +144,20 @@ async function countStored(url, log, from, to) {
   return { accepted, found, points };
 }
 
-/** `GET /_emu/health` one at a time, as often as SAMPLE_EVERY_MS allows: each answer's time. */
+/** `GET /_emu/health` one at a time, as often as SAMPLE_EVERY_MS allows, from a thread of its own: each answer's time. */
 function healthProbe(url) {
-  const times = [];
-  let asking;
-  let stopped = false;
-  const ask = () => {
-    if (asking || stopped) return;
-    const started = performance.now();
-    asking = httpJson(`${url}/_emu/health`)
-      .then(() => times.push(performance.now() - started))
-      .catch(() => times.push(Infinity))
-      .finally(() => (asking = undefined));
-  };
-  const timer = setInterval(ask, SAMPLE_EVERY_MS);
-  ask();
+  const worker = new Worker(HEALTH_WORKER, { workerData: { url, everyMs: SAMPLE_EVERY_MS } });
+  const times = new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
   return {
-    times,
     async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await asking;
+      worker.postMessage('stop');
       return times;
     },
+    /** Ends the thread at once (a fleet that failed). */
+    cancel: () => worker.terminate(),
   };
 }
 
@@ -260,7 +253,7 @@ export async function runFleet(
     () => `${log.connected} of ${devices} devices connected within ${connectMs} ms`,
     () => connected,
   ).catch(async (err) => {
-    await stopProcess(simulator.child);
+    await Promise.all([stopProcess(simulator.child), health.cancel()]);
     throw err;
   });
   bench.log(
@@ -310,7 +303,7 @@ export async function runFleet(
       return { dashboardRows, commandResults, healthTimes, stored };
     },
   ).catch(async (err) => {
-    await stopProcess(simulator.child);
+    await Promise.all([stopProcess(simulator.child), health.cancel()]);
     throw err;
   });
   return {
