@@ -8,8 +8,9 @@ import type { WireThreadEvent, WireThreadOptions } from './wire-thread.js';
 
 const WIRE_THREAD = new URL('./wire-thread.js', import.meta.url);
 /**
- * How much of what the wire thread read the main thread handles before it reads its other sockets again: about a
- * hundred KP1 samples, some milliseconds of work (docs/performance.md, round eighteen).
+ * How much of what the wire thread read the main thread handles before it reads its other sockets again: some 150
+ * samples of `device simulate` (about 110 bytes each), a few milliseconds of work (docs/performance.md, round
+ * eighteen).
  */
 const WIRE_BYTES_PER_TURN = 16 * 1024;
 
