@@ -21,8 +21,8 @@ export type QoS = 0 | 1 | 2;
 
 /** One endpoint's session: its connection state, and the pushes its speaking connection asked for. */
 export interface Session {
-  /** Its `lastSeen` is written when the state is read (`present`): `seenAt` is what each request sets. */
-  state: DeviceConnection;
+  /** All but `lastSeen`, which `present` makes of `seenAt` when the state is read. */
+  state: Omit<DeviceConnection, 'lastSeen'>;
   /** The endpoint's last KP1 request (epoch milliseconds of the emulator's clock). */
   seenAt: number;
   client?: Client;
@@ -35,10 +35,10 @@ export interface Session {
 }
 
 /** A copy of an endpoint's connection state, as the API and the events show it. */
-const present = (session: Session): DeviceConnection => ({
-  ...session.state,
-  lastSeen: new Date(session.seenAt).toISOString(),
-});
+function present({ state, seenAt }: Session): DeviceConnection {
+  const { endpointId, online, transport, ...since } = state;
+  return { endpointId, online, transport, lastSeen: new Date(seenAt).toISOString(), ...since };
+}
 
 class Sessions {
   readonly byEndpoint = new Map<string, Session>();
@@ -57,7 +57,7 @@ class Sessions {
     let session = this.byEndpoint.get(endpointId);
     if (!session) {
       session = {
-        state: { endpointId, online: false, transport, lastSeen: '' },
+        state: { endpointId, online: false, transport },
         seenAt,
         observers: new Map(),
         muted: new Set(),

@@ -1,4 +1,4 @@
-import { KP1_ROOT } from './topics.js';
+import { KP1_ROOT, topicMatches } from './topics.js';
 
 /** What aedes's emitter (mqemitter) asks of its topic matcher: the three methods of qlobber it calls. */
 export interface TopicMatcher {
@@ -44,30 +44,9 @@ function indexedEnd(filter: string): number {
 /** Where the levels of a topic or filter after its key begin (the key ending at `end`), or -1 when it has none. */
 const restAt = (topic: string, end: number): number => (end === topic.length ? -1 : end + 1);
 
-/** The end of the level that begins at `at`. */
-function levelEnd(topic: string, at: number): number {
-  const end = topic.indexOf('/', at);
-  return end < 0 ? topic.length : end;
-}
-
-/**
- * Whether a filter's levels from `f` match a topic's from `t`, level by level, with nothing copied: `+` matches any
- * one level, an empty one included; any other level only the same text.
- */
-function matchesRest(filter: string, f: number, topic: string, t: number): boolean {
-  if (f < 0 || t < 0) return f < 0 && t < 0;
-  for (;;) {
-    const fEnd = levelEnd(filter, f);
-    const tEnd = levelEnd(topic, t);
-    const anyLevel = fEnd - f === 1 && filter.charCodeAt(f) === 0x2b; // '+'
-    if (!anyLevel) {
-      if (fEnd - f !== tEnd - t) return false;
-      for (let k = 0; k < fEnd - f; k++) if (filter.charCodeAt(f + k) !== topic.charCodeAt(t + k)) return false;
-    }
-    if (fEnd === filter.length || tEnd === topic.length) return fEnd === filter.length && tEnd === topic.length;
-    f = fEnd + 1;
-    t = tEnd + 1;
-  }
+/** Whether an indexed filter's levels after its key match a topic's from `at` (-1: the topic has none after it). */
+function restMatches({ filter, restAt: f }: Indexed, topic: string, at: number): boolean {
+  return f < 0 || at < 0 ? f < 0 && at < 0 : topicMatches(filter, topic, f, at);
 }
 
 /** Whether a filter could match a KP1 topic (`kp1/...`): its first level is `kp1`, `+` or `#`. */
@@ -148,8 +127,7 @@ export class SubscriptionIndex implements TopicMatcher {
     if (!entries) return others;
     const at = restAt(topic, end);
     let found: unknown[] | undefined;
-    for (const entry of entries)
-      if (matchesRest(entry.filter, entry.restAt, topic, at)) (found ??= [...others]).push(entry.value);
+    for (const entry of entries) if (restMatches(entry, topic, at)) (found ??= [...others]).push(entry.value);
     return found ?? others;
   }
 }

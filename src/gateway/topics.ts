@@ -61,13 +61,12 @@ export function parseKp1Path(path: string): Kp1Path {
 }
 
 /**
- * MQTT topic filter matching (`+` one level, `#` the rest), for deciding whether a client subscribed to a topic.
+ * MQTT topic filter matching (`+` one level, an empty one included; `#` the rest), for deciding whether a client
+ * subscribed to a topic; from `f` and `t` on, the levels of the filter and the topic after those already compared.
  * As aedes does: it has no shared subscriptions, so `$share/...` is a filter like any other.
  */
-export function topicMatches(filter: string, topic: string): boolean {
+export function topicMatches(filter: string, topic: string, f = 0, t = 0): boolean {
   // Asked for a client's filters on every message forwarded to it: walked level by level, nothing allocated.
-  let f = 0;
-  let t = 0;
   let topicDone = false;
   for (;;) {
     const filterEnd = levelEnd(filter, f);
