@@ -255,7 +255,8 @@ export async function runFleet(
     () => `${log.connected} of ${devices} devices connected within ${connectMs} ms`,
     () => connected,
   ).catch(async (err) => {
-    await Promise.all([stopProcess(simulator.child), health.cancel()]);
+    // The health probe starts after this: only the simulator is running.
+    await stopProcess(simulator.child);
     throw err;
   });
   bench.log(
