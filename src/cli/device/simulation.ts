@@ -3,6 +3,7 @@ import type { DeviceSimulation } from '../../simulator/device.js';
 import { DeviceConnectError, SimulatorOptionsError } from '../../simulator/errors.js';
 import { startFleet, type TlsLogin } from '../../simulator/fleet.js';
 import { behaviourFrom, mqttLogin, type BehaviourOptions } from '../../simulator/simulate-device.js';
+import { capHeapGrowth } from '../heap-growth.js';
 import { coloursWanted } from '../terminal.js';
 import { FleetStartFailed, type RunningFleet } from './fleet-workers.js';
 import { planFleet, workerCount } from './plan.js';
@@ -14,6 +15,8 @@ import { asCliError, connectTarget, mqttUrlOf } from './target.js';
 async function simulate(options: SimulateOptions, report: Report): Promise<number> {
   const plan = planFleet(options);
   const workers = workerCount(options, plan.length);
+  // The flag is the process's: the worker threads' heaps are capped as well.
+  capHeapGrowth();
   let fleet: RunningFleet | undefined;
   let exitCode: number | undefined;
   let finish: (code: number) => void = () => undefined;
