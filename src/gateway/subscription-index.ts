@@ -74,18 +74,22 @@ function lastIndexOf(entries: readonly Indexed[], filter: string, value: unknown
 export class SubscriptionIndex implements TopicMatcher {
   private readonly byKey = new Map<string, Indexed[]>();
   /**
-   * Whether one of the other filters could match a KP1 topic. Until one is added, qlobber is not asked of KP1 topics
-   * (the gateway's every reply and push), which it would split into levels to find nothing. Never unset: qlobber's
-   * removes do not say what they removed, so a count could not follow them.
+   * The other filters that could match a KP1 topic, each with its values as qlobber keeps them (a list: a remove with
+   * a value takes its last one, without a value all of them). While there is none, qlobber is not asked of KP1
+   * topics (the gateway's every reply and push), which it would split into levels to find nothing.
    */
-  private othersMayMatchKp1 = false;
+  private readonly othersForKp1 = new Map<string, unknown[]>();
 
   constructor(private readonly others: TopicMatcher) {}
 
   add(filter: string, value: unknown): this {
     const end = indexedEnd(filter);
     if (end < 0) {
-      this.othersMayMatchKp1 ||= mayMatchKp1(filter);
+      if (mayMatchKp1(filter)) {
+        const values = this.othersForKp1.get(filter);
+        if (values) values.push(value);
+        else this.othersForKp1.set(filter, [value]);
+      }
       this.others.add(filter, value);
       return this;
     }
@@ -102,6 +106,10 @@ export class SubscriptionIndex implements TopicMatcher {
     const end = indexedEnd(filter);
     if (end < 0) {
       this.others.remove(filter, value);
+      const values = this.othersForKp1.get(filter);
+      const at = values && value !== undefined ? values.lastIndexOf(value) : -1;
+      if (at >= 0) values!.splice(at, 1);
+      if (values && (value === undefined || values.length === 0)) this.othersForKp1.delete(filter);
       return this;
     }
     const key = filter.slice(0, end);
@@ -121,7 +129,7 @@ export class SubscriptionIndex implements TopicMatcher {
 
   /** The values of every filter that matches `topic`. qlobber may answer with an array of its own: never changed. */
   match(topic: string): unknown[] {
-    const others = this.othersMayMatchKp1 || !topic.startsWith(KP1_TOPICS) ? this.others.match(topic) : NONE;
+    const others = this.othersForKp1.size > 0 || !topic.startsWith(KP1_TOPICS) ? this.others.match(topic) : NONE;
     const end = keyEnd(topic);
     const entries = end < 0 ? undefined : this.byKey.get(topic.slice(0, end));
     if (!entries) return others;

@@ -94,6 +94,39 @@ describe('the index of subscriptions in front of aedes’s matcher', () => {
     }
   });
 
+  it('stops asking aedes’s matcher of KP1 topics once the last filter it keeps that could match one is removed', async () => {
+    const qlobber = await aedesMatcher();
+    let asked = 0;
+    const index = new SubscriptionIndex({
+      add: (filter, value) => qlobber.add(filter, value),
+      remove: (filter, value) => qlobber.remove(filter, value),
+      match: (topic) => (asked++, qlobber.match(topic)),
+    });
+    const topic = 'kp1/v/dcx/t/json/1/status';
+    const matched = () => {
+      const before = asked;
+      const values = (index.match(topic) as string[]).toSorted();
+      return { values, asked: asked > before };
+    };
+    index.add('kp1/v/dcx/t/json/+/status', 'device');
+    expect(matched()).toEqual({ values: ['device'], asked: false });
+    index.add('#', 'a');
+    index.add('#', 'b');
+    index.add('+/v/dcx/t/#', 'c');
+    expect(matched()).toEqual({ values: ['a', 'b', 'c', 'device'], asked: true });
+    index.remove('#', 'never added');
+    index.remove('#', 'a');
+    expect(matched()).toEqual({ values: ['b', 'c', 'device'], asked: true });
+    index.remove('#');
+    expect(matched()).toEqual({ values: ['c', 'device'], asked: true });
+    index.remove('+/v/dcx/t/#', 'c');
+    expect(matched()).toEqual({ values: ['device'], asked: false });
+    // Topics outside kp1/ are asked of it throughout.
+    index.add('a/#', 'd');
+    expect(index.match('a/b')).toEqual(['d']);
+    expect(matched()).toEqual({ values: ['device'], asked: false });
+  });
+
   it('delivers through the broker by a device-shaped filter, an empty level included, until unsubscribed', async () => {
     const emulator = await startTestEmulator();
     const connect = () => mqtt.connectAsync(emulator.mqttUrl, { reconnectPeriod: 0 });
