@@ -106,10 +106,7 @@ export class SubscriptionIndex implements TopicMatcher {
     const end = indexedEnd(filter);
     if (end < 0) {
       this.others.remove(filter, value);
-      const values = this.othersForKp1.get(filter);
-      const at = values && value !== undefined ? values.lastIndexOf(value) : -1;
-      if (at >= 0) values!.splice(at, 1);
-      if (values && (value === undefined || values.length === 0)) this.othersForKp1.delete(filter);
+      this.forgetForKp1(filter, value);
       return this;
     }
     const key = filter.slice(0, end);
@@ -125,6 +122,17 @@ export class SubscriptionIndex implements TopicMatcher {
     if (at >= 0) entries.splice(at, 1);
     if (entries.length === 0) this.byKey.delete(key);
     return this;
+  }
+
+  /** Follows a remove from qlobber in `othersForKp1`. */
+  private forgetForKp1(filter: string, value: unknown): void {
+    const values = this.othersForKp1.get(filter);
+    if (!values) return;
+    if (value !== undefined) {
+      const at = values.lastIndexOf(value);
+      if (at >= 0) values.splice(at, 1);
+    }
+    if (value === undefined || values.length === 0) this.othersForKp1.delete(filter);
   }
 
   /** The values of every filter that matches `topic`. qlobber may answer with an array of its own: never changed. */

@@ -17,7 +17,7 @@ async function fsyncPath(path: string, flags = 'r'): Promise<void> {
 
 /**
  * Pieces of a text are gathered to about this many characters a write: between two writes, requests are served.
- * Making a chunk's text is the main thread's work: 256 KiB took 4-7 ms of it at a fleet of 10,000 devices, where
+ * Making a chunk's text is the main thread's work: 256 KiB took 4-13 ms of it at a fleet of 10,000 devices, where
  * 1 MiB held every request behind it for 15-26 ms at each compaction (docs/performance.md, round nineteen).
  */
 const WRITE_CHUNK = 256 * 1024;
