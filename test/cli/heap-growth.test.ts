@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { capHeapGrowth } from '../../src/cli/heap-growth.js';
 
-// `capHeapGrowth` is what the CLI's `start`, `exec` and `device simulate` call first. The flag is the process's: the cap is
-// measured in processes of their own, which call the built module (`npm test` builds first).
+// `capHeapGrowth` is what the CLI's `start`, `exec` and `device simulate` call first. The flag is the process's: the
+// cap is measured in processes of their own, which call the built module (`npm test` builds first).
 const churn = fileURLToPath(new URL('../helpers/heap-churn.mjs', import.meta.url));
 const peakOf = async (...args: string[]) => {
   const { stdout } = await execa(process.execPath, [churn, ...args]);
