@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express';
-import { VirtualClock } from '../clock.js';
 import { runtimeOf, type EmuContext } from '../context.js';
 import type { ServiceDescriptor } from '../contract.js';
 import { REDACTED } from './control/secrets.js';
@@ -129,7 +128,7 @@ export class Journal {
   ) {
     this.ring = new Array(size);
     const clock = ctx.clock;
-    this.now = clock instanceof VirtualClock ? () => clock.nowMs() : () => clock.now().getTime();
+    this.now = () => clock.nowMs();
   }
 
   get lastSeq(): number {

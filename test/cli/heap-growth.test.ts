@@ -22,7 +22,7 @@ const peakOf = async (nodeArgs: string[], ...args: string[]) => {
 };
 
 describe("the CLI's cap on heap growth", () => {
-  it('keeps a heap full of short-lived promoted objects well below what V8 lets it reach by default', async () => {
+  it('keeps a heap full of short-lived promoted objects well below the four times V8 allows by default', async () => {
     // V8's default lets the old generation reach up to four times what a full collection kept, on an idle machine;
     // on a busy one it chooses less by itself. So the comparison is with those four times, set: the cap is twice.
     const uncapped = await peakOf(['--heap-growing-percent=300']);
