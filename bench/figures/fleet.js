@@ -15,6 +15,7 @@ import { coresNote, FLEET_VERSION, runFleet, SAMPLE_EVERY_MS } from '../lib/flee
 import { runToEnd } from '../lib/processes.js';
 import { measure } from '../lib/report.js';
 import { percentile } from '../lib/stats.js';
+import { runFleetFloor } from '../lib/fleet-floor.js';
 
 const FSYNC = fileURLToPath(new URL('../references/fsync.js', import.meta.url));
 const MB = 1024 * 1024;
@@ -24,7 +25,15 @@ const DASHBOARD_SECONDS = 30;
 /** The rows of a fleet run: their ids, and the targets that differ between the fleet of 1,000 and of 10,000. */
 export const FLEET_ROWS = {
   thousand: { ids: ['6a', '6b', '6c', '6d'], p99Ms: 50, emulatorRssMb: 400 },
-  tenThousand: { ids: ['6e', '6f', '6g', '6h'], p99Ms: 100, emulatorRssMb: 1024, simulatorRssMb: 1024, healthMs: 50 },
+  /** `floor`: the same fleet against a bare broker first (bench/lib/fleet-floor.js), shown beside 6g and 6h. */
+  tenThousand: {
+    ids: ['6e', '6f', '6g', '6h'],
+    p99Ms: 100,
+    emulatorRssMb: 1024,
+    simulatorRssMb: 1024,
+    healthMs: 50,
+    floor: true,
+  },
   /**
    * The fleet of 1,000 with the dashboard open (figures 12c/12d, a run of its own: on two cores the browser's work
    * would count against 6c).
@@ -33,6 +42,21 @@ export const FLEET_ROWS = {
   /** The fleet of 1,000 again, each device over MQTT over TLS (`--tls`, one-way, trusting the root certificate). */
   thousandOverTls: { ids: ['6i', '6j', '6k', '6l'], p99Ms: 50, emulatorRssMb: 400, tls: true },
 };
+
+/** What the same fleet met against the floor (bench/lib/fleet-floor.js), or nothing when it was not run. */
+function floorNote(floor) {
+  if (!floor) return '';
+  const ms = (times, q) => (percentile(times, q) ?? 0).toFixed(0);
+  return (
+    `; the same simulator against a bare aedes broker answering at once (bench/references/fleet-floor.js, ` +
+    `run first): p50 ${ms(floor.latencies, 50)} ms, p99 ${ms(floor.latencies, 99)}, max ` +
+    `${ms(floor.latencies, 100)}; its health answers p50 ${ms(floor.healthTimes, 50)} ms, max ` +
+    `${ms(floor.healthTimes, 100)}` +
+    (floor.cores
+      ? `; CPU in cores: the floor ${floor.cores.floor.toFixed(2)}, the simulator ${floor.cores.simulator.toFixed(2)}`
+      : '')
+  );
+}
 
 export default {
   name: 'fleet',
@@ -80,6 +104,7 @@ export default {
         label: 'fsync ceiling',
       }),
     );
+    const fleetFloor = spec.floor ? await runFleetFloor(bench, size) : undefined;
     const floorRss = await bench.using(
       () => bench.startReference('bare-http', bench.file('bare-fleet.json', { routes: {} })),
       async (server) => server.rss(),
@@ -184,6 +209,14 @@ export default {
             reference: fsync.p99,
             referenceName: 'append + fdatasync p99',
             target: { on: 'value', op: '<', limit: spec.p99Ms },
+            also: fleetFloor
+              ? [
+                  {
+                    name: 'the floor: a bare aedes broker answering at once',
+                    value: percentile(fleetFloor.latencies, 99),
+                  },
+                ]
+              : [],
             checks: [
               {
                 name:
@@ -195,7 +228,8 @@ export default {
             note:
               `${log.latencies.length} samples made after a ${warmupSeconds} s warm-up: p50 ${p(50)} ms, max ` +
               `${p(100)} ms (whole milliseconds: the simulator's sample time to its reply line); ` +
-              `${spot.checked} spot reads of .../time-series/last right after a reply, each found its sample`,
+              `${spot.checked} spot reads of .../time-series/last right after a reply, each found its sample` +
+              floorNote(fleetFloor),
           }),
           measure({
             id: memoryId,

@@ -43,7 +43,7 @@ async function within(ms, message, work) {
  * the samples made from `log.timedFrom` on (the first seconds pay one-time costs: each device's first request
  * subscribes to its replies, each endpoint's first point starts its series).
  */
-function fleetLog() {
+export function fleetLog() {
   const log = {
     connected: 0,
     accepted: new Map(),
@@ -145,7 +145,7 @@ async function countStored(url, log, from, to) {
 }
 
 /** `GET /_emu/health` one at a time, as often as SAMPLE_EVERY_MS allows, from a thread of its own: each answer's time. */
-function healthProbe(url) {
+export function healthProbe(url) {
   const worker = new Worker(HEALTH_WORKER, { workerData: { url, everyMs: SAMPLE_EVERY_MS } });
   const times = new Promise((resolve, reject) => {
     worker.once('message', resolve);
@@ -197,19 +197,11 @@ function spotReads(url, devices) {
 }
 
 /**
- * One fleet run against `emulator`, started on a state whose fleet endpoints are `endpointIds`: `devices` simulated
- * devices send a sample a second for `seconds` while `commandsPerSecond` commands go to random devices; latencies are
- * timed from `warmupSeconds` on; `tls`: each device over MQTT over TLS. `dashboard` (a watcher of
- * bench/lib/dashboard-watch.js, or undefined) starts once every device is connected and stops at the end.
- * Answers what the run saw, for the figures to make rows of.
+ * Starts `platform-emu device simulate --fleet <devices>` (one sample a second each, `--json`, then `args`) and
+ * resolves with it once every device is connected, its lines going to `log` and each accepted sample to `onSample`.
+ * A fleet that does not get going within a bound is stopped and fails.
  */
-export async function runFleet(
-  bench,
-  emulator,
-  { devices, seconds, commandsPerSecond, warmupSeconds, endpointIds, tls, dashboard },
-) {
-  const log = fleetLog();
-  const reads = spotReads(emulator.url, devices);
+export async function startFleet(bench, { devices, args, log, onSample = () => undefined }) {
   const pad = String(devices).length > 6 ? String(devices).length : 6;
   const simulator = await startServer(
     process.execPath,
@@ -227,10 +219,8 @@ export async function runFleet(
       'temperature=18..26',
       '--interval',
       '1000',
-      '--url',
-      emulator.url,
       '--json',
-      ...(tls ? ['--tls'] : []),
+      ...args,
     ],
     {
       label: 'platform-emu device simulate --fleet',
@@ -245,17 +235,16 @@ export async function runFleet(
   simulator.lines((line) => {
     const sample = log.take(line);
     if (log.connected >= devices) allConnected();
-    if (sample) reads.take(sample);
+    if (sample) onSample(sample);
   });
   if (devices <= 1) allConnected();
-  // A fleet the emulator cannot serve never gets all its devices started: the figure fails rather than wait on.
+  // A fleet the server cannot serve never gets all its devices started: the figure fails rather than wait on.
   const connectMs = Math.max(120_000, devices * 30);
   await within(
     connectMs,
     () => `${log.connected} of ${devices} devices connected within ${connectMs} ms`,
     () => connected,
   ).catch(async (err) => {
-    // The health probe starts after this: only the simulator is running.
     await stopProcess(simulator.child);
     throw err;
   });
@@ -263,6 +252,30 @@ export async function runFleet(
     `fleet: ${devices} devices connected ${Math.round(performance.now() - simulator.startedAt)} ms ` +
       `after spawning the simulator`,
   );
+  return simulator;
+}
+
+/**
+ * One fleet run against `emulator`, started on a state whose fleet endpoints are `endpointIds`: `devices` simulated
+ * devices send a sample a second for `seconds` while `commandsPerSecond` commands go to random devices; latencies are
+ * timed from `warmupSeconds` on; `tls`: each device over MQTT over TLS. `dashboard` (a watcher of
+ * bench/lib/dashboard-watch.js, or undefined) starts once every device is connected and stops at the end.
+ * Answers what the run saw, for the figures to make rows of.
+ */
+export async function runFleet(
+  bench,
+  emulator,
+  { devices, seconds, commandsPerSecond, warmupSeconds, endpointIds, tls, dashboard },
+) {
+  const log = fleetLog();
+  const reads = spotReads(emulator.url, devices);
+  // The health probe starts after this: a fleet that fails to connect stops only the simulator.
+  const simulator = await startFleet(bench, {
+    devices,
+    args: ['--url', emulator.url, ...(tls ? ['--tls'] : [])],
+    log,
+    onSample: (sample) => reads.take(sample),
+  });
   await dashboard?.start();
 
   const from = Date.now() - 1000;
@@ -337,7 +350,7 @@ export const coresNote = (cores) =>
  * The CPU each process (by pid) and the bench itself use from now on, in cores: `cores()` answers the average since,
  * or undefined where a process's CPU cannot be read (not Linux).
  */
-function cpuMeter(pids) {
+export function cpuMeter(pids) {
   const started = performance.now();
   const benchStart = process.cpuUsage();
   const starts = Object.entries(pids).map(([name, pid]) => [name, pid, cpuSecondsOf(pid)]);

@@ -61,6 +61,38 @@ function parsePayload(message: Buffer): unknown {
   }
 }
 
+const STATUS = '/status';
+const ERROR = '/error';
+
+/** A reply's topic split: `<request topic>/<requestId>/status|error`. */
+interface ReplyTopic {
+  topic: string;
+  requestId: number;
+  /** `/status` (true) or `/error` (false). */
+  ok: boolean;
+}
+
+/** Whether `text` is one or more decimal digits. */
+function isDigits(text: string): boolean {
+  if (text.length === 0) return false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
+}
+
+/** Splits a reply's topic (asked of every message a device receives: without a regular expression), or undefined. */
+function replyOf(topic: string): ReplyTopic | undefined {
+  const ok = topic.endsWith(STATUS);
+  if (!ok && !topic.endsWith(ERROR)) return undefined;
+  const idEnd = topic.length - (ok ? STATUS.length : ERROR.length);
+  const idStart = topic.lastIndexOf('/', idEnd - 1) + 1;
+  if (idStart === 0) return undefined;
+  const id = topic.slice(idStart, idEnd);
+  return isDigits(id) ? { topic: topic.slice(0, idStart - 1), requestId: Number(id), ok } : undefined;
+}
+
 /** A resource whose pushes the device listens to (`observe`). */
 interface Watched {
   extension: string;
@@ -91,14 +123,15 @@ export class Kp1Device extends EventEmitter {
   private readonly observeRequests = new Map<number, Watched>();
   private closing = false;
   private closed = false;
-  private readonly commandPush: RegExp;
+  /** `kp1/<appVersionName>/cex/<token>/command/`: the command pushes begin so. */
+  private readonly commandPushes: string;
 
   private constructor(
     private readonly client: MqttClient,
     readonly options: ConnectionOptions,
   ) {
     super();
-    this.commandPush = new RegExp(`^${escape(this.base('cex'))}/command/([^/]+)/status$`);
+    this.commandPushes = `${this.base('cex')}/command/`;
     client.on('message', (topic, message) => this.receive(topic, message));
     client.on('close', () => {
       this.closed = true;
@@ -230,43 +263,49 @@ export class Kp1Device extends EventEmitter {
   }
 
   private receive(topic: string, message: Buffer): void {
-    const cexPush = this.commandPush.exec(topic);
-    if (cexPush) {
+    const commandType = this.commandTypeOf(topic);
+    if (commandType !== undefined) {
       const commands = parsePayload(message);
-      this.emit('commands', cexPush[1], Array.isArray(commands) ? commands : []);
+      this.emit('commands', commandType, Array.isArray(commands) ? commands : []);
       return;
     }
-    const reply = /^(.*)\/(\d+)\/(status|error)$/.exec(topic);
+    const reply = replyOf(topic);
     if (!reply) {
       const watched = this.watchedTopics.get(topic);
       if (watched) this.emit('push', watched.extension, watched.resource, parsePayload(message));
       return;
     }
-    const requestId = Number(reply[2]);
-    const pending = this.pending.get(requestId);
-    const observed = this.observeRequests.get(requestId);
+    const pending = this.pending.get(reply.requestId);
+    const observed = this.observeRequests.get(reply.requestId);
     if (!pending) {
       // After the reply to an observe request, its reply topic carries the resource's pushes.
-      if (observed?.topic === reply[1] && reply[3] === 'status')
+      if (observed?.topic === reply.topic && reply.ok)
         this.emit('push', observed.extension, observed.resource, parsePayload(message));
       return;
     }
-    if (pending.topic !== reply[1]) return;
-    this.pending.delete(requestId);
+    if (pending.topic !== reply.topic) return;
+    this.pending.delete(reply.requestId);
     clearTimeout(pending.timer);
     const payload = parsePayload(message);
-    if (reply[3] === 'error') this.observeRequests.delete(requestId);
-    if (reply[3] === 'status') {
+    if (reply.ok) {
       pending.resolve({ ok: true, statusCode: 200, payload });
-    } else {
-      const error = (payload ?? {}) as { statusCode?: unknown; reasonPhrase?: unknown };
-      pending.resolve({
-        ok: false,
-        statusCode: typeof error.statusCode === 'number' ? error.statusCode : 500,
-        reasonPhrase: typeof error.reasonPhrase === 'string' ? error.reasonPhrase : undefined,
-        payload,
-      });
+      return;
     }
+    this.observeRequests.delete(reply.requestId);
+    const error = (payload ?? {}) as { statusCode?: unknown; reasonPhrase?: unknown };
+    pending.resolve({
+      ok: false,
+      statusCode: typeof error.statusCode === 'number' ? error.statusCode : 500,
+      reasonPhrase: typeof error.reasonPhrase === 'string' ? error.reasonPhrase : undefined,
+      payload,
+    });
+  }
+
+  /** The command type of a `cex` command push (`<base>/command/<commandType>/status`), or undefined. */
+  private commandTypeOf(topic: string): string | undefined {
+    if (!topic.startsWith(this.commandPushes) || !topic.endsWith(STATUS)) return undefined;
+    const commandType = topic.slice(this.commandPushes.length, topic.length - STATUS.length);
+    return commandType.length > 0 && !commandType.includes('/') ? commandType : undefined;
   }
 
   private assertOpen(): void {
@@ -289,8 +328,6 @@ export class Kp1Device extends EventEmitter {
     await this.client.endAsync(this.closed);
   }
 }
-
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const stoppedError = () => new Error('The device was stopped.');
 const closedError = () => new Error('The MQTT connection closed.');
