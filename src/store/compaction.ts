@@ -1,16 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { StateDocument } from './document.js';
 import { LOG_FILE, SNAPSHOT_FILE } from './file-names.js';
 import type { MutationLog } from './mutation-log.js';
 import type { DurableJSONFile } from './snapshot-file.js';
 
 const COMPACT_BYTES_AT_LEAST = 16 * 1024 * 1024;
-/**
- * After making a chunk of its snapshot's text, a compaction waits this many times as long before the next: it takes
- * at most a quarter of the main thread. Unpaced, it took about half of it for one to two seconds at a fleet of 10,000
- * devices, and every sample behind it waited (docs/performance.md, round twenty).
- */
-const PAUSE_PER_BUSY_MS = 3;
 
 /**
  * Compaction of a data directory: once the log passes `compactBytes`, the snapshot is rewritten and the lines it holds
@@ -19,9 +12,7 @@ const PAUSE_PER_BUSY_MS = 3;
  * a fleet of 10,000 devices) for every 16 MiB of samples (as Redis rewrites its append-only file once it has doubled).
  * Its content is taken inside the log's flush loop, between two writes, so that it holds exactly the lines written so
  * far; it is then written in pieces while requests are served (and their lines appended), and only those first lines
- * are dropped. Its snapshot is made at a pace that leaves most of the main thread to requests, at full speed once
- * someone waits for it. Whoever writes the snapshot itself (an import, a reset, a clean stop) holds compactions off
- * meanwhile, and waits for one under way.
+ * are dropped. Whoever writes the snapshot itself (an import, a reset, a clean stop) holds compactions off meanwhile.
  */
 export class Compaction<T> {
   private running: Promise<void> | undefined;
@@ -61,10 +52,7 @@ export class Compaction<T> {
 
   private async run(log: MutationLog<T>, document: StateDocument, logBytes: number): Promise<void> {
     try {
-      // Someone waiting (a stop, an import) makes the rest go at full speed.
-      await this.snapshotFile.write(document, (busyMs) =>
-        this.held > 0 ? undefined : sleep(busyMs * PAUSE_PER_BUSY_MS),
-      );
+      await this.snapshotFile.write(document);
     } catch (err) {
       // The log still holds everything; a later flush tries again.
       this.warn?.(

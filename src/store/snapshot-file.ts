@@ -22,23 +22,13 @@ async function fsyncPath(path: string, flags = 'r'): Promise<void> {
  */
 const WRITE_CHUNK = 256 * 1024;
 
-/**
- * Called after each chunk is written with the milliseconds the main thread spent making the chunk's text; the next
- * chunk waits for what it returns (a compaction's snapshot leaves the main thread to requests this way).
- */
-export type Pace = (busyMs: number) => Promise<void> | undefined;
-
-async function writePieces(handle: FileHandle, pieces: Iterable<string>, pace?: Pace): Promise<void> {
+async function writePieces(handle: FileHandle, pieces: Iterable<string>): Promise<void> {
   let text = '';
-  let started = performance.now();
   for (const piece of pieces) {
     text += piece;
     if (text.length < WRITE_CHUNK) continue;
-    const busyMs = performance.now() - started;
     await handle.writeFile(text);
     text = '';
-    await pace?.(busyMs);
-    started = performance.now();
   }
   if (text) await handle.writeFile(text);
 }
@@ -46,19 +36,15 @@ async function writePieces(handle: FileHandle, pieces: Iterable<string>, pace?: 
 /**
  * Writes a file (mode 600) whole or not at all, and durably: a temp file, fsync, rename, fsync of the directory. A
  * crash leaves the old or the new file, never half of one, and a reader beside the writer never sees half of one.
- * `content` given in pieces is written as they come (the snapshot of a large state: `prettyJsonPieces`), at `pace`.
+ * `content` given in pieces is written as they come (the snapshot of a large state: `prettyJsonPieces`).
  */
-export async function replaceFileDurably(
-  path: string,
-  content: string | Buffer | Iterable<string>,
-  pace?: Pace,
-): Promise<void> {
+export async function replaceFileDurably(path: string, content: string | Buffer | Iterable<string>): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   const handle = await open(temp, 'w', 0o600);
   try {
     try {
       if (typeof content === 'string' || Buffer.isBuffer(content)) await handle.writeFile(content);
-      else await writePieces(handle, content, pace);
+      else await writePieces(handle, content);
       await handle.sync();
     } finally {
       await handle.close();
@@ -121,8 +107,7 @@ export class DurableJSONFile<T> implements Adapter<T> {
     return parsed as T;
   }
 
-  /** Writes the snapshot; a compaction gives the `pace` its chunks are made at. */
-  async write(data: T, pace?: Pace): Promise<void> {
+  async write(data: T): Promise<void> {
     let length = 0;
     const counted = function* () {
       for (const piece of snapshotText(data)) {
@@ -131,7 +116,7 @@ export class DurableJSONFile<T> implements Adapter<T> {
       }
     };
     // Readable by its owner only: the state holds client secrets and password hashes.
-    await replaceFileDurably(this.path, counted(), pace);
+    await replaceFileDurably(this.path, counted());
     this.length = length;
   }
 }
