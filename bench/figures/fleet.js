@@ -5,17 +5,18 @@
 // reads of `.../time-series/last` after replies check that it is readable by then.
 // Then the same fleet for up to 30 s with the dashboard open (12c/12d), and over MQTT over TLS (6i-6l, full and
 // quick runs). `--big-fleet` adds a fleet of 10,000 (6e-6h: 100 commands a second, the simulator spread over its
-// default worker threads, the emulator's health answers timed throughout); see docs/performance.md.
+// default worker threads, the emulator's health answers timed throughout), each after the same fleet against a bare
+// broker that answers at once (the floor, bench/lib/fleet-floor.js); see docs/performance.md.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { workerCount } from '../../dist/cli/device/plan.js';
 import { CHROMIUM } from '../lib/chromium.js';
 import { watchDashboard } from '../lib/dashboard-watch.js';
+import { runFleetFloor } from '../lib/fleet-floor.js';
 import { coresNote, FLEET_VERSION, runFleet, SAMPLE_EVERY_MS } from '../lib/fleet-run.js';
 import { runToEnd } from '../lib/processes.js';
 import { measure } from '../lib/report.js';
 import { percentile } from '../lib/stats.js';
-import { runFleetFloor } from '../lib/fleet-floor.js';
 
 const FSYNC = fileURLToPath(new URL('../references/fsync.js', import.meta.url));
 const MB = 1024 * 1024;

@@ -10,8 +10,8 @@ const FLOOR = fileURLToPath(new URL('../references/fleet-floor.js', import.meta.
 /**
  * `devices` simulated devices, a sample a second each for `seconds`, against the floor: their publish-to-reply times
  * from `warmupSeconds` on, the floor's health answers (sorted; asked as in the emulator's run) and the cores each
- * process used. No commands: the floor serves no REST API, and the devices ask
- * for no configuration or software at connect.
+ * process used. No commands: the floor serves no REST API, and the devices ask for no configuration or software at
+ * connect.
  */
 export async function runFleetFloor(bench, { devices, seconds, warmupSeconds }) {
   const floor = await startServer(process.execPath, [FLOOR], {

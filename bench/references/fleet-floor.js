@@ -1,8 +1,8 @@
 // The floor of a fleet's publish-to-reply time on this machine (bench/lib/fleet-floor.js): the emulator's broker
-// library (aedes, its sockets on its own thread, as its documentation runs it) answering every KP1 request at once on
-// its `/status` topic, with nothing checked, stored or journaled, and node:http answering every GET on the same thread
-// (the fleet's health probe asks it). What a fleet of `device simulate` meets here is the machine, the simulator and
-// the broker, without the emulator's work.
+// library (aedes, reading its sockets on the thread that answers, as its documentation runs it) answering every KP1
+// request at once on its `/status` topic, with nothing checked, stored or journaled, and node:http answering every
+// GET on the same thread (the fleet's health probe asks it). What a fleet of `device simulate` meets here is the
+// machine, the simulator and the broker, without the emulator's work.
 // Prints "<http url> <mqtt url>" once both listen.
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
