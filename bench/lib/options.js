@@ -85,7 +85,7 @@ const PROFILES = {
   },
 };
 
-/** Figures 6e-6h, with `--big-fleet`: 10,000 connections, a minute of samples, the count. */
+/** Figures 6e-6h, with `--big-fleet`: 10,000 connections, a minute of samples, the count; first the same against the floor. */
 const BIG_FLEET = { devices: 10_000, seconds: 60, commandsPerSecond: 100, warmupSeconds: 5 };
 
 const USAGE = `Usage: npm run bench -- [--quick | --smoke] [--only <figure,...>] [--big-fleet] [--results <file>]
@@ -93,7 +93,8 @@ const USAGE = `Usage: npm run bench -- [--quick | --smoke] [--only <figure,...>]
   --quick           short runs at the full state sizes (about two minutes)
   --smoke           tiny state, a few requests per run (checks the harness; figures mean nothing)
   --only <names>    run only these figures (comma-separated; names below)
-  --big-fleet       add the fleet of 10,000 devices (figures 6e-6h; a core that serves a sample in well under 100 µs)
+  --big-fleet       add the fleet of 10,000 devices (figures 6e-6h, after the same fleet against a bare broker, the
+                    floor; a core that serves a sample in well under 100 µs)
   --results <file>  where to write the JSON results (default bench/results/latest.json)`;
 
 export function parseOptions(argv) {
