@@ -166,7 +166,7 @@ function issueCode(
     nonce: request.nonce,
     grantee: session.grantee,
     session,
-    expiresAt: req.ctx.clock.now().getTime() + CODE_TTL_MS,
+    expiresAt: req.ctx.clock.nowMs() + CODE_TTL_MS,
   });
   redirectBack(req, res, request, { code, session_state: session.id });
 }
@@ -241,7 +241,7 @@ export function authorizationCodeGrant(
   const code = param(req.body, 'code');
   const pending = code === undefined ? undefined : codes.get(code);
   if (code !== undefined) codes.delete(code);
-  if (!pending || pending.tenantId !== tenant.id || pending.expiresAt <= req.ctx.clock.now().getTime())
+  if (!pending || pending.tenantId !== tenant.id || pending.expiresAt <= req.ctx.clock.nowMs())
     throw new OAuthError(
       400,
       'invalid_grant',

@@ -57,7 +57,7 @@ export function startSession(ctx: EmuContext, res: Response, tenant: Tenant, gra
     id: randomUUID(),
     tenantId: tenant.id,
     grantee,
-    authTime: Math.floor(ctx.clock.now().getTime() / 1000),
+    authTime: Math.floor(ctx.clock.nowMs() / 1000),
   };
   sessions.bySecret.set(secret, session);
   sessions.byId.set(session.id, secret);

@@ -47,7 +47,7 @@ export function uploaderOf(ctx: EmuContext, token: string | undefined): Endpoint
       'The X-Auth-Token is not an upload token of this emulator; get one with ' +
         'kp1/<appVersionName>/bcx/<endpointToken>/token.',
     );
-  if (Date.parse(record.expiresDate) <= ctx.clock.now().getTime()) {
+  if (Date.parse(record.expiresDate) <= ctx.clock.nowMs()) {
     throw forbidden(
       `The X-Auth-Token expired at ${record.expiresDate}; get a new one with ` +
         `kp1/<appVersionName>/bcx/<endpointToken>/token.`,

@@ -120,7 +120,7 @@ export async function changeX509State(
 export function x509Refusal(ctx: EmuContext, credential: X509Credential, validFrom: string): string | undefined {
   if (credential.state === 'Suspended' || credential.state === 'Revoked')
     return `its X.509 credentials ${credential.id} are ${credential.state}`;
-  const now = ctx.clock.now().getTime();
+  const now = ctx.clock.nowMs();
   if (now > Date.parse(credential.invalidAfter))
     return `the certificate expired at ${credential.invalidAfter} (the emulator's clock reads ${ctx.clock.nowIso()})`;
   if (now < Date.parse(validFrom)) return `the certificate is valid only from ${new Date(validFrom).toISOString()}`;

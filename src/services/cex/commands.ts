@@ -106,7 +106,7 @@ export function outstandingCommands(
   endpoint: Endpoint,
   commandType: string,
 ): Array<{ id: number; payload?: unknown }> {
-  const now = ctx.clock.now().getTime();
+  const now = ctx.clock.nowMs();
   return COMMANDS.lookup(ctx, 'pending', pendingKey(endpoint.endpointId, commandType))
     .filter((c) => effectiveStatus(c, now) === 'PENDING')
     .sort(byId)
@@ -128,7 +128,7 @@ export async function invokeCommand(
   lifetime: CommandLifetime,
 ): Promise<CommandRecord> {
   checkCommandType(commandType);
-  const now = ctx.clock.now().getTime();
+  const now = ctx.clock.nowMs();
   const createdAt = new Date(now).toISOString();
   const commandId = COMMANDS.nextId(ctx);
   const command: CommandRecord = {
@@ -161,7 +161,7 @@ export async function reportResults(
   commandType: string,
   results: DeviceResult[],
 ): Promise<CommandRecord[]> {
-  const now = ctx.clock.now().getTime();
+  const now = ctx.clock.nowMs();
   const updatedAt = new Date(now).toISOString();
   const executed: CommandRecord[] = [];
   for (const result of results) {
@@ -203,7 +203,7 @@ export async function deleteCommand(ctx: EmuContext, command: CommandRecord): Pr
 
 /** Runs when a deadline of a command passes: a pending command expires; a record past its retention is deleted. */
 export async function applyDeadlines(ctx: EmuContext, commandIds: Iterable<number>): Promise<void> {
-  const now = ctx.clock.now().getTime();
+  const now = ctx.clock.nowMs();
   const updatedAt = new Date(now).toISOString();
   const mutations: Mutation[] = [];
   const changed: Array<[CommandRecord, CommandStatus | 'DELETED']> = [];
@@ -243,7 +243,7 @@ function deadlines(ctx: EmuContext): DeadlineQueue {
       new DeadlineQueue(
         (ids) =>
           applyDeadlines(ctx, ids).catch((err: Error) => ctx.log(`Command expiry or retention failed: ${err.message}`)),
-        () => ctx.clock.now().getTime(),
+        () => ctx.clock.nowMs(),
       ),
   );
 }

@@ -66,13 +66,13 @@ async function invoke(req: Request, res: Response) {
     .json(
       presentCommand(
         settled ?? findCommand(req.ctx, endpoint, commandType, command.commandId) ?? command,
-        req.ctx.clock.now().getTime(),
+        req.ctx.clock.nowMs(),
       ),
     );
 }
 
 function getOne(req: Request, res: Response) {
-  res.json(presentCommand(commandOf(req), req.ctx.clock.now().getTime()));
+  res.json(presentCommand(commandOf(req), req.ctx.clock.nowMs()));
 }
 
 async function deleteOne(req: Request, res: Response) {
@@ -95,11 +95,11 @@ function last(req: Request, res: Response) {
   const endpoint = endpointOf(req);
   const command = lastExecuted(req.ctx, endpoint, commandType);
   if (!command) throw notFound(`Endpoint ${endpoint.endpointId} has no executed command of type ${commandType}.`);
-  res.json(presentCommand(command, req.ctx.clock.now().getTime()));
+  res.json(presentCommand(command, req.ctx.clock.nowMs()));
 }
 
 const descriptor = (req: Request, endpointId: string, commands: CommandRecord[]) => {
-  const now = req.ctx.clock.now().getTime();
+  const now = req.ctx.clock.nowMs();
   return { endpointId, commands: commands.map((c) => presentCommand(c, now)) };
 };
 

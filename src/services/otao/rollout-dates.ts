@@ -14,7 +14,7 @@ interface RolloutTimer {
 
 const timerOf = (ctx: EmuContext) =>
   runtimeOf<RolloutTimer>(ctx, 'otao:rollout-dates', () => ({
-    checkedUntil: ctx.clock.now().getTime(),
+    checkedUntil: ctx.clock.nowMs(),
     stopped: false,
   }));
 
@@ -34,7 +34,7 @@ function rolloutDates(ctx: EmuContext): Array<{ appName: string; at: number }> {
 function onDue(ctx: EmuContext): void {
   const state = timerOf(ctx);
   const from = state.checkedUntil;
-  const now = ctx.clock.now().getTime();
+  const now = ctx.clock.nowMs();
   state.checkedUntil = now;
   const apps = new Set(
     rolloutDates(ctx)
@@ -51,7 +51,7 @@ export function scheduleRolloutDates(ctx: EmuContext): void {
   clearTimeout(state.timer);
   state.timer = undefined;
   if (state.stopped || ctx.store.isReadOnly) return;
-  const now = ctx.clock.now().getTime();
+  const now = ctx.clock.nowMs();
   let next = Infinity;
   for (const { at } of rolloutDates(ctx)) if (at > Math.max(now, state.checkedUntil) && at < next) next = at;
   if (next === Infinity) return;
@@ -63,7 +63,7 @@ export function scheduleRolloutDates(ctx: EmuContext): void {
 export function startRolloutDates(ctx: EmuContext): void {
   const state = timerOf(ctx);
   state.stopped = false;
-  state.checkedUntil = ctx.clock.now().getTime();
+  state.checkedUntil = ctx.clock.nowMs();
   scheduleRolloutDates(ctx);
 }
 

@@ -46,11 +46,7 @@ function rollsOutTo(ctx: EmuContext, software: Software, endpoint: Endpoint, at:
  * The rollout rule (docs/services/ota.md): among the application's software that the upgrade graph leads to from the
  * endpoint's current version and whose strategy lets it reach the endpoint, the highest version; undefined for none.
  */
-export function offeredSoftware(
-  ctx: EmuContext,
-  endpoint: Endpoint,
-  at = ctx.clock.now().getTime(),
-): Software | undefined {
+export function offeredSoftware(ctx: EmuContext, endpoint: Endpoint, at = ctx.clock.nowMs()): Software | undefined {
   const current = currentSoftwareVersion(endpoint);
   let best: Software | undefined;
   for (const software of softwareOf(ctx, endpoint.appName)) {

@@ -138,7 +138,7 @@ function plainValue(raw: Buffer): number | string {
   return text;
 }
 
-const receiveTime = (ctx: EmuContext) => ctx.clock.now().getTime();
+const receiveTime = (ctx: EmuContext) => ctx.clock.nowMs();
 
 /** Data collection (spec 4): samples become points of the endpoint's application's time series (docs/devices.md). */
 export const dcx: Kp1Extension = {
