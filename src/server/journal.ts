@@ -120,15 +120,11 @@ export class Journal {
   private next = 0;
   private seq = 0;
 
-  private readonly now: () => number;
-
   constructor(
     private readonly ctx: EmuContext,
     readonly size: number,
   ) {
     this.ring = new Array(size);
-    const clock = ctx.clock;
-    this.now = () => clock.nowMs();
   }
 
   get lastSeq(): number {
@@ -141,7 +137,7 @@ export class Journal {
   record(raw: Raw): void {
     if (raw.target.length > MAX_TARGET) raw.target = `${raw.target.slice(0, MAX_TARGET)}...`;
     raw.seq = ++this.seq;
-    raw.at = this.now();
+    raw.at = this.ctx.clock.nowMs();
     this.ring[this.next] = raw;
     this.next = (this.next + 1) % this.size;
     if (this.ctx.events.listenerCount(REQUEST_RECORDED) > 0)

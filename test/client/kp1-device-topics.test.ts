@@ -58,8 +58,9 @@ describe('Kp1Device: the topics of replies and pushes', async () => {
       expect(topic).toBe(`${base}/command/reboot/1`);
       const commands: unknown[] = [];
       device.on('commands', (type: string, list: unknown[]) => commands.push([type, list]));
-      // Not its reply: a request id that is not a number, and its id on the topic of the other resource asked.
-      await publish(`${base}/command/reboot/x1/status`, ['wrong']);
+      // Not its reply: levels that are not a request id, though a number parses from them (` 1`, `0x1`, `1e0`: 1),
+      // and its id on the topic of the other resource asked.
+      for (const id of ['x1', ' 1', '0x1', '1e0']) await publish(`${base}/command/reboot/${id}/status`, ['wrong']);
       await publish(`${base}/result/reboot/1/status`, ['wrong']);
       await publish(`${topic}/status`, [{ id: 7, payload: {} }]);
       expect(await reply).toEqual({ ok: true, statusCode: 200, payload: [{ id: 7, payload: {} }] });

@@ -1,5 +1,4 @@
 // KP1 extension dcx (data collection): samples into the endpoint time series service.
-import type { EmuContext } from '../../../context.js';
 import { recordSamplePoints, type SamplePoint } from '../../../services/epts/sample-batches.js';
 import { parseIsoTime } from '../../../services/epts/time.js';
 import {
@@ -138,8 +137,6 @@ function plainValue(raw: Buffer): number | string {
   return text;
 }
 
-const receiveTime = (ctx: EmuContext) => ctx.clock.nowMs();
-
 /** Data collection (spec 4): samples become points of the endpoint's application's time series (docs/devices.md). */
 export const dcx: Kp1Extension = {
   name: 'dcx',
@@ -151,7 +148,7 @@ export const dcx: Kp1Extension = {
           throw invalidPayload(
             'The json payload is empty: send a sample object or an array of them, like [{"temperature": 21.5}].',
           );
-        const receivedAt = receiveTime(ctx);
+        const receivedAt = ctx.clock.nowMs();
         const settings = eptsSettings(ctx, endpoint.appVersion.name);
         const samples = Array.isArray(payload) ? payload : [payload];
         const points = samples.flatMap((sample, i) =>
@@ -169,7 +166,7 @@ export const dcx: Kp1Extension = {
         // The platform's DCX turns it into the sample { "<metric>": <value> }; the time series settings apply.
         const sample = { [params.metric]: plainValue(raw) };
         const settings = eptsSettings(ctx, endpoint.appVersion.name);
-        const points = pointsOf(sample, 'The plain sample', receiveTime(ctx), { ...settings, timestamp: undefined });
+        const points = pointsOf(sample, 'The plain sample', ctx.clock.nowMs(), { ...settings, timestamp: undefined });
         if (points.length > 0) await recordSamplePoints(ctx, endpoint, points);
         return {};
       },
