@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import chalk from './colours.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { prepareWireThread } from '../gateway/wire.js';
 import type { RunningEmulator } from '../index.js';
 import type { StartOptions } from './start-options.js';
 import { runInForeground } from './foreground.js';
@@ -53,6 +54,7 @@ export async function launch(options: StartOptions): Promise<RunningEmulator> {
   // detached child's directory holds the log its parent shows, and the parent made it.
   const existed = options.inMemory || options.detachedChild || existsSync(resolve(options.data));
   capHeapGrowth();
+  prepareWireThread();
   const { startEmulator } = await import('../emulator.js');
   try {
     return await startEmulator({
@@ -102,6 +104,8 @@ async function spinnerFor(options: StartOptions): Promise<{ stop(): void }> {
 }
 
 async function run(options: StartOptions): Promise<void> {
+  // The MQTT wire thread starts while the emulator's modules load (a detaching parent runs no emulator).
+  if (!options.detach) prepareWireThread();
   const made = !options.inMemory && !options.detachedChild && !existsSync(resolve(options.data));
   // With auth on, a new data directory's RSA key is made on the thread pool while the emulator's modules load: the
   // start waits for it (the lock file carries the admin token). With auth off it is made once the emulator is ready.

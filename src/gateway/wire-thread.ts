@@ -2,7 +2,7 @@
 // where the broker parses what they carry (`wire.ts` is the other side). At thousands of devices a socket write per
 // reply was a fifth of the main thread's time (docs/performance.md, round sixteen).
 import { createServer, type Socket } from 'node:net';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { listenBrokerPort } from './listen-port.js';
 import { FrameScanner, PacketTooLarge } from './packet-limit.js';
 import { readWireMessage, WireBatch, WireOp, type WireMessage } from './wire-batch.js';
@@ -13,6 +13,12 @@ export interface WireThreadOptions {
   /** The largest packet (remaining length) a connection may announce. */
   limit: number;
 }
+
+/**
+ * What the main thread tells the wire thread besides its sockets' bytes: where to listen (once; the thread may be
+ * started before the emulator knows it needs it, `prepareWireThread`), and to close.
+ */
+export type WireThreadCommand = { type: 'listen'; options: WireThreadOptions } | { type: 'close' };
 
 /** What the wire thread posts first: where it listens, or that it could not (it ends once every socket closed). */
 export type WireThreadEvent = { type: 'listening'; port: number } | { type: 'failed'; message: string };
@@ -25,7 +31,8 @@ export type WireThreadEvent = { type: 'listening'; port: number } | { type: 'fai
 const WIRE_BYTES_AHEAD = 8 * 1024 * 1024;
 
 const main = parentPort!;
-const { host, port: wanted, limit } = workerData as WireThreadOptions;
+/** The largest packet a connection may announce (`listen` sets it before the first connection). */
+let limit = 0;
 const connections = new Map<number, Socket>();
 /** Sockets the main thread holds (`Read` 0), and those held here until it catches up. */
 const heldByMain = new Set<Socket>();
@@ -69,12 +76,14 @@ const server = createServer((socket) => {
   });
 });
 
-main.on('message', (message: WireMessage | { type: 'close' }) => {
+main.on('message', (message: WireMessage | WireThreadCommand) => {
   if ('type' in message) {
-    server.close(() => {
-      batch.flush();
-      main.close();
-    });
+    if (message.type === 'listen') listen(message.options);
+    else
+      server.close(() => {
+        batch.flush();
+        main.close();
+      });
     return;
   }
   const corked = new Set<Socket>();
@@ -114,10 +123,13 @@ function taken(bytes: number): void {
   heldForMain.clear();
 }
 
-listenBrokerPort(server, { port: wanted, host, protocol: 'MQTT', flag: '--mqtt-port' }).then(
-  (bound) => main.postMessage({ type: 'listening', port: bound } satisfies WireThreadEvent),
-  (err: Error) => {
-    main.postMessage({ type: 'failed', message: err.message } satisfies WireThreadEvent);
-    main.close();
-  },
-);
+function listen(options: WireThreadOptions): void {
+  limit = options.limit;
+  listenBrokerPort(server, { port: options.port, host: options.host, protocol: 'MQTT', flag: '--mqtt-port' }).then(
+    (bound) => main.postMessage({ type: 'listening', port: bound } satisfies WireThreadEvent),
+    (err: Error) => {
+      main.postMessage({ type: 'failed', message: err.message } satisfies WireThreadEvent);
+      main.close();
+    },
+  );
+}

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PacketTooLarge } from './packet-limit.js';
 import { WireBatch, WireMessageReader, WireOp, type WireMessage } from './wire-batch.js';
-import type { WireThreadEvent, WireThreadOptions } from './wire-thread.js';
+import type { WireThreadCommand, WireThreadEvent, WireThreadOptions } from './wire-thread.js';
 
 const WIRE_THREAD = new URL('./wire-thread.js', import.meta.url);
 /**
@@ -176,25 +176,62 @@ export class Wire {
     return (this.closing ??= new Promise<void>((resolve) => {
       this.worker.once('exit', () => resolve());
       this.batch.flush();
-      this.worker.postMessage({ type: 'close' });
+      this.worker.postMessage({ type: 'close' } satisfies WireThreadCommand);
     }));
   }
 }
 
+const wireThreadBuilt = () => existsSync(fileURLToPath(WIRE_THREAD));
+
+interface SpawnedWireThread {
+  worker: Worker;
+  /** Resolves once the thread ended, with why (its error, else its exit code): one may fail before it is asked. */
+  ended: Promise<Error>;
+}
+
+/** A wire thread started ahead of `startWire`. */
+let prepared: SpawnedWireThread | undefined;
+
+function spawnWireThread(): SpawnedWireThread {
+  const worker = new Worker(WIRE_THREAD, { stdout: false, stderr: false });
+  // Until it is asked to listen, the thread keeps no process alive (a start that fails before then exits).
+  worker.unref();
+  let failure: Error | undefined;
+  worker.once('error', (err) => (failure = err));
+  const ended = new Promise<Error>((resolve) =>
+    worker.once('exit', (code) =>
+      resolve(failure ?? new Error(`The MQTT wire thread ended (${code}) before it listened.`)),
+    ),
+  );
+  return { worker, ended };
+}
+
 /**
- * Listens for plain MQTT in the wire thread; undefined where its file is not beside this one (the project's tests
- * run this module from its TypeScript source): the caller then listens on the main thread.
+ * Starts the wire thread's worker now, for a `startWire` to come: its own start (an isolate of its own, loading its
+ * module) then runs on the other core while the emulator's modules load and its state opens, rather than after them
+ * (`platform-emu start`, figure 1a in docs/performance.md). It listens only once `startWire` asks.
+ */
+export function prepareWireThread(): void {
+  if (!prepared && wireThreadBuilt()) prepared = spawnWireThread();
+}
+
+/**
+ * Listens for plain MQTT in the wire thread (the one `prepareWireThread` started, or a new one); undefined where its
+ * file is not beside this one (the project's tests run this module from its TypeScript source): the caller then
+ * listens on the main thread.
  */
 export async function startWire(options: WireThreadOptions, handlers: WireHandlers): Promise<Wire | undefined> {
-  if (!existsSync(fileURLToPath(WIRE_THREAD))) return undefined;
-  const worker = new Worker(WIRE_THREAD, { workerData: options, stdout: false, stderr: false });
-  const first = await new Promise<WireThreadEvent>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`The MQTT wire thread ended (${code}) before it listened.`)));
-  });
+  if (!wireThreadBuilt()) return undefined;
+  const { worker, ended } = prepared ?? spawnWireThread();
+  prepared = undefined;
+  worker.ref();
+  worker.postMessage({ type: 'listen', options } satisfies WireThreadCommand);
+  const first = await Promise.race([
+    new Promise<WireThreadEvent>((resolve) => worker.once('message', resolve)),
+    ended.then((why) => Promise.reject(why)),
+  ]);
   if (first.type !== 'listening') {
-    await new Promise((resolve) => worker.once('exit', resolve));
+    await ended;
     throw new Error(first.message);
   }
   return new Wire(worker, first.port, options.limit, handlers);
