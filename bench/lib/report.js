@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { median } from './stats.js';
 
 const UNITS = {
   ms: (v) => `${v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US')} ms`,
@@ -34,6 +35,17 @@ function spreadOf(target, rounds, referenceRounds, reference) {
 }
 
 /**
+ * A row states its rounds' spread beside its median: a value or reference that is not the median of the rounds given
+ * with it (a sum of medians measured apart, say) could put the ratio outside that spread, and its verdict with it.
+ */
+function checkMedian(id, what, stated, rounds) {
+  if (!rounds || rounds.length < 2) return;
+  const expected = median(rounds);
+  if (Math.abs(stated - expected) > 1e-9 * Math.max(1, Math.abs(expected)))
+    throw new Error(`figure ${id}: its ${what} (${stated}) is not the median of its rounds (${expected})`);
+}
+
+/**
  * One line of the table. `target` says what must hold: `{ on: 'ratio' | 'value', op: '<' | '<=' | '>=', limit }`.
  * `also` lists further references shown for context (no target), each with its ratio. `checks` are conditions
  * that must hold too (`{ name, ok }`: every sample stored, no command refused...); a failed one is named in the note.
@@ -55,6 +67,8 @@ export function measure({
   rounds,
   referenceRounds,
 }) {
+  checkMedian(id, 'value', value, rounds);
+  if (referenceRounds?.length === rounds?.length) checkMedian(id, 'reference', reference, referenceRounds);
   const ratio = reference ? value / reference : null;
   const subject = target.on === 'ratio' ? ratio : value;
   const failed = checks.filter((c) => !c.ok).map((c) => `FAILED: ${c.name}`);
