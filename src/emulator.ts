@@ -9,6 +9,7 @@ import { openStoreContext, setUpServices, tearDownServices } from './emulator/co
 import { httpsTwin, listen, restServer, type RestStatus } from './emulator/rest-server.js';
 import { initialState, replaceState, resetState } from './emulator/state.js';
 import { startGateway, type Gateway } from './gateway/index.js';
+import { prepareWireThread } from './gateway/wire.js';
 import { emulatorHandle, type RunningEmulator, type TokenOptions } from './handle.js';
 import { EMULATOR_STOPPING } from './server/events.js';
 import { issueTestToken } from './oidc/test-tokens.js';
@@ -72,6 +73,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (compatError) throw new EmulatorOptionsError(compatError);
   const config = resolveConfig(options);
   const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  // The MQTT wire thread starts while the state opens and the fixtures seed (bench figure 9a).
+  prepareWireThread();
   const { ctx, key } = await openStoreContext(config, log, false);
   let gateway: Gateway | undefined;
   let https: Server | undefined;

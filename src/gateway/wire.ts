@@ -208,8 +208,9 @@ function spawnWireThread(): SpawnedWireThread {
 
 /**
  * Starts the wire thread's worker now, for a `startWire` to come: its own start (an isolate of its own, loading its
- * module) then runs on the other core while the emulator's modules load and its state opens, rather than after them
- * (`platform-emu start`, figure 1a in docs/performance.md). It listens only once `startWire` asks.
+ * module) then runs on the other core while the emulator's modules load (`platform-emu start`) or its state opens
+ * (`startEmulator`), rather than after them (figures 1a and 9a in docs/performance.md). It listens only once
+ * `startWire` asks.
  */
 export function prepareWireThread(): void {
   if (!prepared && wireThreadBuilt()) prepared = spawnWireThread();
