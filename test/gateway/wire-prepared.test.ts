@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
-// `platform-emu start` starts the MQTT wire thread while the emulator's modules load (`prepareWireThread`,
-// src/gateway/wire.ts), and the emulator takes that thread when it listens. Like the other wire thread tests, these
-// run the build (`npm test` builds it first), each in a node process of its own: a thread is prepared once per
-// process.
+// `platform-emu start` starts the MQTT wire thread while the emulator's modules load, `startEmulator` before it opens
+// the state (`prepareWireThread`, src/gateway/wire.ts), and the gateway takes that thread when it listens. Like the
+// other wire thread tests, these run the build (`npm test` builds it first), each in a node process of its own: a
+// thread is prepared once per process.
 const WIRE = new URL('../../dist/gateway/wire.js', import.meta.url).href;
 const INDEX = new URL('../../dist/index.js', import.meta.url).href;
 if (!existsSync(fileURLToPath(WIRE))) throw new Error('Run `npm run build` before the wire thread tests.');
