@@ -39,8 +39,11 @@ export function checkMutation(m: Mutation): void {
     );
   if (m.op === 'put') checkRecord(m.c, m.id, m.v);
   else if (m.op === 'append') checkSeriesItems(m.c, m.id, m.v);
+  else if (m.op === 'appends') checkSeriesAppends(m.c, m.v);
   else if (m.op !== 'del')
-    throw new StoreValueError(`A mutation's op is "put", "del" or "append"; got ${shown((m as { op: unknown }).op)}.`);
+    throw new StoreValueError(
+      `A mutation's op is "put", "del", "append" or "appends"; got ${shown((m as { op: unknown }).op)}.`,
+    );
   else if (typeof m.id !== 'string')
     throw new StoreValueError(`The id of a record in ${m.c} must be a string; got ${shown(m.id)}.`);
 }
@@ -52,6 +55,19 @@ function checkSeriesItems(c: string, id: unknown, items: unknown): void {
   if (!Array.isArray(items) || !items.every(isSeriesItem))
     throw new StoreValueError(`Items appended to series ${c}/${id} must be [time, value] pairs with a numeric time.`);
   checkJsonDepth(items, () => `an item of series ${c}/${id}`, MAX_JSON_DEPTH + 2);
+}
+
+/** An `appends` mutation's `v`: `[id, items]` pairs, each checked as an `append` of its own. */
+function checkSeriesAppends(c: string, appends: unknown): void {
+  if (!Array.isArray(appends))
+    throw new StoreValueError(
+      `The series appended to in ${c} must be a list of [id, items] pairs; got ${shown(appends)}.`,
+    );
+  for (const entry of appends) {
+    if (!Array.isArray(entry) || entry.length !== 2)
+      throw new StoreValueError(`Each series appended to in ${c} must be an [id, items] pair; got ${shown(entry)}.`);
+    checkSeriesItems(c, entry[0], entry[1]);
+  }
 }
 
 /** Counters (`nextId`) are non-negative integers. */

@@ -1,4 +1,4 @@
-import type { Mutation, StoredRecord } from './document.js';
+import type { Mutation, SeriesAppend, StoredRecord } from './document.js';
 import type { Series, SeriesItem } from './series.js';
 import type { Store } from './store.js';
 
@@ -94,6 +94,13 @@ export class SeriesCollection {
   /** An append for `ctx.store.commit`: the log line holds only the new items. */
   appendMutation(id: string, items: SeriesItem[]): Mutation {
     return { op: 'append', c: this.name, id, v: items };
+  }
+
+  /** Appends to several series at once (`[id, items]` each), in one mutation: the collection is named once. */
+  appendsMutation(appends: SeriesAppend[]): Mutation {
+    return appends.length === 1
+      ? this.appendMutation(appends[0][0], appends[0][1])
+      : { op: 'appends', c: this.name, v: appends };
   }
 }
 

@@ -20,7 +20,15 @@ export type Mutation =
   | { op: 'put'; c: string; id: string; v: StoredRecord }
   | { op: 'del'; c: string; id: string }
   /** Adds items to a series kept sorted by time; an item with the time of an existing one replaces it. */
-  | { op: 'append'; c: string; id: string; v: SeriesItem[] };
+  | { op: 'append'; c: string; id: string; v: SeriesItem[] }
+  /**
+   * Appends to several series of one collection, each as `append` would: a batch of a fleet's samples, whose log line
+   * then names the collection and the operation once rather than once per series.
+   */
+  | { op: 'appends'; c: string; v: SeriesAppend[] };
+
+/** The id of a series and the items appended to it (an `appends` mutation). */
+export type SeriesAppend = [id: string, items: SeriesItem[]];
 
 /** One line of the mutation log: the mutations of one commit, applied all or none. */
 export interface LogLine {

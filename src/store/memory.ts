@@ -149,7 +149,7 @@ export class MemoryState {
     }
     if (!undo) this.applySeries(line.m);
     for (const m of line.m) {
-      if (m.op === 'append') {
+      if (m.op === 'append' || m.op === 'appends') {
         this.collectionRevs.set(m.c, line.s);
         continue;
       }
@@ -173,7 +173,10 @@ export class MemoryState {
   }
 
   applySeries(mutations: readonly Mutation[]): void {
-    for (const m of mutations) if (m.op === 'append') this.series.append(m.c, m.id, m.v);
+    for (const m of mutations) {
+      if (m.op === 'append') this.series.append(m.c, m.id, m.v);
+      else if (m.op === 'appends') for (const [id, items] of m.v) this.series.append(m.c, id, items);
+    }
   }
 
   /**

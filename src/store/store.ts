@@ -36,7 +36,7 @@ export interface StoreOptions {
   readOnly?: boolean;
 }
 
-const changesSeries = (m: Mutation) => m.op === 'append';
+const changesSeries = (m: Mutation) => m.op === 'append' || m.op === 'appends';
 
 /**
  * The emulator's state: named collections of records. All changes go through `commit` (or `put`/`delete`),

@@ -14,12 +14,25 @@ const root = mkdtempSync(join(tmpdir(), 'platform-emu-dcx-batches-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** The mutation log's lines that append time series points. */
-function pointLines(dataDir: string): Array<{ m: Array<{ op: string; c: string; id: string }> }> {
+interface LoggedMutation {
+  op: string;
+  c: string;
+  id?: string;
+  v: unknown;
+}
+
+const appendsToSeries = (m: LoggedMutation) => m.op === 'append' || m.op === 'appends';
+
+/** The ids of the series a mutation appends to: one (`append`) or several at once (`appends`: `[id, items]` pairs). */
+const seriesOf = (m: LoggedMutation): string[] =>
+  m.op === 'append' ? [m.id!] : m.op === 'appends' ? (m.v as Array<[string, unknown]>).map(([id]) => id) : [];
+
+function pointLines(dataDir: string): Array<{ m: LoggedMutation[] }> {
   return readFileSync(join(dataDir, 'mutations.jsonl'), 'utf8')
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line))
-    .filter((line) => line.m.some((m: { op: string }) => m.op === 'append'));
+    .filter((line) => line.m.some(appendsToSeries));
 }
 
 describe('dcx: samples of several devices that arrive together share one commit', async () => {
@@ -46,7 +59,9 @@ describe('dcx: samples of several devices that arrive together share one commit'
     }
     const lines = pointLines(dataDir);
     // The sample's own series, and the one the application's autoExtract setting makes of each numeric field.
-    const appended = lines.flatMap((line) => line.m.filter((m) => m.op === 'append').map((m) => m.id));
+    const appended = lines.flatMap((line) => line.m.flatMap(seriesOf));
+    // A commit's points are one mutation, which names the collection once.
+    for (const line of lines) expect(line.m.filter(appendsToSeries)).toHaveLength(1);
     expect(appended.filter((id) => id.endsWith('/load')).sort()).toEqual(
       endpoints.map((e) => `${e.endpointId}/load`).sort(),
     );

@@ -73,6 +73,53 @@ describe('the store keeps series through its log and snapshot', () => {
     await reopened.close();
   });
 
+  it('appends to several series in one mutation (`appends`), and replays it', async () => {
+    const dir = freshDir();
+    const store = await Store.open({ dir, warn: () => undefined });
+    await store.append('points', 'a', [[1, 'old']]);
+    await store.commit([
+      {
+        op: 'appends',
+        c: 'points',
+        v: [
+          ['a', [[2, 'a2']]],
+          ['__proto__/x', [[1, 'odd id']]],
+          ['a', [[1, 'new']]],
+        ],
+      },
+    ]);
+    const lastLine = readFileSync(join(dir, 'mutations.jsonl'), 'utf8').trim().split('\n').at(-1)!;
+    expect(lastLine.match(/"points"/g)).toHaveLength(1);
+    expect(values(store.getSeries('points', 'a')!)).toEqual(['new', 'a2']);
+
+    const copy = freshDir();
+    mkdirSync(copy);
+    copyFileSync(join(dir, 'mutations.jsonl'), join(copy, 'mutations.jsonl'));
+    await store.close();
+    const reopened = await Store.open({ dir: copy, warn: () => undefined });
+    expect(values(reopened.getSeries('points', 'a')!)).toEqual(['new', 'a2']);
+    expect(values(reopened.getSeries('points', '__proto__/x')!)).toEqual(['odd id']);
+    await reopened.close();
+  });
+
+  it('refuses an `appends` whose entries are not [id, items] pairs, and changes nothing', async () => {
+    const store = await Store.open({ dir: freshDir(), warn: () => undefined });
+    const refused = async (v: unknown) => {
+      const commit = store.commit([{ op: 'appends', c: 'points', v } as never]);
+      await expect(commit).rejects.toThrow(/points/);
+    };
+    await refused({ a: [[1, 'x']] });
+    await refused([['a']]);
+    await refused([['__proto__', [[1, 'x']]]]);
+    await refused([['a', [['not a time', 'x']]]]);
+    await refused([
+      ['a', [[1, 'x']]],
+      [7, [[1, 'y']]],
+    ]);
+    expect(store.getSeries('points', 'a')).toBeUndefined();
+    await store.close();
+  });
+
   it('writes series into state.json as { t, v } and reads them back', async () => {
     const dir = freshDir();
     const store = await Store.open({ dir, compactBytes: 1, warn: () => undefined });

@@ -134,7 +134,7 @@ describe('the mutation log', () => {
     mkdirSync(dir);
     writeFileSync(join(dir, LOG), `${logLine(1, 'a')}{"s":2,"m":[{"op":"upsert","c":"things","id":"x"}]}\n`);
     await expect(openStore(dir).opening).rejects.toThrow(
-      /line 2 is unreadable \(not a mutation line: A mutation's op is "put", "del" or "append"; got "upsert"/,
+      /line 2 is unreadable \(not a mutation line: A mutation's op is "put", "del", "append" or "appends"; got "upsert"/,
     );
   });
 

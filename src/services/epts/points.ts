@@ -1,5 +1,5 @@
 import type { EmuContext } from '../../context.js';
-import { isPlainObject, seriesCollection, type Mutation, type Series } from '../../store/index.js';
+import { isPlainObject, seriesCollection, type Mutation, type Series, type SeriesAppend } from '../../store/index.js';
 import { isoOf } from './time.js';
 
 export const TIME_SERIES_POINTS = seriesCollection('time-series-points');
@@ -43,20 +43,17 @@ export function addPoint(batch: PointBatch, endpointId: string, name: string, po
   points.push(point);
 }
 
-/** One append per endpoint and series: the log holds the new points only, whatever the size of the series. */
+/**
+ * The batch's points as one mutation (an append to each endpoint's series): the log holds the new points only, whatever
+ * the size of the series, and names the collection once for all of them.
+ */
 export function appendMutations(batch: PointBatch): Mutation[] {
-  const mutations: Mutation[] = [];
+  const appends: SeriesAppend[] = [];
   for (const [endpointId, bySeries] of batch) {
-    for (const [name, points] of bySeries) {
-      mutations.push(
-        TIME_SERIES_POINTS.appendMutation(
-          seriesId(endpointId, name),
-          points.map((p) => [p.time, encode(p.values)]),
-        ),
-      );
-    }
+    for (const [name, points] of bySeries)
+      appends.push([seriesId(endpointId, name), points.map((p) => [p.time, encode(p.values)])]);
   }
-  return mutations;
+  return [TIME_SERIES_POINTS.appendsMutation(appends)];
 }
 
 const seriesOf = (ctx: EmuContext, endpointId: string, name: string): Series | undefined =>
