@@ -30,6 +30,10 @@ export type Mutation =
 /** The id of a series and the items appended to it (an `appends` mutation). */
 export type SeriesAppend = [id: string, items: SeriesItem[]];
 
+/** Whether a mutation appends to series (`append`, `appends`) rather than changing a record. */
+export const changesSeries = (m: Mutation): m is Extract<Mutation, { op: 'append' | 'appends' }> =>
+  m.op === 'append' || m.op === 'appends';
+
 /** One line of the mutation log: the mutations of one commit, applied all or none. */
 export interface LogLine {
   s: number;

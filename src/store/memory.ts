@@ -1,4 +1,11 @@
-import { SCHEMA_VERSION, type LogLine, type Mutation, type StateDocument, type StoredRecord } from './document.js';
+import {
+  changesSeries,
+  SCHEMA_VERSION,
+  type LogLine,
+  type Mutation,
+  type StateDocument,
+  type StoredRecord,
+} from './document.js';
 import { freezeStored } from './freeze.js';
 import { setOwn } from './json-values.js';
 import { indexAdd, indexRemove, indexReplace, type Index, type IndexKey } from './indexes.js';
@@ -149,7 +156,7 @@ export class MemoryState {
     }
     if (!undo) this.applySeries(line.m);
     for (const m of line.m) {
-      if (m.op === 'append' || m.op === 'appends') {
+      if (changesSeries(m)) {
         this.collectionRevs.set(m.c, line.s);
         continue;
       }

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import {
+  changesSeries,
   emptyDocument,
   SCHEMA_VERSION,
   type LogLine,
@@ -35,8 +36,6 @@ export interface StoreOptions {
   /** Open without taking the lock and without writing (for `token` and `fixtures export` on a stopped directory). */
   readOnly?: boolean;
 }
-
-const changesSeries = (m: Mutation) => m.op === 'append' || m.op === 'appends';
 
 /**
  * The emulator's state: named collections of records. All changes go through `commit` (or `put`/`delete`),
