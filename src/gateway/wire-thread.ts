@@ -46,7 +46,7 @@ const server = createServer((socket) => {
   const scanner = new FrameScanner(limit);
   connections.set(id, socket);
   socket.setNoDelay(true);
-  batch.add(WireOp.Open, id, 0, socket.remoteAddress ?? '');
+  batch.addText(WireOp.Open, id, socket.remoteAddress ?? '');
   let failure = '';
   socket.on('data', (chunk: Buffer) => {
     const error = scanner.scan(chunk);
@@ -72,12 +72,12 @@ const server = createServer((socket) => {
     connections.delete(id);
     heldByMain.delete(socket);
     heldForMain.delete(socket);
-    batch.add(WireOp.Closed, id, 0, failure);
+    batch.addText(WireOp.Closed, id, failure);
   });
 });
 
 main.on('message', (message: WireMessage | WireThreadCommand) => {
-  if ('type' in message) {
+  if (!(message instanceof ArrayBuffer)) {
     if (message.type === 'listen') listen(message.options);
     else
       server.close(() => {

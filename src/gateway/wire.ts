@@ -101,7 +101,7 @@ export class Wire {
   ) {
     this.batch = new WireBatch((message, transfer) => worker.postMessage(message, transfer));
     worker.on('message', (message: WireMessage | WireThreadEvent) => {
-      if ('type' in message) return;
+      if (!(message instanceof ArrayBuffer)) return;
       this.arrived.push(new WireMessageReader(message));
       if (this.arrived.length === 1) setImmediate(this.readArrived);
     });
