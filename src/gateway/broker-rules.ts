@@ -15,6 +15,7 @@ import { KP1_ROOT, topicMatches } from './topics.js';
 const TOKEN_LEVEL = 3;
 const REPLY_LEVELS = new Set(['status', 'error']);
 const byName = new Map(extensions.map((e) => [e.name, e]));
+const noop = () => undefined;
 
 export const isKp1Topic = (topic: string) => topic.startsWith(`${KP1_ROOT}/`);
 
@@ -105,6 +106,11 @@ class Handovers {
 }
 
 export interface BrokerRules {
+  /**
+   * Publishes the gateway's own message to the subscribers; `receiver`, known to receive it through a subscription,
+   * is not asked again while the broker forwards it (a reply's sender: asked once by the delivery, not twice).
+   */
+  publish(packet: PublishPacket, receiver: Client | undefined): void;
   /** Sends a KP1 message to one connection directly (a reply to its request, a push to the endpoint it speaks for). */
   handOver(client: Client, packet: PublishPacket): void;
 }
@@ -112,6 +118,8 @@ export interface BrokerRules {
 /** Installs the `kp1/` rules on the broker's authorization hooks. */
 export function applyBrokerRules(broker: Aedes, log: (message: string) => void): BrokerRules {
   const handovers = new Handovers();
+  /** While `publish` runs: the client known to receive its topic by subscription (aedes forwards QoS 0 at once). */
+  let knownReceiver: Client | undefined;
   const standardAuthorizePublish = broker.authorizePublish;
 
   broker.authorizeSubscribe = (client, subscription, done) => {
@@ -145,11 +153,19 @@ export function applyBrokerRules(broker: Aedes, log: (message: string) => void):
     // aedes stamps every client publish with its client id (its no-local rule reads it); the gateway's own have none.
     const sentByClient = (packet as { clientId?: string }).clientId !== undefined;
     if (sentByClient && isPlatformTopic(packet.topic)) return null;
-    if (handovers.take(client, packet.topic) || receivesBySubscription(client, packet.topic)) return packet;
-    return null;
+    if (client === knownReceiver || handovers.take(client, packet.topic)) return packet;
+    return receivesBySubscription(client, packet.topic) ? packet : null;
   };
 
   return {
+    publish(packet, receiver) {
+      knownReceiver = receiver;
+      try {
+        broker.publish(packet, noop);
+      } finally {
+        knownReceiver = undefined;
+      }
+    },
     handOver(client, packet) {
       handovers.add(client, packet.topic);
       client.publish(packet, () => undefined);

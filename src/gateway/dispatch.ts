@@ -3,7 +3,7 @@ import type { EmuContext } from '../context.js';
 import { checkJsonDepth, StoreValueError, StoreWriteError } from '../store/index.js';
 import { HttpError } from '../server/errors.js';
 import { findVersion } from '../services/app-manager/applications.js';
-import { activateToken, findEndpointByToken, findEndpoint, type Endpoint } from '../services/epr/endpoints.js';
+import { activateToken, findEndpointOfVersion, findEndpoint, type Endpoint } from '../services/epr/endpoints.js';
 import { kp1Error, matchResource, type Kp1Extension, type Kp1Reply, type Kp1Resource } from './extension.js';
 
 export type { Kp1Reply };
@@ -30,10 +30,11 @@ function resolveResource(
 }
 
 function resolveEndpoint(ctx: EmuContext, appVersionName: string, token: string): Endpoint {
-  if (!findVersion(ctx, appVersionName)) {
+  const version = findVersion(ctx, appVersionName);
+  if (!version) {
     throw kp1Error(404, `There is no application version "${appVersionName}" (the second level of the topic).`);
   }
-  const endpoint = findEndpointByToken(ctx, appVersionName, token);
+  const endpoint = findEndpointOfVersion(ctx, version, token);
   if (!endpoint) {
     throw kp1Error(
       401,

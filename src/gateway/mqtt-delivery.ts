@@ -6,7 +6,6 @@ import { KP1_ROOT } from './topics.js';
 
 /** Pushes the platform publishes without a request go out at least once. */
 const PUSH_QOS: QoS = 1;
-const noop = () => undefined;
 
 /**
  * Publishes the gateway's replies and pushes once the broker runs (before the first connection nobody could get
@@ -17,33 +16,49 @@ const noop = () => undefined;
 export class MqttDelivery {
   private broker: Aedes | undefined;
   private rules: ReturnType<typeof applyBrokerRules> | undefined;
+  private brokerIds: BrokerIds | undefined;
 
   attach(broker: Aedes, rules: ReturnType<typeof applyBrokerRules>): void {
     this.broker = broker;
     this.rules = rules;
+    this.brokerIds = brokerIdsOf(broker);
   }
 
   deliver(topic: string, payload: unknown, qos: QoS, client: Client | undefined): void {
-    const { broker, rules } = this;
-    if (!broker || !rules) return;
+    const { rules, brokerIds } = this;
+    if (!rules || !brokerIds) return;
     const body = payload === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(payload));
-    // aedes drops a message for a client that already got one with a higher publish number from the same broker id
-    // (its dedupe of overlapping subscriptions), and a QoS 1 or 2 publish reaches the subscribers a turn after a QoS 0
-    // one or a direct delivery made later (aedes issue #994). So the gateway numbers its messages under broker ids
-    // of their own, one per way they travel, each of which keeps its order: a push is never lost to a later reply.
-    const packet = (route: 'subscribers' | 'direct') =>
-      ({
-        cmd: 'publish',
-        topic,
-        payload: body,
-        qos,
-        retain: false,
-        dup: false,
-        brokerId: `${broker.id}/kp1-${route}-${qos === 0 ? 'qos0' : 'qos12'}`,
-      }) as PublishPacket;
-    broker.publish(packet('subscribers'), noop);
-    if (client && !client.closed && !receivesBySubscription(client, topic)) rules.handOver(client, packet('direct'));
+    const receiver = client && !client.closed ? client : undefined;
+    const bySubscription = receiver !== undefined && receivesBySubscription(receiver, topic);
+    rules.publish(packetOf(topic, body, qos, brokerIds.subscribers), bySubscription ? receiver : undefined);
+    if (receiver && !bySubscription && !receiver.closed)
+      rules.handOver(receiver, packetOf(topic, body, qos, brokerIds.direct));
   }
+}
+
+/** The broker ids of the gateway's messages by the way they travel, for QoS 0 and for QoS 1 or 2. */
+interface BrokerIds {
+  subscribers: [qos0: string, qos12: string];
+  direct: [qos0: string, qos12: string];
+}
+
+/**
+ * aedes drops a message for a client that already got one with a higher publish number from the same broker id (its
+ * dedupe of overlapping subscriptions), and a QoS 1 or 2 publish reaches the subscribers a turn after a QoS 0 one or a
+ * direct delivery made later (aedes issue #994). So the gateway numbers its messages under broker ids of their own,
+ * one per way they travel, each of which keeps its order: a push is never lost to a later reply.
+ */
+function brokerIdsOf(broker: Aedes): BrokerIds {
+  const ids = (route: string): [string, string] => [
+    `${broker.id}/kp1-${route}-qos0`,
+    `${broker.id}/kp1-${route}-qos12`,
+  ];
+  return { subscribers: ids('subscribers'), direct: ids('direct') };
+}
+
+function packetOf(topic: string, payload: Buffer, qos: QoS, brokerIds: [qos0: string, qos12: string]): PublishPacket {
+  const brokerId = brokerIds[qos === 0 ? 0 : 1];
+  return { cmd: 'publish', topic, payload, qos, retain: false, dup: false, brokerId } as PublishPacket;
 }
 
 /**

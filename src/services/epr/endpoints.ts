@@ -3,7 +3,7 @@ import { runtimeOf, type EmuContext } from '../../context.js';
 import { badRequest, conflict, notFound } from '../../server/errors.js';
 import { ENDPOINT_CHANGED } from '../../server/events.js';
 import { collection, isPlainObject } from '../../store/index.js';
-import { findTenantVersion, findVersion } from '../app-manager/applications.js';
+import { findTenantVersion, findVersion, type AppVersion } from '../app-manager/applications.js';
 import type { FromSchema } from '../../contract.js';
 import type { endpointRecord, Registration } from './schemas.js';
 
@@ -32,7 +32,11 @@ export function requireEndpoint(ctx: EmuContext, tenantId: string, endpointId: s
 /** What the device gateway resolves a KP1 topic's `<appVersionName>/<token>` to. */
 export function findEndpointByToken(ctx: EmuContext, appVersionName: string, token: string): Endpoint | undefined {
   const version = findVersion(ctx, appVersionName);
-  if (!version) return undefined;
+  return version && findEndpointOfVersion(ctx, version, token);
+}
+
+/** The endpoint of the version's application with the token (the version already looked up). */
+export function findEndpointOfVersion(ctx: EmuContext, version: AppVersion, token: string): Endpoint | undefined {
   return ENDPOINTS.lookup(ctx, 'token', tokenKey(version.appName, token))[0];
 }
 
