@@ -95,8 +95,9 @@ export class MemoryState {
     const index = this.indexes.get(collection)?.get(indexName);
     if (!index) throw new Error(`No index ${indexName} on ${collection}`);
     const ids = index.ids.get(key);
-    if (!ids) return [];
+    if (ids === undefined) return [];
     const records = this.collections.get(collection)!;
+    if (typeof ids === 'string') return [records.get(ids)!.value as T];
     const values: T[] = [];
     for (const id of ids) values.push(records.get(id)!.value as T);
     return values;

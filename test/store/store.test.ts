@@ -384,4 +384,26 @@ describe('secondary indexes', () => {
     expect(ids('red')).toEqual(['a']);
     await store.close();
   });
+
+  it('keep a key of one record, then of two, then of none, each record once', async () => {
+    const { opening } = openStore(freshDir());
+    const store = await opening;
+    store.defineIndex('things', 'token', (t) => t.token as string);
+    const ids = (token: string) => store.lookup<{ id: string }>('things', 'token', token).map((t) => t.id);
+    await store.put('things', 'a', { id: 'a', token: 't1' });
+    await store.put('things', 'a', { id: 'a', token: 't1', n: 1 });
+    expect(ids('t1')).toEqual(['a']);
+    await store.put('things', 'b', { id: 'b', token: 't1' });
+    await store.put('things', 'c', { id: 'c', token: 't1' });
+    expect(ids('t1')).toEqual(['a', 'b', 'c']);
+    await store.delete('things', 'a');
+    await store.put('things', 'b', { id: 'b', token: 't2' });
+    expect([ids('t1'), ids('t2')]).toEqual([['c'], ['b']]);
+    await store.delete('things', 'c');
+    await store.delete('things', 'b');
+    expect([ids('t1'), ids('t2')]).toEqual([[], []]);
+    await store.put('things', 'constructor', { id: 'constructor', token: '__proto__' });
+    expect(ids('__proto__')).toEqual(['constructor']);
+    await store.close();
+  });
 });
