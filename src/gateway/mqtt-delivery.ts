@@ -31,8 +31,7 @@ export class MqttDelivery {
     const receiver = client && !client.closed ? client : undefined;
     const bySubscription = receiver !== undefined && receivesBySubscription(receiver, topic);
     rules.publish(packetOf(topic, body, qos, brokerIds.subscribers), bySubscription ? receiver : undefined);
-    if (receiver && !bySubscription && !receiver.closed)
-      rules.handOver(receiver, packetOf(topic, body, qos, brokerIds.direct));
+    if (receiver && !bySubscription) rules.handOver(receiver, packetOf(topic, body, qos, brokerIds.direct));
   }
 }
 
