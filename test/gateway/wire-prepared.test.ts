@@ -37,25 +37,43 @@ describe('a wire thread prepared ahead of the emulator', () => {
     expect(result.stdout).toBe('prepared');
   });
 
-  it('is the thread the next emulator listens in, and answers KP1 on its port', async () => {
-    const result = await runScript(`
+  /**
+   * A KP1 round trip on the emulator's plain MQTT port, after `prepareWireThread` called `prepares` times; prints the
+   * reply's topic and the id of a worker made after it all. Worker ids count up from 1 in each process, and an
+   * in-memory emulator starts no worker but its wire thread: that id tells how many threads the process started.
+   */
+  const roundTrip = (prepares: number) =>
+    runScript(`
+      const { Worker } = await import('node:worker_threads');
       const { default: mqtt } = await import(${JSON.stringify(import.meta.resolve('mqtt'))});
       const { prepareWireThread } = await import(${JSON.stringify(WIRE)});
       const { startEmulator } = await import(${JSON.stringify(INDEX)});
-      prepareWireThread();
+      for (let i = 0; i < ${prepares}; i++) prepareWireThread();
       const emulator = await startEmulator({ port: 0, mqttPort: 0, inMemory: true, log: () => undefined });
       const client = await mqtt.connectAsync(emulator.mqttUrl, { reconnectPeriod: 0 });
       const topic = 'kp1/smart-meter-v1/tsx/meter-001-token';
       await client.subscribeAsync(topic + '/1/status');
       const reply = new Promise((resolve) => client.once('message', (t) => resolve(t)));
       await client.publishAsync(topic + '/1', '{}');
-      console.log(JSON.stringify({ reply: await reply }));
+      const probe = new Worker('', { eval: true });
+      console.log(JSON.stringify({ reply: await reply, workerId: probe.threadId }));
+      await probe.terminate();
       await client.endAsync();
       await emulator.stop();
     `);
-    expect(result.stderr).toBe('');
-    expect(result.exitCode).toBe(0);
-    const { reply } = JSON.parse(result.stdout) as { reply: string };
-    expect(reply).toBe('kp1/smart-meter-v1/tsx/meter-001-token/1/status');
+
+  it('is the thread the next emulator listens in, and answers KP1 on its port', async () => {
+    const [prepared, fresh] = await Promise.all([roundTrip(2), roundTrip(0)]);
+    for (const result of [prepared, fresh]) {
+      expect(result.stderr).toBe('');
+      expect(result.exitCode).toBe(0);
+    }
+    const ran = (result: typeof prepared) => JSON.parse(result.stdout) as { reply: string; workerId: number };
+    expect(ran(prepared).reply).toBe('kp1/smart-meter-v1/tsx/meter-001-token/1/status');
+    expect(ran(fresh).reply).toBe(ran(prepared).reply);
+    // As many threads as an emulator without one prepared: the prepared thread (one, though asked for twice) is the
+    // one the emulator took, not one more beside a thread of its own.
+    expect(ran(fresh).workerId).toBe(2);
+    expect(ran(prepared).workerId).toBe(ran(fresh).workerId);
   });
 });
