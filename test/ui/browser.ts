@@ -3,29 +3,15 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../bench/lib/chromium.js';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export { CHROMIUM };
 export const hasChromium = existsSync(CHROMIUM);
 export const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
 
-/**
- * Headless Chromium from the system's packages, with flags that work as root; playwright gives it a fresh profile
- * (--user-data-dir) itself.
- */
+/** Headless Chromium from the system's packages (or `CHROMIUM_PATH`), as the bench's dashboard figures start it. */
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
