@@ -1,7 +1,11 @@
 import { execa } from 'execa';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { capHeapGrowth } from '../../src/cli/heap-growth.js';
+import { BIN, cleanEnv, simulateArgs } from '../helpers/device-cli.js';
 
 // `capHeapGrowth` is what the CLI's `start`, `exec` and `device simulate` call first. The flag is the process's: the
 // cap is measured in processes of their own, which call the built module (`npm test` builds first).
@@ -21,6 +25,20 @@ const peakOf = async (nodeArgs: string[], ...args: string[]) => {
   return (JSON.parse(stdout) as { peak: number }).peak;
 };
 
+const V8_FLAGS_LOG = fileURLToPath(new URL('../helpers/v8-flags-log.mjs', import.meta.url));
+
+/** The V8 flags a run of the real CLI set in its own process (`node <nodeArgs> bin/platform-emu.js <args>`). */
+async function flagsSetBy(nodeArgs: string[], ...args: string[]): Promise<string[]> {
+  const log = join(await mkdtemp(join(tmpdir(), 'v8-flags-')), 'flags.log');
+  await writeFile(log, '');
+  await execa('node', ['--import', V8_FLAGS_LOG, ...nodeArgs, BIN, ...args], {
+    reject: false,
+    env: { ...cleanEnv(), V8_FLAGS_LOG: log },
+    extendEnv: false,
+  });
+  return (await readFile(log, 'utf8')).split('\n').filter(Boolean);
+}
+
 describe("the CLI's cap on heap growth", () => {
   it('keeps a heap full of short-lived promoted objects well below the four times V8 allows by default', async () => {
     // V8's default lets the old generation reach up to four times what a full collection kept, on an idle machine;
@@ -31,6 +49,20 @@ describe("the CLI's cap on heap growth", () => {
     // Two processes that each allocate some 300 MB and collect on their own thread: 5-6 s each alone on a slow hour
     // of this 2-core machine, over 15 s each beside the rest of the suite.
   }, 120_000);
+
+  it('is what `exec` (as `start`) and `device simulate` set first in their own process', async () => {
+    const exec = ['exec', '--in-memory', '--', process.execPath, '-e', ''];
+    // A device that cannot connect: the cap is set before the fleet connects.
+    const simulate = simulateArgs('smart-meter-v1', 'meter-001-token', '--mqtt-url', 'mqtt://127.0.0.1:9');
+    const [execFlags, simulateFlags, userFlags] = await Promise.all([
+      flagsSetBy([], ...exec),
+      flagsSetBy([], ...simulate),
+      flagsSetBy(['--heap-growing-percent=300'], ...exec),
+    ]);
+    expect(execFlags).toContain('--heap-growing-percent=100');
+    expect(simulateFlags).toContain('--heap-growing-percent=100');
+    expect(userFlags.filter((flags) => flags.includes('heap-growing'))).toEqual([]);
+  });
 
   it('leaves a growth given on node’s command line as it is', () => {
     // Called here with a command line that names the flag, so that this test process's own heap is left alone.
