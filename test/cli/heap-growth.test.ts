@@ -1,9 +1,10 @@
 import { execa } from 'execa';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { capHeapGrowth } from '../../src/cli/heap-growth.js';
 import { BIN, cleanEnv, simulateArgs } from '../helpers/device-cli.js';
 
@@ -26,10 +27,13 @@ const peakOf = async (nodeArgs: string[], ...args: string[]) => {
 };
 
 const V8_FLAGS_LOG = fileURLToPath(new URL('../helpers/v8-flags-log.mjs', import.meta.url));
+const logs = mkdtempSync(join(tmpdir(), 'v8-flags-'));
+afterAll(() => rmSync(logs, { recursive: true, force: true }));
+let runs = 0;
 
 /** The V8 flags a run of the real CLI set in its own process (`node <nodeArgs> bin/platform-emu.js <args>`). */
 async function flagsSetBy(nodeArgs: string[], ...args: string[]): Promise<string[]> {
-  const log = join(await mkdtemp(join(tmpdir(), 'v8-flags-')), 'flags.log');
+  const log = join(logs, `run-${++runs}.log`);
   await writeFile(log, '');
   await execa('node', ['--import', V8_FLAGS_LOG, ...nodeArgs, BIN, ...args], {
     reject: false,
