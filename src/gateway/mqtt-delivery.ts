@@ -14,12 +14,10 @@ const PUSH_QOS: QoS = 1;
  * directly only when none of its own does (never twice).
  */
 export class MqttDelivery {
-  private broker: Aedes | undefined;
   private rules: ReturnType<typeof applyBrokerRules> | undefined;
   private brokerIds: BrokerIds | undefined;
 
   attach(broker: Aedes, rules: ReturnType<typeof applyBrokerRules>): void {
-    this.broker = broker;
     this.rules = rules;
     this.brokerIds = brokerIdsOf(broker);
   }
