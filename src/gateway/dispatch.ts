@@ -71,11 +71,14 @@ function parseJson(raw: Buffer): unknown {
   return value;
 }
 
-/** The first successful request with a token moves it from Inactive to Active (spec 2, States). */
-async function activate(ctx: EmuContext, endpoint: Endpoint): Promise<void> {
+/**
+ * The first successful request with a token moves it from Inactive to Active (spec 2, States). Nearly every request
+ * finds it Active: then there is nothing to wait for (no promise, no turn of the microtask queue).
+ */
+function activate(ctx: EmuContext, endpoint: Endpoint): Promise<void> | undefined {
   // Re-read: the handler may have replaced the record (metadata) since the token was looked up.
   const current = findEndpoint(ctx, endpoint.tenantId, endpoint.endpointId);
-  if (current && current.tokenStatus !== 'Active') await activateToken(ctx, current);
+  return current && current.tokenStatus !== 'Active' ? activateToken(ctx, current) : undefined;
 }
 
 /**
@@ -136,7 +139,8 @@ async function handleMessage(
     if (!isUtf8(raw)) throw kp1Error(400, 'The payload is not valid UTF-8 (1/KP: payloads are UTF-8 encoded).');
     const payload = resource.payload === 'raw' ? undefined : parseJson(raw);
     const result = await resource.handle({ ctx, endpoint, params, payload, raw, requestId, transport });
-    await activate(ctx, endpoint);
+    const activating = activate(ctx, endpoint);
+    if (activating) await activating;
     return {
       ok: true,
       statusCode: 200,

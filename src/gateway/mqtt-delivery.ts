@@ -6,6 +6,8 @@ import { KP1_ROOT } from './topics.js';
 
 /** Pushes the platform publishes without a request go out at least once. */
 const PUSH_QOS: QoS = 1;
+/** The payload of a success without one (spec 4): zero bytes, which nothing can change, so one serves every reply. */
+const NO_PAYLOAD = Buffer.alloc(0);
 
 /**
  * Publishes the gateway's replies and pushes once the broker runs (before the first connection nobody could get
@@ -25,7 +27,7 @@ export class MqttDelivery {
   deliver(topic: string, payload: unknown, qos: QoS, client: Client | undefined): void {
     const { rules, brokerIds } = this;
     if (!rules || !brokerIds) return;
-    const body = payload === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(payload));
+    const body = payload === undefined ? NO_PAYLOAD : Buffer.from(JSON.stringify(payload));
     const receiver = client && !client.closed ? client : undefined;
     const bySubscription = receiver !== undefined && receivesBySubscription(receiver, topic);
     rules.publish(packetOf(topic, body, qos, brokerIds.subscribers), bySubscription ? receiver : undefined);

@@ -48,7 +48,7 @@ export function parseKp1Path(path: string): Kp1Path {
       requestId,
     );
   }
-  const empty = levels.findIndex((level) => level === '');
+  const empty = levels.indexOf('');
   if (empty !== -1) {
     throw new Kp1PathError(
       `"${path}" has an empty level (at position ${empty + 1}); MQTT topics are sensitive to leading, ` +
@@ -56,8 +56,7 @@ export function parseKp1Path(path: string): Kp1Path {
       requestId,
     );
   }
-  const [, appVersionName, extension, token, ...resource] = levels;
-  return { appVersionName, extension, token, resource, requestId };
+  return { appVersionName: levels[1], extension: levels[2], token: levels[3], resource: levels.slice(4), requestId };
 }
 
 /**

@@ -126,7 +126,8 @@ export function eptsSettings(ctx: EmuContext, appVersionName: string): EptsSetti
  */
 export function autoExtracted(sample: Record<string, unknown>, skip: string | undefined): Array<[string, number]> {
   const found: Array<[string, number]> = [];
-  for (const [field, value] of Object.entries(sample)) {
+  for (const field of Object.keys(sample)) {
+    const value = sample[field];
     if (field !== skip && typeof value === 'number' && Number.isFinite(value) && AUTO_KEY.test(field)) {
       found.push([`${AUTO_PREFIX}${field}`, value]);
     }

@@ -12,9 +12,6 @@ import {
 } from '../../../services/epts/settings.js';
 import { describeValue, invalidPayload, isPlainObject, type Kp1Extension } from '../../extension.js';
 
-/** The fields a sample's time is read from (spec 4: examples use either); without one, the receive time. */
-const TIME_FIELDS = ['ts', 'timestamp'] as const;
-
 const ISO_TEXT = 'an ISO 8601 datetime with a zone (like 2024-04-26T15:41:07Z)';
 const FORMAT_TEXT: Record<TimestampFormat | 'any', string> = {
   any: `epoch milliseconds or ${ISO_TEXT}`,
@@ -70,9 +67,11 @@ function sampleTime(
         `fallback "fail").`,
     );
   }
-  const timeFields = TIME_FIELDS.filter((f) => Object.hasOwn(sample, f));
-  if (timeFields.length > 1) throw invalidPayload(`${where} has both ts and timestamp; give its time in one of them.`);
-  const field = timeFields[0];
+  // The fields a sample's time is read from (spec 4: examples use either); without one, the receive time.
+  const hasTs = Object.hasOwn(sample, 'ts');
+  const hasTimestamp = Object.hasOwn(sample, 'timestamp');
+  if (hasTs && hasTimestamp) throw invalidPayload(`${where} has both ts and timestamp; give its time in one of them.`);
+  const field = hasTs ? 'ts' : hasTimestamp ? 'timestamp' : undefined;
   return { time: field === undefined ? receivedAt : timeOf(sample[field], field, where), field };
 }
 
@@ -105,8 +104,9 @@ function fieldPoints(
   timeField: string | undefined,
 ): SamplePoint[] {
   const points: SamplePoint[] = [];
-  for (const [field, value] of Object.entries(sample)) {
+  for (const field of Object.keys(sample)) {
     if (field === timeField) continue;
+    const value = sample[field];
     checkSeriesName(field, where);
     if (isPlainObject(value)) {
       if (Object.keys(value).length === 0)
@@ -150,10 +150,9 @@ export const dcx: Kp1Extension = {
           );
         const receivedAt = ctx.clock.nowMs();
         const settings = eptsSettings(ctx, endpoint.appVersion.name);
-        const samples = Array.isArray(payload) ? payload : [payload];
-        const points = samples.flatMap((sample, i) =>
-          pointsOf(sample, Array.isArray(payload) ? `Sample [${i}]` : 'The sample', receivedAt, settings),
-        );
+        const points = Array.isArray(payload)
+          ? payload.flatMap((sample, i) => pointsOf(sample, `Sample [${i}]`, receivedAt, settings))
+          : pointsOf(payload, 'The sample', receivedAt, settings);
         if (points.length > 0) await recordSamplePoints(ctx, endpoint, points);
         return {};
       },
