@@ -127,6 +127,7 @@ export default {
           simulatorPeakRss,
           dashboardRows,
           cores,
+          behindMs,
         } = await runFleet(bench, emulator, {
           devices,
           seconds,
@@ -200,7 +201,11 @@ export default {
             note:
               `round trip p50 ${(percentile(commandTimes, 50) ?? 0).toFixed(1)} ms, p99 ` +
               `${(percentile(commandTimes, 99) ?? 0).toFixed(1)} ` +
-              `ms${otherCommands ? `; not 200: ${otherCommands}` : ''}`,
+              `ms${otherCommands ? `; not 200: ${otherCommands}` : ''}` +
+              (behindMs === undefined
+                ? ''
+                : `; the emulator was behind its devices: the simulator stopped ${(behindMs / 1000).toFixed(0)} s ` +
+                  `after the run for the last commands`),
           }),
           measure({
             id: latencyId,

@@ -22,6 +22,11 @@ export const SAMPLE_EVERY_MS = 250;
 const COUNT_WINDOW_MS = 10_000;
 /** The longest a fleet's end may take: commands and reads still waiting, the simulator's stop, the count. */
 const END_MS = 180_000;
+/**
+ * How long the last commands may take with the fleet still publishing (each waits at most 5 s for its device on an
+ * emulator that keeps up); then the simulator stops first, so that an emulator behind its devices can catch up.
+ */
+const COMMANDS_END_MS = 30_000;
 
 /** `work()`, or an error with `message()` (asked then) once `ms` have passed without its end. */
 async function within(ms, message, work) {
@@ -297,6 +302,9 @@ export async function runFleet(
   peakRss = Math.max(peakRss, rssAtEnd);
   // An emulator that fell behind answers the last commands, spot reads and the count late, or never: the figure
   // fails after a bound rather than wait on (round thirteen's fleet of 10,000 was still working 17 minutes later).
+  const runEnd = performance.now();
+  /** Set when the simulator had to stop before the last commands were answered: how long after the run it did. */
+  let behindMs;
   let step = '';
   const { dashboardRows, commandResults, healthTimes, stored } = await within(
     END_MS,
@@ -307,7 +315,15 @@ export async function runFleet(
       step = 'the dashboard to stop';
       const dashboardRows = (await dashboard?.stop({ devices, commandsPerSecond })) ?? [];
       step = `the last of ${commands.results.sent} commands`;
-      const commandResults = await commands.stop();
+      const commandsDone = commands.stop();
+      if (!(await settlesWithin(commandsDone, COMMANDS_END_MS))) {
+        behindMs = Math.round(performance.now() - runEnd);
+        bench.log(`fleet: commands still waiting ${COMMANDS_END_MS / 1000} s after the run: the simulator stops first`);
+        step = 'the simulator to stop (the emulator behind its devices)';
+        await stopProcess(simulator.child);
+        step = `the last of ${commands.results.sent} commands, the simulator stopped`;
+      }
+      const commandResults = await commandsDone;
       step = 'the last health answer';
       const healthTimes = (await health.stop()).sort((a, b) => a - b);
       step = 'the simulator to stop';
@@ -333,7 +349,22 @@ export async function runFleet(
     simulatorPeakRss,
     dashboardRows,
     cores,
+    behindMs,
   };
+}
+
+/** Whether `promise` settles within `ms` (it goes on either way). */
+async function settlesWithin(promise, ms) {
+  let timer;
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([settled, new Promise((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
