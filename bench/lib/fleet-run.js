@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { httpJson, httpRequest } from './http.js';
 import { cpuSecondsOf, rssOf, startServer, stopProcess } from './processes.js';
+import { settlesWithin, within } from './bounded.js';
 import { SERIES_NAME } from './state.js';
 
 const BIN = fileURLToPath(new URL('../../bin/platform-emu.js', import.meta.url));
@@ -27,21 +28,6 @@ const END_MS = 180_000;
  * emulator that keeps up); then the simulator stops first, so that an emulator behind its devices can catch up.
  */
 const COMMANDS_END_MS = 30_000;
-
-/** `work()`, or an error with `message()` (asked then) once `ms` have passed without its end. */
-async function within(ms, message, work) {
-  let timer;
-  try {
-    return await Promise.race([
-      work(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(message())), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * What the simulator's `--json` lines tell: samples accepted, errors, answers, and the publish-to-reply times of
@@ -351,20 +337,6 @@ export async function runFleet(
     cores,
     behindMs,
   };
-}
-
-/** Whether `promise` settles within `ms` (it goes on either way). */
-async function settlesWithin(promise, ms) {
-  let timer;
-  const settled = promise.then(
-    () => true,
-    () => true,
-  );
-  try {
-    return await Promise.race([settled, new Promise((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
