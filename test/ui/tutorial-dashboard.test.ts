@@ -18,6 +18,11 @@ import { hasChromium, launchBrowser } from './browser.js';
 const TUTORIAL = process.env.PLATFORM_EMU_TUTORIAL_DIR;
 const FILES = ['index.html', 'index.js', 'keycloak.js', 'keycloak.json', 'style.css'];
 const present = TUTORIAL !== undefined && FILES.every((file) => existsSync(join(TUTORIAL, file)));
+if (!present)
+  console.warn(
+    "Skipping the platform's web-dashboard tutorial: PLATFORM_EMU_TUTORIAL_DIR does not name a directory with " +
+      FILES.join(', '),
+  );
 
 async function serve(files: Map<string, string>): Promise<{ url: string; server: Server }> {
   const types: Record<string, string> = {
