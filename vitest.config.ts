@@ -30,7 +30,7 @@ export default defineConfig({
     fileParallelism: true,
     maxWorkers: 3,
     // A worker keeps the modules it loaded from one file to the next, rather than loading the emulator's modules again
-    // for each of its files: that loading took a quarter of the suite's time. Every file still starts its own
+    // for each of its files: that loading took a fifth of the suite's time. Every file still starts its own
     // emulators and directories, and restores whatever it patches (a spy, a clock).
     isolate: false,
     sequence: { sequencer: LongestFirst },
