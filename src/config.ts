@@ -162,10 +162,21 @@ export function resolveConfig(options: EmulatorOptions): EmulatorConfig {
   };
 }
 
+/** Whether an address to listen on is every interface of the machine (`--host 0.0.0.0`, in a container). */
+export const listensEverywhere = (host: string): boolean => host === '0.0.0.0' || host === '::';
+
 /** The URL a client uses for a port the emulator listens on: `localhost` for every interface, IPv6 in brackets. */
 export function listeningUrl(scheme: 'http' | 'mqtt' | 'https' | 'mqtts', host: string, port: number): string {
-  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const shown = listensEverywhere(host) ? 'localhost' : host;
   return `${scheme}://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+/** A `listeningUrl` with another host name (a URL's `hostname`: IPv6 in brackets), its port kept. */
+export function renamedUrl(url: string, name: string): string {
+  const renamed = new URL(url);
+  renamed.hostname = name;
+  // http(s) URLs gain a trailing slash as `href`; mqtt(s) URLs have no origin.
+  return renamed.origin === 'null' ? renamed.href : renamed.origin;
 }
 
 /** `http://Example.test:80/` → `http://example.test`; undefined for anything that is not a bare http(s) origin. */

@@ -46,7 +46,7 @@ export function restServer(ctx: EmuContext, options: RestServerOptions): Server 
     httpsUrl: () => status.httpsUrl,
   };
   const control = controlRouter(ctx, {
-    health: () => healthAnswer(ctx, facts),
+    health: (reachedAs) => healthAnswer(ctx, facts, reachedAs),
     importState: (input) => importState(ctx, input, 'the imported document'),
     replaceState: (document) => replaceState(ctx, document),
     reset: (resetOptions) => resetState(ctx, resetOptions),

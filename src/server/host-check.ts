@@ -60,6 +60,13 @@ export function requestHost(req: Request): string {
   return `${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
 }
 
+/** The name in the request's `Host` (a URL's `hostname`: IPv6 in brackets), or undefined without a `Host`. */
+export function requestHostName(req: Request): string | undefined {
+  const header = req.headers.host;
+  const authority = header === undefined ? undefined : authorityOf(header);
+  return typeof authority === 'object' ? authority.name : undefined;
+}
+
 /** `{scheme}://{host[:port]}` of the request, for absolute links. */
 export const requestOrigin = (req: Request) => `${req.protocol}://${requestHost(req)}`;
 

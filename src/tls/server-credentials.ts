@@ -1,6 +1,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { EmuContext } from '../context.js';
+import { listensEverywhere } from '../config.js';
 import { authorityOf } from './authority.js';
 
 /** The certificate and key MQTTS and HTTPS present. */
@@ -17,7 +18,7 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
 /** The names a server certificate covers: loopback, the `--allow-host` names, and the address bound to. */
 export function serverNames(ctx: EmuContext): string[] {
   const { host, allowHosts } = ctx.config;
-  const bound = host === '0.0.0.0' || host === '::' ? [] : [host];
+  const bound = listensEverywhere(host) ? [] : [host];
   return [...new Set([...LOOPBACK_NAMES, ...allowHosts, ...bound].map((name) => name.replace(/^\[|\]$/g, '')))];
 }
 

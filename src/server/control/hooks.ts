@@ -3,7 +3,8 @@ import type { StateDocument } from '../../store/index.js';
 
 /** What the control plane needs from the emulator that the server floor cannot do itself. */
 export interface ControlHooks {
-  health: () => Record<string, unknown> & { ready: boolean };
+  /** `GET /_emu/health`'s answer, for a caller that reached the emulator under the name `reachedAs` (its `Host`). */
+  health: (reachedAs: string | undefined) => Record<string, unknown> & { ready: boolean };
   /**
    * `PUT /_emu/state`: a state document or a fixture file, validated, secrets kept where redacted; the secrets it had
    * to make (redacted in the export, defined nowhere else).

@@ -1,6 +1,7 @@
 import { FixtureError } from '../../seed/errors.js';
 import type { Route } from '../../contract.js';
 import { conflict, HttpError } from '../errors.js';
+import { requestHostName } from '../host-check.js';
 import { queryEnum } from '../params.js';
 import type { ControlHooks } from './hooks.js';
 import { redactSecrets } from './secrets.js';
@@ -14,8 +15,8 @@ export const stateRoutes = (hooks: ControlHooks): Route[] => [
     path: '/health',
     scope: null,
     summary: 'Health and readiness',
-    handler: (_req, res) => {
-      const { ready, ...health } = hooks.health();
+    handler: (req, res) => {
+      const { ready, ...health } = hooks.health(requestHostName(req));
       res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'starting', ...health });
     },
   },
