@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { DEFAULT_EMULATOR_URL, START_DEFAULTS } from '../client/defaults.js';
 import type { ClientResponse, EmulatorClient } from '../client/http-client.js';
 import { deviceAnswerOf, deviceExitCode, type DeviceAnswer } from './device-answer.js';
-import { adminTokenFor, CliError, runningUrl, urlOption } from './shared.js';
+import { adminTokenFor, CliError, runningUrl, urlOption, withHint } from './shared.js';
 
 const USAGE = 2;
 /** An answer below 400 that is not one `--expect` names: the command was accepted but is not done (a 202). */
@@ -206,7 +206,7 @@ async function testToken(client: EmulatorClient, tenant: string | undefined): Pr
   try {
     return await client.issueToken({ tenant });
   } catch (err) {
-    if (err instanceof EmulatorHttpError && err.status === 401) throw new CliError(`${err.message}. ${TOKEN_HINT}`);
+    if (err instanceof EmulatorHttpError && err.status === 401) throw new CliError(withHint(err.message, TOKEN_HINT));
     throw err;
   }
 }

@@ -1,6 +1,6 @@
 import type { Option } from 'commander';
 import type { EmulatorClient } from '../client/http-client.js';
-import { adminTokenFor, CliError, dataOption, runningUrl, urlOption } from './shared.js';
+import { adminTokenFor, CliError, dataOption, runningUrl, urlOption, withHint } from './shared.js';
 
 /** How the control-plane commands (reset, snapshot, logs, clock, faults) find the emulator. */
 export interface ControlTarget {
@@ -37,8 +37,10 @@ export async function control<T = unknown>(
   } catch (err) {
     if (err instanceof EmulatorHttpError && err.status === 401) {
       throw new CliError(
-        `${err.message}. Give the admin token in PLATFORM_EMU_ADMIN_TOKEN, or --data of the emulator (its ` +
-          `lock holds it).`,
+        withHint(
+          err.message,
+          'Give the admin token in PLATFORM_EMU_ADMIN_TOKEN, or --data of the emulator (its lock holds it).',
+        ),
       );
     }
     if (err instanceof EmulatorHttpError || err instanceof EmulatorUnreachableError) throw new CliError(err.message);

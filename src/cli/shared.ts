@@ -14,6 +14,9 @@ export class CliError extends Error {
   }
 }
 
+/** An error's message (often a sentence of the emulator's, with its full stop) followed by what to do about it. */
+export const withHint = (message: string, hint: string): string => `${message.replace(/\.$/, '')}. ${hint}`;
+
 export function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('a port is a whole number from 0 to 65535.');

@@ -1,6 +1,7 @@
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { api, startTestEmulator } from '../helpers/emulator.js';
-import { ADMIN_TOKEN, cli } from '../helpers/device-cli.js';
+import { ADMIN_TOKEN, BIN, cleanEnv, cli } from '../helpers/device-cli.js';
 
 describe('platform-emu device', async () => {
   const emulator = await startTestEmulator();
@@ -81,5 +82,17 @@ describe('platform-emu device against an emulator with --auth on', async () => {
     );
     expect(badToken.exitCode).toBe(1);
     expect(badToken.stderr).toContain('401');
+  });
+
+  it('without a token or the admin token, says where either comes from', async () => {
+    const { PLATFORM_EMU_ADMIN_TOKEN: _admin, ...env } = cleanEnv();
+    const args = ['device', 'register', '--app-version', 'tracker-v1', '--url', emulator.url];
+    const result = await execa('node', [BIN, ...args], { reject: false, env, extendEnv: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('answered 401: The control plane needs the emulator');
+    expect(result.stderr).toContain(
+      'at start. Pass --access-token <jwt> (platform-emu token), or give the admin token that gets one in ' +
+        'PLATFORM_EMU_ADMIN_TOKEN',
+    );
   });
 });

@@ -2,7 +2,7 @@ import { DEFAULT_EMULATOR_URL, EmulatorHttpError, EmulatorUnreachableError } fro
 import { DeviceConnectError, SimulatorOptionsError } from '../../simulator/errors.js';
 import { openEmulator, type EmulatorTarget } from '../../simulator/target.js';
 import { readEmulatorLock } from '../../client/emulator-lock.js';
-import { adminTokenFor, CliError, runningUrl } from '../shared.js';
+import { adminTokenFor, CliError, runningUrl, withHint } from '../shared.js';
 import type { TargetOptions } from './options.js';
 
 /** The emulator (`--url`, `PLATFORM_EMU_URL`, the lock of `--data-dir`, or the default URL), ready to call. */
@@ -37,7 +37,13 @@ export function mqttUrlOf(
 /** Failures the user can fix, as one line and an exit code: 2 for bad options (a rules file, a telemetry spec). */
 export function asCliError(err: unknown): Error {
   if (err instanceof EmulatorHttpError && err.status === 401)
-    return new CliError(`${err.message}. Pass --access-token <jwt> (platform-emu token).`);
+    return new CliError(
+      withHint(
+        err.message,
+        'Pass --access-token <jwt> (platform-emu token), or give the admin token that gets one in ' +
+          'PLATFORM_EMU_ADMIN_TOKEN (or --data of the emulator: its lock holds it).',
+      ),
+    );
   if (err instanceof EmulatorUnreachableError || err instanceof EmulatorHttpError || err instanceof DeviceConnectError)
     return new CliError(err.message);
   if (err instanceof SimulatorOptionsError) return new CliError(err.message, 2);
