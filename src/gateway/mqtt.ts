@@ -35,7 +35,11 @@ async function createBroker(ctx: EmuContext, delivery: MqttDelivery, requests: M
   // thousands of devices publishing at once queues, and the queue is drained by recursion, which overflows the stack
   // (bench figure 6e: 10,000 simulated devices starting at once killed the emulator).
   const broker = await Broker.createBroker({ authenticate: mqttAuthenticate(ctx), concurrency: 0 });
-  indexSubscriptions(broker);
+  if (!indexSubscriptions(broker))
+    ctx.log(
+      "aedes's emitter keeps its topic matcher where this build does not look (a later mqemitter than 7.1?): " +
+        'subscriptions are matched by aedes alone, as correctly, more slowly at thousands of devices.',
+    );
   delivery.attach(broker, applyBrokerRules(broker, ctx.log));
   guardSessions(ctx, broker);
   useCredentials(ctx, broker);

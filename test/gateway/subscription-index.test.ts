@@ -1,7 +1,7 @@
 import { Aedes } from 'aedes';
 import mqtt from 'mqtt';
 import { describe, expect, it } from 'vitest';
-import { SubscriptionIndex, type TopicMatcher } from '../../src/gateway/subscription-index.js';
+import { indexSubscriptions, SubscriptionIndex, type TopicMatcher } from '../../src/gateway/subscription-index.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 
 /** The matcher of an aedes broker's own emitter (qlobber, as aedes configures it): what the index must agree with. */
@@ -125,6 +125,24 @@ describe('the index of subscriptions in front of aedes’s matcher', () => {
     index.add('a/#', 'd');
     expect(index.match('a/b')).toEqual(['d']);
     expect(matched()).toEqual({ values: ['device'], asked: false });
+  });
+
+  it('goes in front of an aedes broker’s matcher; an emitter that keeps none where it looks is left as it is', async () => {
+    const broker = await Aedes.createBroker();
+    try {
+      expect(indexSubscriptions(broker)).toBe(true);
+      expect((broker as unknown as { mq: { _matcher: unknown } }).mq._matcher).toBeInstanceOf(SubscriptionIndex);
+    } finally {
+      await new Promise<void>((resolve) => broker.close(() => resolve()));
+    }
+    const elsewhere = { mq: { matcher: { match: () => [] } } };
+    expect(indexSubscriptions(elsewhere)).toBe(false);
+    expect(Object.keys(elsewhere.mq)).toEqual(['matcher']);
+    // The emulator's own broker, with the mqemitter this build installs, is indexed: it says nothing of it.
+    const lines: string[] = [];
+    const emulator = await startTestEmulator({ log: (line) => lines.push(line) });
+    expect(emulator.mqttUrl).toMatch(/^mqtt:/);
+    expect(lines.filter((line) => line.includes('topic matcher'))).toEqual([]);
   });
 
   it('delivers through the broker by a device-shaped filter, an empty level included, until unsubscribed', async () => {
