@@ -53,18 +53,20 @@ function authorityOf(header: string): Authority | string {
  * address the request came in on.
  */
 export function requestHost(req: Request): string {
-  const header = req.headers.host;
-  const authority = header === undefined ? undefined : authorityOf(header);
-  if (typeof authority === 'object') return authority.host;
+  const authority = requestAuthority(req);
+  if (authority) return authority.host;
   const address = req.socket.localAddress ?? '127.0.0.1';
   return `${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
 }
 
 /** The name in the request's `Host` (a URL's `hostname`: IPv6 in brackets), or undefined without a `Host`. */
-export function requestHostName(req: Request): string | undefined {
+export const requestHostName = (req: Request): string | undefined => requestAuthority(req)?.name;
+
+/** The request's `Host` as parsed, or undefined without one (a malformed one was refused on arrival). */
+function requestAuthority(req: Request): Authority | undefined {
   const header = req.headers.host;
   const authority = header === undefined ? undefined : authorityOf(header);
-  return typeof authority === 'object' ? authority.name : undefined;
+  return typeof authority === 'object' ? authority : undefined;
 }
 
 /** `{scheme}://{host[:port]}` of the request, for absolute links. */
